@@ -1,0 +1,64 @@
+// Buffer: an immutable run of bytes that tensors view without copying — either owned
+// memory or a read-only memory map of a file. Shared by shared_ptr; safe to read from
+// many threads. Only an OwnedBuffer may be written, and only before it is shared.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace av {
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual const std::byte* data() const = 0;
+  virtual size_t size() const = 0;
+  // Non-null only for buffers that may be written (OwnedBuffer).
+  virtual std::byte* mutable_data() { return nullptr; }
+
+  std::string_view view() const {
+    return std::string_view(reinterpret_cast<const char*>(data()), size());
+  }
+};
+
+class OwnedBuffer final : public Buffer {
+ public:
+  explicit OwnedBuffer(size_t size) : bytes_(size) {}
+  explicit OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
+  const std::byte* data() const override { return bytes_.data(); }
+  size_t size() const override { return bytes_.size(); }
+  std::byte* mutable_data() override { return bytes_.data(); }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+// A read-only private mapping of a whole file. Empty files map to an empty buffer.
+class MappedFile final : public Buffer {
+ public:
+  static Result<std::shared_ptr<MappedFile>> Open(const std::string& path);
+  ~MappedFile() override;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const std::byte* data() const override { return data_; }
+  size_t size() const override { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile(std::string path, const std::byte* data, size_t size)
+      : path_(std::move(path)), data_(data), size_(size) {}
+  std::string path_;
+  const std::byte* data_;
+  size_t size_;
+};
+
+// A buffer holding a copy of `bytes` (tests, small in-memory inputs, fuzzers).
+std::shared_ptr<Buffer> CopyToBuffer(std::string_view bytes);
+
+}  // namespace av
