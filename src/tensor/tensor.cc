@@ -38,7 +38,10 @@ Shape ContiguousStrides(std::span<const int64_t> shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+    // Saturate: only an empty tensor can have dimensions whose product overflows, and
+    // an empty tensor's strides address nothing.
+    const int64_t d = std::max<int64_t>(shape[i], 1);
+    s = s > std::numeric_limits<int64_t>::max() / d ? std::numeric_limits<int64_t>::max() : s * d;
   }
   return strides;
 }
@@ -84,10 +87,11 @@ Result<Tensor> Tensor::FromBuffer(std::shared_ptr<const Buffer> buffer, size_t b
                         std::to_string(buffer->size()) + " bytes)");
   }
   // The furthest element addressed, in elements from the base; all checked for overflow.
+  // An empty tensor addresses nothing, whatever its strides.
   int64_t last = 0;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (strides[i] < 0) return InvalidInput("negative stride in dimension " + std::to_string(i));
-    if (shape[i] == 0) continue;
+    if (numel == 0) continue;
     int64_t extent = shape[i] - 1;
     if (strides[i] != 0 && extent > std::numeric_limits<int64_t>::max() / strides[i]) {
       return InvalidInput("strides " + ShapeToString(strides) + " overflow");

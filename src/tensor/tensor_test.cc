@@ -107,6 +107,15 @@ TEST(TensorTest, FromBufferRejectsOverflowingShapes) {
   EXPECT_EQ(*CheckedNumel(std::vector<int64_t>{big, 0, big}), 0);
 }
 
+TEST(TensorTest, EmptyTensorWithHugeDimensionsIsFine) {
+  // Regression: ContiguousStrides overflowed (UB) for (0, 2^40, 2^40).
+  const int64_t big = int64_t{1} << 40;
+  auto t = Tensor::FromBuffer(CopyToBuffer(""), 0, DType::kF32, {0, big, big});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->numel(), 0);
+  EXPECT_EQ(t->strides()[0], std::numeric_limits<int64_t>::max());
+}
+
 TEST(TensorTest, FileViewsAreReadOnlyButCopyable) {
   auto buffer = CopyToBuffer(std::string(8, '\0'));
   // CopyToBuffer returns an owned buffer; a const view of it still reads fine.
