@@ -18,7 +18,9 @@ class Buffer {
   virtual ~Buffer() = default;
   virtual const std::byte* data() const = 0;
   virtual size_t size() const = 0;
-  // Non-null only for buffers that may be written (OwnedBuffer).
+  // Whether mutable_data() may be written through (only OwnedBuffer).
+  virtual bool writable() const { return false; }
+  // Writable bytes of a writable buffer (null for an empty one); null otherwise.
   virtual std::byte* mutable_data() { return nullptr; }
 
   std::string_view view() const {
@@ -32,6 +34,7 @@ class OwnedBuffer final : public Buffer {
   explicit OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
   const std::byte* data() const override { return bytes_.data(); }
   size_t size() const override { return bytes_.size(); }
+  bool writable() const override { return true; }
   std::byte* mutable_data() override { return bytes_.data(); }
 
  private:

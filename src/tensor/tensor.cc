@@ -129,8 +129,9 @@ bool Tensor::is_contiguous() const {
 std::byte* Tensor::mutable_data() {
   CHECK(buffer_ != nullptr) << "mutable_data on an undefined tensor";
   // Only OwnedBuffers expose mutable memory; a mapped file never does.
+  CHECK(buffer_->writable()) << "tensor is read-only (it views a file)";
   std::byte* writable = const_cast<Buffer&>(*buffer_).mutable_data();
-  CHECK(writable != nullptr) << "tensor is read-only (it views a file)";
+  if (writable == nullptr) return nullptr;  // an empty buffer: nothing to write
   return writable + (base_ - buffer_->data());
 }
 
@@ -223,7 +224,7 @@ Result<Tensor> Tensor::Reshape(Shape shape) const {
 }
 
 Tensor Tensor::Contiguous() const {
-  if (is_contiguous() && buffer_ != nullptr && const_cast<Buffer&>(*buffer_).mutable_data()) {
+  if (is_contiguous() && buffer_ != nullptr && buffer_->writable()) {
     return *this;
   }
   Tensor out = Zeros(dtype_, shape_);

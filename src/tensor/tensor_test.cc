@@ -116,6 +116,16 @@ TEST(TensorTest, EmptyTensorWithHugeDimensionsIsFine) {
   EXPECT_EQ(t->strides()[0], std::numeric_limits<int64_t>::max());
 }
 
+TEST(TensorTest, ContiguousCopyOfAnEmptyView) {
+  // Regression: Contiguous() on a zero-element strided view CHECK-failed, because an
+  // empty owned buffer has a null data pointer.
+  Tensor t = Tensor::Zeros(DType::kF32, {0, 3});
+  std::vector<int> order{1, 0};
+  Tensor c = t.Permute(order)->Contiguous();
+  EXPECT_EQ(c.numel(), 0);
+  EXPECT_EQ(c.shape(), (Shape{3, 0}));
+}
+
 TEST(TensorTest, FileViewsAreReadOnlyButCopyable) {
   auto buffer = CopyToBuffer(std::string(8, '\0'));
   // CopyToBuffer returns an owned buffer; a const view of it still reads fine.
