@@ -1,0 +1,91 @@
+#include "reference/fp8_quant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "reference/f64_array.h"
+#include "tensor/float_convert.h"
+
+namespace av {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The group of rows sharing one scale row: 1 for per-token, 128 for per-block.
+Result<Fp8Quantized> Quantize(const Tensor& x, bool ue8m0, int64_t row_group,
+                              const std::string& what) {
+  AV_RETURN_IF_ERROR(ExpectRank(x, 2, "x", what));
+  AV_RETURN_IF_ERROR(ExpectFloating(x, "x"));
+  const int64_t rows = x.dim(0), k = x.dim(1);
+  const int64_t row_blocks = CeilDiv(rows, row_group), k_blocks = CeilDiv(k, kFp8Group);
+  const F64Array xd = LoadF64(x);
+  auto xf = [&](int64_t r, int64_t c) { return static_cast<float>(xd(r, c)); };
+  Fp8Quantized q;
+  q.data = Tensor::Zeros(DType::kF8E4M3FN, {rows, k});
+  q.scales = Tensor::Zeros(DType::kF32, {row_blocks, k_blocks});
+  for (int64_t rb = 0; rb < row_blocks; ++rb) {
+    for (int64_t kb = 0; kb < k_blocks; ++kb) {
+      const int64_t r0 = rb * row_group, r1 = std::min(rows, r0 + row_group);
+      const int64_t c0 = kb * kFp8Group, c1 = std::min(k, c0 + kFp8Group);
+      float amax = 0;
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(xf(r, c)));
+      amax = std::max(amax, kFp8AmaxFloor);  // torch clamp(1e-4) keeps a NaN amax NaN too
+      float scale = amax / kFp8E4M3Max;
+      if (ue8m0) scale = CeilToUe8m0(scale);
+      const float inverse = 1.0f / scale;
+      q.scales.Set<float>(std::vector<int64_t>{rb, kb}, scale);
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) {
+          const float scaled = xf(r, c) * inverse;
+          q.data.Set<uint8_t>(std::vector<int64_t>{r, c}, FloatToFloat8E4M3FN(scaled));
+        }
+    }
+  }
+  return q;
+}
+
+Result<Tensor> Dequantize(const Tensor& data, const Tensor& scales, int64_t row_group,
+                          const std::string& scale_layout) {
+  AV_RETURN_IF_ERROR(ExpectRank(data, 2, "data", "[rows, k]"));
+  AV_RETURN_IF_ERROR(ExpectFloating(data, "data"));
+  AV_RETURN_IF_ERROR(ExpectFloating(scales, "scales"));
+  const int64_t rows = data.dim(0), k = data.dim(1);
+  AV_RETURN_IF_ERROR(ExpectRank(scales, 2, "scales", scale_layout));
+  AV_RETURN_IF_ERROR(ExpectDim(scales, 0, CeilDiv(rows, row_group), "scales", "row groups"));
+  AV_RETURN_IF_ERROR(ExpectDim(scales, 1, CeilDiv(k, kFp8Group), "scales", "ceil(k/128)"));
+  const F64Array d = LoadF64(data), s = LoadF64(scales);
+  F64Array out = F64Array::Zeros({rows, k});
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < k; ++c) out(r, c) = d(r, c) * s(r / row_group, c / kFp8Group);
+  return out.ToTensor();
+}
+
+}  // namespace
+
+float CeilToUe8m0(float x) {
+  if (!std::isfinite(x) || x == 0) return std::fabs(x);  // NaN stays NaN, as torch.pow does
+  int exponent = 0;
+  const float mantissa = std::frexp(std::fabs(x), &exponent);  // |x| = mantissa * 2^exponent
+  // mantissa in [0.5, 1): exactly 0.5 means |x| is already a power of two.
+  return mantissa == 0.5f ? std::fabs(x) : std::ldexp(1.0f, exponent);
+}
+
+Result<Fp8Quantized> QuantizePerToken(const Tensor& x, bool ue8m0) {
+  return Quantize(x, ue8m0, 1, "[m, k]");
+}
+
+Result<Fp8Quantized> QuantizePerBlock(const Tensor& x, bool ue8m0) {
+  return Quantize(x, ue8m0, kFp8Group, "[n, k]");
+}
+
+Result<Tensor> DequantizePerToken(const Tensor& data, const Tensor& scales) {
+  return Dequantize(data, scales, 1, "[m, ceil(k/128)]");
+}
+
+Result<Tensor> DequantizePerBlock(const Tensor& data, const Tensor& scales) {
+  return Dequantize(data, scales, kFp8Group, "[ceil(n/128), ceil(k/128)]");
+}
+
+}  // namespace av

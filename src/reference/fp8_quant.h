@@ -1,0 +1,40 @@
+// DeepGEMM's FP8 quantisation recipes and their inverses: per-token (1 x 128) scales for
+// activations and per-block (128 x 128) scales for weights, fp8 e4m3fn data.
+//   amax = max |x| over the group, clamped below at 1e-4; scale = amax / 448;
+//   optionally scale = 2^ceil(log2 scale) (ue8m0, the power-of-two scales of SM100);
+//   data = fp8(x * (1 / scale)), each step in float32 as DeepGEMM's torch code runs it.
+// Groups past the tensor's edge are zero-padded (they never raise amax). Pure functions,
+// callable from any thread. doc/ops.md ("fp8 quantisation").
+#pragma once
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "tensor/tensor.h"
+
+namespace av {
+
+inline constexpr int64_t kFp8Group = 128;  // DeepGEMM's scaling granularity along m, n and k
+inline constexpr float kFp8E4M3Max = 448.0f;
+inline constexpr float kFp8AmaxFloor = 1e-4f;
+
+// 2^ceil(log2 |x|) for finite x > 0, computed exactly (a power of two maps to itself).
+float CeilToUe8m0(float x);
+
+struct Fp8Quantized {
+  Tensor data;    // f8_e4m3fn, the input's shape
+  Tensor scales;  // f32: per-token [m, ceil(k/128)], per-block [ceil(n/128), ceil(k/128)]
+};
+
+// x [m, k] (any floating dtype; values are first rounded to float32).
+Result<Fp8Quantized> QuantizePerToken(const Tensor& x, bool ue8m0);
+// x [n, k].
+Result<Fp8Quantized> QuantizePerBlock(const Tensor& x, bool ue8m0);
+
+// data [rows, k] (any floating dtype, usually fp8) times its scales, in float64 (exact:
+// an fp8 value times a float32 scale fits a double). Returns f64 [rows, k].
+// Per-token scales are [rows, ceil(k/128)]; per-block scales [ceil(rows/128), ceil(k/128)].
+Result<Tensor> DequantizePerToken(const Tensor& data, const Tensor& scales);
+Result<Tensor> DequantizePerBlock(const Tensor& data, const Tensor& scales);
+
+}  // namespace av

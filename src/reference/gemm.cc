@@ -1,0 +1,148 @@
+#include "reference/gemm.h"
+
+#include <string>
+
+#include "reference/f64_array.h"
+#include "reference/fp8_quant.h"
+
+namespace av {
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+bool IsFp8(DType t) { return t == DType::kF8E4M3FN || t == DType::kF8E5M2; }
+
+Status ExpectFp8(const Tensor& t, const std::string& what) {
+  if (IsFp8(t.dtype())) return Status::Ok();
+  return InvalidInput(what + ": expected f8_e4m3fn (or f8_e5m2), got " +
+                      std::string(DTypeName(t.dtype())) + "; use gemm for unscaled operands");
+}
+
+// d[m, n] = sum_k a[m, k] * b[n, k] for rows [0, rows) of a.
+F64Array MultiplyNt(const F64Array& a, const F64Array& b, int64_t rows) {
+  const int64_t n = b.dim(0), k = b.dim(1);
+  F64Array d = F64Array::Zeros({a.dim(0), n});
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t c = 0; c < k; ++c) sum += a(i, c) * b(j, c);
+      d(i, j) = sum;
+    }
+  return d;
+}
+
+// Group g of a [groups, x, y] tensor as [x, y].
+Result<Tensor> Group(const Tensor& t, int64_t g) {
+  AV_ASSIGN_OR_RETURN(Tensor s, t.Slice(0, g, g + 1));
+  return s.Contiguous().Reshape({t.dim(1), t.dim(2)});
+}
+
+Status ExpectGroupedB(const Tensor& b, const Tensor& sb, int64_t k) {
+  AV_RETURN_IF_ERROR(ExpectRank(b, 3, "b", "[groups, n, k]"));
+  AV_RETURN_IF_ERROR(ExpectRank(sb, 3, "sb", "[groups, ceil(n/128), ceil(k/128)]"));
+  AV_RETURN_IF_ERROR(ExpectFp8(b, "b"));
+  AV_RETURN_IF_ERROR(ExpectDim(b, 2, k, "b", "k"));
+  AV_RETURN_IF_ERROR(ExpectDim(sb, 0, b.dim(0), "sb", "groups"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Tensor> ComputeGemmNt(const Tensor& a, const Tensor& b) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
+  AV_RETURN_IF_ERROR(ExpectRank(b, 2, "b", "[n, k]"));
+  AV_RETURN_IF_ERROR(ExpectFloating(a, "a"));
+  AV_RETURN_IF_ERROR(ExpectFloating(b, "b"));
+  AV_RETURN_IF_ERROR(ExpectDim(b, 1, a.dim(1), "b", "k"));
+  return MultiplyNt(LoadF64(a), LoadF64(b), a.dim(0)).ToTensor();
+}
+
+Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                const Tensor& sb) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
+  AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
+  AV_RETURN_IF_ERROR(ExpectFp8(b, "b"));
+  Result<Tensor> ad = DequantizePerToken(a, sa);
+  if (!ad.ok()) return ad.status().WithContext("a/sa");
+  Result<Tensor> bd = DequantizePerBlock(b, sb);
+  if (!bd.ok()) return bd.status().WithContext("b/sb");
+  if (b.dim(1) != a.dim(1)) {
+    return InvalidInput("b: k is " + Str(b.dim(1)) + " but a has k = " + Str(a.dim(1)));
+  }
+  return MultiplyNt(LoadF64(*ad), LoadF64(*bd), a.dim(0)).ToTensor();
+}
+
+Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa,
+                                                 const Tensor& b, const Tensor& sb,
+                                                 const Tensor& m_indices) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m_sum, k]"));
+  AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
+  AV_RETURN_IF_ERROR(ExpectGroupedB(b, sb, a.dim(1)));
+  AV_RETURN_IF_ERROR(ExpectRank(m_indices, 1, "m_indices", "[m_sum]"));
+  AV_RETURN_IF_ERROR(ExpectDim(m_indices, 0, a.dim(0), "m_indices", "m_sum"));
+  AV_ASSIGN_OR_RETURN(std::vector<int64_t> group_of, LoadIndices(m_indices, "m_indices"));
+  const int64_t groups = b.dim(0), m = a.dim(0), n = b.dim(1);
+  for (int64_t r = 0; r < m; ++r) {
+    const int64_t g = group_of[static_cast<size_t>(r)];
+    if (g < -1 || g >= groups) {
+      return InvalidInput("m_indices[" + Str(r) + "] = " + Str(g) + " is neither -1 nor a group (0.." +
+                          Str(groups - 1) + ")");
+    }
+  }
+  Result<Tensor> ad = DequantizePerToken(a, sa);
+  if (!ad.ok()) return ad.status().WithContext("a/sa");
+  const F64Array av = LoadF64(*ad);
+  F64Array d = F64Array::Zeros({m, n});
+  for (int64_t g = 0; g < groups; ++g) {
+    AV_ASSIGN_OR_RETURN(Tensor bg, Group(b, g));
+    AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
+    Result<Tensor> bd = DequantizePerBlock(bg, sbg);
+    if (!bd.ok()) return bd.status().WithContext("b/sb group " + Str(g));
+    const F64Array bv = LoadF64(*bd);
+    for (int64_t r = 0; r < m; ++r) {
+      if (group_of[static_cast<size_t>(r)] != g) continue;  // other group or -1 padding
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t c = 0; c < a.dim(1); ++c) sum += av(r, c) * bv(j, c);
+        d(r, j) = sum;
+      }
+    }
+  }
+  return d.ToTensor();
+}
+
+Result<Tensor> ComputeFp8GemmNtGroupedMasked(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                             const Tensor& sb, const Tensor& masked_m) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 3, "a", "[groups, max_m, k]"));
+  AV_RETURN_IF_ERROR(ExpectRank(sa, 3, "sa", "[groups, max_m, ceil(k/128)]"));
+  AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
+  AV_RETURN_IF_ERROR(ExpectGroupedB(b, sb, a.dim(2)));
+  const int64_t groups = a.dim(0), max_m = a.dim(1), n = b.dim(1);
+  AV_RETURN_IF_ERROR(ExpectDim(b, 0, groups, "b", "groups"));
+  AV_RETURN_IF_ERROR(ExpectDim(sa, 0, groups, "sa", "groups"));
+  AV_RETURN_IF_ERROR(ExpectRank(masked_m, 1, "masked_m", "[groups]"));
+  AV_RETURN_IF_ERROR(ExpectDim(masked_m, 0, groups, "masked_m", "groups"));
+  AV_ASSIGN_OR_RETURN(std::vector<int64_t> valid, LoadIndices(masked_m, "masked_m"));
+  F64Array d = F64Array::Zeros({groups, max_m, n});
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t rows = valid[static_cast<size_t>(g)];
+    if (rows < 0 || rows > max_m) {
+      return InvalidInput("masked_m[" + Str(g) + "] = " + Str(rows) + " is outside [0, " +
+                          Str(max_m) + "]");
+    }
+    AV_ASSIGN_OR_RETURN(Tensor ag, Group(a, g));
+    AV_ASSIGN_OR_RETURN(Tensor sag, Group(sa, g));
+    AV_ASSIGN_OR_RETURN(Tensor bg, Group(b, g));
+    AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
+    Result<Tensor> ad = DequantizePerToken(ag, sag);
+    if (!ad.ok()) return ad.status().WithContext("a/sa group " + Str(g));
+    Result<Tensor> bd = DequantizePerBlock(bg, sbg);
+    if (!bd.ok()) return bd.status().WithContext("b/sb group " + Str(g));
+    const F64Array dg = MultiplyNt(LoadF64(*ad), LoadF64(*bd), rows);  // rows >= masked_m stay 0
+    for (int64_t i = 0; i < max_m; ++i)
+      for (int64_t j = 0; j < n; ++j) d(g, i, j) = dg(i, j);
+  }
+  return d.ToTensor();
+}
+
+}  // namespace av

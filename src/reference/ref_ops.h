@@ -1,0 +1,40 @@
+// The table of reference ops behind `attnverify ref OP`: each row names an op, the input
+// tensors it reads (FlashMLA / DeepGEMM / flash-attention names), the parameters it takes
+// and the function that runs its float64 oracle. Inputs and outputs are named tensors, so
+// the CLI and the candidate protocol can move them through safetensors files.
+// Names, shapes and semantics of every op: doc/ops.md. Callable from any thread.
+#pragma once
+
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "reference/op_params.h"
+#include "tensor/tensor.h"
+
+namespace av {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+struct ReferenceOp {
+  std::string_view name;
+  std::string_view summary;
+  std::set<std::string> inputs;  // every tensor name the op reads (required and optional)
+  std::set<std::string> params;  // every parameter it takes
+  Result<NamedTensors> (*run)(const NamedTensors& inputs, const OpParams& params);
+};
+
+std::span<const ReferenceOp> ReferenceOps();
+const ReferenceOp* FindReferenceOp(std::string_view name);
+
+// Checks names (no unknown tensor, no inapplicable parameter), runs the oracle, and
+// converts floating outputs to params "out_dtype" (default f64; integer and fp8 outputs
+// keep their dtype).
+Result<NamedTensors> RunReferenceOp(std::string_view op, const NamedTensors& inputs,
+                                    const OpParams& params);
+
+}  // namespace av

@@ -1,0 +1,147 @@
+// The op table and the `attnverify ref` command: names are checked (an unknown tensor or
+// an inapplicable parameter is an error, not silently ignored), parameters reach the op,
+// and the real binary round-trips safetensors files.
+#include "reference/ref_ops.h"
+
+#include <gtest/gtest.h>
+
+#include "reference/attention.h"
+#include "reference/ref_test_util.h"
+#include "tensor/safetensors.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using testing::BitwiseEqual;
+using testing::IntTensor;
+using testing::RandomTensor;
+
+OpParams P(std::map<std::string, std::string> values) { return OpParams(std::move(values)); }
+
+NamedTensors AttentionCase(std::mt19937_64& rng) {
+  return {{"q", RandomTensor(rng, {2, 3, 4, 8}, DType::kF32)},
+          {"k", RandomTensor(rng, {2, 5, 2, 8}, DType::kF32)},
+          {"v", RandomTensor(rng, {2, 5, 2, 6}, DType::kF32)}};
+}
+
+const Tensor& Named(const NamedTensors& t, const std::string& name) {
+  for (const auto& [n, x] : t)
+    if (n == name) return x;
+  ADD_FAILURE() << "no output " << name;
+  static Tensor none;
+  return none;
+}
+
+TEST(RefOpsTest, AttentionParamsReachTheOracle) {
+  std::mt19937_64 rng(71);
+  NamedTensors in = AttentionCase(rng);
+  OpParams params({{"causal", "true"}, {"window_left", "1"}, {"softcap", "3"}});
+  auto out = RunReferenceOp("attention", in, params);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  AttentionInputs a;
+  a.q = in[0].second;
+  a.k = in[1].second;
+  a.v = in[2].second;
+  AttentionParams p;
+  p.mask = {true, 1, -1};
+  p.softcap = 3;
+  auto ref = ComputeAttention(a, p);
+  ASSERT_TRUE(ref.ok());
+  EXPECT_TRUE(BitwiseEqual(Named(*out, "o"), ref->o));
+  EXPECT_TRUE(BitwiseEqual(Named(*out, "lse"), ref->lse));
+  auto f32 = RunReferenceOp("attention", in, P({{"out_dtype", "f32"}}));
+  ASSERT_TRUE(f32.ok());
+  EXPECT_EQ(Named(*f32, "o").dtype(), DType::kF32);
+}
+
+TEST(RefOpsTest, UnknownTensorsParametersAndOpsAreErrors) {
+  std::mt19937_64 rng(72);
+  NamedTensors in = AttentionCase(rng);
+  in.push_back({"cu_seqlen_q", IntTensor({0, 3}, {2})});  // typo of cu_seqlens_q
+  auto out = RunReferenceOp("attention", in, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("\"cu_seqlen_q\" is not read by attention"),
+            std::string::npos);
+  in.pop_back();
+  out = RunReferenceOp("attention", in, P({{"num_sms", "132"}}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("\"num_sms\" does not apply to attention"),
+            std::string::npos);
+  out = RunReferenceOp("attention", in, P({{"causal", "yes"}}));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("causal"), std::string::npos);
+  out = RunReferenceOp("atention", in, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("unknown reference op"), std::string::npos);
+}
+
+TEST(RefOpsTest, SplitKWithFlashMlaPlanCombinesToAttention) {
+  std::mt19937_64 rng(73);
+  NamedTensors in = AttentionCase(rng);
+  in.push_back({"seqlens_k", IntTensor({5, 2}, {2})});
+  auto split = RunReferenceOp("attention_splitk", in, P({{"num_sms", "4"}, {"causal", "1"}}));
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  auto whole = RunReferenceOp("attention", in, P({{"causal", "1"}}));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_LE(testing::MaxRelDiff(Named(*split, "o"), Named(*whole, "o")), 2e-6);
+  EXPECT_EQ(Named(*split, "num_splits").dtype(), DType::kI32);
+  // The partials feed the combine op and give the same result.
+  NamedTensors parts = {{"o_accum", Named(*split, "o_accum")},
+                        {"lse_accum", Named(*split, "lse_accum")},
+                        {"num_splits", Named(*split, "num_splits")}};
+  auto merged = RunReferenceOp("combine", parts, {});
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_TRUE(BitwiseEqual(Named(*merged, "o"), Named(*split, "o")));
+}
+
+class RefCliTest : public ::testing::Test {
+ protected:
+  av::testing::TempDir dir_;
+  std::string Run(const std::string& args, int* code) {
+    auto r = av::testing::RunShell(std::string(ATTNVERIFY_BINARY) + " ref " + args);
+    *code = r.exit_code;
+    return r.output;
+  }
+};
+
+TEST_F(RefCliTest, MetadataAndFlagsSetParametersAndOutputsRoundTrip) {
+  std::mt19937_64 rng(74);
+  NamedTensors in = AttentionCase(rng);
+  const std::string inputs = dir_.File("in.safetensors"), outputs = dir_.File("out.safetensors");
+  ASSERT_TRUE(WriteSafetensors(inputs, in, {{"causal", "true"}, {"format", "pt"}}).ok());
+  int code = -1;
+  std::string log = Run("attention --inputs " + inputs + " --out " + outputs + " --softcap 2", &code);
+  ASSERT_EQ(code, 0) << log;
+  auto file = ReadSafetensors(outputs);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto ref = RunReferenceOp("attention", in, P({{"causal", "true"}, {"softcap", "2"}}));
+  ASSERT_TRUE(ref.ok());
+  ASSERT_NE(file->Find("o"), nullptr);
+  EXPECT_TRUE(BitwiseEqual(*file->Find("o"), Named(*ref, "o")));
+  EXPECT_EQ(file->metadata.at("op"), "attention");
+  EXPECT_EQ(file->metadata.at("impl"), "oracle");
+  EXPECT_EQ(file->metadata.at("causal"), "true");
+  EXPECT_EQ(file->metadata.at("softcap"), "2");
+}
+
+TEST_F(RefCliTest, FastAndLowprecSayTheyAreNotBuiltAndExit2) {
+  std::mt19937_64 rng(75);
+  const std::string inputs = dir_.File("in.safetensors");
+  ASSERT_TRUE(WriteSafetensors(inputs, AttentionCase(rng)).ok());
+  for (const char* impl : {"fast", "lowprec"}) {
+    int code = -1;
+    std::string log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
+                              " --impl " + impl, &code);
+    EXPECT_EQ(code, 2) << log;
+    EXPECT_NE(log.find("not built yet"), std::string::npos) << log;
+  }
+  int code = -1;
+  std::string log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
+                            " --num-sms 8", &code);
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_NE(log.find("does not apply"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace av

@@ -1,0 +1,68 @@
+// Helpers for the reference-op tests only (header-only, never linked into the library):
+// seeded random tensors, integer tensors from lists, NaN poisoning, and comparisons that
+// treat equal infinities as equal.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "reference/f64_array.h"
+#include "tensor/tensor.h"
+
+namespace av::testing {
+
+inline Tensor RandomTensor(std::mt19937_64& rng, Shape shape, DType dtype = DType::kF64,
+                           double lo = -1, double hi = 1) {
+  F64Array a = F64Array::Zeros(std::move(shape));
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (double& x : a.data) x = dist(rng);
+  return a.ToTensor(dtype);
+}
+
+inline Tensor IntTensor(const std::vector<int64_t>& values, Shape shape,
+                        DType dtype = DType::kI32) {
+  Tensor t = Tensor::Zeros(dtype, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.SetDouble(t.Unravel(i), double(values[size_t(i)]));
+  return t;
+}
+
+inline Tensor FromArray(const F64Array& a, DType dtype = DType::kF64) { return a.ToTensor(dtype); }
+
+inline bool HasNaN(const Tensor& t) {
+  for (double x : LoadF64(t).data)
+    if (std::isnan(x)) return true;
+  return false;
+}
+
+// Max |a - b| / max(|b|, floor) over elements; equal infinities count as 0, an infinity or
+// NaN on one side only as +inf. Shapes must match.
+inline double MaxRelDiff(const Tensor& a, const Tensor& b, double floor = 1.0) {
+  EXPECT_EQ(a.shape(), b.shape());
+  if (a.shape() != b.shape()) return std::numeric_limits<double>::infinity();
+  F64Array x = LoadF64(a), y = LoadF64(b);
+  double worst = 0;
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    if (x.data[i] == y.data[i]) continue;
+    if (!std::isfinite(x.data[i]) || !std::isfinite(y.data[i])) {
+      return std::numeric_limits<double>::infinity();
+    }
+    worst = std::max(worst, std::fabs(x.data[i] - y.data[i]) / std::max(std::fabs(y.data[i]), floor));
+  }
+  return worst;
+}
+
+inline bool BitwiseEqual(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  F64Array x = LoadF64(a), y = LoadF64(b);
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    if (std::isnan(x.data[i]) && std::isnan(y.data[i])) continue;
+    if (x.data[i] != y.data[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace av::testing
