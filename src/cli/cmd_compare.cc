@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "core/file.h"
 #include "numerics/compare.h"
 #include "numerics/compare_writer.h"
@@ -48,14 +49,7 @@ int RunCompare(std::vector<std::string> args) {
                "leave NaN/inf positions out instead of requiring them to match");
   app.add_flag("--equal-nan", request.equal_nan, "allclose: NaN equals NaN (torch equal_nan)");
   app.add_option("--json", json_path, "also write the report as JSON to this file");
-  try {
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
   if (rule_name.empty()) rule_name = lowprec_spec.empty() ? "allclose" : "lowprec_multiple";
   auto kind = ParseRuleName(rule_name);

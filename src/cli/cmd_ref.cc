@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/parse.h"
 #include "reference/ref_ops.h"
 #include "tensor/safetensors.h"
 
@@ -64,14 +65,7 @@ int RunRef(std::vector<std::string> args) {
   auto* log2_flag = app.add_flag("--lse-log2", lse_log2, "report lse in log2 units");
   auto* ue8m0_flag = app.add_flag("--ue8m0", ue8m0, "fp8_quant: power-of-two scales");
   app.add_option("--param", raw_params, "KEY=VALUE, any parameter (repeatable)");
-  try {
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (impl == "fast" || impl == "lowprec") {
     return ReportError(Unsupported("ref: --impl " + impl +
                                    " is not built yet (planned in issue 3); use --impl oracle"));
