@@ -10,6 +10,7 @@ namespace av::cli {
 namespace {
 
 constexpr Command kCommands[] = {
+    {"build", "compile evidence (nvcc -Xptxas -v): registers, smem, spills, occupancy; base vs head", &RunBuild},
     {"compare", "compare a candidate tensor with a reference under an anchor's rule", &RunCompare},
     {"help", "list commands, or show one command's options", &RunHelp},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors", &RunRef},

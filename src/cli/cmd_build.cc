@@ -1,0 +1,85 @@
+// attnverify build: compile the configured kernels with `nvcc -Xptxas -v` (or import a
+// log), compare with a base revision, and give registers, shared memory against each
+// arch's cap, spills and occupancy per kernel, with the gates' verdict.
+// Exit 0 ok (or evidence missing: no nvcc), 1 a gate failed, 2 input or config error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/process.h"
+#include "core/version.h"
+#include "evidence/build_config.h"
+#include "evidence/build_evidence.h"
+#include "evidence/resources_writer.h"
+
+namespace av::cli {
+namespace {
+
+constexpr const char* kBuildHelp =
+    "Compile evidence for a kernel refactor: nvcc -Xptxas -v per source and target arch,\n"
+    "registers, barriers, stack, spills, static + dynamic shared memory against the arch's\n"
+    "cap, occupancy for the configured block size; with --base, the same for the base\n"
+    "revision (built in a temporary git worktree, hooks and repo programs disabled) and\n"
+    "the change per kernel. Reads [build] of attnverify.toml\n"
+    "(doc/formats/attnverify-toml-build.md); writes logs/build.log, logs/build-base.log and\n"
+    "evidence/resources.json in the folder of the config (or --out).\n"
+    "Gates (defaults): no new spills, shared memory within the cap on every arch,\n"
+    "occupancy not lower than base, registers <= 255; any failure exits 1.";
+
+}  // namespace
+
+int RunBuild(std::vector<std::string> args) {
+  CLI::App app(kBuildHelp, "attnverify build");
+  std::string config_path, import_log, import_base, base_ref, out_dir;
+  std::vector<std::string> archs;
+  app.add_option("--config", config_path, "attnverify.toml (default: ./attnverify.toml when present)");
+  app.add_option("--arch", archs, "target arch(s), replacing [build] archs: sm_90a or arch=compute_90a,code=sm_90a")
+      ->take_all();
+  app.add_option("--import", import_log, "parse this nvcc/ptxas log (a GPU box's or a CI build log) instead of compiling");
+  app.add_option("--import-base", import_base, "with --import: the base revision's log");
+  app.add_option("--base", base_ref, "also build this git revision (HEAD~1, main, a commit) and compare");
+  app.add_option("--out", out_dir, "package folder for logs/ and evidence/ (default: the config's folder)");
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+  if (!import_base.empty() && import_log.empty()) {
+    return ReportError(InvalidInput("--import-base needs --import (the head's log)"));
+  }
+
+  BuildRequest request;
+  std::error_code ec;
+  if (config_path.empty() && std::filesystem::exists("attnverify.toml", ec)) config_path = "attnverify.toml";
+  if (!config_path.empty()) {
+    Result<BuildConfig> config = LoadBuildConfig(config_path);
+    if (!config.ok()) return ReportError(config.status());
+    request.config = std::move(config).value();
+  } else if (import_log.empty()) {
+    return ReportError(InvalidInput("no attnverify.toml here: pass --config FILE (or --import LOG)"));
+  } else {
+    request.config.root = std::filesystem::current_path().string();
+  }
+  if (out_dir.empty()) {
+    out_dir = config_path.empty() ? "." : std::filesystem::path(config_path).parent_path().string();
+    if (out_dir.empty()) out_dir = ".";
+  }
+  request.arch_override = archs;
+  request.import_log = import_log;
+  request.import_base_log = import_base;
+  request.base_ref = base_ref;
+  request.out_dir = out_dir;
+  request.tool_version = ATTNVERIFY_VERSION;
+
+  PosixProcessRunner runner;
+  Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);
+  if (!outcome.ok()) return ReportError(outcome.status());
+  const ResourcesReport& report = outcome->report;
+  std::fputs(FormatResourcesTable(report).c_str(), stdout);
+  for (const std::string& path : outcome->written) std::printf("wrote %s\n", path.c_str());
+  if (report.status == "missing") {
+    std::fprintf(stderr, "attnverify: %s\n", report.missing_reason.c_str());
+    return kExitOk;
+  }
+  return report.Passed() ? kExitOk : kExitRejected;
+}
+
+}  // namespace av::cli

@@ -1,0 +1,93 @@
+// ProcessRunner: the seam through which attnverify runs local programs (nvcc, git).
+// Programs run from an argv (never through a shell), with a wall-clock timeout that
+// kills the whole process group, stdout/stderr captured up to a cap, and an environment
+// scrubbed to an allowlist plus what the caller adds. Unit tests use FakeProcessRunner.
+// A runner may be shared between threads; each Run() call is independent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace av {
+
+struct ProcessRequest {
+  std::vector<std::string> argv;  // argv[0] is a path or a name looked up in PATH
+  std::string cwd;                // empty: the caller's working directory
+  // Added to (or replacing names in) the scrubbed environment.
+  std::map<std::string, std::string> extra_env;
+  int timeout_ms = 600'000;
+  // Each stream keeps its first max_output_bytes; the rest is counted and dropped.
+  size_t max_output_bytes = 16 << 20;
+};
+
+struct ProcessResult {
+  int exit_code = -1;      // valid when exited
+  int term_signal = 0;     // non-zero when killed by a signal (including our timeout)
+  bool exited = false;     // the program ran and exited on its own
+  bool timed_out = false;  // we killed it after timeout_ms
+  std::string stdout_text;
+  std::string stderr_text;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  int64_t wall_ms = 0;
+
+  bool ok() const { return exited && exit_code == 0; }
+  // "exit 2", "killed by signal 9", "timed out after 600 s" — for messages.
+  std::string Describe() const;
+};
+
+// The environment variables a child keeps (PATH and locale for tools, HOME/TMPDIR for
+// their caches, CUDA_* so nvcc finds its toolkit). Everything else is dropped, so a
+// token in the user's shell never reaches a compiler or a repository's program.
+const std::vector<std::string>& EnvAllowlist();
+
+// The scrubbed environment as NAME=VALUE strings: allowlisted variables of `current`
+// (normally this process's environ) plus `extra`, sorted by name.
+std::vector<std::string> ScrubEnvironment(const std::map<std::string, std::string>& current,
+                                          const std::map<std::string, std::string>& extra);
+
+// Finds `name` in PATH (as the scrubbed child would see it); empty when absent.
+// A name containing '/' is returned as is when it is an executable file.
+std::string FindExecutable(const std::string& name);
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  // An error Status only when the program could not be started (not found, not
+  // executable); a program that ran and failed is an ok Result with its exit code.
+  virtual Result<ProcessResult> Run(const ProcessRequest& request) = 0;
+};
+
+// posix_spawn, a new process group, pipes drained with poll(), SIGKILL to the group on
+// timeout.
+class PosixProcessRunner final : public ProcessRunner {
+ public:
+  Result<ProcessResult> Run(const ProcessRequest& request) override;
+};
+
+// Records every request and answers from a handler (tests).
+class FakeProcessRunner final : public ProcessRunner {
+ public:
+  using Handler = std::function<Result<ProcessResult>(const ProcessRequest&)>;
+  explicit FakeProcessRunner(Handler handler) : handler_(std::move(handler)) {}
+  Result<ProcessResult> Run(const ProcessRequest& request) override {
+    requests_.push_back(request);
+    return handler_(request);
+  }
+  const std::vector<ProcessRequest>& requests() const { return requests_; }
+
+ private:
+  Handler handler_;
+  std::vector<ProcessRequest> requests_;
+};
+
+// A ProcessResult for fakes: exited with `code`, the given output.
+ProcessResult MakeExitedResult(int code, std::string stdout_text, std::string stderr_text);
+
+}  // namespace av

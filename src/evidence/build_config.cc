@@ -1,0 +1,206 @@
+#include "evidence/build_config.h"
+
+#include <filesystem>
+#include <set>
+#include <toml++/toml.h>
+
+#include "core/file.h"
+#include "evidence/demangle.h"
+
+namespace av {
+namespace {
+
+// Parsing state: the file name for messages.
+class ConfigReader {
+ public:
+  explicit ConfigReader(std::string path) : path_(std::move(path)) {}
+
+  Status Error(const toml::node& node, const std::string& what) const { return ErrorAt(node.source(), what); }
+  Status ErrorAt(const toml::source_region& src, const std::string& what) const {
+    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" +
+                        std::to_string(src.begin.column) + ": " + what);
+  }
+
+  Status CheckKeys(const toml::table& table, const std::string& where,
+                   const std::set<std::string_view>& allowed) const {
+    for (const auto& [key, value] : table) {
+      if (!allowed.count(key.str())) {
+        std::string list;
+        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return ErrorAt(key.source(), "unknown key \"" + std::string(key.str()) + "\" in " + where +
+                                " (allowed: " + list + ")");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Strings(const toml::node& node, const std::string& key, std::vector<std::string>* out) const {
+    const toml::array* arr = node.as_array();
+    if (arr == nullptr) return Error(node, "\"" + key + "\" must be an array of strings");
+    for (const toml::node& item : *arr) {
+      auto s = item.value<std::string>();
+      if (!s || s->empty()) return Error(item, "\"" + key + "\" must hold non-empty strings");
+      out->push_back(*s);
+    }
+    return Status::Ok();
+  }
+
+  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const {
+    auto v = node.value_exact<int64_t>();
+    if (!v) return Error(node, "\"" + key + "\" must be an integer");
+    if (*v < lo || *v > hi) {
+      return Error(node, "\"" + key + "\" must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                             ", got " + std::to_string(*v));
+    }
+    return *v;
+  }
+
+  Result<bool> Bool(const toml::node& node, const std::string& key) const {
+    auto v = node.value_exact<bool>();
+    if (!v) return Error(node, "\"" + key + "\" must be true or false");
+    return *v;
+  }
+
+  Status Kernel(const toml::node& node, BuildConfig* config) const {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) return Error(node, "[[build.kernel]] entries must be tables");
+    AV_RETURN_IF_ERROR(CheckKeys(*t, "[[build.kernel]]", {"name", "block_size", "dynamic_smem"}));
+    KernelLaunchConfig k;
+    k.line = static_cast<int>(node.source().begin.line);
+    auto name = (*t)["name"].value<std::string>();
+    if (!name || name->empty()) return Error(node, "[[build.kernel]] needs a \"name\"");
+    k.name = *name;
+    if (const toml::node* b = t->get("block_size")) {
+      AV_ASSIGN_OR_RETURN(int64_t v, Integer(*b, "block_size", 1, 1024));
+      k.block_size = static_cast<int>(v);
+    }
+    if (const toml::node* d = t->get("dynamic_smem")) {
+      if (auto n = d->value_exact<int64_t>()) {
+        if (*n < 0) return Error(*d, "\"dynamic_smem\" must not be negative");
+        k.dynamic_smem_bytes = *n;
+        k.dynamic_smem_expr = std::to_string(*n);
+      } else if (auto s = d->value<std::string>()) {
+        auto v = EvaluateIntExpression(*s, config->constants);
+        if (!v.ok()) return Error(*d, "\"dynamic_smem\": " + v.status().message());
+        if (*v < 0) return Error(*d, "\"dynamic_smem\" is negative: " + std::to_string(*v));
+        k.dynamic_smem_bytes = *v;
+        k.dynamic_smem_expr = *s;
+      } else {
+        return Error(*d, "\"dynamic_smem\" must be bytes (an integer) or an expression (a string)");
+      }
+    }
+    config->kernels.push_back(std::move(k));
+    return Status::Ok();
+  }
+
+  Status Gates(const toml::node& node, BuildGates* gates) const {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) return Error(node, "[build.gates] must be a table");
+    AV_RETURN_IF_ERROR(CheckKeys(*t, "[build.gates]",
+                                 {"no_new_spills", "smem_within_cap", "occupancy_not_lower", "max_registers"}));
+    if (const toml::node* n = t->get("no_new_spills")) {
+      AV_ASSIGN_OR_RETURN(gates->no_new_spills, Bool(*n, "no_new_spills"));
+    }
+    if (const toml::node* n = t->get("smem_within_cap")) {
+      AV_ASSIGN_OR_RETURN(gates->smem_within_cap, Bool(*n, "smem_within_cap"));
+    }
+    if (const toml::node* n = t->get("occupancy_not_lower")) {
+      AV_ASSIGN_OR_RETURN(gates->occupancy_not_lower, Bool(*n, "occupancy_not_lower"));
+    }
+    if (const toml::node* n = t->get("max_registers")) {
+      AV_ASSIGN_OR_RETURN(int64_t v, Integer(*n, "max_registers", 1, 255));
+      gates->max_registers = static_cast<int>(v);
+    }
+    return Status::Ok();
+  }
+
+  Status Build(const toml::table& b, BuildConfig* config) const {
+    AV_RETURN_IF_ERROR(CheckKeys(b, "[build]",
+                                 {"root", "sources", "flags", "archs", "nvcc", "timeout_s", "block_size",
+                                  "constants", "kernel", "gates"}));
+    if (const toml::node* n = b.get("root")) {
+      auto s = n->value<std::string>();
+      if (!s || s->empty()) return Error(*n, "\"root\" must be a non-empty string");
+      config->root = *s;
+    }
+    if (const toml::node* n = b.get("sources")) AV_RETURN_IF_ERROR(Strings(*n, "sources", &config->sources));
+    if (const toml::node* n = b.get("flags")) AV_RETURN_IF_ERROR(Strings(*n, "flags", &config->flags));
+    if (const toml::node* n = b.get("archs")) AV_RETURN_IF_ERROR(Strings(*n, "archs", &config->archs));
+    if (const toml::node* n = b.get("nvcc")) {
+      auto s = n->value<std::string>();
+      if (!s || s->empty()) return Error(*n, "\"nvcc\" must be a non-empty string");
+      config->nvcc = *s;
+    }
+    if (const toml::node* n = b.get("timeout_s")) {
+      AV_ASSIGN_OR_RETURN(int64_t v, Integer(*n, "timeout_s", 1, 86400));
+      config->timeout_s = static_cast<int>(v);
+    }
+    if (const toml::node* n = b.get("block_size")) {
+      AV_ASSIGN_OR_RETURN(int64_t v, Integer(*n, "block_size", 1, 1024));
+      config->block_size = static_cast<int>(v);
+    }
+    if (const toml::node* n = b.get("constants")) {
+      const toml::table* t = n->as_table();
+      if (t == nullptr) return Error(*n, "\"constants\" must be a table of integers");
+      for (const auto& [key, value] : *t) {
+        AV_ASSIGN_OR_RETURN(int64_t v, Integer(value, std::string(key.str()), INT64_MIN, INT64_MAX));
+        config->constants[std::string(key.str())] = v;
+      }
+    }
+    if (const toml::node* n = b.get("kernel")) {
+      const toml::array* arr = n->as_array();
+      if (arr == nullptr) return Error(*n, "\"kernel\" must be written as [[build.kernel]] tables");
+      for (const toml::node& item : *arr) AV_RETURN_IF_ERROR(Kernel(item, config));
+    }
+    if (const toml::node* n = b.get("gates")) AV_RETURN_IF_ERROR(Gates(*n, &config->gates));
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    return InvalidInput(path + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
+                        ": " + std::string(e.description()));
+  }
+  BuildConfig config;
+  config.path = path;
+  ConfigReader reader(path);
+  if (const toml::node* b = doc.get("build")) {
+    const toml::table* t = b->as_table();
+    if (t == nullptr) return reader.Error(*b, "\"build\" must be a table");
+    AV_RETURN_IF_ERROR(reader.Build(*t, &config));
+  }
+  std::filesystem::path base = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+  std::filesystem::path root = config.root.empty() ? base : base / config.root;
+  config.root = root.lexically_normal().string();
+  if (config.root.size() > 1 && config.root.back() == '/') config.root.pop_back();
+  return config;
+}
+
+Result<BuildConfig> LoadBuildConfig(const std::string& path) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseBuildConfig(text, path);
+}
+
+const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::string_view mangled,
+                                           std::string_view demangled) {
+  std::string shortname = KernelShortName(demangled);
+  std::string base = KernelBaseName(demangled);
+  for (std::string_view want : {mangled, demangled, std::string_view(shortname), std::string_view(base)}) {
+    for (const KernelLaunchConfig& k : config.kernels) {
+      if (k.name == want) return &k;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace av

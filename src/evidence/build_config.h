@@ -1,0 +1,62 @@
+// BuildConfig: the [build] table of attnverify.toml — what `attnverify build` compiles
+// (sources, flags, target archs), the launch facts ptxas cannot know (block size and
+// dynamic shared memory per kernel) and the gates. Only [build] is read; other top-level
+// tables belong to other commands and are ignored; unknown keys inside [build] are
+// errors. Format: doc/formats/attnverify-toml-build.md. Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "evidence/int_expr.h"
+
+namespace av {
+
+// One [[build.kernel]] entry.
+struct KernelLaunchConfig {
+  std::string name;  // matched against base name, short name, demangled or mangled name
+  std::optional<int> block_size;
+  std::optional<int64_t> dynamic_smem_bytes;
+  std::string dynamic_smem_expr;  // as written, for reports
+  int line = 0;                   // in attnverify.toml
+};
+
+struct BuildGates {
+  bool no_new_spills = true;        // a spill where base had none (or any, without base)
+  bool smem_within_cap = true;      // static + dynamic <= opt-in cap on every target arch
+  bool occupancy_not_lower = true;  // warps per SM not lower than base
+  int max_registers = 255;
+};
+
+struct BuildConfig {
+  std::string path;  // of attnverify.toml ("" when defaults)
+  std::string root;  // absolute: where nvcc runs; sources and flags are relative to it
+  std::vector<std::string> sources;
+  std::vector<std::string> flags;
+  std::vector<std::string> archs;  // "sm_90a" or a gencode value "arch=compute_90a,code=sm_90a"
+  std::string nvcc;                // empty: find it (CUDA_HOME, CUDA_PATH, PATH)
+  int timeout_s = 900;
+  std::optional<int> block_size;   // default for kernels without their own
+  IntConstants constants;
+  std::vector<KernelLaunchConfig> kernels;
+  BuildGates gates;
+};
+
+// Parses `text` (the whole attnverify.toml); `path` names it in messages and anchors a
+// relative `root`. Errors are "attnverify.toml:12:3: ...".
+Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path);
+
+// Reads and parses `path`.
+Result<BuildConfig> LoadBuildConfig(const std::string& path);
+
+// The [[build.kernel]] entry for a kernel, or nullptr. Matching order: mangled name,
+// full demangled name, short name with template arguments ("flash_mla_fwd<64>"),
+// then base name ("flash_mla_fwd").
+const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::string_view mangled,
+                                           std::string_view demangled);
+
+}  // namespace av

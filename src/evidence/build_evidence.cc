@@ -1,0 +1,199 @@
+#include "evidence/build_evidence.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <memory>
+
+#include "core/file.h"
+#include "evidence/arch_limits.h"
+#include "evidence/git_worktree.h"
+#include "evidence/nvcc_runner.h"
+#include "evidence/ptxas_log.h"
+#include "evidence/resources_writer.h"
+#include "evidence/smem_scan.h"
+
+namespace av {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status MakeDirs(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return IoError(dir + ": cannot create folder: " + ec.message());
+  return Status::Ok();
+}
+
+Result<PtxasReport> ParseLogFile(const std::string& path) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParsePtxasLog(text, path);
+}
+
+// Compiles in `root` and writes the raw log; fills `info`.
+Result<PtxasReport> CompileRevision(ProcessRunner& runner, const std::string& nvcc, const BuildConfig& config,
+                                    const std::vector<std::string>& targets, const std::string& root,
+                                    const std::string& log_path, RevisionInfo* info, bool* failed,
+                                    std::vector<std::string>* failed_calls, std::string* version) {
+  for (const std::string& s : config.sources) {
+    fs::path p = fs::path(s).is_absolute() ? fs::path(s) : fs::path(root) / s;
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) {
+      return InvalidInput(config.path + ": [build] source \"" + s + "\" not found in " + root);
+    }
+  }
+  AV_ASSIGN_OR_RETURN(NvccRun run, RunNvcc(runner, nvcc, config, targets, root));
+  AV_RETURN_IF_ERROR(WriteFileAtomically(log_path, run.log));
+  for (const NvccInvocation& inv : run.invocations) {
+    info->commands.push_back(inv.argv);
+    info->exit_codes.push_back(inv.exit_code);
+    if (inv.exit_code != 0) failed_calls->push_back(inv.source + " for " + inv.target + ": " + inv.outcome);
+  }
+  *failed = !run.all_succeeded;
+  *version = run.version;
+  info->log_path = log_path;
+  return ParsePtxasLog(run.log, log_path);
+}
+
+std::vector<DynamicSmemSite> ScanSources(const BuildConfig& config) {
+  std::vector<DynamicSmemSite> sites;
+  for (const std::string& s : config.sources) {
+    fs::path p = fs::path(s).is_absolute() ? fs::path(s) : fs::path(config.root) / s;
+    auto text = ReadFileToString(p.string());
+    if (!text.ok()) continue;
+    for (DynamicSmemSite& site : ScanDynamicSmem(*text, s)) sites.push_back(std::move(site));
+  }
+  return sites;
+}
+
+}  // namespace
+
+std::vector<std::string> TargetArchs(const std::vector<std::string>& targets) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& a) {
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  };
+  for (const std::string& t : targets) {
+    size_t code = t.find("code=");
+    if (t.rfind("arch=", 0) != 0 || code == std::string::npos) {
+      add(NormalizeArch(t));
+      continue;
+    }
+    std::string list = t.substr(code + 5);
+    size_t at = 0;
+    while ((at = list.find("sm_", at)) != std::string::npos) {
+      size_t end = at + 3;
+      while (end < list.size() && std::isalnum(static_cast<unsigned char>(list[end]))) ++end;
+      add(list.substr(at, end - at));
+      at = end;
+    }
+  }
+  return out;
+}
+
+Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequest& req) {
+  const BuildConfig& config = req.config;
+  std::vector<std::string> targets = req.arch_override.empty() ? config.archs : req.arch_override;
+  for (const std::string& t : targets) AV_RETURN_IF_ERROR(GencodeFor(t).status());
+  bool importing = !req.import_log.empty();
+  if (importing && !req.base_ref.empty()) {
+    return InvalidInput("--base compiles the base revision and --import does not compile: "
+                        "give the base's log with --import-base instead");
+  }
+  if (!importing) {
+    if (config.sources.empty()) {
+      return InvalidInput((config.path.empty() ? std::string("attnverify.toml") : config.path) +
+                          ": [build] sources is empty (or use --import LOG)");
+    }
+    if (targets.empty()) return InvalidInput("no target archs: set [build] archs or pass --arch sm_90a");
+  }
+  std::string logs = req.out_dir + "/logs", evidence = req.out_dir + "/evidence";
+  AV_RETURN_IF_ERROR(MakeDirs(logs));
+  AV_RETURN_IF_ERROR(MakeDirs(evidence));
+  BuildOutcome outcome;
+  const std::string json_path = evidence + "/resources.json";
+  auto write_json = [&](const ResourcesReport& r) -> Status {
+    AV_RETURN_IF_ERROR(
+        WriteFileAtomically(json_path, ResourcesReportToJson(r, req.tool_version).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+    outcome.written.push_back(json_path);
+    return Status::Ok();
+  };
+
+  ResourcesInput input;
+  input.config = &config;
+  PtxasReport head, base;
+  RevisionInfo head_info{"head", "working tree", "", "", {}, {}, 0, false};
+  std::optional<RevisionInfo> base_info;
+  std::string nvcc, version;
+  if (importing) {
+    AV_ASSIGN_OR_RETURN(head, ParseLogFile(req.import_log));
+    head_info.ref = "imported";
+    head_info.log_path = req.import_log;
+    if (!req.import_base_log.empty()) {
+      AV_ASSIGN_OR_RETURN(base, ParseLogFile(req.import_base_log));
+      base_info = RevisionInfo{"base", "imported", "", req.import_base_log, {}, {}, 0, false};
+      input.base = &base;
+    }
+  } else {
+    std::string why;
+    nvcc = FindNvcc(config, &why);
+    if (nvcc.empty()) {
+      outcome.report = MissingResourcesReport(why + "; the compile evidence (registers, shared memory, "
+                                                    "spills, occupancy) is missing",
+                                              TargetArchs(targets));
+      AV_RETURN_IF_ERROR(write_json(outcome.report));
+      return outcome;
+    }
+    AV_ASSIGN_OR_RETURN(head, CompileRevision(runner, nvcc, config, targets, config.root, logs + "/build.log",
+                                              &head_info, &input.head_build_failed, &input.head_failed_calls,
+                                              &version));
+    outcome.written.push_back(logs + "/build.log");
+    if (!req.base_ref.empty()) {
+      AV_ASSIGN_OR_RETURN(std::unique_ptr<GitWorktree> tree, GitWorktree::Create(runner, config.root, req.base_ref));
+      // The same folder inside the base checkout: sources and -I flags stay relative.
+      std::error_code ec;
+      std::string rel = fs::weakly_canonical(config.root, ec)
+                            .lexically_relative(fs::weakly_canonical(tree->toplevel(), ec))
+                            .string();
+      if (rel.rfind("..", 0) == 0) {
+        return InvalidInput("[build] root " + config.root + " is outside the git repository " + tree->toplevel() +
+                            ": --base cannot build it from the base revision");
+      }
+      std::string base_root = rel.empty() || rel == "." ? tree->path() : tree->path() + "/" + rel;
+      base_info = RevisionInfo{"base", req.base_ref, tree->commit(), "", {}, {}, 0, false};
+      std::string base_version;
+      std::vector<std::string> base_failed_calls;
+      AV_ASSIGN_OR_RETURN(base, CompileRevision(runner, nvcc, config, targets, base_root,
+                                                logs + "/build-base.log", &*base_info, &input.base_build_failed,
+                                                &base_failed_calls, &base_version));
+      outcome.written.push_back(logs + "/build-base.log");
+      input.base = &base;
+    }
+  }
+  input.head = &head;
+  input.sites = ScanSources(config);
+  input.archs = TargetArchs(targets);
+  if (input.archs.empty()) {  // imported without --arch: the archs the log names
+    for (const PtxasKernel* k : head.EntryKernels()) {
+      std::string a = NormalizeArch(k->arch);
+      if (!a.empty() && std::find(input.archs.begin(), input.archs.end(), a) == input.archs.end()) {
+        input.archs.push_back(a);
+      }
+    }
+  }
+  head_info.errors = head.CountErrors();
+  head_info.truncated = head.truncated;
+  if (base_info) {
+    base_info->errors = base.CountErrors();
+    base_info->truncated = base.truncated;
+  }
+  outcome.report = ComputeResourcesReport(input);
+  outcome.report.nvcc_path = nvcc;
+  outcome.report.nvcc_version = version;
+  outcome.report.head = head_info;
+  outcome.report.base = base_info;
+  AV_RETURN_IF_ERROR(write_json(outcome.report));
+  return outcome;
+}
+
+}  // namespace av

@@ -1,0 +1,242 @@
+// The build pipeline with a fake ProcessRunner (no nvcc needed), git worktrees with real
+// git (hooks and filters must not run), and the command-line behaviour of `attnverify
+// build` that needs no compiler. Real-nvcc tests are in build_nvcc_test.cc.
+#include "evidence/build_evidence.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/file.h"
+#include "evidence/git_worktree.h"
+#include "evidence/nvcc_runner.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using av::testing::RunShell;
+using av::testing::TempDir;
+
+std::string Testdata(const std::string& p) { return av::testing::SourceDir() + "/testdata/" + p; }
+
+std::string ReadOrEmpty(const std::string& path) {
+  auto t = ReadFileToString(path);
+  return t.ok() ? *t : "";
+}
+
+TEST(BuildNvcc, GencodeAndArgv) {
+  EXPECT_EQ(*GencodeFor("sm_90a"), "arch=compute_90a,code=sm_90a");
+  EXPECT_EQ(*GencodeFor("compute_80"), "arch=compute_80,code=sm_80");
+  EXPECT_EQ(*GencodeFor("arch=compute_90a,code=[sm_90a,compute_90a]"), "arch=compute_90a,code=[sm_90a,compute_90a]");
+  EXPECT_FALSE(GencodeFor("banana").ok());
+  EXPECT_FALSE(GencodeFor("arch=compute_90a").ok());
+  EXPECT_EQ(NvccArgv("nvcc", "k.cu", {"-O3"}, "arch=compute_80,code=sm_80", "/tmp/0.o"),
+            (std::vector<std::string>{"nvcc", "-c", "-Xptxas", "-v", "-O3", "-gencode", "arch=compute_80,code=sm_80",
+                                      "-o", "/tmp/0.o", "k.cu"}));
+  EXPECT_EQ(ParseNvccVersion("Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0"), "13.0.88");
+  EXPECT_EQ(TargetArchs({"sm_80", "arch=compute_90a,code=[sm_90a,compute_90a]", "compute_80"}),
+            (std::vector<std::string>{"sm_80", "sm_90a"}));
+}
+
+// A fake nvcc: answers each compile with the committed real log for its arch.
+Result<ProcessResult> FakeNvcc(const ProcessRequest& req) {
+  if (req.argv.size() == 2 && req.argv[1] == "--version") {
+    return MakeExitedResult(0, "Cuda compilation tools, release 13.0, V13.0.88\n", "");
+  }
+  std::string gencode;
+  for (size_t i = 0; i + 1 < req.argv.size(); ++i) {
+    if (req.argv[i] == "-gencode") gencode = req.argv[i + 1];
+  }
+  if (gencode == "arch=compute_80,code=sm_80") {
+    return MakeExitedResult(255, "", ReadOrEmpty(Testdata("ptxas_log/smem_over_sm80.log")));
+  }
+  return MakeExitedResult(0, "", ReadOrEmpty(Testdata("ptxas_log/dyn_smem_attr_sm90a.log")));
+}
+
+struct Package {
+  TempDir dir;
+  BuildRequest request;
+  Package(const std::string& toml) {
+    std::filesystem::copy_file(Testdata("ptxas/kernels/dyn_smem_attr.cu"), dir.File("k.cu"));
+    auto c = ParseBuildConfig(toml, dir.File("attnverify.toml"));
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    request.config = *c;
+    request.out_dir = dir.path();
+    request.tool_version = "test";
+  }
+};
+
+TEST(BuildEvidence, CompilesEachSourceForEachTargetInTheRoot) {
+  Package p("[build]\nsources = [\"k.cu\"]\nflags = [\"-O3\"]\narchs = [\"sm_80\", \"sm_90a\"]\nnvcc = \"/bin/true\"\n");
+  FakeProcessRunner fake(FakeNvcc);
+  auto out = CollectBuildEvidence(fake, p.request);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(fake.requests().size(), 3u);  // --version, then one compile per target
+  EXPECT_EQ(fake.requests()[1].cwd, p.dir.path());
+  EXPECT_EQ(fake.requests()[1].argv.back(), "k.cu");
+  const ResourcesReport& r = out->report;
+  EXPECT_EQ(r.nvcc_version, "13.0.88");
+  EXPECT_EQ(r.status, "rejected");  // sm_80's 64 KiB static shared memory
+  EXPECT_EQ(r.head.exit_codes, (std::vector<int>{255, 0}));
+  EXPECT_EQ(r.findings.size(), 2u);  // kDynSmemBytes at lines 15 and 16, undeclared
+  std::string log = ReadOrEmpty(p.dir.File("logs/build.log"));
+  EXPECT_NE(log.find("uses too much shared data (0x10000 bytes, 0xc000 max)"), std::string::npos);
+  auto json = nlohmann::json::parse(ReadOrEmpty(p.dir.File("evidence/resources.json")));
+  EXPECT_EQ(json["schema"], "attnverify.resources/1");
+  EXPECT_EQ(json["status"], "rejected");
+  EXPECT_EQ(json["archs"], nlohmann::json({"sm_80", "sm_90a"}));
+}
+
+TEST(BuildEvidence, ArchOverrideReplacesTheConfiguredTargets) {
+  Package p("[build]\nsources = [\"k.cu\"]\narchs = [\"sm_80\"]\nnvcc = \"/bin/true\"\n");
+  p.request.arch_override = {"sm_90a"};
+  FakeProcessRunner fake(FakeNvcc);
+  auto out = CollectBuildEvidence(fake, p.request);
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(fake.requests().size(), 2u);
+  EXPECT_EQ(out->report.status, "ok");
+  EXPECT_EQ(out->report.kernels.size(), 1u);
+}
+
+TEST(BuildEvidence, ATimedOutCompileFailsTheBuildGateAndSaysWhy) {
+  Package p("[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/bin/true\"\ntimeout_s = 5\n");
+  FakeProcessRunner fake([](const ProcessRequest& req) -> Result<ProcessResult> {
+    if (req.argv[1] == "--version") return MakeExitedResult(0, "", "");
+    EXPECT_EQ(req.timeout_ms, 5000);
+    ProcessResult r;
+    r.timed_out = true;
+    r.term_signal = 9;
+    r.wall_ms = 5000;
+    r.stderr_text = "ptxas info    : 0 bytes gmem\n";
+    return r;
+  });
+  auto out = CollectBuildEvidence(fake, p.request);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->report.status, "rejected");
+  EXPECT_EQ(out->report.head.exit_codes, (std::vector<int>{-1}));
+  const GateResult& g = out->report.gates.at(0);
+  EXPECT_EQ(g.name, "head_builds");
+  ASSERT_EQ(g.failures.size(), 1u);
+  EXPECT_EQ(g.failures[0], "nvcc k.cu for sm_90a: timed out after 5 s");
+}
+
+TEST(BuildEvidence, MissingNvccIsReportedAsMissingEvidence) {
+  Package p("[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/nonexistent/bin/nvcc\"\n");
+  FakeProcessRunner fake(FakeNvcc);
+  auto out = CollectBuildEvidence(fake, p.request);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(fake.requests().empty());
+  EXPECT_EQ(out->report.status, "missing");
+  EXPECT_NE(out->report.missing_reason.find("/nonexistent/bin/nvcc"), std::string::npos);
+  auto json = nlohmann::json::parse(ReadOrEmpty(p.dir.File("evidence/resources.json")));
+  EXPECT_EQ(json["status"], "missing");
+}
+
+TEST(BuildEvidence, ImportParsesALogWithoutCompiling) {
+  Package p("");
+  p.request.import_log = Testdata("ptxas_log/smem_over_sm90a.log");
+  FakeProcessRunner fake(FakeNvcc);
+  auto out = CollectBuildEvidence(fake, p.request);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(fake.requests().empty());
+  EXPECT_EQ(out->report.archs, (std::vector<std::string>{"sm_90a"}));
+  EXPECT_EQ(out->report.status, "rejected");
+  EXPECT_EQ(out->report.head.ref, "imported");
+}
+
+TEST(BuildEvidence, BadRequestsAreInputErrors) {
+  FakeProcessRunner fake(FakeNvcc);
+  Package none("[build]\narchs = [\"sm_90a\"]\n");
+  auto a = CollectBuildEvidence(fake, none.request);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("sources is empty"), std::string::npos);
+  Package missing("[build]\nsources = [\"nope.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/bin/true\"\n");
+  auto b = CollectBuildEvidence(fake, missing.request);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("\"nope.cu\" not found"), std::string::npos);
+  Package both("");
+  both.request.import_log = "x.log";
+  both.request.base_ref = "HEAD~1";
+  EXPECT_FALSE(CollectBuildEvidence(fake, both.request).ok());
+  Package bad_arch("[build]\nsources = [\"k.cu\"]\narchs = [\"banana\"]\n");
+  EXPECT_FALSE(CollectBuildEvidence(fake, bad_arch.request).ok());
+}
+
+bool HaveGit() { return RunShell("git --version").exit_code == 0; }
+
+// A repository whose config names a post-checkout hook and a smudge filter that would
+// each leave a marker file: a base worktree must run neither.
+TEST(BuildGit, BaseWorktreeRunsNoHooksAndNoFilters) {
+  if (!HaveGit()) GTEST_SKIP() << "git is not installed";
+  TempDir repo;
+  std::string r = "cd '" + repo.path() + "' && ";
+  std::string marker = repo.File("MARKER");
+  ASSERT_EQ(RunShell(r + "git init -q . && git config user.email t@t && git config user.name t && "
+                         "echo 'v1' > k.cu && echo '*.cu filter=evil' > .gitattributes && "
+                         "git add -A && git commit -qm one && echo 'v2' > k.cu && git commit -qam two")
+                .exit_code, 0);
+  ASSERT_EQ(RunShell(r + "mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch " + marker +
+                         "\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && "
+                         "git config filter.evil.smudge 'touch " + marker + "; cat' && "
+                         "git config filter.evil.required true")
+                .exit_code, 0);
+  PosixProcessRunner runner;
+  std::string path;
+  {
+    auto tree = GitWorktree::Create(runner, repo.path(), "HEAD~1");
+    ASSERT_TRUE(tree.ok()) << tree.status().message();
+    path = (*tree)->path();
+    EXPECT_EQ(ReadOrEmpty(path + "/k.cu"), "v1\n");
+    EXPECT_EQ((*tree)->commit().size(), 40u);
+  }
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "a hook or filter ran";
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the worktree was not removed";
+  EXPECT_EQ(RunShell(r + "git worktree list | wc -l").output, "1\n");
+  EXPECT_FALSE(GitWorktree::Create(runner, repo.path(), "--output=/tmp/x").ok());
+  // Control: a plain checkout does run them, so the check above could fail.
+  TempDir plain;
+  RunShell(r + "git worktree add -q --detach '" + plain.File("wt") + "' HEAD~1");
+  EXPECT_TRUE(std::filesystem::exists(marker)) << "the control checkout ran no hook or filter";
+  RunShell(r + "git worktree remove --force '" + plain.File("wt") + "'");
+  auto bad = GitWorktree::Create(runner, repo.path(), "no-such-branch");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("rev-parse"), std::string::npos);
+}
+
+// `attnverify build` itself, where no compiler is needed.
+std::string Binary() { return ATTNVERIFY_BINARY; }
+
+TEST(BuildCli, ImportOfAnOverflowLogExitsOneAndWritesEvidence) {
+  TempDir out;
+  auto r = RunShell("'" + Binary() + "' build --import '" + Testdata("ptxas_log/smem_over_sm90a.log") +
+                    "' --out '" + out.path() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("over by 29696 bytes"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out.File("evidence/resources.json")));
+}
+
+TEST(BuildCli, ConfigErrorsExitTwo) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[build]\nsourcez = []\n").ok());
+  auto r = RunShell("'" + Binary() + "' build --config '" + dir.File("attnverify.toml") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("attnverify.toml:2:1: unknown key \"sourcez\""), std::string::npos) << r.output;
+}
+
+TEST(BuildCli, WithoutNvccTheEvidenceIsReportedMissing) {
+  TempDir dir;
+  std::filesystem::copy_file(Testdata("ptxas/kernels/multi.cu"), dir.File("multi.cu"));
+  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"),
+                                  "[build]\nsources = [\"multi.cu\"]\narchs = [\"sm_90a\"]\n").ok());
+  auto r = RunShell("cd '" + dir.path() + "' && env -u CUDA_HOME -u CUDA_PATH PATH=/nonexistent '" + Binary() +
+                    "' build");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("compile evidence missing: nvcc was not found"), std::string::npos) << r.output;
+  EXPECT_NE(ReadOrEmpty(dir.File("evidence/resources.json")).find("\"status\": \"missing\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace av

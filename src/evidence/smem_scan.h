@@ -1,0 +1,32 @@
+// A text scan of CUDA sources for the dynamic shared memory a kernel is given: the
+// value passed to cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+// v) (or cuFuncSetAttribute(..., CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v)) and
+// the third argument of k<<<grid, block, smem>>>. When v is a compile-time constant of
+// the same file (literal, constexpr, #define) it is evaluated. The result is a finding
+// for the report, never a silent input to the budget: attnverify.toml declares what the
+// budget uses. Not a C++ parser: macros and templates it cannot follow are reported as
+// non-constant. Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace av {
+
+struct DynamicSmemSite {
+  std::string file;
+  int line = 0;
+  std::string via;          // "cudaFuncSetAttribute", "cuFuncSetAttribute" or "launch"
+  std::string kernel;       // the kernel expression as written ("&flash_fwd<64>")
+  std::string kernel_base;  // "flash_fwd": what is matched against ptxas' names
+  std::string value_expr;   // "kDynSmemBytes"
+  std::optional<int64_t> value;  // when it evaluates to a compile-time constant
+};
+
+// Scans one source file's text. Sources over 64 MiB are skipped (empty result).
+std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std::string& file);
+
+}  // namespace av
