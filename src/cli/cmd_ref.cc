@@ -2,7 +2,9 @@
 // named input tensors and writes its named outputs. Parameters come from the input file's
 // __metadata__ (keys the op accepts; others, like "format", are ignored) and from flags,
 // which override it. Names, shapes and parameters of every op: doc/ops.md.
-// Exit 0 on success, 2 for bad input or an implementation that is not built yet.
+// --impl oracle (float64), fast (blocked float32, --threads N) or lowprec (the f16/bf16
+// low-precision reference, --lowprec-dtype). Exit 0 on success, 2 for bad input or an
+// implementation an op does not have yet.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <map>
@@ -58,7 +60,13 @@ int RunRef(std::vector<std::string> args) {
   app.add_option("OP", op_name, "reference op (see above)")->required();
   app.add_option("--inputs", inputs_path, "safetensors file with the named inputs")->required();
   app.add_option("--out", out_path, "safetensors file to write the outputs to")->required();
-  app.add_option("--impl", impl, "oracle (float64 loops); fast and lowprec are not built yet");
+  int threads = 0;
+  std::string lowprec_dtype = "bf16";
+  app.add_option("--impl", impl,
+                 "oracle (float64 loops), fast (blocked float32) or lowprec (f16/bf16 as a GPU "
+                 "framework runs it)");
+  app.add_option("--threads", threads, "fast/lowprec worker threads (0 = all hardware threads)");
+  app.add_option("--lowprec-dtype", lowprec_dtype, "lowprec: bf16 (default) or f16");
   for (const Flag& f : value_flags) app.add_option(f.flag, values[f.key], f.help);
   bool causal = false, lse_log2 = false, ue8m0 = false;
   auto* causal_flag = app.add_flag("--causal", causal, "bottom-right aligned causal mask");
@@ -66,12 +74,23 @@ int RunRef(std::vector<std::string> args) {
   auto* ue8m0_flag = app.add_flag("--ue8m0", ue8m0, "fp8_quant: power-of-two scales");
   app.add_option("--param", raw_params, "KEY=VALUE, any parameter (repeatable)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
-  if (impl == "fast" || impl == "lowprec") {
-    return ReportError(Unsupported("ref: --impl " + impl +
-                                   " is not built yet (planned in issue 3); use --impl oracle"));
-  }
-  if (impl != "oracle") {
+  RefImpl ref_impl;
+  ref_impl.threads = threads;
+  if (impl == "fast") {
+    ref_impl.kind = ImplKind::kFast;
+  } else if (impl == "lowprec") {
+    ref_impl.kind = ImplKind::kLowprec;
+  } else if (impl != "oracle") {
     return ReportError(InvalidInput("ref: unknown --impl \"" + impl + "\" (oracle, fast, lowprec)"));
+  }
+  if (threads < 0) return ReportError(InvalidInput("ref: --threads must be >= 0"));
+  if (lowprec_dtype == "bf16") {
+    ref_impl.lowprec_dtype = DType::kBF16;
+  } else if (lowprec_dtype == "f16") {
+    ref_impl.lowprec_dtype = DType::kF16;
+  } else {
+    return ReportError(InvalidInput("ref: --lowprec-dtype must be bf16 or f16, got \"" +
+                                    lowprec_dtype + "\""));
   }
   const ReferenceOp* op = FindReferenceOp(op_name);
   if (op == nullptr) return ReportError(RunReferenceOp(op_name, {}, OpParams()).status());
@@ -95,11 +114,12 @@ int RunRef(std::vector<std::string> args) {
     params.Set(kv.substr(0, eq), kv.substr(eq + 1));
   }
 
-  Result<NamedTensors> out = RunReferenceOp(op_name, file->tensors, params);
+  Result<NamedTensors> out = RunReferenceOp(op_name, file->tensors, params, ref_impl);
   if (!out.ok()) return ReportError(out.status().WithContext(inputs_path));
   std::map<std::string, std::string> metadata = params.values();
   metadata["op"] = op_name;
   metadata["impl"] = impl;
+  if (ref_impl.kind == ImplKind::kLowprec) metadata["lowprec_dtype"] = lowprec_dtype;
   Status st = WriteSafetensors(out_path, *out, metadata);
   if (!st.ok()) return ReportError(st);
   std::printf("ref %s: wrote", op_name.c_str());

@@ -84,7 +84,9 @@ TEST(BuildEndToEnd, TestdataKernelsCompileToTheCommittedNumbers) {
                    "[build]\nsources = [\"multi.cu\", \"smem_over_sm80.cu\"]\narchs = [\"sm_80\", \"sm_90a\"]\n"
                    "block_size = 128\n[[build.kernel]]\nname = \"dyn_reduce\"\ndynamic_smem = 1024\n");
   ASSERT_TRUE(out.ok()) << out.status().message();
-  PtxasReport fresh = ParsePtxasLog(*ReadFileToString(dir.File("logs/build.log")), "build.log").value();
+  auto log = ReadFileToString(dir.File("logs/build.log"));
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  PtxasReport fresh = ParsePtxasLog(*log, "build.log").value();
   ExpectSameNumbers(fresh, Committed("multi_two_archs.log"));
   ExpectSameNumbers(fresh, Committed("smem_over_sm80.log"));
   const ResourcesReport& r = out->report;
@@ -114,7 +116,9 @@ TEST(BuildEndToEnd, ForcedSpillsUnderMaxrregcount) {
   std::filesystem::copy_file(Testdata("ptxas/kernels/spill.cu"), dir.File("spill.cu"));
   auto out = Build(dir.path(), "[build]\nsources = [\"spill.cu\"]\nflags = [\"-maxrregcount=32\"]\narchs = [\"sm_80\"]\n");
   ASSERT_TRUE(out.ok()) << out.status().message();
-  PtxasReport fresh = ParsePtxasLog(*ReadFileToString(dir.File("logs/build.log")), "build.log").value();
+  auto log = ReadFileToString(dir.File("logs/build.log"));
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  PtxasReport fresh = ParsePtxasLog(*log, "build.log").value();
   ExpectSameNumbers(fresh, Committed("spill_sm80.log"));
   const KernelResources& k = *out->report.kernels.at(0).head;
   EXPECT_EQ(k.registers, 32);
@@ -153,7 +157,9 @@ TEST(BuildEndToEnd, BaseVersusHeadShowsTheSharedMemoryOverflow) {
             std::string::npos) << run.output;
   EXPECT_NE(run.output.find("204800 -> 245760"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("changed"), std::string::npos);
-  std::string json = *ReadFileToString(repo.File("evidence/resources.json"));
+  auto written = ReadFileToString(repo.File("evidence/resources.json"));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  const std::string& json = *written;
   EXPECT_NE(json.find("\"over_by_bytes\": 13312"), std::string::npos);
   EXPECT_NE(json.find("\"static_smem_bytes\": 204800"), std::string::npos);  // the base's 200 KiB
   EXPECT_TRUE(std::filesystem::exists(repo.File("logs/build-base.log")));

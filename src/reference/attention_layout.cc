@@ -38,13 +38,13 @@ Status CheckHeads(int64_t h_q, int64_t h_kv) {
 }
 
 // Batched and paged q: [b, s_q, h_q, d] packed as [b * s_q, h_q, d].
-Status LoadBatchedQ(const Tensor& q, AttentionProblem& p) {
+Status LoadBatchedQ(const Tensor& q, AttentionProblem& p, bool load_values) {
   AV_RETURN_IF_ERROR(ExpectRank(q, 4, "q", "[b, s_q, h_q, d]"));
   p.batch = q.dim(0);
   p.h_q = q.dim(2);
   p.d = q.dim(3);
   p.total_q = q.dim(0) * q.dim(1);
-  p.q = LoadF64(q).Reshaped({p.total_q, p.h_q, p.d});
+  if (load_values) p.q = LoadF64(q).Reshaped({p.total_q, p.h_q, p.d});
   for (int64_t b = 0; b < p.batch; ++b) {
     p.q_begin.push_back(b * q.dim(1));
     p.s_q.push_back(q.dim(1));
@@ -55,7 +55,7 @@ Status LoadBatchedQ(const Tensor& q, AttentionProblem& p) {
 }  // namespace
 
 Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
-                                          const AttentionParams& params) {
+                                          const AttentionParams& params, bool load_values) {
   AttentionProblem p;
   if (!in.q.defined()) return InvalidInput("q is required");
   AV_RETURN_IF_ERROR(ExpectFloating(in.q, "q"));
@@ -71,7 +71,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
         !in.seqlens_k.defined()) {
       return InvalidInput("paged KV needs k_cache, v_cache, block_table and seqlens_k");
     }
-    AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p));
+    AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_values));
     const Tensor& kc = in.k_cache;
     const Tensor& vc = in.v_cache;
     AV_RETURN_IF_ERROR(ExpectRank(kc, 4, "k_cache", "[blocks, page, h_kv, d]"));
@@ -86,8 +86,10 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
     if (page <= 0) return InvalidInput("k_cache: page size must be positive");
     p.h_kv = kc.dim(2);
     p.dv = vc.dim(3);
-    p.k = LoadF64(kc).Reshaped({blocks * page, p.h_kv, p.d});
-    p.v = LoadF64(vc).Reshaped({blocks * page, p.h_kv, p.dv});
+    if (load_values) {
+      p.k = LoadF64(kc).Reshaped({blocks * page, p.h_kv, p.d});
+      p.v = LoadF64(vc).Reshaped({blocks * page, p.h_kv, p.dv});
+    }
     const Tensor& bt = in.block_table;
     AV_RETURN_IF_ERROR(ExpectRank(bt, 2, "block_table", "[b, max_blocks]"));
     AV_RETURN_IF_ERROR(ExpectDim(bt, 0, p.batch, "block_table", "b"));
@@ -137,7 +139,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
       p.total_q = in.q.dim(0);
       p.h_q = in.q.dim(1);
       p.d = in.q.dim(2);
-      p.q = LoadF64(in.q);
+      if (load_values) p.q = LoadF64(in.q);
       AV_ASSIGN_OR_RETURN(auto cu_q, LoadCuSeqlens(in.cu_seqlens_q, "cu_seqlens_q", in.q.dim(0)));
       AV_ASSIGN_OR_RETURN(auto cu_k, LoadCuSeqlens(in.cu_seqlens_k, "cu_seqlens_k", in.k.dim(0)));
       if (cu_q.size() != cu_k.size()) {
@@ -153,7 +155,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
       }
     } else {
       p.layout = AttentionLayout::kBatched;
-      AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p));
+      AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_values));
       AV_RETURN_IF_ERROR(ExpectRank(in.k, 4, "k", "[b, s_k, h_kv, d]"));
       AV_RETURN_IF_ERROR(ExpectRank(in.v, 4, "v", "[b, s_k, h_kv, dv]"));
       AV_RETURN_IF_ERROR(ExpectDim(in.k, 0, p.batch, "k", "b"));
@@ -173,8 +175,10 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
     AV_RETURN_IF_ERROR(CheckHeads(p.h_q, p.h_kv));
     int64_t rows = 1;
     for (int i = 0; i < kd - 1; ++i) rows *= in.k.dim(i);
-    p.k = LoadF64(in.k).Reshaped({rows, p.h_kv, p.d});
-    p.v = LoadF64(in.v).Reshaped({rows, p.h_kv, p.dv});
+    if (load_values) {
+      p.k = LoadF64(in.k).Reshaped({rows, p.h_kv, p.d});
+      p.v = LoadF64(in.v).Reshaped({rows, p.h_kv, p.dv});
+    }
     std::vector<int64_t> lens = layout_s_k;
     if (in.seqlens_k.defined()) {
       AV_RETURN_IF_ERROR(ExpectRank(in.seqlens_k, 1, "seqlens_k", "[b]"));

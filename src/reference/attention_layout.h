@@ -34,7 +34,9 @@ struct AttentionProblem {
   int64_t KvHead(int64_t h) const { return h / (h_q / h_kv); }
 };
 
+// load_values = false validates everything and fills the index tables but leaves q, k and
+// v empty (the fast path reads the tensors itself, so memory stays O(inputs)).
 Result<AttentionProblem> ResolveAttention(const AttentionInputs& inputs,
-                                          const AttentionParams& params);
+                                          const AttentionParams& params, bool load_values = true);
 
 }  // namespace av

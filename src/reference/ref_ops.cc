@@ -3,6 +3,9 @@
 #include <string>
 
 #include "reference/attention.h"
+#include "reference/fast_attention.h"
+#include "reference/fast_gemm.h"
+#include "reference/lowprec_attention.h"
 #include "reference/f64_array.h"
 #include "reference/fp8_quant.h"
 #include "reference/gemm.h"
@@ -76,6 +79,66 @@ Result<NamedTensors> RunAttention(const NamedTensors& in, const OpParams& p) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
   AV_ASSIGN_OR_RETURN(AttentionOutputs out, ComputeAttention(AttentionInputsFrom(in), params));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+FastOptions FastFrom(const RefImpl& impl) {
+  FastOptions f;
+  f.threads = impl.threads;
+  return f;
+}
+
+Result<NamedTensors> RunAttentionFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
+                      ComputeAttentionFast(AttentionInputsFrom(in), params, FastFrom(impl)));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+Result<NamedTensors> RunAttentionLowprec(const NamedTensors& in, const OpParams& p,
+                                         const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
+                      ComputeAttentionLowprec(AttentionInputsFrom(in), params,
+                                              {impl.lowprec_dtype, impl.threads}));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+Result<NamedTensors> RunMlaDecodeFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(MlaDecodeParams params, ParseMlaParams(p));
+  MlaDecodeInputs m{Get(in, "q"), Get(in, "k_cache"), Get(in, "block_table"),
+                    Get(in, "cache_seqlens")};
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out, ComputeMlaDecodeFast(m, params, FastFrom(impl)));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+Result<NamedTensors> RunMlaDecodeLowprec(const NamedTensors& in, const OpParams& p,
+                                         const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(MlaDecodeParams params, ParseMlaParams(p));
+  MlaDecodeInputs m{Get(in, "q"), Get(in, "k_cache"), Get(in, "block_table"),
+                    Get(in, "cache_seqlens")};
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
+                      ComputeMlaDecodeLowprec(m, params, {impl.lowprec_dtype, impl.threads}));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+Result<NamedTensors> RunGemmFast(const NamedTensors& in, const OpParams&, const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(Tensor a, Require(in, "a"));
+  AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
+  AV_ASSIGN_OR_RETURN(Tensor d, ComputeGemmNtFast(a, b, FastFrom(impl)));
+  return NamedTensors{{"d", d}};
+}
+
+Result<NamedTensors> RunFp8GemmFast(const NamedTensors& in, const OpParams&, const RefImpl& impl) {
+  if (Get(in, "m_indices").defined() || Get(in, "masked_m").defined()) {
+    return Unsupported("the fast path of grouped fp8_gemm (m_indices, masked_m) is not built "
+                       "yet; use --impl oracle");
+  }
+  AV_ASSIGN_OR_RETURN(Tensor a, Require(in, "a"));
+  AV_ASSIGN_OR_RETURN(Tensor sa, Require(in, "sa"));
+  AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
+  AV_ASSIGN_OR_RETURN(Tensor sb, Require(in, "sb"));
+  AV_ASSIGN_OR_RETURN(Tensor d, ComputeFp8GemmNtFast(a, sa, b, sb, FastFrom(impl)));
+  return NamedTensors{{"d", d}};
 }
 
 Result<NamedTensors> RunMlaDecode(const NamedTensors& in, const OpParams& p) {
@@ -247,10 +310,11 @@ std::set<std::string> Union(std::set<std::string> a, const std::set<std::string>
 
 const ReferenceOp kOps[] = {
     {"attention", "dense / varlen / paged attention with every mask", kAttentionInputs,
-     kAttentionParams, &RunAttention},
+     kAttentionParams, &RunAttention, &RunAttentionFast, &RunAttentionLowprec},
     {"mla_decode", "FlashMLA dense decode (latent cache, V inside K)",
      {"q", "k_cache", "block_table", "cache_seqlens"},
-     {"scale", "causal", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunMlaDecode},
+     {"scale", "causal", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunMlaDecode,
+     &RunMlaDecodeFast, &RunMlaDecodeLowprec},
     {"attention_splitk", "split-k partials and their combine",
      Union(kAttentionInputs, {"cache_seqlens", "split_ranges", "num_splits"}),
      Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK},
@@ -260,9 +324,9 @@ const ReferenceOp kOps[] = {
     {"sparse_attention", "top-k sparse attention (FlashMLA sparse prefill)",
      {"q", "kv", "indices", "topk_length", "attn_sink"},
      {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse},
-    {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm},
+    {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm, &RunGemmFast},
     {"fp8_gemm", "DeepGEMM block-scaled FP8 GEMM (plain, contiguous, masked)",
-     {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm},
+     {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm, &RunFp8GemmFast},
     {"fp8_quant", "DeepGEMM per-token / per-block FP8 quantisation", {"x"},
      {"granularity", "ue8m0", "out_dtype"}, &RunFp8Quant},
     {"fp8_dequant", "fp8 data times its per-token / per-block scales", {"data", "scales"},
@@ -280,7 +344,7 @@ const ReferenceOp* FindReferenceOp(std::string_view name) {
 }
 
 Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& inputs,
-                                    const OpParams& params) {
+                                    const OpParams& params, const RefImpl& impl) {
   const ReferenceOp* op = FindReferenceOp(name);
   if (op == nullptr) {
     std::string list;
@@ -302,10 +366,23 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
     return InvalidInput("parameter out_dtype: expected a floating dtype (f64, f32, bf16, ...), "
                         "got \"" + dtype_name + "\"");
   }
-  Result<NamedTensors> out = op->run(inputs, params);
+  Result<NamedTensors> out = Unsupported("");
+  if (impl.kind == ImplKind::kOracle) {
+    out = op->run(inputs, params);
+  } else {
+    const bool fast = impl.kind == ImplKind::kFast;
+    RunImplFn fn = fast ? op->run_fast : op->run_lowprec;
+    if (fn == nullptr) {
+      return Unsupported(op_name + ": --impl " + (fast ? "fast" : "lowprec") +
+                         " is not built for this op yet; use --impl oracle");
+    }
+    out = fn(inputs, params, impl);
+  }
   if (!out.ok()) return out.status().WithContext(op_name);
   for (auto& [n, t] : *out) {
-    if (t.dtype() == DType::kF64 && *out_dtype != DType::kF64) t = LoadF64(t).ToTensor(*out_dtype);
+    // The fast paths return float32 results; they follow out_dtype like float64 ones.
+    const bool convert = t.dtype() == DType::kF64 || (impl.kind == ImplKind::kFast && t.dtype() == DType::kF32);
+    if (convert && t.dtype() != *out_dtype) t = LoadF64(t).ToTensor(*out_dtype);
   }
   return out;
 }

@@ -20,21 +20,35 @@ namespace av {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
+// Which implementation runs an op: the float64 oracle, the fast float32 path
+// (fast_attention.h, fast_gemm.h) or the low-precision reference (lowprec_attention.h).
+enum class ImplKind { kOracle, kFast, kLowprec };
+struct RefImpl {
+  ImplKind kind = ImplKind::kOracle;
+  int threads = 0;                     // fast / lowprec: 0 = every hardware thread
+  DType lowprec_dtype = DType::kBF16;  // lowprec: bf16 or f16
+};
+using RunImplFn = Result<NamedTensors> (*)(const NamedTensors& inputs, const OpParams& params,
+                                           const RefImpl& impl);
+
 struct ReferenceOp {
   std::string_view name;
   std::string_view summary;
   std::set<std::string> inputs;  // every tensor name the op reads (required and optional)
   std::set<std::string> params;  // every parameter it takes
   Result<NamedTensors> (*run)(const NamedTensors& inputs, const OpParams& params);
+  RunImplFn run_fast = nullptr;     // null: no fast path for this op yet
+  RunImplFn run_lowprec = nullptr;  // null: no low-precision reference for this op
 };
 
 std::span<const ReferenceOp> ReferenceOps();
 const ReferenceOp* FindReferenceOp(std::string_view name);
 
-// Checks names (no unknown tensor, no inapplicable parameter), runs the oracle, and
-// converts floating outputs to params "out_dtype" (default f64; integer and fp8 outputs
-// keep their dtype).
+// Checks names (no unknown tensor, no inapplicable parameter), runs the chosen
+// implementation (Unsupported when the op has none of that kind), and converts floating
+// f64/f32 results to params "out_dtype" (default f64; integer and fp8 outputs, and f32
+// outputs of the oracle, keep their dtype).
 Result<NamedTensors> RunReferenceOp(std::string_view op, const NamedTensors& inputs,
-                                    const OpParams& params);
+                                    const OpParams& params, const RefImpl& impl = {});
 
 }  // namespace av

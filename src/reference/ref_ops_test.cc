@@ -125,22 +125,49 @@ TEST_F(RefCliTest, MetadataAndFlagsSetParametersAndOutputsRoundTrip) {
   EXPECT_EQ(file->metadata.at("softcap"), "2");
 }
 
-TEST_F(RefCliTest, FastAndLowprecSayTheyAreNotBuiltAndExit2) {
+TEST_F(RefCliTest, FastAndLowprecRunAndMatchTheLibrary) {
   std::mt19937_64 rng(75);
+  NamedTensors in = AttentionCase(rng);
+  const std::string inputs = dir_.File("in.safetensors"), outputs = dir_.File("o.safetensors");
+  ASSERT_TRUE(WriteSafetensors(inputs, in).ok());
+  for (ImplKind kind : {ImplKind::kFast, ImplKind::kLowprec}) {
+    const std::string impl = kind == ImplKind::kFast ? "fast" : "lowprec";
+    int code = -1;
+    std::string log = Run("attention --inputs " + inputs + " --out " + outputs + " --impl " + impl +
+                              " --threads 2 --causal", &code);
+    ASSERT_EQ(code, 0) << log;
+    auto file = ReadSafetensors(outputs);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    RefImpl ref_impl;
+    ref_impl.kind = kind;
+    ref_impl.threads = 1;  // results do not depend on the thread count
+    auto ref = RunReferenceOp("attention", in, P({{"causal", "true"}}), ref_impl);
+    ASSERT_TRUE(ref.ok()) << ref.status().message();
+    ASSERT_NE(file->Find("o"), nullptr);
+    EXPECT_EQ(file->Find("o")->dtype(), DType::kF64);
+    EXPECT_TRUE(BitwiseEqual(*file->Find("o"), Named(*ref, "o"))) << impl;
+    EXPECT_EQ(file->metadata.at("impl"), impl);
+  }
+}
+
+TEST_F(RefCliTest, ImplNotBuiltForAnOpExits2) {
+  std::mt19937_64 rng(76);
   const std::string inputs = dir_.File("in.safetensors");
   ASSERT_TRUE(WriteSafetensors(inputs, AttentionCase(rng)).ok());
-  for (const char* impl : {"fast", "lowprec"}) {
-    int code = -1;
-    std::string log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
-                              " --impl " + impl, &code);
-    EXPECT_EQ(code, 2) << log;
-    EXPECT_NE(log.find("not built yet"), std::string::npos) << log;
-  }
   int code = -1;
   std::string log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
-                            " --num-sms 8", &code);
+                            " --impl lowprec --lowprec-dtype f32", &code);
+  EXPECT_EQ(code, 2) << log;
+  log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
+                " --num-sms 8", &code);
   EXPECT_EQ(code, 2) << log;
   EXPECT_NE(log.find("does not apply"), std::string::npos) << log;
+  NamedTensors x = {{"x", testing::RandomTensor(rng, {2, 128})}};
+  ASSERT_TRUE(WriteSafetensors(inputs, x).ok());
+  log = Run("fp8_quant --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
+                " --impl fast", &code);
+  EXPECT_EQ(code, 2) << log;
+  EXPECT_NE(log.find("not built"), std::string::npos) << log;
 }
 
 }  // namespace

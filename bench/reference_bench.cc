@@ -1,0 +1,154 @@
+// Throughput of the fast reference ops in GFLOP/s and as a fraction of this machine's
+// float32 FMA peak, measured in the same run (a register-resident AVX-512 FMA loop on
+// every hardware thread). FLOP counts: attention 2 (d + dv) per visible (query, key) pair;
+// GEMM 2 m n k. Run: build/reference_bench [--benchmark_filter=...]
+// Figures go in the issue notes and doc/ops.md, never into tests.
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "reference/fast_attention.h"
+#include "reference/fast_gemm.h"
+#include "reference/fp8_quant.h"
+#include "tensor/float_convert.h"
+
+namespace av {
+namespace {
+
+// 24 independent accumulators hide the 4-cycle FMA latency on both FMA ports.
+__attribute__((target("avx512f,fma"))) float FmaLoop(int64_t iters) {
+  __m512 acc[24];
+#pragma GCC unroll 24
+  for (int i = 0; i < 24; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (int64_t n = 0; n < iters; ++n)
+#pragma GCC unroll 24
+    for (int i = 0; i < 24; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  __m512 s = acc[0];
+#pragma GCC unroll 24
+  for (int i = 1; i < 24; ++i) s = _mm512_add_ps(s, acc[i]);
+  return _mm512_reduce_add_ps(s);
+}
+
+// GFLOP/s of FmaLoop on every hardware thread at once (best of 3 runs of ~0.2 s).
+double FmaPeakGflops() {
+  static const double peak = [] {
+    const int threads = ResolveThreadCount(0);
+    const int64_t iters = 20'000'000;
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      std::atomic<float> sink{0};
+      auto t0 = std::chrono::steady_clock::now();
+      ParallelFor(threads, threads, [&](int64_t, int) { sink = sink + FmaLoop(iters); });
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, double(threads) * double(iters) * 24 * 16 * 2 / s / 1e9);
+    }
+    return best;
+  }();
+  return peak;
+}
+
+void Report(benchmark::State& state, double flops_per_iter) {
+  const double gflops = flops_per_iter * double(state.iterations()) / 1e9;
+  state.counters["GFLOP/s"] = benchmark::Counter(gflops, benchmark::Counter::kIsRate);
+  state.counters["peak_GFLOP/s"] = FmaPeakGflops();
+  state.counters["threads"] = ResolveThreadCount(0);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  state.counters["maxrss_MB"] = double(ru.ru_maxrss) / 1024.0;
+}
+
+Tensor RandomBf16(std::mt19937& rng, Shape shape) {
+  Tensor t = Tensor::Zeros(DType::kBF16, std::move(shape));
+  std::uniform_real_distribution<float> dist(-1, 1);
+  auto* p = reinterpret_cast<uint16_t*>(t.mutable_data());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = FloatToBFloat16(dist(rng));
+  return t;
+}
+
+Tensor Ints(std::vector<int32_t> v, Shape shape) {
+  Tensor t = Tensor::Zeros(DType::kI32, std::move(shape));
+  std::memcpy(t.mutable_data(), v.data(), v.size() * 4);
+  return t;
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(FmaPeakGflops());
+  state.counters["peak_GFLOP/s"] = FmaPeakGflops();
+}
+
+// FlashMLA's decode shape: b = 4, h_q = 128, s_k = 8192, d = 576, dv = 512, page 64, bf16.
+void BM_MlaDecode(benchmark::State& state) {
+  const int64_t b = 4, s_q = state.range(0), h_q = 128, s_k = 8192, d = 576, dv = 512, page = 64;
+  std::mt19937 rng(1);
+  const int64_t blocks_per = s_k / page;
+  std::vector<int32_t> table;
+  std::vector<int32_t> lens(static_cast<size_t>(b), static_cast<int32_t>(s_k));
+  for (int64_t i = 0; i < b * blocks_per; ++i) table.push_back(int32_t((i * 7919) % (b * blocks_per)));
+  MlaDecodeInputs in{RandomBf16(rng, {b, s_q, h_q, d}), RandomBf16(rng, {b * blocks_per, page, 1, d}),
+                     Ints(table, {b, blocks_per}), Ints(lens, {b})};
+  MlaDecodeParams p;
+  p.causal = true;
+  double pairs = 0;  // visible (query, key) pairs under the bottom-right causal mask
+  for (int64_t i = 0; i < s_q; ++i) pairs += double(b * h_q) * double(s_k - (s_q - 1 - i));
+  for (auto _ : state) {
+    auto out = ComputeMlaDecodeFast(in, p, {});
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Report(state, pairs * 2 * double(d + dv));
+  state.counters["inputs_MB"] = double(in.q.nbytes() + in.k_cache.nbytes()) / (1 << 20);
+}
+
+// Causal prefill: b = 1, s = 4096, h = 16, d = dv = 128, bf16.
+void BM_PrefillCausal(benchmark::State& state) {
+  const int64_t s = 4096, h = 16, d = 128;
+  std::mt19937 rng(2);
+  AttentionInputs in;
+  in.q = RandomBf16(rng, {1, s, h, d});
+  in.k = RandomBf16(rng, {1, s, h, d});
+  in.v = RandomBf16(rng, {1, s, h, d});
+  AttentionParams p;
+  p.mask.causal = true;
+  for (auto _ : state) {
+    auto out = ComputeAttentionFast(in, p, {});
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Report(state, double(h) * double(s) * double(s + 1) / 2 * 2 * double(2 * d));
+}
+
+// DeepGEMM's fp8_gemm_nt: m = 4096, n = 7168, k = 2048, 1x128 / 128x128 scales.
+void BM_Fp8Gemm(benchmark::State& state) {
+  const int64_t m = 4096, n = 7168, k = 2048;
+  std::mt19937 rng(3);
+  auto qa = QuantizePerToken(RandomBf16(rng, {m, k}), false);
+  auto qb = QuantizePerBlock(RandomBf16(rng, {n, k}), false);
+  if (!qa.ok() || !qb.ok()) {
+    state.SkipWithError("quantisation failed");
+    return;
+  }
+  for (auto _ : state) {
+    auto out = ComputeFp8GemmNtFast(qa->data, qa->scales, qb->data, qb->scales, {});
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Report(state, 2.0 * double(m) * double(n) * double(k));
+}
+
+BENCHMARK(BM_FmaPeak)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MlaDecode)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_PrefillCausal)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_Fp8Gemm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+
+}  // namespace
+}  // namespace av
+
+BENCHMARK_MAIN();

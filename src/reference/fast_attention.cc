@@ -1,0 +1,306 @@
+// The fast attention loops. One unit = (job, kv head, query tile); a job is a batch
+// (attention) or a key range (split-k). Per unit:
+//   rows r = (query row i, head h) for i in the tile and the g = h_q / h_kv heads of the
+//   KV head, i-major; each query row i sees the key interval [lo_i, hi_i) (mask and key
+//   range), and lo_i, hi_i never decrease with i, so the rows that see any key of a block
+//   form one contiguous range — the only rows the block's GEMMs run on.
+//   for each 64-key block in [min lo, max hi): gather K (transposed) and V into scratch,
+//   S = (scale q) kᵀ, softcap / ALiBi / mask per row, online softmax, O = alpha O + P V.
+#include "reference/fast_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "reference/attention_layout.h"
+#include "reference/fast_kernels.h"
+#include "reference/fast_source.h"
+#include "reference/softmax_row.h"
+
+namespace av {
+namespace {
+
+// Rows per unit: 256 rows x 512 channels of float O (512 KiB) plus Q and one K/V block
+// stay inside this CPU's 2 MiB L2; for MLA decode (128 heads) a unit is one or two query rows.
+constexpr int64_t kTileRows = 256;
+
+struct Job {
+  int64_t batch = 0, key_begin = 0, key_end = 0;
+  int64_t out_row0 = 0;  // first output row of the job
+  bool apply_sink = true;
+};
+
+struct Unit {
+  int64_t job = 0, kv_head = 0, i0 = 0, i1 = 0;
+};
+
+template <typename T>
+struct Scratch {
+  std::vector<T> q, kt, v, s, o, alpha, m, l, row;
+  std::vector<int64_t> lo, hi;
+};
+
+template <typename T>
+struct Context {
+  const AttentionProblem* p;
+  const AttentionParams* params;
+  const BlockKernels<T>* kern;
+  RowSource q, k, v;
+  std::vector<Job> jobs;
+  std::vector<Unit> units;
+  int64_t out_rows = 0;
+  std::vector<T>* o;        // [out_rows, h_q, dv]
+  std::vector<double>* lse; // [h_q, out_rows], natural log
+};
+
+template <typename T>
+void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
+  constexpr int64_t NB = kKeyBlock<T>;
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  const AttentionProblem& p = *cx.p;
+  const AttentionParams& params = *cx.params;
+  const BlockKernels<T>& kern = *cx.kern;
+  const Job& job = cx.jobs[static_cast<size_t>(u.job)];
+  const int64_t b = job.batch, s_q = p.s_q[b], s_k = p.s_k[b];
+  const int64_t g = p.h_q / p.h_kv, d = p.d, dv = p.dv, dvp = (dv + NB - 1) / NB * NB;
+  const int64_t tq = u.i1 - u.i0, M = tq * g;
+
+  // Visible key interval of each query row (clipped so that hi >= lo).
+  sc.lo.resize(tq);
+  sc.hi.resize(tq);
+  const int64_t right = params.mask.causal ? 0 : params.mask.window_right;
+  const int64_t left = params.mask.window_left;
+  int64_t jlo = job.key_end, jhi = job.key_begin;
+  for (int64_t t = 0; t < tq; ++t) {
+    const int64_t pos = AlignedPosition(u.i0 + t, s_q, s_k);
+    int64_t lo = job.key_begin, hi = job.key_end;
+    if (left >= 0) lo = std::max(lo, pos - left);
+    if (right >= 0) hi = std::min(hi, pos + right + 1);
+    hi = std::max(hi, lo);
+    sc.lo[t] = lo;
+    sc.hi[t] = hi;
+    if (hi > lo) jlo = std::min(jlo, lo), jhi = std::max(jhi, hi);
+  }
+
+  sc.q.resize(M * d);
+  sc.kt.resize(d * NB);
+  sc.v.assign(NB * dvp, T(0));
+  sc.s.resize(M * NB);
+  sc.o.assign(M * dvp, T(0));
+  sc.alpha.resize(M);
+  sc.m.assign(M, kNegInf);
+  sc.l.assign(M, T(0));
+  sc.row.resize(NB * d);
+  const T scale = static_cast<T>(p.scale);
+  for (int64_t r = 0; r < M; ++r) {
+    cx.q.template Read<T>(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g, d, scale, &sc.q[r * d]);
+  }
+
+  for (int64_t j0 = jlo; j0 < jhi; j0 += NB) {
+    const int64_t nb = std::min(NB, jhi - j0);
+    // Query rows (tile-relative) whose interval meets [j0, j0 + nb).
+    int64_t ta = 0, tb = tq;
+    while (ta < tq && sc.hi[ta] <= j0) ++ta;
+    while (tb > ta && sc.lo[tb - 1] >= j0 + nb) --tb;
+    if (ta >= tb) continue;
+    // Gather the block: K row-major into scratch, then transposed to [d][NB] in 16 x 16
+    // tiles (a key-by-key scatter touches d cache lines per key and missed L1 on every
+    // store at d = 576); V as [NB][dvp]. Padding is zero.
+    for (int64_t n = 0; n < NB; ++n) {
+      if (n < nb) {
+        const int64_t row = p.key_row[b][j0 + n];
+        cx.k.template Read<T>(row, u.kv_head, d, T(1), &sc.row[n * d]);
+        cx.v.template Read<T>(row, u.kv_head, dv, T(1), &sc.v[n * dvp]);
+      } else {
+        std::fill_n(&sc.row[n * d], d, T(0));
+        std::fill_n(&sc.v[n * dvp], dv, T(0));
+      }
+    }
+    for (int64_t c0 = 0; c0 < d; c0 += 16)
+      for (int64_t n0 = 0; n0 < NB; n0 += 16)
+        for (int64_t c = c0; c < std::min(d, c0 + 16); ++c)
+          for (int64_t n = n0; n < n0 + 16; ++n) sc.kt[c * NB + n] = sc.row[n * d + c];
+    const int64_t ra = ta * g, rb = tb * g;
+    kern.scores(&sc.q[ra * d], d, rb - ra, d, sc.kt.data(), &sc.s[ra * NB], NB);
+    for (int64_t r = ra; r < rb; ++r) {
+      const int64_t t = r / g, i = u.i0 + t, h = u.kv_head * g + r % g;
+      T* srow = &sc.s[r * NB];
+      if (params.softcap > 0) {
+        const T cap = static_cast<T>(params.softcap);
+        for (int64_t n = 0; n < nb; ++n) srow[n] = cap * std::tanh(srow[n] / cap);
+      }
+      if (!p.alibi.data.empty()) {
+        const double slope = p.alibi(b, h);
+        for (int64_t n = 0; n < nb; ++n) srow[n] += static_cast<T>(AlibiBias(slope, i, j0 + n, s_q, s_k));
+      }
+      const int64_t lo = sc.lo[t], hi = sc.hi[t];
+      if (lo > j0 || hi < j0 + NB) {
+        for (int64_t n = 0; n < NB; ++n)
+          if (j0 + n < lo || j0 + n >= hi) srow[n] = kNegInf;
+      }
+      const T m_new = std::max(sc.m[r], kern.row_max(srow, NB));
+      if (m_new == kNegInf) {  // nothing visible yet: leave O, l and m alone
+        sc.alpha[r] = 1;
+        std::fill_n(srow, NB, T(0));
+        continue;
+      }
+      sc.alpha[r] = m_new == sc.m[r] ? T(1) : std::exp(sc.m[r] - m_new);
+      sc.l[r] = sc.l[r] * sc.alpha[r] + kern.exp_sub_sum(srow, NB, m_new);
+      sc.m[r] = m_new;
+    }
+    kern.accumulate(&sc.s[ra * NB], NB, &sc.alpha[ra], rb - ra, sc.v.data(), dvp, dvp,
+                    &sc.o[ra * dvp], dvp);
+  }
+
+  // Normalise, apply the sink, write this unit's rows.
+  for (int64_t r = 0; r < M; ++r) {
+    const int64_t out_row = job.out_row0 + u.i0 + r / g, h = u.kv_head * g + r % g;
+    T* out = cx.o->data() + (out_row * p.h_q + h) * dv;
+    double lse = -std::numeric_limits<double>::infinity();
+    if (sc.l[r] > 0) {
+      lse = static_cast<double>(sc.m[r]) + std::log(static_cast<double>(sc.l[r]));
+      T factor = T(1) / sc.l[r];
+      if (job.apply_sink && !p.sink.empty()) {
+        factor *= static_cast<T>(1.0 / (1.0 + std::exp(p.sink[h] - lse)));
+      }
+      for (int64_t c = 0; c < dv; ++c) out[c] = sc.o[r * dvp + c] * factor;
+    } else {
+      std::fill_n(out, dv, T(0));
+    }
+    (*cx.lse)[h * cx.out_rows + out_row] = lse;
+  }
+}
+
+// Units of one job: every KV head, query tiles of kTileRows / g rows (at least one);
+// the last tiles (most keys under a causal mask) come first, for load balance.
+void AddUnits(int64_t job, int64_t s_q, int64_t h_kv, int64_t g, std::vector<Unit>& units) {
+  const int64_t tq = std::max<int64_t>(1, kTileRows / g);
+  for (int64_t hk = 0; hk < h_kv; ++hk)
+    for (int64_t i1 = s_q; i1 > 0; i1 -= tq) units.push_back({job, hk, std::max<int64_t>(0, i1 - tq), i1});
+}
+
+template <typename T>
+Tensor ToTensorOf(const std::vector<T>& data, Shape shape) {
+  Tensor t = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, std::move(shape));
+  std::memcpy(t.mutable_data(), data.data(), data.size() * sizeof(T));
+  return t;
+}
+
+// Runs every unit; returns o [out_rows, h_q, dv] and raw lse [h_q, out_rows].
+template <typename T>
+Status RunJobs(const AttentionInputs& in, const AttentionProblem& p, const AttentionParams& params,
+               std::vector<Job> jobs, int64_t out_rows, const FastOptions& options,
+               std::vector<T>& o, std::vector<double>& lse) {
+  Context<T> cx;
+  cx.p = &p;
+  cx.params = &params;
+  cx.kern = &GetBlockKernels<T>(options.allow_avx512);
+  const bool paged = p.layout == AttentionLayout::kPaged;
+  AV_ASSIGN_OR_RETURN(cx.q, RowSource::Make(in.q, "q"));
+  AV_ASSIGN_OR_RETURN(cx.k, RowSource::Make(paged ? in.k_cache : in.k, "k"));
+  AV_ASSIGN_OR_RETURN(cx.v, RowSource::Make(paged ? in.v_cache : in.v, "v"));
+  const int64_t g = p.h_q / p.h_kv;
+  for (size_t j = 0; j < jobs.size(); ++j) AddUnits(int64_t(j), p.s_q[jobs[j].batch], p.h_kv, g, cx.units);
+  cx.jobs = std::move(jobs);
+  cx.out_rows = out_rows;
+  o.assign(out_rows * p.h_q * p.dv, T(0));
+  lse.assign(p.h_q * out_rows, -std::numeric_limits<double>::infinity());
+  cx.o = &o;
+  cx.lse = &lse;
+  const int workers = ResolveThreadCount(options.threads);
+  std::vector<Scratch<T>> scratch(static_cast<size_t>(workers));
+  ParallelFor(static_cast<int64_t>(cx.units.size()), workers, [&](int64_t unit, int worker) {
+    RunUnit(cx, cx.units[static_cast<size_t>(unit)], scratch[static_cast<size_t>(worker)]);
+  });
+  return Status::Ok();
+}
+
+template <typename T>
+Result<AttentionOutputs> AttentionFastT(const AttentionInputs& in, const AttentionParams& params,
+                                        const FastOptions& options) {
+  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, /*load_values=*/false));
+  std::vector<Job> jobs;
+  for (int64_t b = 0; b < p.batch; ++b) jobs.push_back({b, 0, p.s_k[b], p.q_begin[b], true});
+  std::vector<T> o;
+  std::vector<double> lse;
+  AV_RETURN_IF_ERROR(RunJobs<T>(in, p, params, std::move(jobs), p.total_q, options, o, lse));
+  for (double& x : lse) x = ReportedLse(x, params.lse_log2, params.empty_lse);
+  AttentionOutputs out;
+  if (p.layout == AttentionLayout::kVarlen) {
+    out.o = ToTensorOf(o, {p.total_q, p.h_q, p.dv});
+    out.lse = ToTensorOf(lse, {p.h_q, p.total_q});
+    return out;
+  }
+  const int64_t s_q = in.q.dim(1);
+  out.o = ToTensorOf(o, {p.batch, s_q, p.h_q, p.dv});
+  std::vector<double> lse_b(lse.size());
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.h_q; ++h)
+      for (int64_t i = 0; i < s_q; ++i) lse_b[(b * p.h_q + h) * s_q + i] = lse[h * p.total_q + b * s_q + i];
+  out.lse = ToTensorOf(lse_b, {p.batch, p.h_q, s_q});
+  return out;
+}
+
+template <typename T>
+Result<RangeOutputs> RangesFastT(const AttentionInputs& in, const AttentionParams& params,
+                                 const std::vector<KeyRange>& ranges, const FastOptions& options) {
+  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, /*load_values=*/false));
+  if (p.layout == AttentionLayout::kVarlen) {
+    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
+  }
+  const int64_t s_q = in.q.dim(1);
+  std::vector<Job> jobs;
+  for (size_t n = 0; n < ranges.size(); ++n) {
+    const KeyRange& r = ranges[n];
+    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin || r.end > p.s_k[r.batch]) {
+      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
+                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                          ")) is outside the batch's keys");
+    }
+    jobs.push_back({r.batch, r.begin, r.end, int64_t(n) * s_q, false});
+  }
+  const int64_t rows = int64_t(ranges.size()) * s_q;
+  std::vector<T> o;
+  std::vector<double> lse;
+  AV_RETURN_IF_ERROR(RunJobs<T>(in, p, params, std::move(jobs), rows, options, o, lse));
+  RangeOutputs out;
+  const int64_t per = s_q * p.h_q * p.dv;
+  for (size_t n = 0; n < ranges.size(); ++n) {
+    std::vector<T> on(o.begin() + int64_t(n) * per, o.begin() + int64_t(n + 1) * per);
+    std::vector<double> ln(p.h_q * s_q);
+    for (int64_t h = 0; h < p.h_q; ++h)
+      for (int64_t i = 0; i < s_q; ++i) ln[h * s_q + i] = lse[h * rows + int64_t(n) * s_q + i];
+    out.per_range.emplace_back(ToTensorOf(on, {s_q, p.h_q, p.dv}), ToTensorOf(ln, {p.h_q, s_q}));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<AttentionOutputs> ComputeAttentionFast(const AttentionInputs& inputs,
+                                              const AttentionParams& params,
+                                              const FastOptions& options) {
+  if (options.accumulate_f64) return AttentionFastT<double>(inputs, params, options);
+  return AttentionFastT<float>(inputs, params, options);
+}
+
+Result<RangeOutputs> ComputeAttentionOverRangesFast(const AttentionInputs& inputs,
+                                                    const AttentionParams& params,
+                                                    const std::vector<KeyRange>& ranges,
+                                                    const FastOptions& options) {
+  if (options.accumulate_f64) return RangesFastT<double>(inputs, params, ranges, options);
+  return RangesFastT<float>(inputs, params, ranges, options);
+}
+
+Result<AttentionOutputs> ComputeMlaDecodeFast(const MlaDecodeInputs& inputs,
+                                              const MlaDecodeParams& params,
+                                              const FastOptions& options) {
+  AttentionParams ap;
+  AV_ASSIGN_OR_RETURN(AttentionInputs a, MlaDecodeAsAttention(inputs, params, &ap));
+  return ComputeAttentionFast(a, ap, options);
+}
+
+}  // namespace av

@@ -1,0 +1,43 @@
+// The fast attention path: the same semantics as the float64 oracle (attention.h), computed
+// blocked and multithreaded with float32 (or float64) accumulation. All query heads that
+// share a KV head and a tile of query rows form one row tile, so each gathered K/V block
+// serves up to 256 rows; keys are visited in blocks of 64 with an online softmax, blocks no
+// row of the tile can see are skipped by loop bounds, and memory is O(tile) per thread —
+// never the [s_q, s_k] score matrix. Design and measurements: doc/ops.md ("fast path").
+//
+// Work is cut into units (batch or key range, KV head, query tile) fixed by the problem
+// alone; each output element is computed by one unit in a fixed order, so the result is
+// bitwise the same for every thread count and every run. Callable from any thread.
+#pragma once
+
+#include "core/status.h"
+#include "reference/attention.h"
+#include "reference/mla_decode.h"
+
+namespace av {
+
+struct FastOptions {
+  int threads = 0;             // 0 = one worker per hardware thread
+  bool accumulate_f64 = false; // float64 accumulation (o is then f64)
+  bool allow_avx512 = true;    // false forces the portable kernels (tests)
+};
+
+// As ComputeAttention; o is float32 (float64 with accumulate_f64), lse float64 holding the
+// float32-accumulated value. Same layouts, masks, options and validation.
+Result<AttentionOutputs> ComputeAttentionFast(const AttentionInputs& inputs,
+                                              const AttentionParams& params,
+                                              const FastOptions& options);
+
+// As ComputeAttentionOverRanges (split-k partials): per range o [s_q, h_q, dv] and
+// lse [h_q, s_q] (natural log, -inf when empty, no sink).
+Result<RangeOutputs> ComputeAttentionOverRangesFast(const AttentionInputs& inputs,
+                                                    const AttentionParams& params,
+                                                    const std::vector<KeyRange>& ranges,
+                                                    const FastOptions& options);
+
+// As ComputeMlaDecode.
+Result<AttentionOutputs> ComputeMlaDecodeFast(const MlaDecodeInputs& inputs,
+                                              const MlaDecodeParams& params,
+                                              const FastOptions& options);
+
+}  // namespace av

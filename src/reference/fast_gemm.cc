@@ -1,0 +1,120 @@
+#include "reference/fast_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "reference/f64_array.h"
+#include "reference/fast_kernels.h"
+#include "reference/fast_source.h"
+#include "reference/fp8_quant.h"
+
+namespace av {
+namespace {
+
+// Rows of D per unit: a 512 x 64 float D tile (128 KiB) and the packed B panel
+// (k x 64 floats, 512 KiB at k = 2048) stay in L2 while A streams through.
+constexpr int64_t kUnitRows = 512;
+
+// x [rows, k] dequantised into T: x[r][c] * scale(r, c / 128) (scale 1 when `scales` is
+// null). `block_rows` 1 = per-token scales [rows, kb]; 128 = per-block [ceil(rows/128), kb].
+template <typename T>
+Result<std::vector<T>> Dequantize(const Tensor& x, const F64Array* scales, int64_t block_rows,
+                                  int threads) {
+  AV_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(x, "operand"));
+  const int64_t rows = x.dim(0), k = x.dim(1);
+  std::vector<T> out(static_cast<size_t>(rows * k));
+  ParallelFor(rows, threads, [&](int64_t r, int) {
+    T* row = &out[static_cast<size_t>(r * k)];
+    src.Read<T>(0, r, k, T(1), row);
+    if (scales == nullptr) return;
+    for (int64_t c = 0; c < k; ++c) {
+      // The kernels multiply the fp8 value by its float32 scale in float32.
+      row[c] = static_cast<T>(row[c] * static_cast<T>((*scales)(r / block_rows, c / kFp8Group)));
+    }
+  });
+  return out;
+}
+
+template <typename T>
+Tensor Multiply(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int64_t n, int64_t k,
+                const FastOptions& options) {
+  constexpr int64_t NB = kKeyBlock<T>;
+  const BlockKernels<T>& kern = GetBlockKernels<T>(options.allow_avx512);
+  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, {m, n});
+  T* dp = reinterpret_cast<T*>(d.mutable_data());
+  const int64_t col_blocks = (n + NB - 1) / NB, row_blocks = (m + kUnitRows - 1) / kUnitRows;
+  struct Scratch {
+    std::vector<T> bt, tile;
+    int64_t packed = -1;  // column block currently packed in bt
+  };
+  const int workers = ResolveThreadCount(options.threads);
+  std::vector<Scratch> scratch(static_cast<size_t>(workers));
+  // Units run column-block-major, so a worker usually reuses its packed panel.
+  ParallelFor(col_blocks * row_blocks, workers, [&](int64_t unit, int worker) {
+    Scratch& sc = scratch[static_cast<size_t>(worker)];
+    const int64_t cb = unit / row_blocks, rb = unit % row_blocks;
+    const int64_t j0 = cb * NB, nb = std::min(NB, n - j0);
+    const int64_t r0 = rb * kUnitRows, rows = std::min(kUnitRows, m - r0);
+    if (sc.packed != cb) {
+      sc.bt.assign(static_cast<size_t>(k * NB), T(0));
+      for (int64_t j = 0; j < nb; ++j)
+        for (int64_t c = 0; c < k; ++c) sc.bt[c * NB + j] = b[(j0 + j) * k + c];
+      sc.packed = cb;
+    }
+    sc.tile.resize(static_cast<size_t>(rows * NB));
+    kern.scores(&a[r0 * k], k, rows, k, sc.bt.data(), sc.tile.data(), NB);
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[r * NB], nb * sizeof(T));
+  });
+  return d;
+}
+
+template <typename T>
+Result<Tensor> GemmT(const Tensor& a, const Tensor& b, const F64Array* sa, const F64Array* sb,
+                     const FastOptions& options) {
+  const int threads = ResolveThreadCount(options.threads);
+  AV_ASSIGN_OR_RETURN(std::vector<T> ad, Dequantize<T>(a, sa, 1, threads));
+  AV_ASSIGN_OR_RETURN(std::vector<T> bd, Dequantize<T>(b, sb, kFp8Group, threads));
+  return Multiply<T>(ad, bd, a.dim(0), b.dim(0), a.dim(1), options);
+}
+
+Status CheckScales(const Tensor& s, int64_t rows, int64_t k, const std::string& what) {
+  AV_RETURN_IF_ERROR(ExpectRank(s, 2, what, "[rows or row blocks, ceil(k/128)]"));
+  AV_RETURN_IF_ERROR(ExpectDim(s, 0, rows, what, "rows"));
+  return ExpectDim(s, 1, (k + kFp8Group - 1) / kFp8Group, what, "ceil(k/128)");
+}
+
+}  // namespace
+
+Result<Tensor> ComputeGemmNtFast(const Tensor& a, const Tensor& b, const FastOptions& options) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
+  AV_RETURN_IF_ERROR(ExpectRank(b, 2, "b", "[n, k]"));
+  AV_RETURN_IF_ERROR(ExpectFloating(a, "a"));
+  AV_RETURN_IF_ERROR(ExpectFloating(b, "b"));
+  AV_RETURN_IF_ERROR(ExpectDim(b, 1, a.dim(1), "b", "k"));
+  if (options.accumulate_f64) return GemmT<double>(a, b, nullptr, nullptr, options);
+  return GemmT<float>(a, b, nullptr, nullptr, options);
+}
+
+Result<Tensor> ComputeFp8GemmNtFast(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                    const Tensor& sb, const FastOptions& options) {
+  AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
+  AV_RETURN_IF_ERROR(ExpectRank(b, 2, "b", "[n, k]"));
+  for (const auto& [t, what] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
+    if (t->dtype() != DType::kF8E4M3FN && t->dtype() != DType::kF8E5M2) {
+      return InvalidInput(std::string(what) + ": expected f8_e4m3fn (or f8_e5m2), got " +
+                          std::string(DTypeName(t->dtype())) + "; use gemm for unscaled operands");
+    }
+  }
+  AV_RETURN_IF_ERROR(ExpectDim(b, 1, a.dim(1), "b", "k"));
+  const int64_t k = a.dim(1);
+  AV_RETURN_IF_ERROR(CheckScales(sa, a.dim(0), k, "sa"));
+  AV_RETURN_IF_ERROR(CheckScales(sb, (b.dim(0) + kFp8Group - 1) / kFp8Group, k, "sb"));
+  const F64Array fsa = LoadF64(sa), fsb = LoadF64(sb);
+  if (options.accumulate_f64) return GemmT<double>(a, b, &fsa, &fsb, options);
+  return GemmT<float>(a, b, &fsa, &fsb, options);
+}
+
+}  // namespace av

@@ -1,0 +1,46 @@
+// The inner block kernels of the fast attention and GEMM paths: a score block S = Q Kᵀ
+// (Q row-major, K packed channel-major), the online-softmax step exp(s - m) with its sum,
+// the row maximum, and the output update O = diag(alpha) O + P V. Two builds of the same
+// code (fast_kernels_impl.h): AVX-512F intrinsics, and a portable one the compiler
+// vectorises as it can; GetBlockKernels picks AVX-512 at run time when the CPU has it.
+// Every kernel is a fixed sequence of operations for given sizes, so results depend only
+// on the inputs, never on the thread that runs them. Stateless; callable from any thread.
+#pragma once
+
+#include <cstdint>
+
+namespace av {
+
+// Keys per block (the packed width of K): four 64-byte vectors — 64 floats, 32 doubles.
+template <typename T>
+inline constexpr int64_t kKeyBlock = 256 / static_cast<int64_t>(sizeof(T));
+
+template <typename T>
+struct BlockKernels {
+  // s[r][n] = sum_c q[r * ldq + c] * kt[c * kKeyBlock + n] for r < rows, n < kKeyBlock,
+  // c < d; s has row stride lds and is overwritten.
+  void (*scores)(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s,
+                 int64_t lds);
+  // o[r][c] = alpha[r] * o[r][c] + sum_n p[r * ldp + n] * v[n * ldv + c] for r < rows,
+  // c < cols (a multiple of kKeyBlock), n < kKeyBlock.
+  void (*accumulate)(const T* p, int64_t ldp, const T* alpha, int64_t rows, const T* v,
+                     int64_t ldv, int64_t cols, T* o, int64_t ldo);
+  // x[i] = exp(x[i] - m) for i < n (a multiple of kKeyBlock); returns the sum. x = -inf
+  // gives exactly 0.
+  T (*exp_sub_sum)(T* x, int64_t n, T m);
+  // max_i x[i] for i < n (a multiple of kKeyBlock); -inf when every x is -inf.
+  T (*row_max)(const T* x, int64_t n);
+  const char* isa;  // "avx512" or "portable"
+};
+
+// AVX-512 when allowed and the CPU supports it (AVX-512F), else the portable build.
+template <typename T>
+const BlockKernels<T>& GetBlockKernels(bool allow_avx512 = true);
+
+// The per-ISA tables (fast_kernels_avx512.cc, fast_kernels_portable.cc).
+template <typename T>
+const BlockKernels<T>& Avx512BlockKernels();
+template <typename T>
+const BlockKernels<T>& PortableBlockKernels();
+
+}  // namespace av

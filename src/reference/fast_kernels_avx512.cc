@@ -1,0 +1,97 @@
+// The AVX-512F build of the block kernels. Everything after the target pragma is compiled
+// for AVX-512F + FMA; it is only called after __builtin_cpu_supports("avx512f") said yes
+// (fast_kernels_portable.cc, GetBlockKernels).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "reference/fast_kernels.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() values, which its own
+// -Wuninitialized then reports inside <avx512fintrin.h>; the warning is about the
+// header, not this code.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "reference/fast_kernels_impl.h"
+
+namespace av {
+namespace {
+
+struct Avx512F32 {
+  using T = float;
+  using V = __m512;
+  static constexpr int kLanes = 16;
+  static V Load(const T* p) { return _mm512_loadu_ps(p); }
+  static void Store(T* p, V v) { _mm512_storeu_ps(p, v); }
+  static V Set1(T x) { return _mm512_set1_ps(x); }
+  static V Zero() { return _mm512_setzero_ps(); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
+  static T ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
+  static T ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
+  // exp(x) = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, e^r by Cephes' expf polynomial
+  // (about 1 ulp). Inputs are clamped to [-150, 88.7]: exp(-150) scales by 2^-216 and
+  // flushes to exactly 0, so -inf (a masked score) contributes exactly nothing.
+  static V Exp(V x) {
+    x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
+    x = _mm512_min_ps(x, _mm512_set1_ps(88.7f));
+    const V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    V p = _mm512_set1_ps(1.9875691500E-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
+    const V r2 = _mm512_mul_ps(r, r);
+    const V y = _mm512_add_ps(_mm512_fmadd_ps(p, r2, r), _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(y, n);
+  }
+};
+
+struct Avx512F64 {
+  using T = double;
+  using V = __m512d;
+  static constexpr int kLanes = 8;
+  static V Load(const T* p) { return _mm512_loadu_pd(p); }
+  static void Store(T* p, V v) { _mm512_storeu_pd(p, v); }
+  static V Set1(T x) { return _mm512_set1_pd(x); }
+  static V Zero() { return _mm512_setzero_pd(); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V Add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V Sub(V a, V b) { return _mm512_sub_pd(a, b); }
+  static V Max(V a, V b) { return _mm512_max_pd(a, b); }
+  static T ReduceAdd(V v) { return _mm512_reduce_add_pd(v); }
+  static T ReduceMax(V v) { return _mm512_reduce_max_pd(v); }
+  // The float64 option is about accuracy, not speed: libm's exp per lane.
+  static V Exp(V x) {
+    alignas(64) double lanes[8];
+    _mm512_store_pd(lanes, x);
+    for (double& e : lanes) e = std::exp(e);
+    return _mm512_load_pd(lanes);
+  }
+};
+
+}  // namespace
+
+template <>
+const BlockKernels<float>& Avx512BlockKernels<float>() {
+  return fast_impl::Kernels<Avx512F32>::Table("avx512");
+}
+template <>
+const BlockKernels<double>& Avx512BlockKernels<double>() {
+  return fast_impl::Kernels<Avx512F64>::Table("avx512");
+}
+
+}  // namespace av
+#pragma GCC pop_options
