@@ -13,6 +13,7 @@ constexpr Command kCommands[] = {
     {"build", "compile evidence (nvcc -Xptxas -v): registers, smem, spills, occupancy; base vs head", &RunBuild},
     {"compare", "compare a candidate tensor with a reference under an anchor's rule", &RunCompare},
     {"help", "list commands, or show one command's options", &RunHelp},
+    {"numerics", "run a shape sweep against the reference", &RunNumerics},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors", &RunRef},
     {"version", "print the version", &RunVersion},
 };

@@ -43,6 +43,7 @@ std::vector<std::string> SuggestCommands(std::string_view typo);
 int RunBuild(std::vector<std::string> args);
 int RunCompare(std::vector<std::string> args);
 int RunHelp(std::vector<std::string> args);
+int RunNumerics(std::vector<std::string> args);
 int RunRef(std::vector<std::string> args);
 int RunVersion(std::vector<std::string> args);
 

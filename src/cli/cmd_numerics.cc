@@ -1,0 +1,100 @@
+// attnverify numerics: run the candidate kernel over the shape sweep of shapes.json,
+// compare each output with the reference under tolerances.json, and write
+// evidence/numerics.json, a JUnit XML file and a summary table. Exit 0 every case
+// passed, 1 any failed, 2 configuration or usage error, 3 internal error.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/file.h"
+#include "sweep/numerics_report.h"
+#include "sweep/numerics_run.h"
+
+namespace av::cli {
+namespace {
+
+constexpr const char* kNumericsHelp =
+    "Run the candidate over the shape sweep and compare every output with the reference.\n"
+    "Reads [numerics] and [candidate] of attnverify.toml; formats in doc/formats/\n"
+    "(shapes-json.md, tolerances-json.md, candidate-protocol.md).";
+
+Status EnsureParent(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return IoError(path + ": cannot create its folder: " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunNumerics(std::vector<std::string> args) {
+  CLI::App app(kNumericsHelp, "attnverify numerics");
+  std::string config_path = "attention-verify/attnverify.toml", filter, shard, evidence, junit;
+  int jobs = 0;
+  app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
+  app.add_option("--filter", filter, "only cases whose id matches this regular expression");
+  app.add_option("--shard", shard, "i/N: run every N-th case starting at i (0-based)");
+  app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
+  app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
+  app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+
+  Result<NumericsConfig> config = LoadNumericsConfig(config_path);
+  if (!config.ok()) return ReportError(config.status());
+  NumericsOptions options;
+  options.config = *config;
+  if (!evidence.empty()) options.config.evidence = std::filesystem::absolute(evidence).string();
+  if (!junit.empty()) options.config.junit = std::filesystem::absolute(junit).string();
+  options.filter = filter;
+  options.jobs = jobs > 0 ? jobs : config->jobs;
+  if (!shard.empty()) {
+    Status st = ParseShard(shard, &options.shard_index, &options.shard_count);
+    if (!st.ok()) return ReportError(st);
+    // Each shard writes its own evidence file, for `attnverify merge`.
+    if (evidence.empty()) {
+      options.config.evidence += ".shard" + std::to_string(options.shard_index) + "of" +
+                                 std::to_string(options.shard_count);
+    }
+    if (junit.empty()) {
+      options.config.junit += ".shard" + std::to_string(options.shard_index) + "of" +
+                              std::to_string(options.shard_count);
+    }
+  }
+  PosixProcessRunner runner;
+  options.runner = &runner;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  options.on_case = [tty](const CaseResult& c, int64_t done, int64_t total) {
+    if (tty) {
+      std::fprintf(stderr, "\r[%lld/%lld] %-60.60s", static_cast<long long>(done), static_cast<long long>(total),
+                   c.spec.id.c_str());
+      if (done == total) std::fprintf(stderr, "\n");
+    } else if (c.verdict != "pass") {
+      std::fprintf(stderr, "FAIL %s: %s\n", c.spec.id.c_str(), c.reason.c_str());
+    }
+  };
+  Result<NumericsRun> run = RunNumericsSweep(options);
+  if (!run.ok()) return ReportError(run.status());
+
+  std::string command = "attnverify";
+  for (const std::string& a : args) command += " " + a;
+  for (const auto& [path, text] :
+       {std::pair<std::string, std::string>{options.config.evidence,
+                                            NumericsRunToJson(*run, options.config, command).dump(2) + "\n"},
+        {options.config.junit, NumericsRunToJUnit(*run)}}) {
+    Status st = EnsureParent(path);
+    if (st.ok()) st = WriteFileAtomically(path, text);
+    if (!st.ok()) return ReportError(st);
+  }
+  std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
+  std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(), options.config.junit.c_str());
+  for (const CaseResult& c : run->cases) {
+    if (c.verdict == "error") return kExitInternal;
+  }
+  return run->failed() == 0 ? kExitOk : kExitRejected;
+}
+
+}  // namespace av::cli

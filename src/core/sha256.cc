@@ -1,0 +1,67 @@
+#include "core/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace av {
+namespace {
+
+struct MdCtxDeleter {
+  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
+};
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxDeleter>;
+
+MdCtx NewSha256() {
+  MdCtx ctx(EVP_MD_CTX_new());
+  CHECK(ctx != nullptr) << "EVP_MD_CTX_new failed";
+  CHECK(EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1) << "EVP_DigestInit_ex failed";
+  return ctx;
+}
+
+std::string Finish(EVP_MD_CTX* ctx) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  CHECK(EVP_DigestFinal_ex(ctx, digest, &len) == 1) << "EVP_DigestFinal_ex failed";
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * len);
+  for (unsigned int i = 0; i < len; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 15]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view bytes) {
+  MdCtx ctx = NewSha256();
+  CHECK(EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) == 1);
+  return Finish(ctx.get());
+}
+
+Result<std::string> Sha256File(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    int err = errno;
+    if (err == ENOENT) return NotFound(path + ": no such file");
+    return IoError(path + ": " + std::strerror(err));
+  }
+  MdCtx ctx = NewSha256();
+  std::vector<char> buf(1 << 20);
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    CHECK(EVP_DigestUpdate(ctx.get(), buf.data(), n) == 1);
+  }
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return IoError(path + ": read error");
+  return Finish(ctx.get());
+}
+
+}  // namespace av

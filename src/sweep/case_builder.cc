@@ -1,0 +1,410 @@
+#include "sweep/case_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "sweep/op_schema.h"
+#include "sweep/rng.h"
+
+namespace av {
+namespace {
+
+using nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kMaxInputBytes = int64_t{2} << 30;
+
+// Builds the inputs of one case; members are the case's knobs.
+class Builder {
+ public:
+  explicit Builder(const CaseSpec& spec)
+      : spec_(spec), op_(*FindSweepOp(spec.op)), p_(op_, spec.params) {}
+
+  Rng Stream(const std::string& name) const { return Rng(StreamKey(spec_.id, name, spec_.seed)); }
+
+  // A floating input of `dtype`; value(logical multi-index) gives each element. With
+  // `padded`, the stored rows are kRowPadding longer and the padding is NaN.
+  void Float(const std::string& name, DType dtype, const Shape& shape, bool padded,
+             const std::function<double(const std::vector<int64_t>&)>& value) {
+    Shape storage = shape;
+    if (padded && !storage.empty()) storage.back() += kRowPadding;
+    Tensor t = Tensor::Zeros(dtype, storage);
+    std::byte* data = t.mutable_data();
+    const size_t es = DTypeSize(dtype);
+    const int64_t n = t.numel();
+    const int64_t last = shape.empty() ? 1 : shape.back();
+    const int64_t stored_last = storage.empty() ? 1 : storage.back();
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t col = i % stored_last;
+      double v = kNaN;
+      if (col < last) {
+        v = value(index);
+        // advance the logical index (row-major)
+        for (size_t d = index.size(); d-- > 0;) {
+          if (++index[d] < shape[d]) break;
+          index[d] = 0;
+        }
+      }
+      StoreFromDouble(dtype, v, data + static_cast<size_t>(i) * es);
+    }
+    out_.file_tensors.emplace_back(name, std::move(t));
+    out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
+  }
+
+  void Ints(const std::string& name, const Shape& shape, const std::vector<int64_t>& values) {
+    Tensor t = Tensor::Zeros(DType::kI32, shape);
+    CHECK(static_cast<int64_t>(values.size()) == t.numel());
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      int32_t v = static_cast<int32_t>(values[static_cast<size_t>(i)]);
+      std::memcpy(t.mutable_data() + 4 * i, &v, 4);
+    }
+    out_.file_tensors.emplace_back(name, std::move(t));
+    out_.layouts.push_back(InputLayout{name, DType::kI32, shape, shape});
+  }
+
+  void Output(const std::string& name, DType dtype, Shape shape) {
+    out_.outputs.push_back(ExpectedOutput{name, dtype, std::move(shape)});
+  }
+
+  // Per-sequence key lengths for the `lengths` knob. `cap` bounds each (batched layouts
+  // cannot exceed the tensor), `floor` raises them (FlashMLA clips at s_q).
+  std::vector<int64_t> KeyLengths(int64_t b, int64_t s_k, int64_t floor, int64_t cap) {
+    std::string mode = p_.String("lengths");
+    Rng rng = Stream("lengths");
+    std::vector<int64_t> len(static_cast<size_t>(b), s_k);
+    for (int64_t i = 0; i < b; ++i) {
+      int64_t& l = len[static_cast<size_t>(i)];
+      if (mode == "random") {
+        l = static_cast<int64_t>(std::llround(static_cast<double>(s_k) + rng.Normal() * static_cast<double>(s_k) / 2));
+        l = std::clamp<int64_t>(l, std::min(floor, cap), cap);
+      } else if (mode == "edges") {
+        int64_t m = std::max<int64_t>(1, (s_k + 32) / 64);
+        l = std::min(cap, std::max<int64_t>(0, 64 * m + (i % 3) - 1));
+      } else if (mode == "half_empty") {
+        l = (i % 2 == 0) ? 0 : (i == 3 ? std::min<int64_t>(1, s_k) : s_k);
+      }
+    }
+    out_.notes["key_lengths"] = len;
+    return len;
+  }
+
+  // Values of q-like and k-like tensors for the generator knob.
+  std::function<double(const std::vector<int64_t>&)> QValues(const std::string& name) {
+    auto rng = std::make_shared<Rng>(Stream(name));
+    std::string gen = p_.String("generator");
+    double mul = gen == "large_logits" ? 8.0 : gen == "near_tie" ? 4.0 : 1.0;
+    return [rng, mul](const std::vector<int64_t>&) { return mul * rng->Normal(); };
+  }
+  // k-like: near_tie makes every key a shared base row plus 1e-3 noise, so the scores
+  // of a row differ in the third decimal (softmax close to uniform at large magnitude).
+  std::function<double(const std::vector<int64_t>&)> KValues(const std::string& name, int64_t d) {
+    auto rng = std::make_shared<Rng>(Stream(name));
+    std::string gen = p_.String("generator");
+    if (gen == "near_tie") {
+      auto base = std::make_shared<std::vector<double>>();
+      Rng brng = Stream(name + ".base");
+      for (int64_t c = 0; c < d; ++c) base->push_back(brng.Normal());
+      return [rng, base](const std::vector<int64_t>& idx) {
+        return (*base)[static_cast<size_t>(idx.back())] + 1e-3 * rng->Normal();
+      };
+    }
+    double mul = gen == "large_logits" ? 8.0 : 1.0;
+    return [rng, mul](const std::vector<int64_t>&) { return mul * rng->Normal(); };
+  }
+  std::function<double(const std::vector<int64_t>&)> VValues(const std::string& name) {
+    auto rng = std::make_shared<Rng>(Stream(name));
+    return [rng](const std::vector<int64_t>&) { return rng->Normal(); };
+  }
+
+  // A random page table: pages of every sequence are a random permutation of the pool;
+  // `spare` extra pages nobody owns. Returns block_table values and the owner of each
+  // (page, slot) so the caller can NaN-poison what no sequence reaches.
+  struct Pages {
+    int64_t num_blocks = 0, max_blocks = 0;
+    std::vector<int64_t> table;           // [b, max_blocks]
+    std::vector<int64_t> valid_keys;      // per physical page: keys in use (0 = unused)
+  };
+  Pages PageTable(const std::vector<int64_t>& len, int64_t page) {
+    Pages pg;
+    int64_t b = static_cast<int64_t>(len.size()), used = 0;
+    for (int64_t l : len) {
+      int64_t blocks = (l + page - 1) / page;
+      used += blocks;
+      pg.max_blocks = std::max(pg.max_blocks, blocks);
+    }
+    pg.max_blocks = std::max<int64_t>(pg.max_blocks, 1);
+    pg.num_blocks = used + 2;  // two pages no sequence owns: NaN, must never be read
+    Rng rng = Stream("block_table");
+    std::vector<int64_t> perm(static_cast<size_t>(pg.num_blocks));
+    for (int64_t i = 0; i < pg.num_blocks; ++i) perm[static_cast<size_t>(i)] = i;
+    for (int64_t i = pg.num_blocks - 1; i > 0; --i) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.UniformInt(i + 1))]);
+    pg.table.assign(static_cast<size_t>(b * pg.max_blocks), -1);
+    pg.valid_keys.assign(static_cast<size_t>(pg.num_blocks), 0);
+    int64_t next = 0;
+    for (int64_t i = 0; i < b; ++i) {
+      int64_t blocks = (len[static_cast<size_t>(i)] + page - 1) / page;
+      for (int64_t j = 0; j < pg.max_blocks; ++j) {
+        int64_t& slot = pg.table[static_cast<size_t>(i * pg.max_blocks + j)];
+        if (j < blocks) {
+          slot = perm[static_cast<size_t>(next++)];
+          pg.valid_keys[static_cast<size_t>(slot)] = std::min(page, len[static_cast<size_t>(i)] - j * page);
+        } else {
+          // Sentinels in unused slots: -1 (FlashMLA's padding) or a page that exists but
+          // belongs to another sequence, so a kernel that reads past the length gets NaN
+          // or someone else's keys, never a plausible answer.
+          slot = (j % 2 == 1) ? perm[static_cast<size_t>(pg.num_blocks - 1)] : -1;
+        }
+      }
+    }
+    out_.notes["num_blocks"] = pg.num_blocks;
+    return pg;
+  }
+
+  Status Attention() {
+    int64_t b = p_.Int("b"), s_q = p_.Int("s_q"), s_k = p_.Int("s_k"), h_q = p_.Int("h_q");
+    int64_t h_kv = p_.Int("h_kv") == 0 ? h_q : p_.Int("h_kv"), d = p_.Int("d");
+    int64_t dv = p_.Int("dv") == 0 ? d : p_.Int("dv");
+    std::string layout = p_.String("layout");
+    bool padded = p_.Bool("padded");
+    DType dt = spec_.dtype;
+    bool full = p_.String("lengths") == "full";
+    out_.op_params.Set("causal", p_.Bool("causal") ? "true" : "false");
+    out_.op_params.Set("window_left", std::to_string(p_.Int("window_left")));
+    out_.op_params.Set("window_right", std::to_string(p_.Int("window_right")));
+    if (p_.Double("softcap") > 0) out_.op_params.Set("softcap", json(p_.Double("softcap")).dump());
+    auto q = QValues("q");
+    if (layout == "varlen") {
+      std::vector<int64_t> klen = KeyLengths(b, s_k, 0, 2 * s_k);
+      std::vector<int64_t> qlen(static_cast<size_t>(b), s_q);
+      if (p_.String("lengths") == "random") {
+        Rng rng = Stream("q_lengths");
+        for (auto& l : qlen) {
+          l = std::clamp<int64_t>(std::llround(static_cast<double>(s_q) + rng.Normal() * static_cast<double>(s_q) / 2), 0, 2 * s_q);
+        }
+      }
+      out_.notes["query_lengths"] = qlen;
+      std::vector<int64_t> cq{0}, ck{0};
+      for (int64_t i = 0; i < b; ++i) {
+        cq.push_back(cq.back() + qlen[static_cast<size_t>(i)]);
+        ck.push_back(ck.back() + klen[static_cast<size_t>(i)]);
+      }
+      Float("q", dt, {cq.back(), h_q, d}, padded, q);
+      Float("k", dt, {ck.back(), h_kv, d}, padded, KValues("k", d));
+      Float("v", dt, {ck.back(), h_kv, dv}, padded, VValues("v"));
+      Ints("cu_seqlens_q", {b + 1}, cq);
+      Ints("cu_seqlens_k", {b + 1}, ck);
+      Output("o", dt, {cq.back(), h_q, dv});
+      Output("lse", DType::kF32, {h_q, cq.back()});
+      return Status::Ok();
+    }
+    Float("q", dt, {b, s_q, h_q, d}, padded, q);
+    if (layout == "batched") {
+      std::vector<int64_t> klen = full ? std::vector<int64_t>(static_cast<size_t>(b), s_k) : KeyLengths(b, s_k, 0, s_k);
+      auto kv = KValues("k", d);
+      auto vv = VValues("v");
+      // Keys past a sequence's length are NaN: a kernel that ignores seqlens_k reads them.
+      auto poisoned = [&klen](std::function<double(const std::vector<int64_t>&)> f) {
+        return [f, &klen](const std::vector<int64_t>& idx) {
+          double v = f(idx);
+          return idx[1] < klen[static_cast<size_t>(idx[0])] ? v : kNaN;
+        };
+      };
+      Float("k", dt, {b, s_k, h_kv, d}, padded, poisoned(kv));
+      Float("v", dt, {b, s_k, h_kv, dv}, padded, poisoned(vv));
+      if (!full) Ints("seqlens_k", {b}, klen);
+    } else {  // paged
+      int64_t page = p_.Int("page_size");
+      std::vector<int64_t> klen = KeyLengths(b, s_k, 0, 2 * s_k);
+      if (full) klen.assign(static_cast<size_t>(b), s_k);
+      Pages pg = PageTable(klen, page);
+      auto poison = [&pg](std::function<double(const std::vector<int64_t>&)> f) {
+        return [f, &pg](const std::vector<int64_t>& idx) {
+          double v = f(idx);
+          return idx[1] < pg.valid_keys[static_cast<size_t>(idx[0])] ? v : kNaN;
+        };
+      };
+      Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded, poison(KValues("k_cache", d)));
+      Float("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded, poison(VValues("v_cache")));
+      Ints("block_table", {b, pg.max_blocks}, pg.table);
+      Ints("seqlens_k", {b}, klen);
+    }
+    Output("o", dt, {b, s_q, h_q, dv});
+    Output("lse", DType::kF32, {b, h_q, s_q});
+    return Status::Ok();
+  }
+
+  Status MlaDecode() {
+    int64_t b = p_.Int("b"), s_q = p_.Int("s_q"), s_k = p_.Int("s_k"), h_q = p_.Int("h_q");
+    int64_t h_kv = p_.Int("h_kv"), d = p_.Int("d"), dv = p_.Int("dv"), page = p_.Int("page_size");
+    DType dt = spec_.dtype;
+    out_.op_params.Set("causal", p_.Bool("causal") ? "true" : "false");
+    out_.op_params.Set("head_dim_v", std::to_string(dv));
+    std::vector<int64_t> klen = KeyLengths(b, s_k, s_q, std::max<int64_t>(2 * s_k, s_q));
+    Pages pg = PageTable(klen, page);
+    Float("q", dt, {b, s_q, h_q, d}, p_.Bool("padded"), QValues("q"));
+    auto kv = KValues("k_cache", d);
+    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), [&](const std::vector<int64_t>& idx) {
+      double v = kv(idx);
+      return idx[1] < pg.valid_keys[static_cast<size_t>(idx[0])] ? v : kNaN;
+    });
+    Ints("block_table", {b, pg.max_blocks}, pg.table);
+    Ints("cache_seqlens", {b}, klen);
+    Output("o", dt, {b, s_q, h_q, dv});
+    Output("lse", DType::kF32, {b, h_q, s_q});
+    return Status::Ok();
+  }
+
+  // DeepGEMM's inputs: float32 operands quantised by the reference's fp8_quant (per
+  // token for a, 128x128 blocks for b).
+  Status Fp8Gemm() {
+    int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
+    bool saturating = p_.String("generator") == "fp8_saturating";
+    for (auto [name, rows, gran, scale_name] :
+         {std::tuple{"a", m, "token", "sa"}, std::tuple{"b", n, "block", "sb"}}) {
+      Rng rng = Stream(name);
+      Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < k; ++c) {
+          double v = rng.Normal();
+          if (saturating) {
+            // One huge value per 128-group pushes its neighbours towards e4m3's
+            // subnormals; every 7th row is zero (scale clamps at amax 1e-4); some values
+            // sit exactly at +-448 times the scale.
+            if (c % 128 == r % 128) v *= 1000;
+            if (r % 7 == 3) v = 0;
+            if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 1000 * 4;
+          }
+          float f = static_cast<float>(v);
+          std::memcpy(x.mutable_data() + 4 * (r * k + c), &f, 4);
+        }
+      }
+      OpParams qp;
+      qp.Set("granularity", gran);
+      qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");
+      AV_ASSIGN_OR_RETURN(NamedTensors q, RunReferenceOp("fp8_quant", {{"x", x}}, qp));
+      for (auto& [qname, t] : q) {
+        std::string as = qname == "data" ? std::string(name) : std::string(scale_name);
+        out_.layouts.push_back(InputLayout{as, t.dtype(), t.shape(), t.shape()});
+        out_.file_tensors.emplace_back(as, t);
+      }
+    }
+    Output("d", DType::kBF16, {m, n});
+    return Status::Ok();
+  }
+
+  Status Gemm() {
+    int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
+    Float("a", spec_.dtype, {m, k}, p_.Bool("padded"), VValues("a"));
+    Float("b", spec_.dtype, {n, k}, p_.Bool("padded"), VValues("b"));
+    Output("d", spec_.dtype, {m, n});
+    return Status::Ok();
+  }
+
+  Status Sparse() {
+    int64_t s_q = p_.Int("s_q"), s_kv = p_.Int("s_kv"), h_q = p_.Int("h_q"), h_kv = p_.Int("h_kv");
+    int64_t d = p_.Int("d"), dv = p_.Int("dv") == 0 ? d : p_.Int("dv"), topk = p_.Int("topk");
+    out_.op_params.Set("head_dim_v", std::to_string(dv));
+    Float("q", spec_.dtype, {s_q, h_q, d}, false, QValues("q"));
+    Float("kv", spec_.dtype, {s_kv, h_kv, d}, false, KValues("kv", d));
+    std::string mode = p_.String("indices");
+    Rng rng = Stream("indices");
+    std::vector<int64_t> idx(static_cast<size_t>(s_q * h_kv * topk));
+    const int64_t kInvalid[] = {-1, std::numeric_limits<int32_t>::max(), -7, s_kv, s_kv + 5};
+    for (auto& v : idx) {
+      if (mode == "all_invalid") {
+        v = -1;
+      } else if (mode == "mixed" && rng.UniformInt(2) == 0) {
+        v = kInvalid[rng.UniformInt(5)];
+      } else {
+        v = rng.UniformInt(s_kv);
+      }
+    }
+    Ints("indices", {s_q, h_kv, topk}, idx);
+    Output("o", spec_.dtype, {s_q, h_q, dv});
+    Output("lse", DType::kF32, {s_q, h_q});
+    return Status::Ok();
+  }
+
+  Result<BuiltCase> Build() {
+    Status st;
+    if (spec_.op == "attention") st = Attention();
+    else if (spec_.op == "mla_decode") st = MlaDecode();
+    else if (spec_.op == "fp8_gemm") st = Fp8Gemm();
+    else if (spec_.op == "gemm") st = Gemm();
+    else if (spec_.op == "sparse_attention") st = Sparse();
+    else st = Internal("no input builder for op " + spec_.op);
+    if (!st.ok()) return st;
+    return std::move(out_);
+  }
+
+ private:
+  const CaseSpec& spec_;
+  const SweepOp& op_;
+  CaseParams p_;
+  BuiltCase out_;
+};
+
+}  // namespace
+
+Status CheckCaseConstraints(const CaseSpec& spec) {
+  const SweepOp* op = FindSweepOp(spec.op);
+  if (op == nullptr) return InvalidInput("unknown op " + spec.op);
+  CaseParams p(*op, spec.params);
+  double bytes = 0;
+  double es = static_cast<double>(DTypeSize(spec.dtype));
+  if (spec.op == "attention" || spec.op == "mla_decode" || spec.op == "sparse_attention") {
+    int64_t h_q = p.Int("h_q"), h_kv = p.Int("h_kv") == 0 ? h_q : p.Int("h_kv");
+    if (h_q % h_kv != 0) {
+      return InvalidInput("h_q (" + std::to_string(h_q) + ") must be a multiple of h_kv (" + std::to_string(h_kv) + ")");
+    }
+    int64_t d = p.Int("d"), dv = p.Int("dv") == 0 ? d : p.Int("dv");
+    if (spec.op != "attention" && dv > d) {
+      return InvalidInput("dv (" + std::to_string(dv) + ") must not exceed d (" + std::to_string(d) + ")");
+    }
+    if (spec.op == "sparse_attention") {
+      bytes = es * static_cast<double>(p.Int("s_q") * h_q * d + p.Int("s_kv") * h_kv * d);
+    } else {
+      double keys = 2.0 * static_cast<double>(p.Int("s_k") + 256) * static_cast<double>(p.Int("b"));
+      bytes = es * (static_cast<double>(p.Int("b") * p.Int("s_q") * h_q * d) + keys * static_cast<double>(h_kv * (d + dv)));
+    }
+  } else {
+    bytes = 4.0 * static_cast<double>(p.Int("m") + p.Int("n")) * static_cast<double>(p.Int("k"));
+  }
+  if (bytes > static_cast<double>(kMaxInputBytes)) {
+    return InvalidInput("inputs would take about " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
+                        " MiB (limit " + std::to_string(kMaxInputBytes >> 20) + " MiB)");
+  }
+  return Status::Ok();
+}
+
+Result<BuiltCase> BuildCase(const CaseSpec& spec) {
+  AV_RETURN_IF_ERROR(CheckCaseConstraints(spec));
+  return Builder(spec).Build();
+}
+
+Result<NamedTensors> ApplyLayouts(const NamedTensors& stored, const std::vector<InputLayout>& layouts) {
+  NamedTensors out;
+  for (const InputLayout& l : layouts) {
+    const Tensor* t = nullptr;
+    for (const auto& [name, tensor] : stored) {
+      if (name == l.name) t = &tensor;
+    }
+    if (t == nullptr) return InvalidInput("input " + l.name + " is missing from the stored inputs");
+    if (t->shape() != l.storage_shape || t->dtype() != l.dtype) {
+      return InvalidInput("input " + l.name + " is stored as " + std::string(DTypeName(t->dtype())) +
+                          ShapeToString(t->shape()) + ", case.json says " + std::string(DTypeName(l.dtype)) +
+                          ShapeToString(l.storage_shape));
+    }
+    Tensor view = *t;
+    if (l.shape != l.storage_shape) {
+      AV_ASSIGN_OR_RETURN(view, t->Slice(t->ndim() - 1, 0, l.shape.back()));
+    }
+    out.emplace_back(l.name, std::move(view));
+  }
+  return out;
+}
+
+}  // namespace av

@@ -1,0 +1,55 @@
+// The files of the candidate protocol (DESIGN.md "Candidate protocol"): each case's
+// work/cases/<id>/inputs.safetensors and case.json, the work/cases.json index, and the
+// candidate's outputs (out/outputs.safetensors, or out/<name>.npy). Formats:
+// doc/formats/candidate-protocol.md. Functions touch only the named paths; any thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+#include "sweep/case_builder.h"
+#include "sweep/shapes_config.h"
+
+namespace av {
+
+inline constexpr const char* kCaseSchema = "attnverify.case/1";
+inline constexpr const char* kCasesIndexSchema = "attnverify.cases/1";
+
+// What attnverify keeps of a written case (the tensors themselves stay on disk).
+struct WrittenCase {
+  std::string dir;       // absolute work/cases/<id>
+  std::string out_dir;   // dir + "/out", emptied before the candidate runs
+  std::string inputs_path;
+  std::string inputs_sha256;
+  std::vector<InputLayout> layouts;
+  OpParams op_params;
+  std::vector<ExpectedOutput> outputs;
+  nlohmann::json case_json;
+};
+
+// case.json's document for a built case.
+nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir);
+
+// Writes the case folder (removing what an earlier run left, outputs included).
+Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built);
+
+// work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}; returns its path.
+Result<std::string> WriteCasesIndex(const std::string& work_dir, const std::vector<WrittenCase>& cases,
+                                    const std::vector<CaseSpec>& specs);
+
+struct CandidateOutputs {
+  NamedTensors tensors;                         // by expected name
+  std::map<std::string, std::string> metadata;  // safetensors __metadata__
+  std::string source;                           // outputs.safetensors or "<name>.npy, ..."
+  std::string sha256;                           // of outputs.safetensors, or of the .npy files in order
+};
+
+// Reads and checks the candidate's outputs. A problem (missing file or tensor, wrong
+// dtype or shape, all NaN) is an InvalidInput whose message is the case's failure reason.
+Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc);
+
+}  // namespace av

@@ -1,0 +1,178 @@
+#include "sweep/numerics_config.h"
+
+#include <filesystem>
+#include <set>
+#include <toml++/toml.h>
+
+#include "core/file.h"
+
+namespace av {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TomlReader {
+ public:
+  explicit TomlReader(std::string path) : path_(std::move(path)) {}
+
+  Status Error(const toml::node& node, const std::string& what) const {
+    const auto& src = node.source();
+    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
+                        ": " + what);
+  }
+
+  Status CheckKeys(const toml::table& table, const std::string& where, const std::set<std::string_view>& allowed) const {
+    for (const auto& [key, value] : table) {
+      if (!allowed.count(key.str())) {
+        std::string list;
+        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        const auto& src = key.source();
+        return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
+                            ": unknown key \"" + std::string(key.str()) + "\" in " + where + " (allowed: " + list + ")");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<std::string> String(const toml::node& node, const std::string& key) const {
+    auto s = node.value<std::string>();
+    if (!s || s->empty()) return Error(node, "\"" + key + "\" must be a non-empty string");
+    return *s;
+  }
+
+  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const {
+    auto v = node.value_exact<int64_t>();
+    if (!v || *v < lo || *v > hi) {
+      return Error(node, "\"" + key + "\" must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
+    return *v;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string Resolve(const std::string& base, const std::string& p) {
+  return (fs::path(base) / p).lexically_normal().string();
+}
+
+}  // namespace
+
+Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    return InvalidInput(path + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) + ": " +
+                        std::string(e.description()));
+  }
+  TomlReader r(path);
+  NumericsConfig c;
+  c.path = path;
+  c.base_dir = fs::absolute(fs::path(path)).parent_path().lexically_normal().string();
+  std::string shapes = "config/shapes.json", tolerances = "config/tolerances.json", work = "work",
+              evidence = "evidence/numerics.json", junit = "evidence/numerics.junit.xml";
+  if (const toml::node* n = doc.get("numerics")) {
+    const toml::table* t = n->as_table();
+    if (t == nullptr) return r.Error(*n, "\"numerics\" must be a table");
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[numerics]",
+                                   {"shapes", "tolerances", "work_dir", "evidence", "junit", "reference",
+                                    "reference_threads", "jobs"}));
+    if (auto* v = t->get("shapes")) { AV_ASSIGN_OR_RETURN(shapes, r.String(*v, "shapes")); }
+    if (auto* v = t->get("tolerances")) { AV_ASSIGN_OR_RETURN(tolerances, r.String(*v, "tolerances")); }
+    if (auto* v = t->get("work_dir")) { AV_ASSIGN_OR_RETURN(work, r.String(*v, "work_dir")); }
+    if (auto* v = t->get("evidence")) { AV_ASSIGN_OR_RETURN(evidence, r.String(*v, "evidence")); }
+    if (auto* v = t->get("junit")) { AV_ASSIGN_OR_RETURN(junit, r.String(*v, "junit")); }
+    if (auto* v = t->get("reference")) {
+      AV_ASSIGN_OR_RETURN(std::string impl, r.String(*v, "reference"));
+      if (impl == "oracle") c.reference.kind = ImplKind::kOracle;
+      else if (impl == "fast") c.reference.kind = ImplKind::kFast;
+      else return r.Error(*v, "\"reference\" must be \"oracle\" or \"fast\", got \"" + impl + "\"");
+    }
+    if (auto* v = t->get("reference_threads")) {
+      AV_ASSIGN_OR_RETURN(int64_t th, r.Integer(*v, "reference_threads", 0, 1024));
+      c.reference.threads = static_cast<int>(th);
+    }
+    if (auto* v = t->get("jobs")) {
+      AV_ASSIGN_OR_RETURN(int64_t j, r.Integer(*v, "jobs", 1, 1024));
+      c.jobs = static_cast<int>(j);
+    }
+  }
+  c.shapes = Resolve(c.base_dir, shapes);
+  c.tolerances = Resolve(c.base_dir, tolerances);
+  c.work_dir = Resolve(c.base_dir, work);
+  c.evidence = Resolve(c.base_dir, evidence);
+  c.junit = Resolve(c.base_dir, junit);
+  c.candidate.cwd = c.base_dir;
+  if (const toml::node* n = doc.get("candidate")) {
+    const toml::table* t = n->as_table();
+    if (t == nullptr) return r.Error(*n, "\"candidate\" must be a table");
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]", {"command", "timeout_s", "cwd", "env"}));
+    const toml::node* cmd = t->get("command");
+    if (cmd == nullptr) return r.Error(*n, "[candidate] needs a \"command\" (an array of strings)");
+    const toml::array* arr = cmd->as_array();
+    if (arr == nullptr || arr->empty()) {
+      return r.Error(*cmd, "\"command\" must be a non-empty array of strings (argv; no shell)");
+    }
+    bool all = false, per = false;
+    for (const toml::node& item : *arr) {
+      auto s = item.value<std::string>();
+      if (!s) return r.Error(item, "\"command\" must hold strings");
+      all |= s->find("{cases}") != std::string::npos;
+      per |= s->find("{case_dir}") != std::string::npos || s->find("{out_dir}") != std::string::npos;
+      c.candidate.command.push_back(*s);
+    }
+    if (all == per) {
+      return r.Error(*cmd, all ? "\"command\" uses {cases} together with {case_dir}/{out_dir}; choose one run for "
+                                 "all cases ({cases}) or one run per case ({case_dir}, {out_dir})"
+                               : "\"command\" must contain {cases} (one run for all cases) or {case_dir} / {out_dir} "
+                                 "(one run per case)");
+    }
+    c.candidate.mode = all ? CandidateMode::kAllCases : CandidateMode::kPerCase;
+    if (auto* v = t->get("timeout_s")) {
+      AV_ASSIGN_OR_RETURN(int64_t s, r.Integer(*v, "timeout_s", 1, 86400 * 7));
+      c.candidate.timeout_s = static_cast<int>(s);
+    }
+    if (auto* v = t->get("cwd")) {
+      AV_ASSIGN_OR_RETURN(std::string cwd, r.String(*v, "cwd"));
+      c.candidate.cwd = Resolve(c.base_dir, cwd);
+    }
+    if (auto* v = t->get("env")) {
+      const toml::table* e = v->as_table();
+      if (e == nullptr) return r.Error(*v, "\"env\" must be a table of strings");
+      for (const auto& [key, value] : *e) {
+        auto s = value.value<std::string>();
+        if (!s) return r.Error(value, "env \"" + std::string(key.str()) + "\" must be a string");
+        c.candidate.env[std::string(key.str())] = *s;
+      }
+    }
+    c.has_candidate = true;
+  }
+  return c;
+}
+
+Result<NumericsConfig> LoadNumericsConfig(const std::string& path) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseNumericsConfig(text, path);
+}
+
+std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl, const std::string& cases,
+                                       const std::string& case_dir, const std::string& out_dir) {
+  std::vector<std::string> out;
+  for (std::string arg : tmpl) {
+    for (const auto& [key, value] : {std::pair<std::string, std::string>{"{cases}", cases},
+                                     {"{case_dir}", case_dir},
+                                     {"{out_dir}", out_dir}}) {
+      size_t at = 0;
+      while ((at = arg.find(key, at)) != std::string::npos) {
+        arg.replace(at, key.size(), value);
+        at += value.size();
+      }
+    }
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
+}  // namespace av

@@ -1,0 +1,52 @@
+// The [numerics] and [candidate] tables of attnverify.toml: where the sweep's
+// configuration and evidence live, which reference implementation runs, and the
+// candidate's command (an argv template with {cases}, or {case_dir} / {out_dir}).
+// Other tables are ignored; unknown keys inside these two are errors
+// ("attnverify.toml:12:3: ..."). Format: doc/formats/candidate-protocol.md.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "reference/ref_ops.h"
+
+namespace av {
+
+enum class CandidateMode {
+  kAllCases,  // {cases}: one run over work/cases.json
+  kPerCase,   // {case_dir} / {out_dir}: one run per case
+};
+
+struct CandidateConfig {
+  std::vector<std::string> command;  // argv template
+  CandidateMode mode = CandidateMode::kAllCases;
+  int timeout_s = 600;                // per run
+  std::string cwd;                    // absolute; default the config's folder
+  std::map<std::string, std::string> env;
+};
+
+struct NumericsConfig {
+  std::string path;      // attnverify.toml
+  std::string base_dir;  // its folder (absolute); relative paths below are resolved here
+  std::string shapes;
+  std::string tolerances;
+  std::string work_dir;
+  std::string evidence;  // numerics.json
+  std::string junit;
+  RefImpl reference;     // oracle by default; "fast" falls back to the oracle per op
+  int jobs = 1;
+  bool has_candidate = false;
+  CandidateConfig candidate;
+};
+
+Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path);
+Result<NumericsConfig> LoadNumericsConfig(const std::string& path);
+
+// The argv for one run: {cases}, {case_dir}, {out_dir} replaced wherever they occur.
+std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl, const std::string& cases,
+                                       const std::string& case_dir, const std::string& out_dir);
+
+}  // namespace av

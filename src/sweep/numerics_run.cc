@@ -1,0 +1,344 @@
+#include "sweep/numerics_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <thread>
+
+#include "core/sha256.h"
+#include "reference/ref_ops.h"
+#include "sweep/case_builder.h"
+#include "sweep/case_files.h"
+#include "sweep/tolerances_config.h"
+#include "tensor/safetensors.h"
+
+namespace av {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// Runs body(i) for i in [0, n) on `jobs` threads; each index once.
+void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& body) {
+  if (jobs <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::min<int>(jobs, static_cast<int>(n)); ++t) {
+    threads.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) body(i);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+std::string ImplName(ImplKind k) {
+  switch (k) {
+    case ImplKind::kOracle: return "oracle";
+    case ImplKind::kFast: return "fast";
+    case ImplKind::kLowprec: return "lowprec";
+  }
+  return "?";
+}
+
+// The sweep's mutable state shared by the worker threads.
+class Sweep {
+ public:
+  Sweep(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run)
+      : o_(o), tol_(tol), run_(run), written_(run->cases.size()) {}
+
+  Status first_error() const { return first_error_; }
+
+  void Fail(CaseResult& r, const std::string& reason, const std::string& verdict = "fail") {
+    r.verdict = verdict;
+    if (r.reason.empty()) r.reason = reason;
+  }
+
+  void RecordError(const Status& st) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (first_error_.ok()) first_error_ = st;
+  }
+
+  bool Prepare(size_t i) {
+    CaseResult& r = run_->cases[i];
+    auto t0 = Clock::now();
+    Result<BuiltCase> built = BuildCase(r.spec);
+    if (!built.ok()) {
+      RecordError(built.status().WithContext("case " + r.spec.id));
+      return false;
+    }
+    r.op_params = nlohmann::json(built->op_params.values());
+    Result<WrittenCase> wc = WriteCase(o_.config.work_dir, r.spec, *built);
+    if (!wc.ok()) {
+      RecordError(wc.status());
+      return false;
+    }
+    r.inputs_sha256 = wc->inputs_sha256;
+    r.case_dir = wc->dir;
+    written_[i] = std::move(*wc);
+    r.generate_ms = MsSince(t0);
+    return true;
+  }
+
+  ProcessRequest Request(const std::string& cases, const std::string& case_dir, const std::string& out_dir) const {
+    ProcessRequest req;
+    req.argv = ExpandCommand(o_.config.candidate.command, cases, case_dir, out_dir);
+    req.cwd = o_.config.candidate.cwd;
+    req.extra_env = o_.config.candidate.env;
+    req.extra_env["ATTNVERIFY_WORK_DIR"] = o_.config.work_dir;
+    req.timeout_ms = o_.config.candidate.timeout_s * 1000;
+    req.max_output_bytes = 1 << 20;
+    return req;
+  }
+
+  // Applies one candidate run's outcome to case i; false when the case already failed.
+  bool ApplyRun(size_t i, const Result<ProcessResult>& pr, double ms) {
+    CaseResult& r = run_->cases[i];
+    r.candidate_ms = ms;
+    if (!pr.ok()) {
+      r.candidate_status = "did not start";
+      Fail(r, "candidate could not be started: " + pr.status().message());
+      return false;
+    }
+    r.candidate_status = pr->Describe();
+    if (!pr->ok()) {
+      r.stderr_tail = StderrTail(pr->stderr_text);
+      Fail(r, "candidate " + pr->Describe() + (pr->timed_out ? "" : " (a failed run counts against every case it covers)"));
+      return false;
+    }
+    return true;
+  }
+
+  void Finish(size_t i) {
+    CaseResult& r = run_->cases[i];
+    const WrittenCase& wc = *written_[i];
+    // The inputs must come back as written: a candidate that writes into them could
+    // otherwise change what the reference computes.
+    Result<std::string> now = Sha256File(wc.inputs_path);
+    if (!now.ok() || *now != wc.inputs_sha256) {
+      Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) + " -> " +
+                  (now.ok() ? now->substr(0, 12) : now.status().message()) + ")");
+      return;
+    }
+    Result<CandidateOutputs> outs = ReadCandidateOutputs(wc);
+    if (!outs.ok()) {
+      Fail(r, outs.status().message());
+      return;
+    }
+    r.outputs_sha256 = outs->sha256;
+    r.candidate_metadata = outs->metadata;
+
+    // Only now, with the candidate finished, is the reference computed.
+    auto t_ref = Clock::now();
+    Result<SafetensorsFile> stored = ReadSafetensors(wc.inputs_path);
+    if (!stored.ok()) return Fail(r, "reference: " + stored.status().message(), "error");
+    Result<NamedTensors> inputs = ApplyLayouts(stored->tensors, wc.layouts);
+    if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error");
+    RefImpl impl = o_.config.reference;
+    Result<NamedTensors> ref = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
+    if (!ref.ok() && ref.status().code() == StatusCode::kUnsupported && impl.kind != ImplKind::kOracle) {
+      impl.kind = ImplKind::kOracle;  // no fast path for this op: the oracle answers
+      ref = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
+    }
+    if (!ref.ok()) return Fail(r, "reference: " + ref.status().message(), "error");
+    r.reference_impl = ImplName(impl.kind);
+    std::optional<NamedTensors> lowprec;
+    for (const ExpectedOutput& e : wc.outputs) {
+      const ToleranceEntry* t = FindTolerance(tol_, r.spec.op, e.name, r.spec.dtype);
+      if (t->request.kind == RuleKind::kLowprecMultiple && !lowprec) {
+        RefImpl lp{ImplKind::kLowprec, o_.config.reference.threads, r.spec.dtype};
+        Result<NamedTensors> l = RunReferenceOp(r.spec.op, *inputs, wc.op_params, lp);
+        if (!l.ok()) return Fail(r, "low-precision reference: " + l.status().message(), "error");
+        lowprec = std::move(*l);
+        r.reference_impl += "+lowprec_" + std::string(DTypeName(r.spec.dtype));
+      }
+    }
+    r.reference_ms = MsSince(t_ref);
+
+    auto t_cmp = Clock::now();
+    auto find = [](const NamedTensors& ts, const std::string& name) -> const Tensor* {
+      for (const auto& [n, t] : ts) {
+        if (n == name) return &t;
+      }
+      return nullptr;
+    };
+    r.verdict = "pass";
+    for (size_t k = 0; k < wc.outputs.size(); ++k) {
+      const ExpectedOutput& e = wc.outputs[k];
+      const ToleranceEntry* t = FindTolerance(tol_, r.spec.op, e.name, r.spec.dtype);
+      OutputVerdict v;
+      v.name = e.name;
+      v.rule_path = t->json_path;
+      const Tensor* rt = find(*ref, e.name);
+      const Tensor* lt =
+          lowprec && t->request.kind == RuleKind::kLowprecMultiple ? find(*lowprec, e.name) : nullptr;
+      if (rt == nullptr) {
+        Fail(r, "reference produced no " + e.name, "error");
+        continue;
+      }
+      Result<CompareReport> rep = CompareTensors(outs->tensors[k].second, *rt, lt, t->request);
+      if (!rep.ok()) {
+        Fail(r, e.name + ": " + rep.status().message());
+        continue;
+      }
+      v.compared = true;
+      v.report = std::move(*rep);
+      if (!v.report.passed) {
+        std::string why = v.report.failures.empty() ? "not within tolerance" : v.report.failures.front();
+        Fail(r, e.name + ": " + why);
+      }
+      r.outputs.push_back(std::move(v));
+    }
+    r.compare_ms = MsSince(t_cmp);
+  }
+
+  void Report(size_t i, double total_ms) {
+    CaseResult& r = run_->cases[i];
+    r.total_ms = total_ms;
+    if (r.verdict.empty()) Fail(r, "not run (an earlier error stopped the sweep)", "error");
+    if (!o_.on_case) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    o_.on_case(r, ++done_, static_cast<int64_t>(run_->cases.size()));
+  }
+
+  bool written(size_t i) const { return written_[i].has_value(); }
+  const std::vector<std::optional<WrittenCase>>& all_written() const { return written_; }
+
+ private:
+  const NumericsOptions& o_;
+  const TolerancesConfig& tol_;
+  NumericsRun* run_;
+  std::vector<std::optional<WrittenCase>> written_;
+  std::mutex mu_;
+  Status first_error_;
+  int64_t done_ = 0;
+};
+
+}  // namespace
+
+int64_t NumericsRun::passed() const {
+  return std::count_if(cases.begin(), cases.end(), [](const CaseResult& c) { return c.verdict == "pass"; });
+}
+int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
+
+Status ParseShard(const std::string& text, int* index, int* count) {
+  size_t slash = text.find('/');
+  auto bad = [&] { return InvalidInput("--shard must be i/N with 0 <= i < N, got \"" + text + "\""); };
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) return bad();
+  try {
+    size_t used = 0;
+    int i = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) return bad();
+    int n = std::stoi(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1 || n < 1 || i < 0 || i >= n) return bad();
+    *index = i;
+    *count = n;
+  } catch (const std::exception&) {
+    return bad();
+  }
+  return Status::Ok();
+}
+
+std::string StderrTail(const std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t start = text.size() - max_bytes;
+  size_t nl = text.find('\n', start);
+  if (nl != std::string::npos && nl + 1 < text.size()) start = nl + 1;
+  return "..." + text.substr(start);
+}
+
+Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
+  auto t0 = Clock::now();
+  const NumericsConfig& cfg = o.config;
+  if (!cfg.has_candidate) {
+    return InvalidInput(cfg.path + ": no [candidate] table: say how to run the kernel under test, e.g.\n"
+                        "  [candidate]\n  command = [\"python3\", \"my_candidate.py\", \"{cases}\"]");
+  }
+  if (o.runner == nullptr) return Internal("RunNumericsSweep without a ProcessRunner");
+  AV_ASSIGN_OR_RETURN(ShapesConfig shapes, LoadShapesConfig(cfg.shapes));
+  AV_ASSIGN_OR_RETURN(TolerancesConfig tol, LoadTolerancesConfig(cfg.tolerances));
+  AV_ASSIGN_OR_RETURN(std::vector<CaseSpec> all, ExpandCases(shapes));
+  AV_RETURN_IF_ERROR(CheckTolerancesCover(tol, all));
+  std::regex filter;
+  if (!o.filter.empty()) {
+    try {
+      filter = std::regex(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidInput("--filter \"" + o.filter + "\" is not a valid regular expression: " + e.what());
+    }
+  }
+  NumericsRun run;
+  run.total_cases = static_cast<int64_t>(all.size());
+  run.shard_index = o.shard_index;
+  run.shard_count = o.shard_count;
+  run.filter = o.filter;
+  for (const std::string& a : cfg.candidate.command) run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
+  AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
+  AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
+  // Shards take every N-th case of the full expansion, so a filter never moves a case
+  // from one shard to another.
+  for (const CaseSpec& c : all) {
+    if (c.index % o.shard_count != o.shard_index) continue;
+    if (!o.filter.empty() && !std::regex_search(c.id, filter)) continue;
+    CaseResult r;
+    r.spec = c;
+    run.cases.push_back(std::move(r));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(cfg.work_dir) / "cases", ec);
+  if (ec) return IoError(cfg.work_dir + ": cannot create folder: " + ec.message());
+
+  Sweep sweep(o, tol, &run);
+  const size_t n = run.cases.size();
+  if (cfg.candidate.mode == CandidateMode::kPerCase) {
+    ParallelFor(n, o.jobs, [&](size_t i) {
+      auto t = Clock::now();
+      if (sweep.Prepare(i)) {
+        const CaseResult& r = run.cases[i];
+        std::string out_dir = r.case_dir + "/out";
+        auto tc = Clock::now();
+        Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir));
+        if (sweep.ApplyRun(i, pr, MsSince(tc))) sweep.Finish(i);
+      }
+      sweep.Report(i, MsSince(t));
+    });
+  } else {
+    std::vector<double> prep_ms(n);
+    ParallelFor(n, o.jobs, [&](size_t i) {
+      auto t = Clock::now();
+      sweep.Prepare(i);
+      prep_ms[i] = MsSince(t);
+    });
+    AV_RETURN_IF_ERROR(sweep.first_error());
+    std::vector<WrittenCase> written;
+    std::vector<CaseSpec> specs;
+    for (size_t i = 0; i < n; ++i) {
+      written.push_back(*sweep.all_written()[i]);
+      specs.push_back(run.cases[i].spec);
+    }
+    AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(cfg.work_dir, written, specs));
+    auto tc = Clock::now();
+    Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", ""));
+    double cand_ms = MsSince(tc);
+    // One run covers every case: its wall time is shared out evenly for the per-case
+    // figures (the total is in the run's wall time).
+    ParallelFor(n, o.jobs, [&](size_t i) {
+      auto t = Clock::now();
+      if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0)) sweep.Finish(i);
+      sweep.Report(i, prep_ms[i] + run.cases[i].candidate_ms + MsSince(t));
+    });
+  }
+  AV_RETURN_IF_ERROR(sweep.first_error());
+  run.wall_ms = MsSince(t0);
+  return run;
+}
+
+}  // namespace av

@@ -1,0 +1,80 @@
+// `attnverify numerics` as a library: expand the sweeps, write each case, run the
+// candidate (before the reference for that case is computed), check its inputs came
+// back unchanged, compute the reference, compare every output under tolerances.json.
+// A candidate's crash, timeout, bad exit, missing / mis-shaped / NaN output fails its
+// case with a reason; only configuration and I/O problems are error Statuses.
+// RunNumericsSweep runs `jobs` cases at once on its own threads; the ProcessRunner must
+// be thread-safe (PosixProcessRunner is; FakeProcessRunner in tests is used with jobs=1).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/process.h"
+#include "core/status.h"
+#include "numerics/compare.h"
+#include "sweep/numerics_config.h"
+#include "sweep/shapes_config.h"
+
+namespace av {
+
+struct OutputVerdict {
+  std::string name;
+  std::string rule_path;  // tolerances.json entry
+  bool compared = false;
+  CompareReport report;
+};
+
+struct CaseResult {
+  CaseSpec spec;
+  std::string verdict;  // "pass" | "fail"
+  std::string reason;   // first failure, one line; empty on pass
+  nlohmann::json op_params;
+  std::vector<OutputVerdict> outputs;
+  std::string reference_impl;  // "oracle", "fast", ...
+  std::string inputs_sha256;
+  std::string outputs_sha256;
+  std::map<std::string, std::string> candidate_metadata;
+  std::string candidate_status;  // "exit 0", "timed out after 10 s", ...
+  std::string stderr_tail;       // of a failed candidate run
+  std::string case_dir;
+  double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, total_ms = 0;
+};
+
+struct NumericsOptions {
+  NumericsConfig config;
+  std::string filter;  // ECMAScript regex searched in case ids; empty: all
+  int shard_index = 0; // 0-based
+  int shard_count = 1;
+  int jobs = 1;
+  ProcessRunner* runner = nullptr;
+  // Called after each case (serialised); for progress lines.
+  std::function<void(const CaseResult&, int64_t done, int64_t total)> on_case;
+};
+
+struct NumericsRun {
+  std::vector<CaseResult> cases;  // in expansion order
+  int64_t total_cases = 0;        // before filter and shard
+  int shard_index = 0, shard_count = 1;
+  std::string filter;
+  std::string shapes_sha256, tolerances_sha256;
+  std::string candidate_command;  // the template, space-joined
+  double wall_ms = 0;
+  int64_t passed() const;
+  int64_t failed() const;
+};
+
+// Parses "i/N" (0 <= i < N).
+Status ParseShard(const std::string& text, int* index, int* count);
+
+// The last `max_bytes` of a process's stderr, on a line boundary when possible.
+std::string StderrTail(const std::string& text, size_t max_bytes = 2000);
+
+Result<NumericsRun> RunNumericsSweep(const NumericsOptions& options);
+
+}  // namespace av

@@ -1,0 +1,282 @@
+#include "sweep/shapes_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "core/file.h"
+#include "sweep/json_config.h"
+#include "sweep/case_builder.h"
+
+namespace av {
+namespace {
+
+using nlohmann::json;
+
+// Reads one shapes.json, remembering the file name for messages.
+class ShapesReader : public JsonConfigReader {
+ public:
+  using JsonConfigReader::JsonConfigReader;
+
+  Status Param(const SweepOp& op, const std::string& key, const json& value, const std::string& where) const {
+    const ParamSpec* spec = FindParam(op, key);
+    if (spec == nullptr) {
+      std::string list;
+      for (const ParamSpec& p : op.params) list += (list.empty() ? "" : ", ") + std::string(p.name);
+      return Error(where, "unknown parameter \"" + key + "\" for op " + std::string(op.name) +
+                              " (parameters: " + list + ")");
+    }
+    std::string problem = CheckParamValue(*spec, value);
+    if (!problem.empty()) return Error(where, "\"" + key + "\" " + problem);
+    return Status::Ok();
+  }
+
+  Status Params(const SweepOp& op, const json& object, const std::string& where, ParamMap* out) const {
+    if (!object.is_object()) return Error(where, "must be an object of parameters");
+    for (const auto& [key, value] : object.items()) {
+      AV_RETURN_IF_ERROR(Param(op, key, value, where + "." + key));
+      (*out)[key] = value;
+    }
+    return Status::Ok();
+  }
+
+  Status Sweep(const json& s, const std::string& where, SweepSpec* sweep) const {
+    if (!s.is_object()) return Error(where, "must be an object");
+    AV_RETURN_IF_ERROR(CheckKeys(s, where, {"comment", "name", "op", "grid", "fixed", "cases", "dtypes",
+                                            "seeds", "generators"}));
+    sweep->json_path = where;
+    if (!s.contains("name") || !s["name"].is_string() || s["name"].get<std::string>().empty()) {
+      return Error(where, "needs a \"name\" (a non-empty string)");
+    }
+    sweep->name = s["name"].get<std::string>();
+    for (char c : sweep->name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+        return Error(where + ".name", "must use only letters, digits, '_' and '-', got \"" + sweep->name + "\"");
+      }
+    }
+    if (!s.contains("op") || !s["op"].is_string()) return Error(where, "needs an \"op\" (a string)");
+    sweep->op = s["op"].get<std::string>();
+    const SweepOp* op = FindSweepOp(sweep->op);
+    if (op == nullptr) {
+      std::string list;
+      for (const SweepOp& o : SweepOps()) list += (list.empty() ? "" : ", ") + std::string(o.name);
+      return Error(where + ".op", "unknown op \"" + sweep->op + "\" (ops: " + list + ")");
+    }
+    if (s.contains("fixed")) AV_RETURN_IF_ERROR(Params(*op, s["fixed"], where + ".fixed", &sweep->fixed));
+    if (s.contains("grid")) {
+      const json& g = s["grid"];
+      if (!g.is_object()) return Error(where + ".grid", "must be an object of parameter lists");
+      for (const auto& [key, values] : g.items()) {
+        std::string at = where + ".grid." + key;
+        if (!values.is_array() || values.empty()) return Error(at, "must be a non-empty list of values");
+        if (sweep->fixed.count(key)) return Error(at, "\"" + key + "\" is also in \"fixed\"");
+        for (size_t i = 0; i < values.size(); ++i) {
+          AV_RETURN_IF_ERROR(Param(*op, key, values[i], at + "[" + std::to_string(i) + "]"));
+        }
+        sweep->grid.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+      }
+    }
+    if (s.contains("cases")) {
+      const json& c = s["cases"];
+      if (!c.is_array()) return Error(where + ".cases", "must be a list of parameter objects");
+      for (size_t i = 0; i < c.size(); ++i) {
+        ParamMap m;
+        AV_RETURN_IF_ERROR(Params(*op, c[i], where + ".cases[" + std::to_string(i) + "]", &m));
+        sweep->cases.push_back(std::move(m));
+      }
+    }
+    if (s.contains("dtypes")) {
+      const json& d = s["dtypes"];
+      if (!d.is_array() || d.empty()) return Error(where + ".dtypes", "must be a non-empty list of dtype names");
+      for (size_t i = 0; i < d.size(); ++i) {
+        std::string at = where + ".dtypes[" + std::to_string(i) + "]";
+        std::optional<DType> dt = d[i].is_string() ? ParseDTypeName(d[i].get<std::string>()) : std::nullopt;
+        bool allowed = false;
+        std::string list;
+        for (DType a : op->dtypes) {
+          if (dt && *dt == a) allowed = true;
+          list += (list.empty() ? "" : ", ") + std::string(DTypeName(a));
+        }
+        if (!allowed) {
+          return Error(at, "op " + sweep->op + " takes dtypes " + list + ", got " + d[i].dump());
+        }
+        sweep->dtypes.push_back(*dt);
+      }
+    } else {
+      sweep->dtypes.push_back(op->dtypes.front());
+    }
+    if (s.contains("seeds")) {
+      const json& d = s["seeds"];
+      if (!d.is_array() || d.empty()) return Error(where + ".seeds", "must be a non-empty list of integers >= 0");
+      for (size_t i = 0; i < d.size(); ++i) {
+        if (!d[i].is_number_unsigned()) {
+          return Error(where + ".seeds[" + std::to_string(i) + "]", "must be an integer >= 0, got " + d[i].dump());
+        }
+        sweep->seeds.push_back(d[i].get<uint64_t>());
+      }
+    } else {
+      sweep->seeds.push_back(0);
+    }
+    if (s.contains("generators")) {
+      const json& d = s["generators"];
+      std::string at = where + ".generators";
+      if (!d.is_array() || d.empty()) return Error(at, "must be a non-empty list of generator names");
+      if (sweep->fixed.count("generator") ||
+          std::any_of(sweep->grid.begin(), sweep->grid.end(), [](const auto& g) { return g.first == "generator"; })) {
+        return Error(at, "\"generators\" and a \"generator\" parameter cannot both be given");
+      }
+      for (size_t i = 0; i < d.size(); ++i) {
+        AV_RETURN_IF_ERROR(Param(*op, "generator", d[i], at + "[" + std::to_string(i) + "]"));
+        sweep->generators.push_back(d[i].get<std::string>());
+      }
+    }
+    return Status::Ok();
+  }
+};
+
+std::string FormatValue(const json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v.get<double>());
+  // Shortest form that round-trips, e.g. 30 rather than 30.000000000000000.
+  for (int p = 1; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, v.get<double>());
+    if (std::strtod(buf, nullptr) == v.get<double>()) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+Result<ShapesConfig> ParseShapesConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(json doc, ParseJsonConfig(text, path));
+  ShapesReader reader(path);
+  if (!doc.is_object()) return reader.Error("$", "must be an object with \"version\" and \"sweeps\"");
+  AV_RETURN_IF_ERROR(reader.CheckKeys(doc, "$", {"comment", "version", "sweeps"}));
+  if (!doc.contains("version") || doc["version"] != 1) {
+    return reader.Error("$.version", "must be 1, got " + (doc.contains("version") ? doc["version"].dump() : "nothing"));
+  }
+  if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) {
+    return reader.Error("$.sweeps", "must be a list of sweeps");
+  }
+  ShapesConfig config;
+  config.path = path;
+  std::set<std::string> names;
+  for (size_t i = 0; i < doc["sweeps"].size(); ++i) {
+    std::string where = "$.sweeps[" + std::to_string(i) + "]";
+    SweepSpec sweep;
+    AV_RETURN_IF_ERROR(reader.Sweep(doc["sweeps"][i], where, &sweep));
+    if (!names.insert(sweep.name).second) {
+      return reader.Error(where + ".name", "sweep name \"" + sweep.name + "\" is used twice");
+    }
+    config.sweeps.push_back(std::move(sweep));
+  }
+  return config;
+}
+
+Result<ShapesConfig> LoadShapesConfig(const std::string& path) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseShapesConfig(text, path);
+}
+
+std::string CaseId(const std::string& sweep, const ParamMap& params, const std::vector<std::string>& varied,
+                   DType dtype, uint64_t seed) {
+  std::string id = sweep;
+  std::set<std::string> keys(varied.begin(), varied.end());
+  for (const std::string& key : keys) {
+    auto it = params.find(key);
+    if (it == params.end()) continue;
+    id += "." + key + "=" + FormatValue(it->second);
+  }
+  id += "." + std::string(DTypeName(dtype)) + ".s" + std::to_string(seed);
+  for (char& c : id) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' || c == '+' || c == '-';
+    if (!ok) c = '_';
+  }
+  return id;
+}
+
+Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
+  std::vector<CaseSpec> out;
+  std::set<std::string> ids;
+  for (const SweepSpec& sweep : config.sweeps) {
+    // Points: (params, varied keys).
+    std::vector<std::pair<ParamMap, std::vector<std::string>>> points;
+    std::vector<std::string> grid_keys;
+    for (const auto& [key, values] : sweep.grid) grid_keys.push_back(key);
+    if (!sweep.grid.empty() || sweep.cases.empty()) {
+      int64_t total = 1;
+      for (const auto& [key, values] : sweep.grid) {
+        total *= static_cast<int64_t>(values.size());
+        if (total > kMaxCases) {
+          return InvalidInput(config.path + ": " + sweep.json_path + ".grid: the grid has more than " +
+                              std::to_string(kMaxCases) + " points");
+        }
+      }
+      for (int64_t i = 0; i < total; ++i) {  // last key varies fastest
+        ParamMap p = sweep.fixed;
+        int64_t rest = i;
+        for (size_t g = sweep.grid.size(); g-- > 0;) {
+          const auto& values = sweep.grid[g].second;
+          p[sweep.grid[g].first] = values[static_cast<size_t>(rest % static_cast<int64_t>(values.size()))];
+          rest /= static_cast<int64_t>(values.size());
+        }
+        points.emplace_back(std::move(p), grid_keys);
+      }
+    }
+    for (const ParamMap& c : sweep.cases) {
+      ParamMap p = sweep.fixed;
+      std::vector<std::string> varied;
+      for (const auto& [key, value] : c) {
+        p[key] = value;
+        varied.push_back(key);
+      }
+      points.emplace_back(std::move(p), std::move(varied));
+    }
+    std::vector<std::string> generators = sweep.generators;
+    if (generators.empty()) generators.push_back("");
+    for (const auto& [params, varied] : points) {
+      for (const std::string& gen : generators) {
+        ParamMap p = params;
+        std::vector<std::string> v = varied;
+        if (!gen.empty()) {
+          p["generator"] = gen;
+          if (sweep.generators.size() > 1) v.push_back("generator");
+        }
+        for (DType dtype : sweep.dtypes) {
+          for (uint64_t seed : sweep.seeds) {
+            if (static_cast<int64_t>(out.size()) >= kMaxCases) {
+              return InvalidInput(config.path + ": " + sweep.json_path + ": the sweeps expand to more than " +
+                                  std::to_string(kMaxCases) + " cases");
+            }
+            CaseSpec c;
+            c.id = CaseId(sweep.name, p, v, dtype, seed);
+            c.sweep = sweep.name;
+            c.op = sweep.op;
+            c.params = p;
+            c.dtype = dtype;
+            c.seed = seed;
+            c.index = static_cast<int64_t>(out.size());
+            if (!ids.insert(c.id).second) {
+              return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id +
+                                  " is generated twice (an explicit case repeats a grid point?)");
+            }
+            Status st = CheckCaseConstraints(c);
+            if (!st.ok()) {
+              return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id + ": " + st.message());
+            }
+            out.push_back(std::move(c));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace av

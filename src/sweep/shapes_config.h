@@ -1,0 +1,64 @@
+// shapes.json: the sweeps of `attnverify numerics` — per sweep an op, a grid (cartesian
+// product of parameter lists), fixed parameters, explicit cases, input dtypes, seeds and
+// value generators — and their expansion into cases with stable ids. Every problem is an
+// InvalidInput "FILE: JSON.PATH: problem"; unknown keys and parameters are errors.
+// Format: doc/formats/shapes-json.md. Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "sweep/op_schema.h"
+#include "tensor/dtype.h"
+
+namespace av {
+
+struct SweepSpec {
+  std::string name;
+  std::string op;
+  std::string json_path;  // "$.sweeps[0]", for messages
+  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // sorted by key
+  ParamMap fixed;
+  std::vector<ParamMap> cases;
+  std::vector<DType> dtypes;
+  std::vector<uint64_t> seeds;
+  std::vector<std::string> generators;  // empty: the "generator" parameter decides
+};
+
+struct ShapesConfig {
+  std::string path;
+  std::vector<SweepSpec> sweeps;
+};
+
+// One case: what the input builders and the candidate see.
+struct CaseSpec {
+  std::string id;     // stable: sweep, varied parameters, dtype, seed (see CaseId)
+  std::string sweep;
+  std::string op;
+  ParamMap params;    // fixed + grid point or explicit case (+ generator)
+  DType dtype = DType::kBF16;
+  uint64_t seed = 0;
+  int64_t index = 0;  // position in the full expansion (drives --shard)
+};
+
+// Caps the expansion so a typo in a grid cannot ask for millions of cases.
+inline constexpr int64_t kMaxCases = 100'000;
+
+Result<ShapesConfig> ParseShapesConfig(std::string_view text, const std::string& path);
+Result<ShapesConfig> LoadShapesConfig(const std::string& path);
+
+// "mla_decode.b=2.s_k=140.bf16.s0": the sweep name, then `key=value` for every parameter
+// in `varied` (sorted), then the dtype and "s" + seed. Only [A-Za-z0-9._=+-].
+std::string CaseId(const std::string& sweep, const ParamMap& params,
+                   const std::vector<std::string>& varied, DType dtype, uint64_t seed);
+
+// Grid points, then explicit cases, each × generators × dtypes × seeds, in that nesting
+// order. Duplicate ids and cases the op cannot run (h_q not a multiple of h_kv, ...) are
+// errors naming the sweep.
+Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config);
+
+}  // namespace av
