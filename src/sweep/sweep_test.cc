@@ -289,7 +289,9 @@ TEST(NumericsEndToEndTest, NumpyCandidatePassesAndTopLeftCausalMutantFails) {
                        (*bug ? std::string(", \"--bug\", \"") + bug + "\"" : "") + "]\n";
     ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), toml).ok());
     auto r = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " numerics --jobs 2 --config " + dir.File("attnverify.toml"));
-    auto evidence = nlohmann::json::parse(*ReadFileToString(dir.File("evidence/numerics.json")));
+    auto written = ReadFileToString(dir.File("evidence/numerics.json"));
+    ASSERT_TRUE(written.ok()) << r.output;
+    auto evidence = nlohmann::json::parse(*written);
     if (!*bug) {
       EXPECT_EQ(r.exit_code, 0) << r.output;
       EXPECT_EQ(evidence["summary"]["failed"], 0);
