@@ -25,11 +25,15 @@ struct BlockKernels {
   // c < cols (a multiple of kKeyBlock), n < kKeyBlock.
   void (*accumulate)(const T* p, int64_t ldp, const T* alpha, int64_t rows, const T* v,
                      int64_t ldv, int64_t cols, T* o, int64_t ldo);
-  // x[i] = exp(x[i] - m) for i < n (a multiple of kKeyBlock); returns the sum. x = -inf
-  // gives exactly 0.
-  T (*exp_sub_sum)(T* x, int64_t n, T m);
-  // max_i x[i] for i < n (a multiple of kKeyBlock); -inf when every x is -inf.
-  T (*row_max)(const T* x, int64_t n);
+  // One online-softmax step on a row of scores x[i], i < n (a multiple of kKeyBlock), with
+  // the running max *m and sum *l: m' = max(*m, max_i x[i]); x[i] = exp(x[i] - m') (x = -inf
+  // gives exactly 0); *l = alpha *l + sum_i x[i]; *m = m'; returns alpha = exp(*m - m'),
+  // exactly 1 when the max did not change. While m' is -inf (nothing visible yet) x is
+  // zeroed, *m and *l stay, and alpha is 1.
+  T (*softmax_step)(T* x, int64_t n, T* m, T* l);
+  // kt[c * kKeyBlock + n] = rows[n * ld + c] for n < keys (a multiple of 16), c < d: packs
+  // gathered keys channel-major for `scores` (kt may point into the middle of a block).
+  void (*pack_kt)(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt);
   const char* isa;  // "avx512" or "portable"
 };
 

@@ -9,8 +9,14 @@
 
 #include "reference/fast_kernels.h"
 
+// GCC takes the target from a pragma; clang ignores that pragma and needs the target
+// attribute applied to every function in the region instead (the fuzz build uses clang).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx512f,fma")
+#endif
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() values, which its own
 // -Wuninitialized then reports inside <avx512fintrin.h>; the warning is about the
 // header, not this code.
@@ -36,6 +42,40 @@ struct Avx512F32 {
   static V Max(V a, V b) { return _mm512_max_ps(a, b); }
   static T ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
   static T ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
+  // dst[c * ldd + n] = src[n * lds + c] for n, c < 16: unpack pairs of rows, then pairs of
+  // pairs, then gather the four 128-bit lanes of each column across the four row groups.
+  static void Transpose16(const T* src, int64_t lds, T* dst, int64_t ldd) {
+    V r[16];
+    #pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+    V a[16];
+    #pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    #pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+      const __m512d x0 = _mm512_castps_pd(a[4 * i]), x1 = _mm512_castps_pd(a[4 * i + 1]),
+                    x2 = _mm512_castps_pd(a[4 * i + 2]), x3 = _mm512_castps_pd(a[4 * i + 3]);
+      r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(x0, x2));
+      r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x0, x2));
+      r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(x1, x3));
+      r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(x1, x3));
+    }
+    // Lane L of r[4 i + k] is column 4 L + k of rows 4 i .. 4 i + 3.
+    #pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const V c0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+      const V c1 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);
+      const V c2 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+      const V c3 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
+      _mm512_storeu_ps(dst + (k + 0) * ldd, _mm512_shuffle_f32x4(c0, c2, 0x88));
+      _mm512_storeu_ps(dst + (k + 4) * ldd, _mm512_shuffle_f32x4(c1, c3, 0x88));
+      _mm512_storeu_ps(dst + (k + 8) * ldd, _mm512_shuffle_f32x4(c0, c2, 0xdd));
+      _mm512_storeu_ps(dst + (k + 12) * ldd, _mm512_shuffle_f32x4(c1, c3, 0xdd));
+    }
+  }
   // exp(x) = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, e^r by Cephes' expf polynomial
   // (about 1 ulp). Inputs are clamped to [-150, 88.7]: exp(-150) scales by 2^-216 and
   // flushes to exactly 0, so -inf (a masked score) contributes exactly nothing.
@@ -94,4 +134,8 @@ const BlockKernels<double>& Avx512BlockKernels<double>() {
 }
 
 }  // namespace av
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

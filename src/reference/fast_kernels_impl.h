@@ -1,6 +1,7 @@
 // The block kernels written once over a vector-ops policy `O` (Load, Store, Set1, Zero,
-// Fma, Mul, Add, Sub, Max, ReduceAdd, ReduceMax, Exp; O::kLanes lanes of O::T), included
-// by one translation unit per instruction set. Not a public header: see fast_kernels.h.
+// Fma, Mul, Add, Sub, Max, ReduceAdd, ReduceMax, Exp, optionally Transpose16; O::kLanes
+// lanes of O::T), included by one translation unit per instruction set. Not a public
+// header: see fast_kernels.h.
 //
 // Register blocking: a tile of R <= 6 rows times 4 vectors (64 floats) keeps 24
 // accumulators and 4 operand vectors in registers (AVX-512 has 32), so each broadcast
@@ -10,7 +11,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "reference/fast_kernels.h"
 
@@ -52,23 +56,37 @@ struct Kernels {
       for (int j = 0; j < 4; ++j) O::Store(s + r * lds + j * L, acc[r][j]);
   }
 
+  // Calls f(r, std::integral_constant<int, R>) for row tiles covering [0, rows): tiles of 6,
+  // except that a remainder of 7..11 rows is split into two near-equal tiles (128 = 20 x 6
+  // + 4 + 4, not 21 x 6 + 2: a 2-row tile has 8 accumulators, too few to hide the FMA
+  // latency). Each element's sum runs in the same order whatever tile it is in, so the
+  // tiling never changes a result.
+  template <typename F>
+  static void ForRowTiles(int64_t rows, F&& f) {
+    int64_t r = 0;
+    while (r < rows) {
+      const int64_t left = rows - r;
+      const int64_t n = left >= 12 || left == 6 ? 6 : left > 6 ? (left + 1) / 2 : left;
+      switch (n) {
+        case 6: f(r, std::integral_constant<int, 6>{}); break;
+        case 5: f(r, std::integral_constant<int, 5>{}); break;
+        case 4: f(r, std::integral_constant<int, 4>{}); break;
+        case 3: f(r, std::integral_constant<int, 3>{}); break;
+        case 2: f(r, std::integral_constant<int, 2>{}); break;
+        default: f(r, std::integral_constant<int, 1>{}); break;
+      }
+      r += n;
+    }
+  }
+
   static void Scores(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s,
                      int64_t lds) {
     for (int64_t c0 = 0; c0 < d; c0 += kChunk) {
       const int64_t c1 = std::min(d, c0 + kChunk);
       const bool first = c0 == 0;
-      int64_t r = 0;
-      for (; r + 6 <= rows; r += 6) ScoresTile<6>(q + r * ldq, ldq, kt, c0, c1, s + r * lds, lds, first);
-      const T* qr = q + r * ldq;
-      T* sr = s + r * lds;
-      switch (rows - r) {
-        case 5: ScoresTile<5>(qr, ldq, kt, c0, c1, sr, lds, first); break;
-        case 4: ScoresTile<4>(qr, ldq, kt, c0, c1, sr, lds, first); break;
-        case 3: ScoresTile<3>(qr, ldq, kt, c0, c1, sr, lds, first); break;
-        case 2: ScoresTile<2>(qr, ldq, kt, c0, c1, sr, lds, first); break;
-        case 1: ScoresTile<1>(qr, ldq, kt, c0, c1, sr, lds, first); break;
-        default: break;
-      }
+      ForRowTiles(rows, [&](int64_t r, auto R) {
+        ScoresTile<decltype(R)::value>(q + r * ldq, ldq, kt, c0, c1, s + r * lds, lds, first);
+      });
     }
   }
 
@@ -106,19 +124,9 @@ struct Kernels {
     // Column chunks outermost: one 64-column slice of V (64 keys x 64 floats = 16 KiB)
     // stays in L1 while every row tile passes over it.
     for (int64_t col = 0; col < cols; col += NB) {
-      int64_t r = 0;
-      for (; r + 6 <= rows; r += 6)
-        AccumulateTile<6>(p + r * ldp, ldp, alpha + r, v + col, ldv, o + r * ldo + col, ldo);
-      const T* pr = p + r * ldp;
-      T* orow = o + r * ldo + col;
-      switch (rows - r) {
-        case 5: AccumulateTile<5>(pr, ldp, alpha + r, v + col, ldv, orow, ldo); break;
-        case 4: AccumulateTile<4>(pr, ldp, alpha + r, v + col, ldv, orow, ldo); break;
-        case 3: AccumulateTile<3>(pr, ldp, alpha + r, v + col, ldv, orow, ldo); break;
-        case 2: AccumulateTile<2>(pr, ldp, alpha + r, v + col, ldv, orow, ldo); break;
-        case 1: AccumulateTile<1>(pr, ldp, alpha + r, v + col, ldv, orow, ldo); break;
-        default: break;
-      }
+      ForRowTiles(rows, [&](int64_t r, auto R) {
+        AccumulateTile<decltype(R)::value>(p + r * ldp, ldp, alpha + r, v + col, ldv, o + r * ldo + col, ldo);
+      });
     }
   }
 
@@ -133,14 +141,42 @@ struct Kernels {
     return O::ReduceAdd(sum);
   }
 
-  static T RowMax(const T* x, int64_t n) {
-    V m = O::Load(x);
-    for (int64_t i = L; i < n; i += L) m = O::Max(m, O::Load(x + i));
-    return O::ReduceMax(m);
+  // One call per row and block (was row_max, then exp_sub_sum; no measurable change in
+  // time). alpha stays a scalar libm exp: taking it from O::Exp on a broadcast made causal
+  // prefill 1.7x slower in every run (perf put the time on the first load after the call;
+  // the cause was not pinned down).
+  static T SoftmaxStep(T* x, int64_t n, T* m, T* l) {
+    V mx = O::Load(x);
+    for (int64_t i = L; i < n; i += L) mx = O::Max(mx, O::Load(x + i));
+    const T m_old = *m;
+    const T m_new = std::max(m_old, O::ReduceMax(mx));
+    if (m_new == -std::numeric_limits<T>::infinity()) {
+      for (int64_t i = 0; i < n; i += L) O::Store(x + i, O::Zero());
+      return T(1);
+    }
+    const T alpha = m_new == m_old ? T(1) : std::exp(m_old - m_new);
+    *l = *l * alpha + ExpSubSum(x, n, m_new);
+    *m = m_new;
+    return alpha;
+  }
+
+  // 16 x 16 tiles: in registers where the policy has O::Transpose16 (AVX-512 float: 64
+  // shuffles per tile instead of 256 scalar moves), else element by element — a tile keeps
+  // the 16 destination lines in L1 (a key-by-key scatter missed on every store at d = 576).
+  static void PackKt(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt) {
+    int64_t c0 = 0;
+    if constexpr (requires { O::Transpose16(rows, ld, kt, NB); }) {
+      for (; c0 + 16 <= d; c0 += 16)
+        for (int64_t n0 = 0; n0 < keys; n0 += 16) O::Transpose16(rows + n0 * ld + c0, ld, kt + c0 * NB + n0, NB);
+    }
+    for (; c0 < d; c0 += 16)
+      for (int64_t n0 = 0; n0 < keys; n0 += 16)
+        for (int64_t c = c0; c < std::min(d, c0 + 16); ++c)
+          for (int64_t n = n0; n < n0 + 16; ++n) kt[c * NB + n] = rows[n * ld + c];
   }
 
   static const BlockKernels<T>& Table(const char* isa) {
-    static const BlockKernels<T> table{&Scores, &Accumulate, &ExpSubSum, &RowMax, isa};
+    static const BlockKernels<T> table{&Scores, &Accumulate, &SoftmaxStep, &PackKt, isa};
     return table;
   }
 };

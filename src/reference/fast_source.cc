@@ -65,6 +65,7 @@ Result<RowSource> RowSource::Make(const Tensor& t, const char* what) {
   s.head_stride_ = h.strides()[n - 2] * es;
   s.chan_stride_ = h.strides()[n - 1] * es;
   s.channels_ = h.dim(n - 1);
+  s.elem_size_ = es;
   return s;
 }
 
@@ -72,6 +73,28 @@ template <typename T>
 void RowSource::Read(int64_t row, int64_t head, int64_t n, T scale, T* out) const {
   const std::byte* p = base_ + row * row_stride_ + head * head_stride_;
   const int64_t cs = chan_stride_;
+  if (cs == static_cast<int64_t>(DTypeSize(dtype_))) {
+    // Contiguous channels (every K/V cache and q we are given): plain loops that the
+    // compiler vectorises; the strided loops below are scalar, and Read was 11% of MLA
+    // decode samples with them (3% with these, V read from K included). An AVX-512 clone
+    // of the bf16 loop measured no faster: the loads wait on memory, not on the lanes.
+    if (dtype_ == DType::kBF16) {
+      for (int64_t c = 0; c < n; ++c) {
+        uint16_t b;
+        std::memcpy(&b, p + 2 * c, sizeof b);
+        out[c] = scale * static_cast<T>(std::bit_cast<float>(uint32_t{b} << 16));
+      }
+      return;
+    }
+    if (dtype_ == DType::kF32) {
+      for (int64_t c = 0; c < n; ++c) {
+        float x;
+        std::memcpy(&x, p + 4 * c, sizeof x);
+        out[c] = scale * static_cast<T>(x);
+      }
+      return;
+    }
+  }
   switch (dtype_) {
     case DType::kF32:
       for (int64_t c = 0; c < n; ++c) {
