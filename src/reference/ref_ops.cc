@@ -11,6 +11,7 @@
 #include "reference/gemm.h"
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention.h"
+#include "reference/sparse_attention_fast.h"
 #include "reference/splitk.h"
 
 namespace av {
@@ -185,7 +186,9 @@ Result<SplitPlan> PlanFrom(const NamedTensors& in, const OpParams& p, const Atte
   return MakeSplitPlan(std::move(splits), s_k);
 }
 
-Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
+// Partials by the oracle (impl null) or the fast path; the combine is the float64 oracle's
+// either way (see RunCombineFast).
+Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, const RefImpl* fast) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
   AttentionInputs a = AttentionInputsFrom(in);
   if (Get(in, "cache_seqlens").defined()) {  // MLA layout: V inside k_cache
@@ -211,7 +214,9 @@ Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
   }
   AV_ASSIGN_OR_RETURN(SplitPlan plan, PlanFrom(in, p, a, s_k));
   AV_ASSIGN_OR_RETURN(bool f32, p.Bool("partials_f32", true));
-  AV_ASSIGN_OR_RETURN(SplitPartials parts, ComputeSplitPartials(a, params, plan, f32));
+  AV_ASSIGN_OR_RETURN(SplitPartials parts,
+                      fast ? ComputeSplitPartialsFast(a, params, plan, FastFrom(*fast), f32)
+                           : ComputeSplitPartials(a, params, plan, f32));
   Tensor counts = Tensor::Zeros(DType::kI32, {static_cast<int64_t>(plan.num_splits.size())});
   for (size_t b = 0; b < plan.num_splits.size(); ++b)
     counts.SetDouble(std::vector<int64_t>{int64_t(b)}, double(plan.num_splits[b]));
@@ -227,6 +232,14 @@ Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
                       {"num_splits", counts},  {"split_ranges", ranges}};
 }
 
+Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
+  return RunSplitKWith(in, p, nullptr);
+}
+
+Result<NamedTensors> RunSplitKFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+  return RunSplitKWith(in, p, &impl);
+}
+
 Result<NamedTensors> RunCombine(const NamedTensors& in, const OpParams& p) {
   AttentionParams params;
   AV_ASSIGN_OR_RETURN(params.lse_log2, p.Bool("lse_log2", false));
@@ -238,15 +251,38 @@ Result<NamedTensors> RunCombine(const NamedTensors& in, const OpParams& p) {
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
 }
 
-Result<NamedTensors> RunSparse(const NamedTensors& in, const OpParams& p) {
+// The fast combine is the oracle's: it costs O(splits · dv) per row against the partials
+// O(s_k · (d + dv)), so a float32 version would buy no time, and merging float32 partials
+// in float64 adds no error of its own.
+Result<NamedTensors> RunCombineFast(const NamedTensors& in, const OpParams& p, const RefImpl&) {
+  return RunCombine(in, p);
+}
+
+Result<SparseAttentionParams> ParseSparseParams(const OpParams& p) {
   SparseAttentionParams params;
   AV_ASSIGN_OR_RETURN(params.sm_scale, p.OptionalDouble("scale"));
   AV_ASSIGN_OR_RETURN(params.head_dim_v, p.OptionalInt("head_dim_v"));
   AV_ASSIGN_OR_RETURN(params.lse_log2, p.Bool("lse_log2", false));
   AV_ASSIGN_OR_RETURN(params.empty_lse, ParseEmptyLse(p, EmptyLse::kPosInf));
-  SparseAttentionInputs s{Get(in, "q"), Get(in, "kv"), Get(in, "indices"), Get(in, "topk_length"),
-                          Get(in, "attn_sink")};
-  AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out, ComputeSparseAttention(s, params));
+  return params;
+}
+
+SparseAttentionInputs SparseInputsFrom(const NamedTensors& in) {
+  return {Get(in, "q"), Get(in, "kv"), Get(in, "indices"), Get(in, "topk_length"),
+          Get(in, "attn_sink")};
+}
+
+Result<NamedTensors> RunSparse(const NamedTensors& in, const OpParams& p) {
+  AV_ASSIGN_OR_RETURN(SparseAttentionParams params, ParseSparseParams(p));
+  AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out,
+                      ComputeSparseAttention(SparseInputsFrom(in), params));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}, {"max_logits", out.max_logits}};
+}
+
+Result<NamedTensors> RunSparseFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(SparseAttentionParams params, ParseSparseParams(p));
+  AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out,
+                      ComputeSparseAttentionFast(SparseInputsFrom(in), params, FastFrom(impl)));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}, {"max_logits", out.max_logits}};
 }
 
@@ -317,13 +353,14 @@ const ReferenceOp kOps[] = {
      &RunMlaDecodeFast, &RunMlaDecodeLowprec},
     {"attention_splitk", "split-k partials and their combine",
      Union(kAttentionInputs, {"cache_seqlens", "split_ranges", "num_splits"}),
-     Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK},
+     Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK,
+     &RunSplitKFast},
     {"combine", "merge split-k partials (o_accum, lse_accum)",
      {"o_accum", "lse_accum", "num_splits", "sink"}, {"lse_log2", "empty_lse", "out_dtype"},
-     &RunCombine},
+     &RunCombine, &RunCombineFast},
     {"sparse_attention", "top-k sparse attention (FlashMLA sparse prefill)",
      {"q", "kv", "indices", "topk_length", "attn_sink"},
-     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse},
+     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse, &RunSparseFast},
     {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm, &RunGemmFast},
     {"fp8_gemm", "DeepGEMM block-scaled FP8 GEMM (plain, contiguous, masked)",
      {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm, &RunFp8GemmFast},

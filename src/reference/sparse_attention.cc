@@ -15,8 +15,8 @@ std::string Str(int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
-Result<SparseAttentionOutputs> ComputeSparseAttention(const SparseAttentionInputs& in,
-                                                      const SparseAttentionParams& params) {
+Result<SparseProblem> ResolveSparseAttention(const SparseAttentionInputs& in,
+                                             const SparseAttentionParams& params) {
   if (!in.q.defined() || !in.kv.defined() || !in.indices.defined()) {
     return InvalidInput("sparse_attention needs q, kv and indices");
   }
@@ -52,6 +52,20 @@ Result<SparseAttentionOutputs> ComputeSparseAttention(const SparseAttentionInput
     sink = LoadF64(in.attn_sink).data;
   }
   const double scale = params.sm_scale.value_or(1.0 / std::sqrt(static_cast<double>(d)));
+  SparseProblem p{s_q, h_q, d, s_kv, h_kv, topk, dv, std::move(idx), std::move(topk_len),
+                  std::move(sink), scale};
+  for (int64_t& n : p.listed) n = std::clamp<int64_t>(n, 0, topk);
+  return p;
+}
+
+Result<SparseAttentionOutputs> ComputeSparseAttention(const SparseAttentionInputs& in,
+                                                      const SparseAttentionParams& params) {
+  AV_ASSIGN_OR_RETURN(SparseProblem p, ResolveSparseAttention(in, params));
+  const int64_t s_q = p.s_q, h_q = p.h_q, d = p.d, s_kv = p.s_kv, h_kv = p.h_kv, topk = p.topk,
+                dv = p.dv;
+  const std::vector<int64_t>& idx = p.indices;
+  const std::vector<double>& sink = p.sink;
+  const double scale = p.scale;
   const F64Array q = LoadF64(in.q), kv = LoadF64(in.kv);
   F64Array o = F64Array::Zeros({s_q, h_q, dv});
   F64Array lse = F64Array::Zeros({s_q, h_q});
@@ -61,7 +75,7 @@ Result<SparseAttentionOutputs> ComputeSparseAttention(const SparseAttentionInput
       const int64_t hk = h / (h_q / h_kv);
       std::vector<int64_t> keys;
       std::vector<double> scores;
-      const int64_t listed = std::clamp<int64_t>(topk_len[static_cast<size_t>(i)], 0, topk);
+      const int64_t listed = p.listed[static_cast<size_t>(i)];
       for (int64_t t = 0; t < listed; ++t) {
         const int64_t j = idx[static_cast<size_t>((i * h_kv + hk) * topk + t)];
         if (j < 0 || j >= s_kv) continue;  // -1, negative or out of range: masked

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "core/status.h"
 #include "reference/attention.h"
@@ -38,5 +39,17 @@ struct SparseAttentionOutputs {
 
 Result<SparseAttentionOutputs> ComputeSparseAttention(const SparseAttentionInputs& inputs,
                                                       const SparseAttentionParams& params);
+
+// The validated problem, shared by the oracle and the fast path (sparse_attention_fast.h):
+// sizes, indices [s_q, h_kv, topk] flattened, the list length of each row clamped to
+// [0, topk], the sink per query head (empty when absent) and the scale.
+struct SparseProblem {
+  int64_t s_q = 0, h_q = 0, d = 0, s_kv = 0, h_kv = 0, topk = 0, dv = 0;
+  std::vector<int64_t> indices, listed;
+  std::vector<double> sink;
+  double scale = 0;
+};
+Result<SparseProblem> ResolveSparseAttention(const SparseAttentionInputs& inputs,
+                                             const SparseAttentionParams& params);
 
 }  // namespace av

@@ -4,6 +4,7 @@
 //   m = max_s lse_s (0 if all are -inf); lse = m + log(sum_s exp(lse_s - m));
 //   o = sum_s exp(lse_s - lse) * o_s;   a split with lse_s = -inf contributes 0.
 // Plans are explicit ranges or FlashMLA's scheduler rule. doc/ops.md ("attention_splitk").
+// The partials come from the float64 oracle or the fast float32 path (fast_attention.h).
 // Pure functions, callable from any thread.
 #pragma once
 
@@ -12,6 +13,7 @@
 
 #include "core/status.h"
 #include "reference/attention.h"
+#include "reference/fast_attention.h"
 #include "tensor/tensor.h"
 
 namespace av {
@@ -47,6 +49,16 @@ struct SplitPartials {
 Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
                                            const AttentionParams& params, const SplitPlan& plan,
                                            bool round_to_f32 = true);
+
+// As ComputeSplitPartials, each split computed by the fast path
+// (ComputeAttentionOverRangesFast: float32 accumulation, every split of every batch one
+// job of one thread pool, so results are bitwise the same for any options.threads).
+// o_accum is a float32 tensor, as the kernels store it; lse_accum is float32 when
+// round_to_f32, else float64 holding the float32-accumulated log-sum-exp.
+Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
+                                               const AttentionParams& params,
+                                               const SplitPlan& plan, const FastOptions& options,
+                                               bool round_to_f32 = true);
 
 // The combine. num_splits (int) [b + 1] cumulative; sink [h_q] optional (applied after
 // the merge, as FlashMLA's combine does). Returns o [b, s_q, h_q, dv], lse [b, h_q, s_q];
