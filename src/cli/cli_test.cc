@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/sha256.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -54,6 +55,11 @@ TEST(CliTest, FixedKernelPassesAndWritesJson) {
   EXPECT_EQ(j["inputs"]["candidate"]["dtype"], "bf16");
   EXPECT_EQ(j["inputs"]["reference"]["shape"], nlohmann::json({2, 2, 16, 32}));
   EXPECT_GT(j["lowprec"]["max_abs"].get<double>(), 0.0);
+  // Evidence names the bytes it judged and the command that judged them.
+  EXPECT_EQ(j["inputs"]["reference"]["file_sha256"], *Sha256File(Example("reference.safetensors")));
+  EXPECT_EQ(j["inputs"]["lowprec_reference"]["file_sha256"],
+            *Sha256File(Example("lowprec.safetensors")));
+  EXPECT_NE(j["command"].get<std::string>().find("attnverify compare "), std::string::npos);
 }
 
 TEST(CliTest, MaskBugFailsAndIsLocalisedToQueryRowZero) {

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/sha256.h"
 #include "numerics/compare.h"
 #include "numerics/compare_writer.h"
 #include "tensor/tensor_file.h"
@@ -77,8 +78,22 @@ int RunCompare(std::vector<std::string> args) {
   if (!report.ok()) {
     return ReportError(report.status().WithContext(cand_spec + " vs " + ref_spec));
   }
-  CompareInputs inputs{cand_spec, ref_spec, lowprec_spec};
+  CompareInputs inputs;
+  inputs.candidate = cand_spec;
+  inputs.reference = ref_spec;
+  inputs.lowprec = lowprec_spec;
   if (!json_path.empty()) {
+    // The JSON is evidence: it names the exact bytes it judged and how it was made.
+    for (auto [spec, out] : {std::pair{&cand_spec, &inputs.candidate_sha256},
+                             std::pair{&ref_spec, &inputs.reference_sha256},
+                             std::pair{&lowprec_spec, &inputs.lowprec_sha256}}) {
+      if (spec->empty()) continue;
+      Result<std::string> digest = Sha256File(ParseTensorSpec(*spec).path);
+      if (!digest.ok()) return ReportError(digest.status());
+      *out = *digest;
+    }
+    inputs.command = "attnverify";
+    for (const std::string& a : args) inputs.command += " " + a;
     std::string text = CompareReportToJson(*report, inputs).dump(2) + "\n";
     Status st = WriteFileAtomically(json_path, text);
     if (!st.ok()) return ReportError(st);

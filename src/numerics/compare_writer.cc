@@ -54,8 +54,12 @@ nlohmann::json CountsJson(const NonFiniteCounts& c) {
   return {{"nan", c.nan}, {"pos_inf", c.pos_inf}, {"neg_inf", c.neg_inf}};
 }
 
-nlohmann::json InputJson(const std::string& spec, DType dtype, const Shape& shape) {
-  return {{"spec", spec}, {"dtype", std::string(DTypeName(dtype))}, {"shape", shape}};
+nlohmann::json InputJson(const std::string& spec, const std::string& sha256, DType dtype,
+                         const Shape& shape) {
+  return {{"spec", spec},
+          {"file_sha256", sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(sha256)},
+          {"dtype", std::string(DTypeName(dtype))},
+          {"shape", shape}};
 }
 
 }  // namespace
@@ -143,10 +147,13 @@ nlohmann::json CompareReportToJson(const CompareReport& r, const CompareInputs& 
   j["tool"] = {{"name", "attnverify"}, {"version", ATTNVERIFY_VERSION}};
   j["verdict"] = r.passed ? "pass" : "fail";
   j["failures"] = r.failures;
-  j["inputs"] = {{"candidate", InputJson(in.candidate, r.candidate_dtype, r.shape)},
-                 {"reference", InputJson(in.reference, r.reference_dtype, r.shape)}};
+  j["command"] = in.command;
+  j["inputs"] = {
+      {"candidate", InputJson(in.candidate, in.candidate_sha256, r.candidate_dtype, r.shape)},
+      {"reference", InputJson(in.reference, in.reference_sha256, r.reference_dtype, r.shape)}};
   j["inputs"]["lowprec_reference"] =
-      in.lowprec.empty() ? nlohmann::json(nullptr) : nlohmann::json(in.lowprec);
+      in.lowprec.empty() ? nlohmann::json(nullptr)
+                         : InputJson(in.lowprec, in.lowprec_sha256, r.reference_dtype, r.shape);
   const Rule& rule = r.rule;
   j["rule"] = {{"name", std::string(RuleName(rule.kind))},
                {"atol", rule.atol},

@@ -16,6 +16,12 @@ struct CompareInputs {
   std::string candidate;
   std::string reference;
   std::string lowprec;  // empty when not given
+  // sha256 of the files the tensors were read from (empty: not computed), and the
+  // command line that produced the report: the evidence names both.
+  std::string candidate_sha256;
+  std::string reference_sha256;
+  std::string lowprec_sha256;
+  std::string command;
 };
 
 inline constexpr const char* kCompareJsonSchema = "attnverify.compare/1";

@@ -30,7 +30,9 @@ std::string XmlEscape(const std::string& s) {
 }
 
 json OutputJson(const OutputVerdict& v) {
-  CompareInputs names{"candidate:" + v.name, "reference:" + v.name, ""};
+  CompareInputs names;
+  names.candidate = "candidate:" + v.name;
+  names.reference = "reference:" + v.name;
   json j = CompareReportToJson(v.report, names);
   return json{{"name", v.name}, {"tolerance", v.rule_path}, {"passed", v.report.passed}, {"compare", j}};
 }
