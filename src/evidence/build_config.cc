@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "core/file.h"
+#include "core/toml_config.h"
 #include "evidence/demangle.h"
 
 namespace av {
@@ -163,14 +164,7 @@ class ConfigReader {
 }  // namespace
 
 Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& src = e.source();
-    return InvalidInput(path + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
-                        ": " + std::string(e.description()));
-  }
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
   BuildConfig config;
   config.path = path;
   ConfigReader reader(path);

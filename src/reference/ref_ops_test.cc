@@ -13,6 +13,8 @@
 namespace av {
 namespace {
 
+using testing::Named;
+
 using testing::BitwiseEqual;
 using testing::IntTensor;
 using testing::RandomTensor;
@@ -23,14 +25,6 @@ NamedTensors AttentionCase(std::mt19937_64& rng) {
   return {{"q", RandomTensor(rng, {2, 3, 4, 8}, DType::kF32)},
           {"k", RandomTensor(rng, {2, 5, 2, 8}, DType::kF32)},
           {"v", RandomTensor(rng, {2, 5, 2, 6}, DType::kF32)}};
-}
-
-const Tensor& Named(const NamedTensors& t, const std::string& name) {
-  for (const auto& [n, x] : t)
-    if (n == name) return x;
-  ADD_FAILURE() << "no output " << name;
-  static Tensor none;
-  return none;
 }
 
 TEST(RefOpsTest, AttentionParamsReachTheOracle) {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "reference/f64_array.h"
@@ -53,6 +55,16 @@ inline double MaxRelDiff(const Tensor& a, const Tensor& b, double floor = 1.0) {
     worst = std::max(worst, std::fabs(x.data[i] - y.data[i]) / std::max(std::fabs(y.data[i]), floor));
   }
   return worst;
+}
+
+// The tensor called `name` in an op's outputs; a test failure (and an empty tensor) if absent.
+inline const Tensor& Named(const std::vector<std::pair<std::string, Tensor>>& outputs,
+                           const std::string& name) {
+  for (const auto& [n, x] : outputs)
+    if (n == name) return x;
+  ADD_FAILURE() << "no output " << name;
+  static const Tensor none;
+  return none;
 }
 
 inline bool BitwiseEqual(const Tensor& a, const Tensor& b) {

@@ -15,6 +15,8 @@
 namespace av {
 namespace {
 
+using testing::Named;
+
 using testing::BitwiseEqual;
 using testing::IntTensor;
 using testing::RandomTensor;
@@ -155,14 +157,6 @@ TEST(FastSplitKTest, BitwiseIdenticalAcrossThreadCounts) {
       EXPECT_TRUE(BitwiseEqual(many->lse_accum, one->lse_accum)) << threads << " threads";
     }
   }
-}
-
-const Tensor& Named(const NamedTensors& t, const std::string& name) {
-  for (const auto& [n, x] : t)
-    if (n == name) return x;
-  ADD_FAILURE() << "no output " << name;
-  static Tensor none;
-  return none;
 }
 
 TEST(FastSplitKTest, RefOpImplFastMatchesOracle) {

@@ -14,6 +14,12 @@ Result<nlohmann::json> ParseJsonConfig(std::string_view text, const std::string&
   return InvalidInput(path + ": not valid JSON");
 }
 
+Status JsonConfigReader::CheckVersion(const nlohmann::json& doc, int version) const {
+  if (doc.contains("version") && doc["version"] == version) return Status::Ok();
+  return Error("$.version", "must be " + std::to_string(version) + ", got " +
+                                (doc.contains("version") ? doc["version"].dump() : "nothing"));
+}
+
 Status JsonConfigReader::CheckKeys(const nlohmann::json& object, const std::string& where,
                                    const std::set<std::string>& allowed) const {
   for (const auto& [key, value] : object.items()) {

@@ -24,6 +24,8 @@ class JsonConfigReader {
   Status Error(const std::string& where, const std::string& what) const {
     return InvalidInput(path_ + ": " + where + ": " + what);
   }
+  // `$.version` must be present and equal to `version`.
+  Status CheckVersion(const nlohmann::json& doc, int version) const;
   // Every key of `object` must be in `allowed`.
   Status CheckKeys(const nlohmann::json& object, const std::string& where,
                    const std::set<std::string>& allowed) const;

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "core/file.h"
+#include "core/toml_config.h"
 
 namespace av {
 namespace {
@@ -59,14 +60,7 @@ std::string Resolve(const std::string& base, const std::string& p) {
 }  // namespace
 
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const auto& src = e.source();
-    return InvalidInput(path + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) + ": " +
-                        std::string(e.description()));
-  }
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
   TomlReader r(path);
   NumericsConfig c;
   c.path = path;

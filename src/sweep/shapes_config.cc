@@ -158,9 +158,7 @@ Result<ShapesConfig> ParseShapesConfig(std::string_view text, const std::string&
   ShapesReader reader(path);
   if (!doc.is_object()) return reader.Error("$", "must be an object with \"version\" and \"sweeps\"");
   AV_RETURN_IF_ERROR(reader.CheckKeys(doc, "$", {"comment", "version", "sweeps"}));
-  if (!doc.contains("version") || doc["version"] != 1) {
-    return reader.Error("$.version", "must be 1, got " + (doc.contains("version") ? doc["version"].dump() : "nothing"));
-  }
+  AV_RETURN_IF_ERROR(reader.CheckVersion(doc, 1));
   if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) {
     return reader.Error("$.sweeps", "must be a list of sweeps");
   }

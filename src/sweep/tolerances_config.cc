@@ -78,9 +78,7 @@ Result<TolerancesConfig> ParseTolerancesConfig(std::string_view text, const std:
   TolerancesReader reader(path);
   if (!doc.is_object()) return reader.Error("$", "must be an object with \"version\" and \"ops\"");
   AV_RETURN_IF_ERROR(reader.CheckKeys(doc, "$", {"comment", "version", "ops"}));
-  if (!doc.contains("version") || doc["version"] != 1) {
-    return reader.Error("$.version", "must be 1, got " + (doc.contains("version") ? doc["version"].dump() : "nothing"));
-  }
+  AV_RETURN_IF_ERROR(reader.CheckVersion(doc, 1));
   if (!doc.contains("ops") || !doc["ops"].is_object()) return reader.Error("$.ops", "must be an object keyed by op");
   TolerancesConfig config;
   config.path = path;
