@@ -13,8 +13,15 @@ constexpr Command kCommands[] = {
     {"build", "compile evidence (nvcc -Xptxas -v): registers, smem, spills, occupancy; base vs head", &RunBuild},
     {"compare", "compare a candidate tensor with a reference under an anchor's rule", &RunCompare},
     {"help", "list commands, or show one command's options", &RunHelp},
+    {"init", "write an attention-verify/ package: attnverify.toml, configs, checklist", &RunInit},
+    {"merge", "combine the numerics.json files of sweep shards into one", &RunMerge},
     {"numerics", "run a shape sweep against the reference", &RunNumerics},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors", &RunRef},
+    {"report", "the eight-item checklist from the package's evidence: md, json, html, sarif", &RunReport},
+    {"review", "built-in reviewer: findings over the sliced diffs, each with the command that verifies it", &RunReview},
+    {"run", "the main job: slice, review, build, numerics, report; exit 0 only when accepted", &RunRun},
+    {"slice", "one unified diff per component (flashmla, deepgemm, main_attention, ...) from git", &RunSlice},
+    {"verify-package", "recompute manifest.json: every package file's sha256", &RunVerifyPackage},
     {"version", "print the version", &RunVersion},
 };
 
@@ -39,7 +46,7 @@ void PrintUsage(FILE* out) {
                "commands:\n",
                ATTNVERIFY_VERSION);
   for (const Command& c : kCommands) {
-    std::fprintf(out, "  %-10s %.*s\n", std::string(c.name).c_str(),
+    std::fprintf(out, "  %-15s %.*s\n", std::string(c.name).c_str(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
   std::fprintf(out,

@@ -43,8 +43,15 @@ std::vector<std::string> SuggestCommands(std::string_view typo);
 int RunBuild(std::vector<std::string> args);
 int RunCompare(std::vector<std::string> args);
 int RunHelp(std::vector<std::string> args);
+int RunInit(std::vector<std::string> args);
+int RunMerge(std::vector<std::string> args);
 int RunNumerics(std::vector<std::string> args);
 int RunRef(std::vector<std::string> args);
+int RunReport(std::vector<std::string> args);
+int RunReview(std::vector<std::string> args);
+int RunRun(std::vector<std::string> args);
+int RunSlice(std::vector<std::string> args);
+int RunVerifyPackage(std::vector<std::string> args);
 int RunVersion(std::vector<std::string> args);
 
 }  // namespace av::cli

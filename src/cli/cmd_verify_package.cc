@@ -1,0 +1,10 @@
+// attnverify verify-package: placeholder until its issue lands; says so and exits 2.
+#include "cli/commands.h"
+
+namespace av::cli {
+
+int RunVerifyPackage(std::vector<std::string> args) {
+  return ReportError(InvalidInput(args[0] + ": not implemented yet"));
+}
+
+}  // namespace av::cli
