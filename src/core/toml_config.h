@@ -1,10 +1,15 @@
 // Parsing a TOML configuration file (attnverify.toml) with toml++, turning its
 // exception into a Status that names FILE:LINE:COLUMN. Each module reads its own
-// table from the result ([build] in evidence/, [numerics] and [candidate] in sweep/).
+// table from the result ([build] in evidence/, [numerics] and [candidate] in sweep/,
+// [slice] [components] [review] in review/, [policy] [report] in report/, [run] in cli/)
+// with a TomlTableReader, so every message has the same shape. Any thread.
 #pragma once
 
+#include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -13,5 +18,26 @@
 namespace av {
 
 Result<toml::table> ParseTomlConfig(std::string_view text, const std::string& path);
+
+// Typed access to one file's nodes; every error is "PATH:LINE:COL: what".
+class TomlTableReader {
+ public:
+  explicit TomlTableReader(std::string path) : path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+  Status Error(const toml::node& node, const std::string& what) const;
+  // `where` names the table in messages: "[slice]".
+  Status CheckKeys(const toml::table& table, const std::string& where,
+                   const std::set<std::string_view>& allowed) const;
+  // The table at `key` of `doc`, or null when absent; an error when `key` is not a table.
+  Result<const toml::table*> OptionalTable(const toml::table& doc, std::string_view key) const;
+  Result<std::string> String(const toml::node& node, const std::string& key) const;  // non-empty
+  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const;
+  Result<bool> Bool(const toml::node& node, const std::string& key) const;
+  Result<std::vector<std::string>> StringArray(const toml::node& node, const std::string& key) const;
+
+ private:
+  std::string path_;
+};
 
 }  // namespace av
