@@ -1,0 +1,39 @@
+// The [run] table of attnverify.toml and the stage plan of `attnverify run`: which stages
+// run in which order, with which arguments, and why a stage is skipped (its table is
+// absent). Format: doc/run.md. Pure functions; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace av {
+
+// The stages `attnverify run` knows, in their only sensible order.
+inline constexpr std::string_view kRunStages[] = {"slice", "review", "build", "numerics", "report"};
+
+struct RunConfig {
+  std::string path;      // attnverify.toml (absolute)
+  std::string base_dir;  // its folder
+  std::vector<std::string> stages;  // [run] stages, default all of kRunStages
+  int stage_timeout_s = 86400;      // [run] stage_timeout_s: per stage
+  std::string base;                 // [run] base, else [slice] base; empty: none
+  // Which tables exist; a stage whose table is absent is skipped with a reason.
+  bool has_slice = false, has_build = false, has_candidate = false;
+};
+
+Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path);
+Result<RunConfig> LoadRunConfig(const std::string& path);
+
+struct StagePlan {
+  std::string name;
+  std::vector<std::string> args;  // after the program: {"slice", "--config", P, ...}
+  std::string skip_reason;        // non-empty: not run
+};
+
+// `base_override` (run --base) wins over the config's base.
+std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& base_override);
+
+}  // namespace av
