@@ -170,7 +170,7 @@ TEST(PackageInit, TemplateParsesForEveryReader) {
   EXPECT_FALSE(run->has_candidate);  // likewise the candidate
   Result<NumericsConfig> numerics = LoadNumericsConfig(toml);
   ASSERT_TRUE(numerics.ok()) << numerics.status().message();
-  EXPECT_EQ(numerics->reference.kind, ImplKind::kFast);
+  EXPECT_EQ(numerics->reference.kind, ImplKind::kOracle);
 }
 
 TEST(Pipeline, LastLineSkipsTrailingBlankLines) {
