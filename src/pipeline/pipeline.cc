@@ -37,7 +37,8 @@ StageRecord RunStage(const PipelineOptions& options, const StagePlan& plan) {
   }
   ProcessRequest req;
   req.argv = rec.argv;
-  req.cwd = options.config.base_dir;
+  // The caller's working directory, as if the user had typed the stage: relative paths
+  // on the command line and in attnverify.toml mean the same in both.
   req.timeout_ms = options.config.stage_timeout_s * 1000;
   Result<ProcessResult> r = options.runner->Run(req);
   if (!r.ok()) {
