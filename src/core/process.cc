@@ -125,10 +125,18 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
   for (const std::string& kv : env) {
     if (kv.rfind("PATH=", 0) == 0) path_var = kv.substr(5);
   }
-  std::string program = FindInPath(request.argv[0], path_var);
+  // "build/tool" with a cwd means the tool in that folder, as a shell started there would
+  // run it; posix_spawn would resolve it against our own folder instead.
+  std::string name = request.argv[0];
+  if (!request.cwd.empty() && name.find('/') != std::string::npos && name.front() != '/') {
+    name = request.cwd + "/" + name;
+  }
+  std::string program = FindInPath(name, path_var);
   if (program.empty()) {
     return NotFound(request.argv[0] + ": not found" +
-                    (request.argv[0].find('/') == std::string::npos ? " in PATH" : ""));
+                    (request.argv[0].find('/') == std::string::npos ? " in PATH"
+                     : name != request.argv[0]                      ? " (looked for " + name + ")"
+                                                                    : ""));
   }
 
   int out_pipe[2], err_pipe[2];

@@ -17,7 +17,9 @@
 namespace av {
 
 struct ProcessRequest {
-  std::vector<std::string> argv;  // argv[0] is a path or a name looked up in PATH
+  // argv[0] is a name looked up in PATH, or a path; a relative path ("build/tool") is
+  // relative to `cwd` when one is given.
+  std::vector<std::string> argv;
   std::string cwd;                // empty: the caller's working directory
   // Added to (or replacing names in) the scrubbed environment.
   std::map<std::string, std::string> extra_env;

@@ -89,6 +89,29 @@ TEST(ProcessRunner, WorkingDirectoryIsApplied) {
   EXPECT_EQ(r->stdout_text, dir.path() + "\n");
 }
 
+// Regression: a candidate command "build/cpu_twin" with cwd = the repository failed as
+// "not found" unless attnverify itself was started in that folder.
+TEST(ProcessRunner, RelativeProgramPathIsRelativeToTheWorkingDirectory) {
+  av::testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("bin"));
+  ASSERT_EQ(av::testing::RunShell("printf '#!/bin/sh\\necho from-bin\\n' > " + dir.File("bin/tool") + " && chmod +x " +
+                                  dir.File("bin/tool"))
+                .exit_code,
+            0);
+  PosixProcessRunner runner;
+  ProcessRequest req;
+  req.argv = {"bin/tool"};
+  req.cwd = dir.path();
+  auto r = runner.Run(req);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->stdout_text, "from-bin\n");
+  req.argv = {"bin/missing"};
+  r = runner.Run(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("looked for " + dir.path() + "/bin/missing"), std::string::npos)
+      << r.status().message();
+}
+
 TEST(ProcessRunner, MissingProgramIsNotFound) {
   PosixProcessRunner runner;
   ProcessRequest req;
