@@ -101,7 +101,7 @@ std::string Name(const KernelResources& k) { return k.demangled + " on " + k.arc
 
 void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>& head, ResourcesReport* r) {
   for (const DynamicSmemSite& site : in.sites) {
-    Finding f;
+    BuildFinding f;
     f.file = site.file;
     f.line = site.line;
     f.kernel = site.kernel_base;

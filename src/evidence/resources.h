@@ -51,7 +51,7 @@ struct KernelRow {
   KernelChange change = KernelChange::kHeadOnly;  // kHeadOnly: no base was built
 };
 
-struct Finding {
+struct BuildFinding {
   Severity severity = Severity::kWarning;
   std::string kind;  // dynamic_smem_in_source, dynamic_smem_mismatch, unknown_arch,
                      // build_failed, base_build_failed, spills_increased, truncated_log
@@ -91,7 +91,7 @@ struct ResourcesReport {
   std::optional<RevisionInfo> base;
   std::vector<KernelRow> kernels;
   std::vector<GateResult> gates;
-  std::vector<Finding> findings;
+  std::vector<BuildFinding> findings;
   std::vector<PtxasDiagnostic> diagnostics;  // head's errors and warnings (not notes)
 
   bool Passed() const;

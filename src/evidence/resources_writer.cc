@@ -106,7 +106,7 @@ json ResourcesReportToJson(const ResourcesReport& r, const std::string& tool_ver
                      {"passed", g.passed}, {"rule", g.reason}, {"failures", g.failures}});
   }
   json findings = json::array();
-  for (const Finding& f : r.findings) {
+  for (const BuildFinding& f : r.findings) {
     json j = {{"severity", SeverityName(f.severity)}, {"kind", f.kind}, {"message", f.message}};
     if (!f.file.empty()) j["file"] = f.file, j["line"] = f.line;
     if (!f.kernel.empty()) j["kernel"] = f.kernel;
@@ -165,7 +165,7 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
   if (r.kernels.empty()) out += "(no kernels in the log)\n";
   if (!r.findings.empty()) {
     out += "\nfindings:\n";
-    for (const Finding& f : r.findings) {
+    for (const BuildFinding& f : r.findings) {
       out += std::string("  ") + SeverityName(f.severity) + ": " +
              (f.file.empty() ? "" : f.file + ":" + std::to_string(f.line) + ": ") + f.message + "\n";
     }
