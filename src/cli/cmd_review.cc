@@ -1,10 +1,61 @@
-// attnverify review: placeholder until its issue lands; says so and exits 2.
+// attnverify review: run the built-in review rules over the sliced diffs of the package
+// (or over diff files given with --diff; no repository needed) and write
+// evidence/review.json and reports/review_01.md. Findings are questions, not verdicts:
+// exit 0 whatever they say; 2 when the input is missing or malformed.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
 #include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/version.h"
+#include "review/review_package.h"
+#include "review/rules.h"
 
 namespace av::cli {
+namespace {
+
+constexpr const char* kReviewHelp =
+    "Built-in review of the refactor's diff: rules that know CUDA, C++ and Python raise\n"
+    "findings (file:line on the new side, checklist item, the attnverify command that\n"
+    "verifies it). Reads diff/*.diff listed in evidence/slice.json (run `attnverify slice`\n"
+    "first), or the files given with --diff. Writes evidence/review.json\n"
+    "(doc/formats/review-json.md) and reports/review_01.md. [review] disable = [ids] turns\n"
+    "rules off; `attnverify review --rules` lists them (doc/review.md).";
+
+}  // namespace
 
 int RunReview(std::vector<std::string> args) {
-  return ReportError(InvalidInput(args[0] + ": not implemented yet"));
+  CLI::App app(kReviewHelp, "attnverify review");
+  ReviewRequest request;
+  bool list_rules = false;
+  app.add_option("--config", request.config_path, "attnverify.toml (default: attention-verify/attnverify.toml)");
+  app.add_option("--diff", request.diff_files, "review these unified diff files instead of the package's slice")
+      ->take_all();
+  app.add_option("--out", request.out_dir, "package folder for evidence/ and reports/ (default: the config's folder)");
+  app.add_flag("--rules", list_rules, "list the built-in rules and exit");
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+  if (list_rules) {
+    for (const RuleInfo& r : BuiltinRules()) {
+      std::printf("%-32s %-8s item %d  %s\n", std::string(r.id).c_str(), std::string(r.severity).c_str(),
+                  r.checklist_item, std::string(r.looks_for).c_str());
+    }
+    return kExitOk;
+  }
+  request.command = "attnverify";
+  for (const std::string& a : args) request.command += " " + a;
+  request.tool_version = ATTNVERIFY_VERSION;
+
+  Result<ReviewOutcome> out = ReviewPackage(request);
+  if (!out.ok()) return ReportError(out.status());
+  const ReviewReport& report = out->report;
+  for (const Finding& f : report.findings) {
+    std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), f.severity.c_str(), f.checklist_item,
+                f.file.c_str(), static_cast<long long>(f.line), f.title.c_str(), f.rule.c_str());
+  }
+  std::printf("%zu findings in %lld files (%lld skipped)\nwrote %s\nwrote %s\n", report.findings.size(),
+              static_cast<long long>(report.files_reviewed), static_cast<long long>(report.files_skipped),
+              out->json_path.c_str(), out->markdown_path.c_str());
+  return kExitOk;
 }
 
 }  // namespace av::cli

@@ -1,0 +1,161 @@
+#include "review/review_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "core/file.h"
+#include "core/toml_config.h"
+#include "review/glob.h"
+
+namespace av {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const std::string& path) : path_(path) {}
+
+  Status ErrorAt(const toml::source_region& src, const std::string& what) const {
+    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
+                        ": " + what);
+  }
+  Status Error(const toml::node& node, const std::string& what) const { return ErrorAt(node.source(), what); }
+
+  Status CheckKeys(const toml::table& table, const std::string& where, const std::set<std::string_view>& allowed) const {
+    for (const auto& [key, value] : table) {
+      if (!allowed.count(key.str())) {
+        std::string list;
+        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return ErrorAt(key.source(), "unknown key \"" + std::string(key.str()) + "\" in " + where + " (allowed: " +
+                                         list + ")");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<std::string> String(const toml::node& node, const std::string& key) const {
+    auto s = node.value<std::string>();
+    if (!s || s->empty()) return Error(node, "\"" + key + "\" must be a non-empty string");
+    return *s;
+  }
+
+  Status Strings(const toml::node& node, const std::string& key, std::vector<std::string>* out) const {
+    const toml::array* arr = node.as_array();
+    if (arr == nullptr) return Error(node, "\"" + key + "\" must be an array of strings");
+    for (const toml::node& item : *arr) {
+      auto s = item.value<std::string>();
+      if (!s || s->empty()) return Error(item, "\"" + key + "\" must hold non-empty strings");
+      out->push_back(*s);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const std::string& path_;
+};
+
+bool ValidComponentName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name == "unassigned" || name[0] == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+  });
+}
+
+}  // namespace
+
+Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
+                                                     const std::vector<std::string>& known_rules) {
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  Reader r(path);
+  ReviewPackageConfig config;
+  config.path = path;
+  std::filesystem::path package = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+  config.package_dir = package.lexically_normal().string();
+  std::string repo = "..";
+  if (const toml::node* n = doc.get("slice")) {
+    const toml::table* t = n->as_table();
+    if (t == nullptr) return r.Error(*n, "\"slice\" must be a table");
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[slice]", {"repo", "base"}));
+    if (const toml::node* v = t->get("repo")) {
+      AV_ASSIGN_OR_RETURN(repo, r.String(*v, "repo"));
+    }
+    if (const toml::node* v = t->get("base")) {
+      AV_ASSIGN_OR_RETURN(config.base, r.String(*v, "base"));
+      if (config.base[0] == '-') return r.Error(*v, "\"base\" must be a revision, not an option");
+    }
+  }
+  config.repo_dir = (package / repo).lexically_normal().string();
+  if (config.repo_dir.size() > 1 && config.repo_dir.back() == '/') config.repo_dir.pop_back();
+
+  if (const toml::node* n = doc.get("components")) {
+    const toml::table* t = n->as_table();
+    if (t == nullptr) return r.Error(*n, "\"components\" must be a table of name = [globs]");
+    // toml++ iterates keys sorted; priority is the order written, so sort by position.
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (const auto& [key, value] : *t) entries.push_back({&key, &value});
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      const auto& sa = a.first->source().begin;
+      const auto& sb = b.first->source().begin;
+      return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
+    });
+    for (const auto& [key, value] : entries) {
+      ComponentSpec c;
+      c.name = std::string(key->str());
+      if (!ValidComponentName(c.name)) {
+        return r.ErrorAt(key->source(), "component name \"" + c.name +
+                                            "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
+      }
+      AV_RETURN_IF_ERROR(r.Strings(*value, c.name, &c.globs));
+      if (c.globs.empty()) return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
+      for (const std::string& g : c.globs) {
+        Status st = ValidateGlob(g);
+        if (!st.ok()) return r.Error(*value, "component \"" + c.name + "\": " + st.message());
+      }
+      config.components.push_back(std::move(c));
+    }
+  }
+
+  if (const toml::node* n = doc.get("review")) {
+    const toml::table* t = n->as_table();
+    if (t == nullptr) return r.Error(*n, "\"review\" must be a table");
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[review]", {"reviewer", "disable"}));
+    if (const toml::node* v = t->get("reviewer")) {
+      AV_ASSIGN_OR_RETURN(config.reviewer, r.String(*v, "reviewer"));
+      if (config.reviewer != "builtin") {
+        return r.Error(*v, "\"reviewer\" must be \"builtin\" (the only reviewer so far), got \"" + config.reviewer +
+                               "\"");
+      }
+    }
+    if (const toml::node* v = t->get("disable")) {
+      AV_RETURN_IF_ERROR(r.Strings(*v, "disable", &config.disabled_rules));
+      const toml::array* arr = v->as_array();
+      for (size_t i = 0; i < config.disabled_rules.size(); ++i) {
+        const std::string& id = config.disabled_rules[i];
+        if (std::find(known_rules.begin(), known_rules.end(), id) == known_rules.end()) {
+          std::string list;
+          for (const std::string& k : known_rules) list += (list.empty() ? "" : ", ") + k;
+          return r.Error(*arr->get(i), "unknown rule \"" + id + "\" in [review] disable (rules: " + list + ")");
+        }
+      }
+    }
+  }
+  return config;
+}
+
+Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
+                                                    const std::vector<std::string>& known_rules) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  return ParseReviewPackageConfig(text, path, known_rules);
+}
+
+std::string AssignComponent(const std::vector<ComponentSpec>& components, std::string_view path) {
+  for (const ComponentSpec& c : components) {
+    for (const std::string& g : c.globs) {
+      if (GlobMatch(g, path)) return c.name;
+    }
+  }
+  return "";
+}
+
+}  // namespace av

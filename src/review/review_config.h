@@ -1,0 +1,39 @@
+// The [slice], [components] and [review] tables of attnverify.toml (doc/review.md):
+// which git work tree and base ref to diff, which path globs make each component (in
+// file order = priority), and which built-in review rules are switched off. Unknown keys
+// are errors naming FILE:LINE:COLUMN. Plain data once loaded.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace av {
+
+struct ComponentSpec {
+  std::string name;  // [A-Za-z0-9_.-]+, not "unassigned"
+  std::vector<std::string> globs;
+};
+
+struct ReviewPackageConfig {
+  std::string path;         // the toml file, as given
+  std::string package_dir;  // its folder (absolute)
+  std::string repo_dir;     // [slice] repo resolved against package_dir (absolute); default ".."
+  std::string base = "HEAD~1";
+  std::vector<ComponentSpec> components;
+  std::string reviewer = "builtin";
+  std::vector<std::string> disabled_rules;
+};
+
+// `known_rules` validates [review] disable (an unknown rule id is an error).
+Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
+                                                     const std::vector<std::string>& known_rules);
+Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
+                                                    const std::vector<std::string>& known_rules);
+
+// The first component whose globs match `path`; empty when none does ("unassigned").
+std::string AssignComponent(const std::vector<ComponentSpec>& components, std::string_view path);
+
+}  // namespace av

@@ -1,0 +1,118 @@
+#include "review/review_package.h"
+
+#include <filesystem>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "review/review_config.h"
+#include "review/review_writers.h"
+#include "review/rules.h"
+
+namespace av {
+namespace {
+
+Status WriteWithParent(const std::string& path, std::string_view text) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return IoError(path + ": cannot create its folder: " + ec.message());
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace
+
+Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& request) {
+  AV_ASSIGN_OR_RETURN(ReviewPackageConfig config, LoadReviewPackageConfig(request.config_path, BuiltinRuleIds()));
+  GitDiffRequest git_request;
+  git_request.repo_dir = config.repo_dir;
+  git_request.base = request.base.empty() ? config.base : request.base;
+  git_request.mode = request.mode;
+  AV_ASSIGN_OR_RETURN(GitDiffOutput git, RunGitDiff(runner, git_request));
+  AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(git.text, "git diff " + git.base_commit));
+  SliceOutcome out;
+  out.package_dir = config.package_dir;
+  SliceResult& slice = out.slice;
+  slice.command = request.command;
+  slice.mode = request.mode == DiffMode::kStaged ? "staged" : request.mode == DiffMode::kWorktree ? "worktree" : "commit";
+  slice.repo = git.toplevel;
+  slice.base = git_request.base;
+  slice.base_commit = git.base_commit;
+  slice.head_commit = git.head_commit;
+  slice.diff = std::move(diff);
+  SliceDiff(config.components, &slice);
+  AV_ASSIGN_OR_RETURN(out.written, WriteSlice(config.package_dir, slice, request.tool_version));
+  return out;
+}
+
+Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
+  const bool explicit_config = !request.config_path.empty();
+  const std::string config_path = explicit_config ? request.config_path : "attention-verify/attnverify.toml";
+  std::error_code ec;
+  ReviewPackageConfig config;
+  const bool have_config = explicit_config || std::filesystem::exists(config_path, ec);
+  if (have_config) {
+    AV_ASSIGN_OR_RETURN(config, LoadReviewPackageConfig(config_path, BuiltinRuleIds()));
+  } else if (request.diff_files.empty()) {
+    return InvalidInput("no " + config_path + ": pass --config FILE, or --diff FILE... to review diffs without a "
+                        "package");
+  }
+  const std::string out_dir = !request.out_dir.empty() ? request.out_dir : have_config ? config.package_dir : ".";
+
+  ReviewOutcome out;
+  ReviewReport& report = out.report;
+  report.tool_version = request.tool_version;
+  report.command = request.command;
+  report.disabled_rules = config.disabled_rules;
+  ReviewOptions options;
+  options.config_path = config_path;
+  options.base = config.base;
+  options.disabled_rules = config.disabled_rules;
+
+  struct Input {
+    std::string component, path, shown_path, expected_sha256;
+  };
+  std::vector<Input> inputs;
+  if (!request.diff_files.empty()) {
+    for (const std::string& f : request.diff_files) {
+      inputs.push_back({std::filesystem::path(f).stem().string(), f, f, ""});
+    }
+  } else {
+    const std::string slice_path = config.package_dir + "/evidence/slice.json";
+    if (!std::filesystem::exists(slice_path, ec)) {
+      return InvalidInput(slice_path + ": missing; run `attnverify slice --config " + config_path +
+                          "` first, or pass --diff FILE...");
+    }
+    AV_ASSIGN_OR_RETURN(SliceRecord record, LoadSliceRecord(slice_path));
+    report.base = record.base;
+    report.base_commit = record.base_commit;
+    report.head_commit = record.head_commit;
+    options.base = record.base;
+    for (const SliceRecord::Entry& e : record.components) {
+      inputs.push_back({e.name, config.package_dir + "/" + e.path, e.path, e.sha256});
+    }
+  }
+
+  for (const Input& in : inputs) {
+    AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(in.path));
+    std::string sha = Sha256Hex(text);
+    if (!in.expected_sha256.empty() && sha != in.expected_sha256) {
+      return InvalidInput(in.path + ": changed since `attnverify slice` wrote it (sha256 " + sha +
+                          ", slice.json says " + in.expected_sha256 + "); slice again");
+    }
+    AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(text, in.path));
+    report.diffs.push_back({in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size())});
+    for (Finding& f : ReviewDiff(diff, in.component, options, &report.files_reviewed, &report.files_skipped)) {
+      report.findings.push_back(std::move(f));
+    }
+  }
+  NumberFindings(&report.findings);
+
+  out.json_path = out_dir + "/evidence/review.json";
+  out.markdown_path = out_dir + "/reports/review_01.md";
+  // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
+  AV_RETURN_IF_ERROR(WriteWithParent(
+      out.json_path, ReviewToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  AV_RETURN_IF_ERROR(WriteWithParent(out.markdown_path, ReviewToMarkdown(report)));
+  return out;
+}
+
+}  // namespace av

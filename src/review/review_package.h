@@ -1,0 +1,53 @@
+// The slice and review stages as library calls on an acceptance package, so that
+// `attnverify slice`, `attnverify review` and `attnverify run` share one implementation:
+// load attnverify.toml, run git or read the sliced diffs, apply the rules, write the
+// package files. Not thread-safe across calls on the same package.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/process.h"
+#include "core/status.h"
+#include "review/finding.h"
+#include "review/git_diff.h"
+#include "review/slice.h"
+
+namespace av {
+
+struct SliceRequest {
+  std::string config_path = "attention-verify/attnverify.toml";
+  std::string base;  // empty: [slice] base
+  DiffMode mode = DiffMode::kCommit;
+  std::string command;       // recorded in slice.json
+  std::string tool_version;
+};
+
+struct SliceOutcome {
+  SliceResult slice;
+  std::string package_dir;
+  std::vector<std::string> written;  // absolute paths
+};
+
+// Errors (exit 2): bad config, base that does not resolve, not a git work tree, a diff
+// the parser rejects, a package folder that cannot be written.
+Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& request);
+
+struct ReviewRequest {
+  std::string config_path;            // empty: attention-verify/attnverify.toml, optional with diff_files
+  std::vector<std::string> diff_files;  // empty: the package's slice
+  std::string out_dir;                // empty: the config's folder ("." without a config)
+  std::string command;
+  std::string tool_version;
+};
+
+struct ReviewOutcome {
+  ReviewReport report;
+  std::string json_path, markdown_path;
+};
+
+// Reads the diffs (checking each sliced file's sha256 against evidence/slice.json),
+// runs the built-in rules and writes evidence/review.json and reports/review_01.md.
+Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request);
+
+}  // namespace av

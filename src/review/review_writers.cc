@@ -1,0 +1,143 @@
+#include "review/review_writers.h"
+
+#include <map>
+
+namespace av {
+
+nlohmann::json ReviewToJson(const ReviewReport& report) {
+  using nlohmann::json;
+  json diffs = json::array();
+  for (const ReviewedDiff& d : report.diffs) {
+    diffs.push_back({{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
+  }
+  json findings = json::array();
+  for (const Finding& f : report.findings) {
+    findings.push_back({{"id", f.id},
+                        {"rule", f.rule},
+                        {"severity", f.severity},
+                        {"component", f.component},
+                        {"file", f.file},
+                        {"line", f.line},
+                        {"end_line", f.end_line},
+                        {"checklist_item", f.checklist_item},
+                        {"related_items", f.related_items},
+                        {"title", f.title},
+                        {"message", f.message},
+                        {"old", f.old_text},
+                        {"new", f.new_text},
+                        {"verify", f.verify}});
+  }
+  return json{{"schema", "attnverify.review/1"},
+              {"tool", {{"name", "attnverify"}, {"version", report.tool_version}}},
+              {"command", report.command},
+              {"reviewer", report.reviewer},
+              {"base", report.base},
+              {"base_commit", report.base_commit},
+              {"head_commit", report.head_commit},
+              {"disabled_rules", report.disabled_rules},
+              {"files_reviewed", report.files_reviewed},
+              {"files_skipped", report.files_skipped},
+              {"diffs", std::move(diffs)},
+              {"findings", std::move(findings)}};
+}
+
+namespace {
+
+// Code in a Markdown table cell or inline span: no pipes or backticks breaking it.
+std::string Inline(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      out += " / ";
+    } else if (c == '|') {
+      out += "\\|";
+    } else if (c == '`') {
+      out += '\'';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void Fence(std::string* md, const std::string& text, char sign) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    *md += sign;
+    *md += ' ';
+    *md += text.substr(pos, nl - pos);
+    *md += '\n';
+    pos = nl + 1;
+  }
+}
+
+}  // namespace
+
+std::string ReviewToMarkdown(const ReviewReport& report) {
+  std::string md = "# Review 01 (built-in rules)\n\n";
+  md += "Findings are questions for the author, each with the command whose evidence answers it; "
+        "they are not verdicts.\n\n";
+  if (!report.base.empty()) {
+    md += "- base: `" + report.base + "` (" + report.base_commit + ")\n";
+    md += "- head: " + report.head_commit + "\n";
+  }
+  md += "- command: `" + Inline(report.command) + "`\n";
+  md += "- diffs: ";
+  for (size_t i = 0; i < report.diffs.size(); ++i) {
+    const ReviewedDiff& d = report.diffs[i];
+    md += (i ? ", " : "") + std::string("`") + d.path + "` (" + std::to_string(d.files) +
+          (d.files == 1 ? " file)" : " files)");
+  }
+  if (report.diffs.empty()) md += "none";
+  md += "\n- files reviewed: " + std::to_string(report.files_reviewed) + ", skipped (tests, docs, binaries, " +
+        "other languages): " + std::to_string(report.files_skipped) + "\n";
+  if (!report.disabled_rules.empty()) {
+    md += "- disabled rules:";
+    for (const std::string& r : report.disabled_rules) md += " `" + r + "`";
+    md += "\n";
+  }
+  std::map<std::string, int> by_severity;
+  for (const Finding& f : report.findings) ++by_severity[f.severity];
+  md += "\n" + std::to_string(report.findings.size()) + " findings";
+  if (!report.findings.empty()) {
+    md += " (";
+    bool first = true;
+    for (const char* s : {"error", "warning", "note"}) {
+      if (!by_severity.count(s)) continue;
+      md += (first ? "" : ", ") + std::to_string(by_severity[s]) + " " + s;
+      first = false;
+    }
+    md += ")";
+  }
+  md += ".\n";
+  if (report.findings.empty()) return md;
+  md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
+  for (const Finding& f : report.findings) {
+    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" + f.rule + "` | `" +
+          Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
+  }
+  for (const Finding& f : report.findings) {
+    md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
+    if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
+    md += "`\n\n";
+    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " + std::to_string(f.checklist_item);
+    if (!f.related_items.empty()) {
+      md += " (also";
+      for (int i : f.related_items) md += " " + std::to_string(i);
+      md += ")";
+    }
+    md += ", component `" + f.component + "`.\n\n" + f.message + "\n\n";
+    if (!f.old_text.empty() || !f.new_text.empty()) {
+      md += "```diff\n";
+      if (!f.old_text.empty()) Fence(&md, f.old_text, '-');
+      if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
+      md += "```\n\n";
+    }
+    md += "Verify: `" + f.verify + "`\n";
+  }
+  return md;
+}
+
+}  // namespace av

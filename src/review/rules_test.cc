@@ -1,0 +1,272 @@
+// The built-in rules over realistic diffs (testdata/review/*.diff, made with git from
+// real before/after files): every finding expected is found at its file:line, and
+// nothing else is — noise is a bug.
+#include "review/rules.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "core/file.h"
+#include "review/code_text.h"
+#include "review/change_blocks.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using Key = std::tuple<std::string, std::string, int64_t>;  // rule, file, line
+
+std::vector<Finding> ReviewFile(const std::string& name, ReviewOptions options = {}) {
+  std::string path = testing::SourceDir() + "/testdata/review/" + name;
+  Result<std::string> text = ReadFileToString(path);
+  EXPECT_TRUE(text.ok()) << path;
+  if (!text.ok()) return {};
+  Result<Diff> diff = ParseUnifiedDiff(*text, path);
+  EXPECT_TRUE(diff.ok()) << diff.status().message();
+  if (!diff.ok()) return {};
+  int64_t reviewed = 0, skipped = 0;
+  return ReviewDiff(*diff, "c", options, &reviewed, &skipped);
+}
+
+std::set<Key> Keys(const std::vector<Finding>& findings) {
+  std::set<Key> keys;
+  for (const Finding& f : findings) keys.insert({f.rule, f.file, f.line});
+  return keys;
+}
+
+std::string Dump(const std::vector<Finding>& findings) {
+  std::string s;
+  for (const Finding& f : findings) {
+    s += f.rule + " " + f.file + ":" + std::to_string(f.line) + "-" + std::to_string(f.end_line) + " " + f.message +
+         "\n";
+  }
+  return s;
+}
+
+const Finding* Find(const std::vector<Finding>& findings, std::string_view rule) {
+  for (const Finding& f : findings) {
+    if (f.rule == rule) return &f;
+  }
+  return nullptr;
+}
+
+TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
+  std::vector<Finding> f = ReviewFile("demo_splitk_decode.diff");
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 14},
+                                    {"mask.expression_changed", "src/flash_mla/splitk_decode.h", 19}}))
+      << Dump(f);
+  const Finding* tile = Find(f, "tile.constant_changed");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_NE(tile->message.find("kBlockN 64 -> 128 (x2)"), std::string::npos) << tile->message;
+  EXPECT_EQ(tile->checklist_item, 4);
+  EXPECT_EQ(tile->related_items, std::vector<int>{3});
+  EXPECT_EQ(tile->old_text, "constexpr int kBlockN = 64;");
+  EXPECT_EQ(tile->new_text, "constexpr int kBlockN = 128;");
+  EXPECT_EQ(tile->verify, "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
+  const Finding* mask = Find(f, "mask.expression_changed");
+  ASSERT_NE(mask, nullptr);
+  EXPECT_EQ(mask->checklist_item, 2);
+  EXPECT_EQ(mask->end_line, 19);
+  EXPECT_NE(mask->message.find("in causal_masked()"), std::string::npos) << mask->message;
+  EXPECT_EQ(mask->old_text, "return col > row + (s_k - s_q);");
+  EXPECT_EQ(mask->new_text, "return col > row;");
+  EXPECT_EQ(mask->verify, "attnverify numerics --config attention-verify/attnverify.toml");
+}
+
+TEST(RulesTest, FlashMlaSplitKRefactor) {
+  std::vector<Finding> f = ReviewFile("flashmla_splitk_refactor.diff");
+  const std::string cu = "csrc/flash_mla/combine.cu";
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"splitk.split_constant_changed", cu, 9},
+                                    {"splitk.combine_changed", cu, 26},
+                                    {"sync.barrier_removed", cu, 29},
+                                    {"atomics.introduced", cu, 35},
+                                    {"fallback.switch_removed", cu, 41}}))
+      << Dump(f);
+  const Finding* split = Find(f, "splitk.split_constant_changed");
+  ASSERT_NE(split, nullptr);
+  EXPECT_NE(split->message.find("kMaxSplits 32 -> 64"), std::string::npos);
+  EXPECT_EQ(split->checklist_item, 5);
+  const Finding* combine = Find(f, "splitk.combine_changed");
+  ASSERT_NE(combine, nullptr);
+  EXPECT_EQ(combine->end_line, 27);  // two adjacent lines, one finding
+  EXPECT_NE(combine->message.find("exp/log switch expf/logf -> exp2f/log2f"), std::string::npos) << combine->message;
+  const Finding* barrier = Find(f, "sync.barrier_removed");
+  ASSERT_NE(barrier, nullptr);
+  EXPECT_EQ(barrier->severity, "error");
+  EXPECT_EQ(barrier->old_text, "__syncthreads();");
+  EXPECT_EQ(Find(f, "fallback.switch_removed")->checklist_item, 7);
+  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("use_legacy_combine"), std::string::npos);
+  // tests/test_combine.py changed too: tests raise nothing.
+  for (const Finding& x : f) EXPECT_EQ(x.file, cu);
+}
+
+TEST(RulesTest, DeepGemmTileChange) {
+  std::vector<Finding> f = ReviewFile("deepgemm_tile_change.diff");
+  const std::string cuh = "deep_gemm/include/deep_gemm/fp8_gemm.cuh";
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"smem.declaration_changed", cuh, 16},
+                                    {"sync.barrier_removed", cuh, 24},
+                                    {"guard.bound_loosened", cuh, 27},
+                                    {"tile.constant_changed", "deep_gemm/jit_kernels/gemm.py", 8}}))
+      << Dump(f);
+  const Finding* tile = Find(f, "tile.constant_changed");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(tile->end_line, 9);
+  EXPECT_NE(tile->message.find("block_n 128 -> 160"), std::string::npos) << tile->message;
+  EXPECT_NE(tile->message.find("num_stages 5 -> 4"), std::string::npos) << tile->message;
+  EXPECT_NE(Find(f, "guard.bound_loosened")->message.find("`if (n < SHAPE_N)"), std::string::npos);
+  EXPECT_NE(Find(f, "sync.barrier_removed")->message.find("NamedBarrier::sync"), std::string::npos);
+}
+
+TEST(RulesTest, CommentsWhitespaceRenamesTestsAndDocsRaiseNothing) {
+  std::vector<Finding> f = ReviewFile("comments_only.diff");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+}
+
+TEST(RulesTest, PythonSideChange) {
+  std::vector<Finding> f = ReviewFile("python_side.diff");
+  const std::string py = "flash_mla/flash_mla_interface.py";
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"mask.expression_changed", py, 23},
+                                    {"fallback.switch_removed", py, 27},
+                                    {"accum.dtype_narrowed", py, 35},
+                                    {"splitk.split_constant_changed", py, 36}}))
+      << Dump(f);
+  EXPECT_NE(Find(f, "accum.dtype_narrowed")->message.find("`bfloat16`"), std::string::npos);
+  EXPECT_NE(Find(f, "splitk.split_constant_changed")->message.find("max_num_splits 16 -> 32"), std::string::npos);
+  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("FLASH_MLA_USE_REFERENCE"), std::string::npos);
+  EXPECT_EQ(Find(f, "fallback.switch_removed")->end_line, 27);
+}
+
+TEST(RulesTest, DisabledRulesAreSilent) {
+  ReviewOptions options;
+  options.disabled_rules = {"mask.expression_changed"};
+  options.config_path = "pkg/attnverify.toml";
+  options.base = "main";
+  std::vector<Finding> f = ReviewFile("demo_splitk_decode.diff", options);
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "tile.constant_changed");
+  EXPECT_EQ(f[0].verify, "attnverify build --config pkg/attnverify.toml --base main");
+}
+
+Diff Parse(const std::string& text) {
+  Result<Diff> d = ParseUnifiedDiff(text, "inline.diff");
+  EXPECT_TRUE(d.ok()) << d.status().message();
+  return d.ok() ? std::move(d).value() : Diff();
+}
+
+std::vector<Finding> ReviewText(const std::string& text) {
+  return ReviewDiff(Parse(text), "c", ReviewOptions(), nullptr, nullptr);
+}
+
+TEST(RulesTest, SmallCases) {
+  // Shared-memory attribute.
+  auto f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n void launch() {\n"
+      "-  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024);\n"
+      "+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "smem.declaration_changed");
+  EXPECT_EQ(f[0].line, 2);
+  // Accumulator narrowed in CUDA.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  float acc_o[8];\n+  __half acc_o[8];\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "accum.dtype_narrowed");
+  // A loop bound loosened.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  for (int i = 0; i < n; ++i) x[i] = 0;\n"
+                 "+  for (int i = 0; i <= n; ++i) x[i] = 0;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.bound_loosened");
+  // A min() clamp dropped.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  int end = min(start + kBlockN, seqlen_k);\n"
+                 "+  int end = start + kBlockN;\n");
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].rule, "guard.bound_loosened") << Dump(f);
+  // cp.async wait loosened.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-    cp_async_wait<0>();\n+    cp_async_wait<1>();\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "sync.barrier_removed");
+  EXPECT_NE(f[0].message.find("waits for 1 groups in flight instead of 0"), std::string::npos);
+  // A barrier that only moved is not removed.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n-  __syncthreads();\n   a = 1;\n   b = 2;\n"
+                 "+  __syncthreads();\n   c = 3;\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  // A kernel signature.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1,3 +1,3 @@\n __global__ void k(const float* q,\n"
+                 "-                  int stride_q) {\n+                  int64_t stride_q) {\n   return;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "kernel.interface_changed");
+  EXPECT_EQ(f[0].checklist_item, 6);
+  // Tile config as template arguments, and triton configs.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
+                 "-  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 64, 4, false>;\n"
+                 "+  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 128, 4, false>;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "tile.constant_changed");
+  EXPECT_NE(f[0].message.find("template arguments 64 -> 128"), std::string::npos) << f[0].message;
+  f = ReviewText("--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n"
+                 "-    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 64}, num_stages=3, num_warps=4),\n"
+                 "+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128}, num_stages=2, num_warps=4),\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_NE(f[0].message.find("BLOCK_N 64 -> 128 (x2); num_stages 3 -> 2"), std::string::npos) << f[0].message;
+  // Swapping two existing names is not a rename.
+  f = ReviewText("--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n-  int causal_offset = s_k - s_q;\n+  int causal_offset = s_q - s_k;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "mask.expression_changed");
+}
+
+// Regressions from reviewing real FlashMLA history (commits 9241ae3, 48c6dc4, 082094b):
+// indexing by s_q, docstring prose a hunk starts inside, and smem pointers are not findings.
+TEST(RulesTest, RealHistoryNoise) {
+  auto f = ReviewText("--- a/c.cu\n+++ b/c.cu\n@@ -1 +1 @@\n-  const int batch_idx = blockIdx.x;\n"
+                      "+  const int batch_idx = batch_s_q_idx / params.s_q;\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  f = ReviewText("--- a/i.py\n+++ b/i.py\n@@ -10,4 +10,4 @@ def f(x):\n     Args:\n"
+                 "-        x: the layout of k cache, including strides\n"
+                 "+        x: the layout of k cache, including the strides\n     \"\"\"\n     return x\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  f = ReviewText("--- a/p.cuh\n+++ b/p.cuh\n@@ -1 +1 @@\n-  uint32_t smem_int_ptr = cast_smem_ptr_to_uint(src);\n"
+                 "+  uint32_t smem_int_ptr = cast_smem_ptr_to_uint(dst);\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  f = ReviewText("--- a/s.cu\n+++ b/s.cu\n@@ -1 +1 @@\n-  int begin_n_split_idx = __ldg(p + 4);\n"
+                 "+  int begin_n_split_idx = *(p + 4);\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+}
+
+TEST(CodeTextTest, WordsAndComments) {
+  EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
+  EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));
+  EXPECT_EQ(IdentifierWords("HTTPServer"), (std::vector<std::string>{"http", "server"}));
+  CommentStripper cpp(SourceLanguage::kCpp);
+  EXPECT_EQ(cpp.Strip("int a; /* open"), "int a;");
+  EXPECT_EQ(cpp.Strip("   still comment"), "");
+  EXPECT_EQ(cpp.Strip("close */ int b; // tail"), "int b;");
+  EXPECT_EQ(cpp.Strip("s = \"// not a comment\";"), "s = \"// not a comment\";");
+  CommentStripper py(SourceLanguage::kPython);
+  EXPECT_EQ(py.Strip("x = 1  # note"), "x = 1");
+  EXPECT_EQ(py.Strip("    \"\"\"Doc"), "");
+  EXPECT_EQ(py.Strip("    more doc"), "");
+  EXPECT_EQ(py.Strip("    \"\"\""), "");
+  EXPECT_EQ(py.Strip("y = '#'"), "y = '#'");
+  EXPECT_TRUE(IsTestOrDocPath("tests/test_x.py"));
+  EXPECT_TRUE(IsTestOrDocPath("csrc/attn_test.cu"));
+  EXPECT_TRUE(IsTestOrDocPath("README.md"));
+  EXPECT_FALSE(IsTestOrDocPath("csrc/flash_fwd.cu"));
+  EXPECT_EQ(LanguageOfPath("a/b.cuh"), SourceLanguage::kCpp);
+  EXPECT_EQ(LanguageOfPath("a/b.py"), SourceLanguage::kPython);
+  EXPECT_EQ(LanguageOfPath("CMakeLists.txt"), SourceLanguage::kOther);
+}
+
+TEST(RulesTest, RuleTableIsComplete) {
+  std::set<std::string> ids;
+  for (const RuleInfo& r : BuiltinRules()) {
+    EXPECT_TRUE(ids.insert(std::string(r.id)).second) << r.id;
+    EXPECT_GE(r.checklist_item, 1);
+    EXPECT_LE(r.checklist_item, 8);
+    EXPECT_TRUE(r.severity == "error" || r.severity == "warning" || r.severity == "note");
+  }
+  EXPECT_EQ(ids.size(), 12u);
+}
+
+}  // namespace
+}  // namespace av
