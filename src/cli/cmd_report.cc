@@ -1,10 +1,104 @@
-// attnverify report: placeholder until its issue lands; says so and exits 2.
+// attnverify report: the eight-item acceptance checklist from the package's evidence,
+// written as reports/acceptance.{md,json,html,sarif}, then manifest.json (last, so it
+// covers the reports). Prints the verdict and the item table. Exit 0 accepted, 1
+// rejected or incomplete, 2 bad input (config, evidence that does not parse).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
 #include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/file.h"
+#include "core/process.h"
+#include "core/version.h"
+#include "report/checklist.h"
+#include "report/evidence.h"
+#include "report/manifest.h"
+#include "report/report_config.h"
+#include "report/report_writers.h"
 
 namespace av::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kReportHelp =
+    "Judge the package's evidence against the eight-item checklist (FACTS.md §7): each item\n"
+    "PASS, FAIL or MISSING, every conclusion citing a file, its sha256 and the command that\n"
+    "wrote it; MISSING names the command that would produce the evidence. Reads\n"
+    "evidence/{numerics,resources,review,slice,perf}.json and [policy]/[report] of\n"
+    "attnverify.toml (doc/report.md); writes reports/acceptance.* and manifest.json.\n"
+    "Exit 0 accepted, 1 rejected or incomplete, 2 bad input.";
+
+// The manifest leaves out the sweep's work folder when it lies inside the package.
+std::vector<std::string> ManifestExclusions(const ReportConfig& config) {
+  std::vector<std::string> out = {"manifest.json"};
+  fs::path work = (fs::path(config.package_dir) / config.work_dir).lexically_normal();
+  fs::path rel = work.lexically_relative(config.package_dir);
+  if (!rel.empty() && *rel.begin() != ".." && rel != ".") out.push_back(rel.generic_string() + "/");
+  return out;
+}
+
+}  // namespace
 
 int RunReport(std::vector<std::string> args) {
-  return ReportError(InvalidInput(args[0] + ": not implemented yet"));
+  CLI::App app(kReportHelp, "attnverify report");
+  std::string config_path = "attention-verify/attnverify.toml", formats;
+  app.add_option("--config", config_path, "attnverify.toml of the package")->capture_default_str();
+  app.add_option("--formats", formats, "comma-separated: md,json,html,sarif (default: [report] formats, else all)");
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+
+  Result<ReportConfig> config = LoadReportConfig(config_path);
+  if (!config.ok()) return ReportError(config.status());
+  if (!formats.empty()) {
+    Result<std::vector<std::string>> list = ParseFormatList(formats);
+    if (!list.ok()) return ReportError(list.status());
+    config->formats = *list;
+  }
+  EvidenceRequest request;
+  request.package_dir = config->package_dir;
+  request.config_path = config_path;
+  request.numerics_evidence = config->numerics_evidence;
+  Result<Evidence> evidence = LoadEvidence(request);
+  if (!evidence.ok()) return ReportError(evidence.status());
+  ChecklistReport report = ComputeChecklist(*evidence, *config, ATTNVERIFY_VERSION);
+
+  const fs::path reports = fs::path(config->package_dir) / "reports";
+  std::error_code ec;
+  fs::create_directories(reports, ec);
+  if (ec) return ReportError(IoError(reports.string() + ": cannot create: " + ec.message()));
+  std::vector<std::string> written;
+  for (const std::string& format : config->formats) {
+    std::string text;
+    if (format == "md") text = WriteAcceptanceMarkdown(report);
+    else if (format == "json") text = AcceptanceToJson(report).dump(2) + "\n";
+    else if (format == "html") text = WriteAcceptanceHtml(report);
+    else if (format == "sarif") text = AcceptanceToSarif(report).dump(2) + "\n";
+    const std::string path = (reports / ("acceptance." + format)).string();
+    Status st = WriteFileAtomically(path, text);
+    if (!st.ok()) return ReportError(st);
+    written.push_back(path);
+  }
+
+  Manifest manifest;
+  manifest.tool_version = ATTNVERIFY_VERSION;
+  PosixProcessRunner runner;
+  manifest.nvcc_version =
+      DetectNvccVersion(runner, evidence->resources ? evidence->resources->nvcc_version : "", &manifest.nvcc_source);
+  manifest.host = HostName();
+  manifest.created_utc = UtcNowIso8601();
+  manifest.excluded = ManifestExclusions(*config);
+  Result<std::vector<ManifestEntry>> files = HashPackageFiles(config->package_dir, manifest.excluded);
+  if (!files.ok()) return ReportError(files.status());
+  manifest.files = std::move(*files);
+  const std::string manifest_path = (fs::path(config->package_dir) / "manifest.json").string();
+  Status st = WriteFileAtomically(manifest_path, ManifestToJson(manifest).dump(2) + "\n");
+  if (!st.ok()) return ReportError(st);
+
+  std::fputs(FormatVerdictTable(report).c_str(), stdout);
+  for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
+  std::printf("wrote %s (%zu files)\n", manifest_path.c_str(), manifest.files.size());
+  return VerdictExitCode(report) == 0 ? kExitOk : kExitRejected;
 }
 
 }  // namespace av::cli

@@ -1,10 +1,50 @@
-// attnverify verify-package: placeholder until its issue lands; says so and exits 2.
+// attnverify verify-package: recompute the sha256 of every file manifest.json lists (and
+// look for files it does not). Exit 0 every file matches, 1 changed, missing or extra
+// files (each listed), 2 no or unreadable manifest.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
 #include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/file.h"
+#include "report/manifest.h"
 
 namespace av::cli {
 
 int RunVerifyPackage(std::vector<std::string> args) {
-  return ReportError(InvalidInput(args[0] + ": not implemented yet"));
+  CLI::App app("Recompute manifest.json (written by attnverify report): every package file's sha256.\n"
+               "Format: doc/formats/manifest-json.md. Exit 0 all match, 1 changed/missing/extra files.",
+               "attnverify verify-package");
+  std::string config_path = "attention-verify/attnverify.toml";
+  app.add_option("--config", config_path, "attnverify.toml of the package (its folder holds manifest.json)")
+      ->capture_default_str();
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+
+  namespace fs = std::filesystem;
+  const fs::path package = fs::absolute(fs::path(config_path)).parent_path().lexically_normal();
+  const std::string manifest_path = (package / "manifest.json").string();
+  std::error_code ec;
+  if (!fs::exists(manifest_path, ec)) {
+    return ReportError(NotFound(manifest_path + ": no manifest; `attnverify report --config " + config_path +
+                                "` writes it"));
+  }
+  Result<std::string> text = ReadFileToString(manifest_path);
+  if (!text.ok()) return ReportError(text.status());
+  Result<Manifest> manifest = ParseManifest(*text, manifest_path);
+  if (!manifest.ok()) return ReportError(manifest.status());
+  Result<ManifestDiff> diff = VerifyManifest(package.string(), *manifest);
+  if (!diff.ok()) return ReportError(diff.status());
+  if (diff->ok()) {
+    std::printf("ok: %zu files match %s\n", manifest->files.size(), manifest_path.c_str());
+    return kExitOk;
+  }
+  for (const std::string& p : diff->changed) std::printf("changed  %s\n", p.c_str());
+  for (const std::string& p : diff->missing) std::printf("missing  %s\n", p.c_str());
+  for (const std::string& p : diff->extra) std::printf("extra    %s\n", p.c_str());
+  std::printf("%zu changed, %zu missing, %zu extra: the package no longer matches %s\n", diff->changed.size(),
+              diff->missing.size(), diff->extra.size(), manifest_path.c_str());
+  return kExitRejected;
 }
 
 }  // namespace av::cli

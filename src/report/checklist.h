@@ -1,0 +1,91 @@
+// The checklist: the eight acceptance items of FACTS.md §7 judged from an Evidence value.
+// ComputeChecklist is a pure function (evidence + config -> ChecklistReport); every
+// writer (md, json, html, sarif) renders the report it returns and computes nothing.
+// A PASS or FAIL check always cites evidence (file, sha256, command, case or kernel); a
+// MISSING check says what is absent and the command that would produce it. The item
+// → check table and the verdict rule are documented in doc/report.md. Any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "report/evidence.h"
+#include "report/report_config.h"
+
+namespace av {
+
+inline constexpr const char* kAcceptanceJsonSchema = "attnverify.acceptance/1";
+
+enum class CheckStatus { kPass, kFail, kMissing };
+const char* CheckStatusName(CheckStatus s);  // "PASS", "FAIL", "MISSING"
+
+struct Citation {
+  std::string file;     // package-relative
+  std::string sha256;
+  std::string command;  // the command that produced the file
+  std::string subject;  // case id, kernel@arch, gate, finding id; empty: the whole file
+};
+
+struct Check {
+  std::string id;     // "2.window" (doc/report.md)
+  std::string title;  // "sliding window"
+  CheckStatus status = CheckStatus::kMissing;
+  bool required = true;      // false: optional, or waived by [policy] waive
+  std::string waiver;        // the policy's reason when waived
+  std::string summary;       // one line
+  std::vector<std::string> details;  // further lines (worst elements, hints, gate failures)
+  std::vector<Citation> citations;
+  std::string missing_command;  // MISSING: the command that would produce the evidence
+};
+
+struct FindingView {
+  std::string id, rule, severity, component, file, title, message, verify;
+  int64_t line = 0, end_line = 0;
+  int checklist_item = 0;
+  std::vector<int> related_items;
+};
+
+struct ItemResult {
+  int number = 0;
+  std::string title;
+  CheckStatus status = CheckStatus::kMissing;
+  bool required = true;
+  std::string reason;  // one line for the item table
+  std::vector<Check> checks;
+  std::vector<FindingView> findings;  // the reviewer's questions this item answers
+};
+
+// Numerics coverage for the HTML grid: one cell per (op, category).
+struct CoverageCell {
+  std::string op, category;
+  int passed = 0, failed = 0;
+};
+
+// Shared memory per kernel and arch, base -> head, against the arch's cap.
+struct ResourceBar {
+  std::string kernel, arch;
+  int64_t base_smem = -1, head_smem = -1, cap = -1;
+  bool overflow = false;
+};
+
+struct ChecklistReport {
+  std::string title, tool_version, config;
+  std::string verdict;  // "accepted", "rejected", "incomplete"
+  std::string verdict_reason;
+  std::vector<int> required;
+  std::vector<ItemResult> items;  // always eight, in order
+  std::vector<EvidenceFile> evidence;
+  std::vector<FindingView> findings;  // every finding of review.json
+  std::vector<CoverageCell> coverage;
+  std::vector<ResourceBar> resources;
+  std::vector<HeatmapSvg> heatmaps;
+};
+
+ChecklistReport ComputeChecklist(const Evidence& evidence, const ReportConfig& config,
+                                 const std::string& tool_version);
+
+// Exit code of `attnverify report`: 0 accepted, 1 rejected or incomplete.
+int VerdictExitCode(const ChecklistReport& report);
+
+}  // namespace av

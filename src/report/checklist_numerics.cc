@@ -1,0 +1,283 @@
+// Items 1 (numerical correctness) and 2 (masks and boundaries) of the checklist, from
+// evidence/numerics.json (doc/report.md has the table). A PASS or FAIL cites the file.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "report/checklist_internal.h"
+
+namespace av::checklist {
+namespace {
+
+std::string G(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+bool IsLowPrecision(const std::string& dtype) {
+  return dtype == "f16" || dtype == "bf16" || dtype == "f8_e4m3fn" || dtype == "f8_e5m2";
+}
+
+// ---- item 2: mask and boundary categories ----
+struct Category {
+  const char* id;
+  const char* title;
+  const char* how;  // what to add to shapes.json
+  std::set<std::string> ops;
+  bool (*match)(const NumericsCase&);
+};
+
+bool OnBlockEdge(int64_t s) { return s >= 63 && (s % 64 == 63 || s % 64 == 1); }
+
+const std::vector<Category>& Categories() {
+  static const std::vector<Category> kCategories = {
+      {"causal", "causal mask", "\"causal\": [false, true]", {"attention"},
+       [](const NumericsCase& c) { return BoolParam(c, "causal"); }},
+      {"causal_alignment", "causal with s_q > 1 and s_q != s_k (bottom-right alignment)",
+       "a causal case with 1 < s_q != s_k, e.g. {\"causal\": true, \"s_q\": 5, \"s_k\": 33}", {"attention", "mla_decode"},
+       [](const NumericsCase& c) {
+         int64_t sq = IntParam(c, "s_q").value_or(1), sk = IntParam(c, "s_k").value_or(0);
+         return BoolParam(c, "causal") && sq > 1 && sq != sk;
+       }},
+      {"window", "sliding window", "\"window_left\": [-1, 16] (or window_right >= 0)", {"attention"},
+       [](const NumericsCase& c) {
+         return IntParam(c, "window_left").value_or(-1) >= 0 || IntParam(c, "window_right").value_or(-1) >= 0;
+       }},
+      {"varlen", "variable-length batches (layout varlen)", "\"layout\": \"varlen\"", {"attention"},
+       [](const NumericsCase& c) { return StrParam(c, "layout") == "varlen"; }},
+      {"padding", "key padding (lengths shorter than s_k)", "\"lengths\": \"random\" (or \"edges\", \"half_empty\")",
+       {"attention", "mla_decode"},
+       [](const NumericsCase& c) {
+         std::string l = StrParam(c, "lengths");
+         return !l.empty() && l != "full";
+       }},
+      {"paged", "paged KV cache (layout paged)", "\"layout\": \"paged\"", {"attention"},
+       [](const NumericsCase& c) { return StrParam(c, "layout") == "paged"; }},
+      {"partial_block", "s_k not a multiple of the 64-key block", "an s_k that is not a multiple of 64, e.g. 70",
+       {"attention", "mla_decode"},
+       [](const NumericsCase& c) { return IntParam(c, "s_k").value_or(0) % 64 != 0; }},
+      {"block_edges", "s_k one key either side of a block edge (64m-1, 64m+1)",
+       "\"s_k\": [63, 65, 127, 129] or \"lengths\": \"edges\"", {"attention", "mla_decode"},
+       [](const NumericsCase& c) { return OnBlockEdge(IntParam(c, "s_k").value_or(0)) || StrParam(c, "lengths") == "edges"; }},
+      {"invalid_indices", "sparse indices out of range or -1", "\"indices\": [\"random\", \"mixed\"]",
+       {"sparse_attention"},
+       [](const NumericsCase& c) {
+         std::string i = StrParam(c, "indices");
+         return i == "mixed" || i == "all_invalid";
+       }},
+  };
+  return kCategories;
+}
+}  // namespace
+
+std::vector<Check> NumericsChecks(const Context& ctx) {
+  std::vector<Check> out;
+  if (!ctx.ev.numerics) {
+    out.push_back(NoNumerics(ctx, "1.base_cases", "every base case within tolerance"));
+    return out;
+  }
+  const NumericsEvidence& n = *ctx.ev.numerics;
+  std::vector<const NumericsCase*> base = BaseCases(n), failing, unjudged;
+  for (const NumericsCase* c : base) {
+    if (c->failed()) failing.push_back(c);
+    else if (!c->passed()) unjudged.push_back(c);
+  }
+  if (base.empty()) {
+    out.push_back(Missing("1.base_cases", "every base case within tolerance", n.file.path + " holds no cases",
+                          ctx.numerics_cmd));
+    return out;
+  }
+  std::map<std::string, std::pair<int, int>> by_op, by_dtype;  // passed, total
+  bool softmax_op = false;
+  for (const NumericsCase* c : base) {
+    softmax_op |= IsSoftmaxOp(c->op);
+    if (!c->passed() && !c->failed()) continue;
+    by_op[c->op].first += c->passed(), ++by_op[c->op].second;
+    by_dtype[c->dtype].first += c->passed(), ++by_dtype[c->dtype].second;
+  }
+  auto counts = [](const std::map<std::string, std::pair<int, int>>& m) {
+    std::string s;
+    for (const auto& [k, v] : m) s += (s.empty() ? "" : ", ") + k + " " + std::to_string(v.first) + "/" + std::to_string(v.second);
+    return s;
+  };
+  {
+    Check c = MakeCheck("1.base_cases", "every base case within tolerance", CheckStatus::kPass, "");
+    if (failing.empty() && !unjudged.empty()) {
+      c = Missing("1.base_cases", "every base case within tolerance",
+                  std::to_string(unjudged.size()) + " of " + Plural(base.size(), "base case", "base cases") +
+                      " could not be judged (" + unjudged.front()->id + ": " + unjudged.front()->verdict + ": " +
+                      unjudged.front()->reason + ")",
+                  ctx.numerics_cmd);
+    } else if (failing.empty()) {
+      c.summary = "all " + Plural(base.size(), "base case", "base cases") + " passed (" + counts(by_op) + ")";
+      c.citations.push_back(Cite(n.file));
+    } else {
+      std::vector<const NumericsCase*> sorted = failing;
+      SortWorstFirst(&sorted);
+      c.status = CheckStatus::kFail;
+      c.summary = std::to_string(failing.size()) + " of " + Plural(base.size(), "base case", "base cases") +
+                  " failed; worst: " + sorted.front()->id;
+      AddFailures(ctx, failing, 5, &c);
+    }
+    out.push_back(std::move(c));
+  }
+  {
+    Check c = MakeCheck("1.dtypes", "FP16/BF16/FP8 coverage", CheckStatus::kPass, "passed per dtype: " + counts(by_dtype));
+    bool low = std::any_of(by_dtype.begin(), by_dtype.end(), [](const auto& d) { return IsLowPrecision(d.first); });
+    std::string failed;
+    for (const auto& [d, v] : by_dtype) {
+      if (v.first < v.second) failed += (failed.empty() ? "" : ", ") + d;
+    }
+    if (!failed.empty()) {
+      c.status = CheckStatus::kFail;
+      c.summary = "failures in " + failed + " (passed per dtype: " + counts(by_dtype) + ")";
+      c.citations.push_back(Cite(n.file));
+    } else if (!low) {
+      c = Missing("1.dtypes", "FP16/BF16/FP8 coverage",
+                  "no case in f16, bf16 or fp8 (only " + counts(by_dtype) +
+                      "); add \"dtypes\": [\"bf16\", \"f16\"] to a sweep in shapes.json",
+                  ctx.numerics_cmd);
+    } else {
+      c.citations.push_back(Cite(n.file));
+    }
+    out.push_back(std::move(c));
+  }
+  if (softmax_op) {
+    std::vector<const NumericsCase*> stress, stress_failing;
+    for (const NumericsCase* c : base) {
+      if (IsSoftmaxOp(c->op) && StrParam(*c, "generator") == "large_logits") {
+        stress.push_back(c);
+        if (c->failed()) stress_failing.push_back(c);
+      }
+    }
+    const char* title = "softmax stability (large logits)";
+    if (stress.empty()) {
+      out.push_back(Missing("1.softmax_stability", title,
+                            "no attention case used generator large_logits (scores ~100: exp overflows without max "
+                            "subtraction); add \"generators\": [\"randn\", \"large_logits\"] to shapes.json",
+                            ctx.numerics_cmd));
+    } else if (!stress_failing.empty()) {
+      Check c = MakeCheck("1.softmax_stability", title, CheckStatus::kFail,
+                          std::to_string(stress_failing.size()) + " of " + std::to_string(stress.size()) +
+                              " large-logit cases failed");
+      AddFailures(ctx, stress_failing, 3, &c);
+      out.push_back(std::move(c));
+    } else {
+      Check c = MakeCheck("1.softmax_stability", title, CheckStatus::kPass,
+                          Plural(stress.size(), "large-logit case", "large-logit cases") + " passed");
+      c.citations.push_back(Cite(n.file, stress.front()->id));
+      out.push_back(std::move(c));
+    }
+  }
+  {
+    std::vector<const InvarianceResult*> inv;
+    for (const InvarianceResult& r : n.invariance) {
+      if (r.check != "num_splits") inv.push_back(&r);
+    }
+    Check c;
+    const char* title = "determinism and accumulation order (reruns, permutations, seeds)";
+    if (inv.empty()) {
+      c = Missing("1.invariance", title,
+                  "no rerun, permutation or seed invariance in " + n.file.path +
+                      "; add \"invariance\": {\"reruns\": 1, \"batch_permutation\": true} to a sweep",
+                  ctx.numerics_cmd);
+      c.required = false;
+    } else {
+      std::vector<const InvarianceResult*> failed;
+      std::set<std::string> kinds;
+      for (const InvarianceResult* r : inv) {
+        kinds.insert(r->check);
+        if (r->verdict == "fail") failed.push_back(r);
+      }
+      std::string kind_list;
+      for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
+      c = MakeCheck("1.invariance", title, failed.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                    failed.empty() ? Plural(inv.size(), "group", "groups") + " invariant (" + kind_list + ")"
+                                   : std::to_string(failed.size()) + " of " + Plural(inv.size(), "group", "groups") +
+                                         " changed beyond rounding");
+      c.required = false;
+      for (const InvarianceResult* r : failed.empty() ? inv : failed) {
+        c.citations.push_back(Cite(n.file, r->group));
+        if (r->verdict != "pass") {
+          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " + G(r->max_abs_diff) +
+                              (r->tolerance.empty() ? "" : " (tolerance " + r->tolerance + ")") +
+                              (r->detail.empty() ? "" : ": " + r->detail));
+        }
+        if (c.citations.size() >= 5) break;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* coverage) {
+  std::vector<Check> out;
+  if (!ctx.ev.numerics) {
+    out.push_back(NoNumerics(ctx, "2.coverage", "mask and boundary coverage"));
+    return out;
+  }
+  const NumericsEvidence& n = *ctx.ev.numerics;
+  std::vector<const NumericsCase*> base = BaseCases(n);
+  std::set<std::string> ops;
+  for (const NumericsCase* c : base) ops.insert(c->op);
+  for (const Category& cat : Categories()) {
+    std::vector<std::string> applicable;
+    for (const std::string& op : cat.ops) {
+      if (ops.count(op)) applicable.push_back(op);
+    }
+    if (applicable.empty()) continue;
+    std::vector<const NumericsCase*> passing, failing;
+    for (const NumericsCase* c : base) {
+      if (!cat.ops.count(c->op) || !cat.match(*c)) continue;
+      if (c->passed()) passing.push_back(c);
+      else if (c->failed()) failing.push_back(c);
+    }
+    for (const std::string& op : applicable) {
+      CoverageCell cell{op, cat.id, 0, 0};
+      for (const NumericsCase* c : passing) cell.passed += c->op == op;
+      for (const NumericsCase* c : failing) cell.failed += c->op == op;
+      coverage->push_back(cell);
+    }
+    std::string op_list;
+    for (const std::string& op : applicable) op_list += (op_list.empty() ? "" : ", ") + op;
+    const std::string id = std::string("2.") + cat.id;
+    if (!failing.empty()) {
+      Check c = MakeCheck(id, cat.title, CheckStatus::kFail,
+                          std::to_string(failing.size()) + " of " + std::to_string(failing.size() + passing.size()) +
+                              " cases with " + cat.title + " failed");
+      AddFailures(ctx, failing, 3, &c);
+      out.push_back(std::move(c));
+    } else if (passing.empty()) {
+      out.push_back(Missing(id, cat.title,
+                            "no case exercised " + std::string(cat.title) + " (" + op_list + "), however many others passed; add " +
+                                cat.how + " to shapes.json",
+                            ctx.numerics_cmd));
+    } else {
+      Check c = MakeCheck(id, cat.title, CheckStatus::kPass,
+                          Plural(passing.size(), "case", "cases") + " exercised it, all passed (e.g. " + passing.front()->id + ")");
+      c.citations.push_back(Cite(n.file, passing.front()->id));
+      out.push_back(std::move(c));
+    }
+  }
+  // Coverage per dtype, for the HTML grid (item 1 judges it).
+  std::map<std::pair<std::string, std::string>, CoverageCell> dtypes;
+  for (const NumericsCase* c : base) {
+    CoverageCell& cell = dtypes[{c->op, c->dtype}];
+    cell.op = c->op;
+    cell.category = "dtype " + c->dtype;
+    cell.passed += c->passed();
+    cell.failed += c->failed();
+  }
+  for (const auto& [key, cell] : dtypes) coverage->push_back(cell);
+  if (out.empty()) {
+    out.push_back(Missing("2.coverage", "mask and boundary coverage",
+                          "no attention, mla_decode or sparse_attention case in " + n.file.path, ctx.numerics_cmd));
+  }
+  return out;
+}
+
+}  // namespace av::checklist

@@ -1,0 +1,474 @@
+// The checklist engine over hand-built evidence: each item in each status, the verdict
+// rule, waivers, and parsers that reject malformed evidence with the file and JSON path.
+#include "report/checklist.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "report/report_config.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+constexpr const char* kConfig = "attention-verify/attnverify.toml";
+
+std::string Case(const std::string& id, const std::string& op, const std::string& params, bool pass,
+                 const std::string& extra = "") {
+  return R"({"id": ")" + id + R"(", "sweep": "s", "op": ")" + op + R"(", "dtype": "bf16", "params": )" + params +
+         R"(, "verdict": ")" + (pass ? "pass" : "fail") + R"(", "reason": ")" + (pass ? "" : "o: not within tolerance") +
+         R"(", "outputs": [{"name": "o", "passed": )" + (pass ? "true" : "false") +
+         R"(, "compare": {"metrics": {"max_abs": )" + (pass ? "0.0" : "1.5") + "}}}]" + extra + "}";
+}
+
+NumericsEvidence Numerics(const std::vector<std::string>& cases, const std::string& invariance = "[]") {
+  std::string text = R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics --config )" +
+                     std::string(kConfig) + R"(", "cases": [)";
+  for (size_t i = 0; i < cases.size(); ++i) text += (i ? "," : "") + cases[i];
+  text += "], \"invariance\": " + invariance + "}";
+  Result<NumericsEvidence> n = ParseNumericsEvidence(text, "evidence/numerics.json");
+  EXPECT_TRUE(n.ok()) << n.status().message();
+  return n.ok() ? *n : NumericsEvidence{};
+}
+
+ReportConfig Config(const std::string& toml = "") {
+  Result<ReportConfig> c = ParseReportConfig(toml, kConfig);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return *c;
+}
+
+const Check* FindCheck(const ChecklistReport& r, const std::string& id) {
+  for (const ItemResult& item : r.items) {
+    for (const Check& c : item.checks) {
+      if (c.id == id) return &c;
+    }
+  }
+  return nullptr;
+}
+
+ChecklistReport Compute(const Evidence& ev, const std::string& toml = "") {
+  return ComputeChecklist(ev, Config(toml), "0.1.0");
+}
+
+TEST(ChecklistTest, SlidingWindowMissingEvenThoughAHundredOtherCasesPassed) {
+  std::vector<std::string> cases;
+  for (int i = 0; i < 100; ++i) {
+    cases.push_back(Case("attn." + std::to_string(i), "attention",
+                         R"({"s_q": 5, "s_k": )" + std::to_string(33 + i) + R"(, "causal": )" + (i % 2 ? "true" : "false") + "}",
+                         true));
+  }
+  Evidence ev;
+  ev.numerics = Numerics(cases);
+  ChecklistReport r = Compute(ev);
+  const Check* window = FindCheck(r, "2.window");
+  ASSERT_NE(window, nullptr);
+  EXPECT_EQ(window->status, CheckStatus::kMissing);
+  EXPECT_NE(window->summary.find("no case exercised sliding window"), std::string::npos) << window->summary;
+  EXPECT_EQ(window->missing_command, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_EQ(FindCheck(r, "2.causal")->status, CheckStatus::kPass);
+  EXPECT_EQ(r.items[1].status, CheckStatus::kMissing);
+  EXPECT_EQ(r.items[0].status, CheckStatus::kMissing);  // softmax stability: no large_logits case
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kPass);
+  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(VerdictExitCode(r), 1);
+}
+
+TEST(ChecklistTest, NumericsFailureCitesTheWorstCaseWithCoordinatesAndHints) {
+  std::string loc = R"(, "localisation": {"hints": ["errors only in rows i < s_q - 1"],
+      "worst": [{"output": "o", "coords": {"batch": 0, "row": 3}, "candidate": 9.0, "reference": 1.0, "abs_err": 8.0}]})";
+  Evidence ev;
+  ev.numerics = Numerics({Case("mild", "attention", R"({"s_q": 4, "s_k": 64})", false),
+                          R"({"id": "bad", "op": "attention", "dtype": "bf16", "verdict": "fail", "reason": "o: off",
+                              "params": {"s_q": 4, "s_k": 64, "causal": true},
+                              "outputs": [{"name": "o", "tolerance": "$.ops.attention.o.bf16", "passed": false,
+                                           "compare": {"rule": {"name": "allclose"}, "metrics": {"max_abs": 8.0},
+                                                       "failures": ["8 > atol"]}}])" + loc + "}",
+                          Case("fine", "attention", R"({"s_q": 4, "s_k": 64})", true)});
+  ChecklistReport r = Compute(ev);
+  const Check* base = FindCheck(r, "1.base_cases");
+  ASSERT_NE(base, nullptr);
+  EXPECT_EQ(base->status, CheckStatus::kFail);
+  EXPECT_NE(base->summary.find("2 of 3 base cases failed; worst: bad"), std::string::npos) << base->summary;
+  ASSERT_FALSE(base->citations.empty());
+  EXPECT_EQ(base->citations[0].subject, "bad");
+  EXPECT_EQ(base->citations[0].file, "evidence/numerics.json");
+  EXPECT_EQ(base->citations[0].sha256, ev.numerics->file.sha256);
+  EXPECT_EQ(base->citations[0].command, "attnverify numerics --config attention-verify/attnverify.toml");
+  ASSERT_GE(base->details.size(), 2u);
+  EXPECT_EQ(base->details[0],
+            "bad: o worst |err| 8 at [batch=0, row=3]: candidate 9, reference 1; rule allclose ($.ops.attention.o.bf16): 8 > atol");
+  EXPECT_EQ(base->details[1], "bad: hint: errors only in rows i < s_q - 1");
+  EXPECT_EQ(r.items[0].status, CheckStatus::kFail);
+  EXPECT_EQ(FindCheck(r, "2.causal")->status, CheckStatus::kFail);
+  EXPECT_EQ(r.verdict, "rejected");
+}
+
+TEST(ChecklistTest, ReferenceErrorIsUnjudgedNotAFailure) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("ok", "attention", R"({"s_k": 64})", true),
+                          R"({"id": "err", "op": "attention", "dtype": "bf16", "verdict": "error", "params": {"s_k": 65},
+                              "reason": "reference: out of memory", "outputs": []})"});
+  ChecklistReport r = Compute(ev);
+  const Check* base = FindCheck(r, "1.base_cases");
+  EXPECT_EQ(base->status, CheckStatus::kMissing);
+  EXPECT_NE(base->summary.find("1 of 2 base cases could not be judged (err: error: reference: out of memory)"),
+            std::string::npos)
+      << base->summary;
+  EXPECT_EQ(FindCheck(r, "2.block_edges")->status, CheckStatus::kMissing);  // s_k 65 was not judged
+  EXPECT_NE(r.verdict, "rejected");
+}
+
+TEST(ChecklistTest, FindingsAreListedUnderTheirItemAndRelatedItems) {
+  Evidence ev;
+  Result<ReviewEvidence> review = ParseReviewEvidence(
+      R"({"findings": [{"id": "F1", "rule": "tile.constant_changed", "severity": "warning", "file": "a.h", "line": 14,
+                        "checklist_item": 4, "related_items": [3], "verify": "attnverify build"}]})",
+      "evidence/review.json");
+  ASSERT_TRUE(review.ok()) << review.status().message();
+  ev.review = *review;
+  ChecklistReport r = Compute(ev);
+  ASSERT_EQ(r.items[3].findings.size(), 1u);
+  ASSERT_EQ(r.items[2].findings.size(), 1u);
+  EXPECT_TRUE(r.items[0].findings.empty());
+  EXPECT_FALSE(ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "note", "related_items": [9]}]})",
+                                   "evidence/review.json")
+                   .ok());
+}
+
+TEST(ChecklistTest, NoNumericsIsMissingWithTheCommand) {
+  ChecklistReport r = Compute(Evidence{});
+  EXPECT_EQ(r.items[0].status, CheckStatus::kMissing);
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_EQ(FindCheck(r, "3.build")->missing_command,
+            "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
+  EXPECT_EQ(FindCheck(r, "8.review")->missing_command, "attnverify review --config attention-verify/attnverify.toml");
+  for (const ItemResult& item : r.items) EXPECT_EQ(item.status, CheckStatus::kMissing) << item.number;
+  EXPECT_EQ(r.verdict, "incomplete");
+}
+
+ResourcesEvidence Resources(const std::string& status, const std::string& gates, const std::string& kernels = "[]") {
+  std::string text = R"({"schema": "attnverify.resources/1", "status": ")" + status +
+                     R"(", "missing_reason": "nvcc not found on PATH", "base": null, "kernels": )" + kernels +
+                     R"(, "gates": )" + gates + "}";
+  Result<ResourcesEvidence> r = ParseResourcesEvidence(text, "evidence/resources.json");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return *r;
+}
+
+TEST(ChecklistTest, SharedMemoryOverflowFailsWithPtxasBytesPerKernel) {
+  Evidence ev;
+  ev.resources = Resources(
+      "rejected",
+      R"([{"gate": "smem_within_cap", "enabled": true, "skipped": false, "passed": false, "rule": "smem <= cap",
+           "failures": ["k sm_90a: 294912 > 232448"]},
+          {"gate": "occupancy_not_lower", "enabled": true, "skipped": true, "passed": true, "rule": "needs --base"}])",
+      R"([{"kernel": "splitk<128>", "arch": "sm_90a", "change": "head", "base": null,
+           "head": {"total_smem_bytes": 294912, "smem_cap_bytes": 232448,
+                    "ptxas_overflow": {"bytes": 294912, "max_bytes": 232448}}}])");
+  ChecklistReport r = Compute(ev);
+  const Check* smem = FindCheck(r, "3.smem_within_cap");
+  ASSERT_NE(smem, nullptr);
+  EXPECT_EQ(smem->status, CheckStatus::kFail);
+  EXPECT_NE(std::find(smem->details.begin(), smem->details.end(),
+                      "splitk<128> (sm_90a): ptxas: uses too much shared data (294912 bytes, 232448 max)"),
+            smem->details.end());
+  EXPECT_EQ(smem->citations.back().subject, "splitk<128> @ sm_90a");
+  EXPECT_EQ(smem->citations.back().sha256, ev.resources->file.sha256);
+  EXPECT_EQ(FindCheck(r, "3.occupancy_not_lower")->status, CheckStatus::kMissing);
+  const Check* bank = FindCheck(r, "3.bank_conflicts");
+  EXPECT_FALSE(bank->required);
+  EXPECT_NE(bank->missing_command.find("ncu --csv --metrics l1tex__data_bank_conflicts"), std::string::npos);
+  EXPECT_EQ(r.items[2].status, CheckStatus::kFail);
+}
+
+TEST(ChecklistTest, NoNvccIsMissingNotFailing) {
+  Evidence ev;
+  ev.resources = Resources("missing", "[]");
+  ChecklistReport r = Compute(ev);
+  const Check* build = FindCheck(r, "3.build");
+  EXPECT_EQ(build->status, CheckStatus::kMissing);
+  EXPECT_NE(build->summary.find("nvcc not found on PATH"), std::string::npos);
+  EXPECT_EQ(r.items[2].status, CheckStatus::kMissing);
+}
+
+TEST(ChecklistTest, GemmPerfIsAlwaysMissingWithTheNcuCommand) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("fp8.m=3", "fp8_gemm", R"({"m": 3, "n": 130, "k": 200})", true)});
+  ChecklistReport r = Compute(ev);
+  EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kPass);
+  const Check* perf = FindCheck(r, "4.perf");
+  EXPECT_EQ(perf->status, CheckStatus::kMissing);
+  EXPECT_NE(perf->missing_command.find("ncu --csv --metrics gpu__time_duration.sum"), std::string::npos);
+  EXPECT_NE(perf->missing_command.find("attnverify profile --import"), std::string::npos);
+  EXPECT_NE(perf->missing_command.find("not implemented yet"), std::string::npos);
+  EXPECT_EQ(r.items[3].status, CheckStatus::kMissing);
+}
+
+std::string NumSplits(const std::string& group, const std::string& verdict) {
+  return R"({"check": "num_splits", "group": ")" + group + R"(", "cases": [")" + group + R"(.ns4"], "verdict": ")" +
+         verdict + R"(", "max_abs_diff": 0.5, "tolerance": "4 eps", "detail": "d"})";
+}
+
+TEST(ChecklistTest, SplitKNeedsInvarianceAtTwoSequenceLengths) {
+  auto mla = [](const std::string& id, int sk) { return Case(id, "mla_decode", R"({"s_k": )" + std::to_string(sk) + "}", true); };
+  Evidence ev;
+  ev.numerics = Numerics({mla("a", 70)});
+  EXPECT_EQ(FindCheck(Compute(ev), "5.num_splits")->status, CheckStatus::kMissing);
+  ev.numerics = Numerics({mla("a", 70)}, "[" + NumSplits("a", "pass") + "]");
+  const Check one = *FindCheck(Compute(ev), "5.num_splits");
+  EXPECT_EQ(one.status, CheckStatus::kMissing);
+  EXPECT_NE(one.summary.find("only s_k = 70"), std::string::npos) << one.summary;
+  ev.numerics = Numerics({mla("a", 70), mla("b", 140)}, "[" + NumSplits("a", "pass") + "," + NumSplits("b", "pass") + "]");
+  ChecklistReport two = Compute(ev);
+  EXPECT_EQ(FindCheck(two, "5.num_splits")->status, CheckStatus::kPass);
+  EXPECT_EQ(two.items[4].status, CheckStatus::kPass);
+  ev.numerics = Numerics({mla("a", 70), mla("b", 140)}, "[" + NumSplits("a", "pass") + "," + NumSplits("b", "fail") + "]");
+  const Check fail = *FindCheck(Compute(ev), "5.num_splits");
+  EXPECT_EQ(fail.status, CheckStatus::kFail);
+  EXPECT_EQ(fail.citations[0].subject, "b");
+}
+
+TEST(ChecklistTest, InterfacePaddedStridesAndOutputShape) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("p", "attention", R"({"s_k": 64, "padded": true})", true),
+                          Case("q", "attention", R"({"s_k": 64})", true)});
+  ChecklistReport r = Compute(ev);
+  EXPECT_EQ(FindCheck(r, "6.padded_strides")->status, CheckStatus::kPass);
+  EXPECT_EQ(FindCheck(r, "6.output_contract")->status, CheckStatus::kPass);
+  EXPECT_EQ(r.items[5].status, CheckStatus::kPass);
+  ev.numerics = Numerics({R"({"id": "s", "op": "attention", "dtype": "bf16", "verdict": "fail", "params": {"s_k": 64},
+                              "reason": "output o has shape [2, 5, 4, 32], expected [2, 5, 4, 64]", "outputs": []})"});
+  r = Compute(ev);
+  EXPECT_EQ(FindCheck(r, "6.output_contract")->status, CheckStatus::kFail);
+  EXPECT_EQ(FindCheck(r, "6.padded_strides")->status, CheckStatus::kMissing);
+}
+
+ReviewEvidence Review(const std::string& findings, const std::string& diffs = "[]") {
+  std::string text = R"({"schema": "attnverify.review/1", "reviewer": "builtin", "diffs": )" + diffs +
+                     R"(, "findings": )" + findings + "}";
+  Result<ReviewEvidence> r = ParseReviewEvidence(text, "evidence/review.json");
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return *r;
+}
+
+TEST(ChecklistTest, FallbackNeedsTheChosenPathRecordedAndTwoPathsExercised) {
+  auto with_path = [](const std::string& id, const std::string& path) {
+    return Case(id, "attention", R"({"s_k": 64})", true, R"(, "candidate": {"metadata": {"kernel_path": ")" + path + R"("}})");
+  };
+  const std::string removal =
+      R"([{"id": "F7", "rule": "fallback.removed", "severity": "error", "file": "a.cu", "line": 9, "checklist_item": 7,
+           "title": "legacy path removed", "verify": "attnverify numerics --config c"}])";
+  Evidence ev;
+  ev.numerics = Numerics({with_path("a", "tiled"), with_path("b", "tiled")});
+  ev.review = Review(removal);
+  ChecklistReport r = Compute(ev);
+  EXPECT_EQ(FindCheck(r, "7.path_recorded")->status, CheckStatus::kPass);
+  EXPECT_EQ(FindCheck(r, "7.paths_exercised")->status, CheckStatus::kMissing);
+  const Check* kept = FindCheck(r, "7.fallback_kept");
+  EXPECT_EQ(kept->status, CheckStatus::kMissing);
+  EXPECT_NE(kept->summary.find("F7 (a.cu:9) legacy path removed"), std::string::npos) << kept->summary;
+  ASSERT_EQ(r.items[6].findings.size(), 1u);
+  ev.numerics = Numerics({with_path("a", "tiled"), with_path("b", "legacy")});
+  r = Compute(ev);
+  EXPECT_EQ(FindCheck(r, "7.paths_exercised")->status, CheckStatus::kPass);
+  EXPECT_EQ(FindCheck(r, "7.fallback_kept")->status, CheckStatus::kPass);
+  EXPECT_EQ(r.items[6].status, CheckStatus::kPass);
+  ev.numerics = Numerics({Case("a", "attention", R"({"s_k": 64})", true)});
+  EXPECT_EQ(FindCheck(Compute(ev), "7.path_recorded")->status, CheckStatus::kMissing);
+}
+
+TEST(ChecklistTest, EvidenceItemChecksDigestsAndVerifyCommands) {
+  Evidence ev;
+  ev.review = Review(R"([{"id": "F1", "rule": "r", "severity": "note", "file": "a.cu", "line": 1, "checklist_item": 3, "verify": ""}])",
+                     R"([{"component": "c", "path": "diff/c.diff", "sha256": "aaaa"}])");
+  ev.referenced.push_back({"diff/c.diff", "evidence/review.json $.diffs[0]", std::string(64, 'a'), std::string(64, 'b'), true});
+  ChecklistReport r = Compute(ev);
+  const Check* files = FindCheck(r, "8.files");
+  EXPECT_EQ(files->status, CheckStatus::kFail);
+  ASSERT_EQ(files->details.size(), 1u);
+  EXPECT_NE(files->details[0].find("diff/c.diff (cited by evidence/review.json $.diffs[0]) has sha256 bbbbbbbbbbbb"),
+            std::string::npos);
+  EXPECT_EQ(FindCheck(r, "8.findings_verifiable")->status, CheckStatus::kFail);
+  EXPECT_EQ(FindCheck(r, "8.review")->status, CheckStatus::kPass);
+  EXPECT_EQ(r.items[7].status, CheckStatus::kFail);
+  EXPECT_EQ(r.verdict, "rejected");
+}
+
+TEST(ChecklistTest, EveryPassOrFailCitesEvidence) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("a", "attention", R"({"s_k": 64, "causal": true})", true),
+                          Case("b", "mla_decode", R"({"s_k": 65})", false)});
+  ev.review = Review("[]");
+  ChecklistReport r = Compute(ev);
+  for (const ItemResult& item : r.items) {
+    for (const Check& c : item.checks) {
+      if (c.status == CheckStatus::kMissing) {
+        EXPECT_FALSE(c.missing_command.empty()) << c.id;
+      } else {
+        EXPECT_FALSE(c.citations.empty()) << c.id;
+        for (const Citation& x : c.citations) EXPECT_EQ(x.sha256.size(), 64u) << c.id;
+      }
+    }
+  }
+  EXPECT_EQ(FindCheck(r, "8.conclusions_cited")->status, CheckStatus::kPass);
+}
+
+TEST(ChecklistTest, AcceptedWhenEveryRequiredItemPassesAndNothingFails) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("sp", "sparse_attention", R"({"indices": "mixed"})", true)});
+  ChecklistReport r = Compute(ev, "[policy]\nrequired = [6]\n");
+  EXPECT_EQ(r.items[5].status, CheckStatus::kPass);
+  EXPECT_EQ(r.verdict, "accepted") << r.verdict_reason;
+  EXPECT_EQ(VerdictExitCode(r), 0);
+  // A FAIL outside the required items still rejects: the evidence says no.
+  ev.numerics = Numerics({Case("sp", "sparse_attention", R"({"indices": "mixed"})", true),
+                          Case("g", "fp8_gemm", R"({"m": 3})", false)});
+  EXPECT_EQ(Compute(ev, "[policy]\nrequired = [6]\n").verdict, "rejected");
+}
+
+TEST(ChecklistTest, WaiverCoversMissingEvidenceButNeverAFailure) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("fp8", "fp8_gemm", R"({"m": 3, "n": 130, "k": 200})", true)});
+  ChecklistReport r = Compute(ev, "[policy]\nwaive = { \"4.perf\" = \"no GPU in CI\" }\n");
+  const Check* perf = FindCheck(r, "4.perf");
+  EXPECT_EQ(perf->waiver, "no GPU in CI");
+  EXPECT_FALSE(perf->required);
+  EXPECT_EQ(r.items[3].status, CheckStatus::kPass);
+  EXPECT_NE(r.items[3].reason.find("1 waived"), std::string::npos);
+  ev.numerics = Numerics({Case("fp8", "fp8_gemm", R"({"m": 3, "n": 130, "k": 200})", false)});
+  r = Compute(ev, "[policy]\nwaive = { \"4.unaligned_gemm\" = \"x\" }\n");
+  EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kFail);
+  EXPECT_EQ(r.items[3].status, CheckStatus::kFail);
+}
+
+TEST(ReportConfigTest, UnknownKeysAndBadValuesNameFileLineColumn) {
+  Result<ReportConfig> r = ParseReportConfig("[policy]\nrequire = [1]\n", kConfig);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("attention-verify/attnverify.toml:2:1: unknown key \"require\" in [policy]"),
+            std::string::npos)
+      << r.status().message();
+  r = ParseReportConfig("[policy]\nrequired = [1, 9]\n", kConfig);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(":2:16:"), std::string::npos) << r.status().message();
+  r = ParseReportConfig("[policy]\nwaive = { \"2.windows\" = \"x\" }\n", kConfig);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown check id \"2.windows\""), std::string::npos) << r.status().message();
+  r = ParseReportConfig("[report]\nformats = [\"pdf\"]\n", kConfig);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("unknown report format \"pdf\""), std::string::npos);
+  r = ParseReportConfig("[slice]\nbase = \"main\"\n[report]\nformats = [\"md\", \"sarif\"]\n", kConfig);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->base_ref, "main");
+  EXPECT_EQ(r->formats, (std::vector<std::string>{"md", "sarif"}));
+}
+
+TEST(EvidenceParseTest, MalformedEvidenceNamesTheFileAndPath) {
+  auto n = ParseNumericsEvidence("{\"cases\": [", "evidence/numerics.json");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().message().rfind("evidence/numerics.json: not valid JSON", 0), 0u) << n.status().message();
+  n = ParseNumericsEvidence(R"({"cases": [{"id": "a", "verdict": "pass", "outputs": {}}]})", "evidence/numerics.json");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().message(), "evidence/numerics.json: $.cases[0].outputs: must be an array, got an object");
+  n = ParseNumericsEvidence(R"({"schema": "attnverify.resources/1", "cases": []})", "evidence/numerics.json");
+  EXPECT_FALSE(n.ok());
+  auto r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "fatal"}]})", "evidence/review.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("evidence/review.json: $.findings[0].severity"), std::string::npos);
+  r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "note", "line": "12"}]})", "evidence/review.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "evidence/review.json: $.findings[0].line: must be an integer, got a string");
+  auto res = ParseResourcesEvidence(R"({"status": "ok", "gates": [{"gate": "g", "passed": "yes"}]})", "evidence/resources.json");
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.status().message(), "evidence/resources.json: $.gates[0].passed: must be true or false, got a string");
+  // Optional additions absent, nulls where values are unknown: fine.
+  n = ParseNumericsEvidence(R"({"cases": [{"id": "a", "verdict": "pass", "group": null, "localisation": null}]})",
+                            "evidence/numerics.json");
+  EXPECT_TRUE(n.ok()) << n.status().message();
+}
+
+TEST(EvidenceLoadTest, AbsentFilesAreFineAndBadOnesAreErrors) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("evidence"));
+  EvidenceRequest req{dir.path(), kConfig};
+  Result<Evidence> ev = LoadEvidence(req);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  EXPECT_FALSE(ev->numerics || ev->resources || ev->review || ev->slice || ev->perf);
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"), "[1, 2").ok());
+  ev = LoadEvidence(req);
+  ASSERT_FALSE(ev.ok());
+  EXPECT_EQ(ev.status().message().rfind("evidence/review.json: not valid JSON", 0), 0u) << ev.status().message();
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"), R"({"command": "attnverify review --x"})").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/slice.json"), "{}").ok());
+  ev = LoadEvidence(req);
+  ASSERT_TRUE(ev.ok()) << ev.status().message();
+  EXPECT_EQ(ev->review->file.command, "attnverify review --x");
+  EXPECT_EQ(ev->review->file.sha256, Sha256Hex(R"({"command": "attnverify review --x"})"));
+  EXPECT_EQ(ev->slice->command, "attnverify slice --config attention-verify/attnverify.toml");
+}
+
+}  // namespace
+}  // namespace av
+
+namespace av {
+namespace {
+
+// Every value of the fixture evidence replaced by each JSON type in turn: the parsers
+// either accept the document or name the file, and the engine never crashes on what
+// they accept.
+void Mutate(const nlohmann::json& root, nlohmann::json& node, const std::function<void(const nlohmann::json&)>& visit) {
+  static const nlohmann::json kReplacements[] = {nullptr, 1, -7, 2.5, "s", nlohmann::json::array(), nlohmann::json::object(), true};
+  if (!node.is_object() && !node.is_array()) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    nlohmann::json saved = *it;
+    for (const nlohmann::json& r : kReplacements) {
+      *it = r;
+      visit(root);
+    }
+    *it = saved;
+    Mutate(root, *it, visit);
+  }
+}
+
+TEST(EvidenceParseTest, NoMutationOfTheFixtureCrashesParserOrEngine) {
+  const std::string dir = testing::SourceDir() + "/testdata/report/package/evidence/";
+  int accepted = 0, rejected = 0;
+  for (const char* name : {"numerics.json", "resources.json", "review.json"}) {
+    nlohmann::json doc = nlohmann::json::parse(*ReadFileToString(dir + name));
+    const std::string path = std::string("evidence/") + name;
+    Mutate(doc, doc, [&](const nlohmann::json& mutated) {
+      const std::string text = mutated.dump();
+      Evidence ev;
+      Status st;
+      if (std::string(name) == "numerics.json") {
+        auto r = ParseNumericsEvidence(text, path);
+        st = r.status();
+        if (r.ok()) ev.numerics = *r;
+      } else if (std::string(name) == "resources.json") {
+        auto r = ParseResourcesEvidence(text, path);
+        st = r.status();
+        if (r.ok()) ev.resources = *r;
+      } else {
+        auto r = ParseReviewEvidence(text, path);
+        st = r.status();
+        if (r.ok()) ev.review = *r;
+      }
+      if (!st.ok()) {
+        ++rejected;
+        EXPECT_EQ(st.message().rfind(path + ": ", 0), 0u) << st.message();
+        return;
+      }
+      ++accepted;
+      ChecklistReport report = Compute(ev);
+      EXPECT_EQ(report.items.size(), 8u);
+    });
+  }
+  EXPECT_GT(accepted, 100);
+  EXPECT_GT(rejected, 100);
+}
+
+}  // namespace
+}  // namespace av

@@ -1,0 +1,126 @@
+// LoadEvidence: reads the package's evidence files that exist (parsers in evidence.cc),
+// the files they cite (existence and sha256, for item 8) and failing cases' heatmaps.
+#include <filesystem>
+#include <tuple>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "report/evidence.h"
+
+namespace av {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Package-relative when inside the package, else the absolute path.
+std::string Display(const fs::path& package, const std::string& p) {
+  fs::path abs = fs::path(p).is_absolute() ? fs::path(p) : package / p;
+  abs = abs.lexically_normal();
+  fs::path rel = abs.lexically_relative(package);
+  if (!rel.empty() && *rel.begin() != "..") return rel.string();
+  return abs.string();
+}
+
+ReferencedFile Reference(const fs::path& package, const std::string& p, const std::string& cited_by,
+                         const std::string& expected) {
+  ReferencedFile r;
+  r.path = Display(package, p);
+  r.cited_by = cited_by;
+  r.expected_sha256 = expected;
+  fs::path abs = fs::path(p).is_absolute() ? fs::path(p) : package / p;
+  std::error_code ec;
+  if (fs::is_regular_file(abs, ec)) {
+    r.exists = true;
+    if (Result<std::string> sha = Sha256File(abs.string()); sha.ok()) r.actual_sha256 = *sha;
+  }
+  return r;
+}
+
+// Reads `rel` when it exists; nullopt when absent; an IoError when unreadable.
+Result<std::optional<std::string>> ReadIfPresent(const fs::path& package, const std::string& rel) {
+  fs::path abs = package / rel;
+  std::error_code ec;
+  if (!fs::exists(abs, ec)) return std::optional<std::string>();
+  Result<std::string> text = ReadFileToString(abs.string());
+  if (!text.ok()) return text.status();
+  return std::optional<std::string>(std::move(*text));
+}
+
+std::string Quote(const std::string& s) {
+  return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
+}
+
+}  // namespace
+
+Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
+  const fs::path package = fs::path(req.package_dir).lexically_normal();
+  Evidence e;
+  const std::string config = req.config_path.empty() ? "attention-verify/attnverify.toml" : req.config_path;
+  if (Result<std::string> sha = Sha256File((package / "attnverify.toml").string()); sha.ok()) e.config_sha256 = *sha;
+
+  const std::string numerics_rel = Display(package, req.numerics_evidence);
+  AV_ASSIGN_OR_RETURN(auto numerics_text, ReadIfPresent(package, req.numerics_evidence));
+  if (numerics_text) {
+    AV_ASSIGN_OR_RETURN(NumericsEvidence n, ParseNumericsEvidence(*numerics_text, numerics_rel));
+    if (n.file.command.empty()) n.file.command = "attnverify numerics --config " + Quote(config);
+    if (!n.shapes.empty()) {
+      e.referenced.push_back(Reference(package, n.shapes, numerics_rel + " $.config.shapes", n.shapes_sha256));
+    }
+    if (!n.tolerances.empty()) {
+      e.referenced.push_back(
+          Reference(package, n.tolerances, numerics_rel + " $.config.tolerances", n.tolerances_sha256));
+    }
+    for (const NumericsCase& c : n.cases) {
+      for (const std::string& h : c.heatmaps) {
+        ReferencedFile ref = Reference(package, h, numerics_rel + " case " + c.id, "");
+        if (ref.exists && !c.passed()) {
+          fs::path abs = fs::path(h).is_absolute() ? fs::path(h) : package / h;
+          if (Result<std::string> svg = ReadFileToString(abs.string()); svg.ok()) {
+            e.heatmaps.push_back({ref.path, c.id, std::move(*svg)});
+          }
+        }
+        e.referenced.push_back(std::move(ref));
+      }
+    }
+    e.numerics = std::move(n);
+  }
+
+  AV_ASSIGN_OR_RETURN(auto resources_text, ReadIfPresent(package, "evidence/resources.json"));
+  if (resources_text) {
+    AV_ASSIGN_OR_RETURN(ResourcesEvidence r, ParseResourcesEvidence(*resources_text, "evidence/resources.json"));
+    if (r.file.command.empty()) {
+      // resources.json names no command: the one that writes it, with the base it compared.
+      r.file.command = r.head_ref == "imported" ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log)
+                                                : "attnverify build --config " + Quote(config) +
+                                                      (r.has_base ? " --base " + Quote(r.base_ref) : "");
+    }
+    for (const auto& [log, what] : {std::pair{r.head_log, "$.head.log"}, {r.base_log, "$.base.log"}}) {
+      if (!log.empty()) e.referenced.push_back(Reference(package, log, std::string("evidence/resources.json ") + what, ""));
+    }
+    e.resources = std::move(r);
+  }
+
+  AV_ASSIGN_OR_RETURN(auto review_text, ReadIfPresent(package, "evidence/review.json"));
+  if (review_text) {
+    AV_ASSIGN_OR_RETURN(ReviewEvidence r, ParseReviewEvidence(*review_text, "evidence/review.json"));
+    if (r.file.command.empty()) r.file.command = "attnverify review --config " + Quote(config);
+    for (size_t i = 0; i < r.diffs.size(); ++i) {
+      if (r.diffs[i].path.empty()) continue;
+      e.referenced.push_back(Reference(package, r.diffs[i].path,
+                                       "evidence/review.json $.diffs[" + std::to_string(i) + "]", r.diffs[i].sha256));
+    }
+    e.review = std::move(r);
+  }
+
+  for (auto [rel, slot, cmd] : {std::tuple{"evidence/slice.json", &e.slice, "attnverify slice --config "},
+                                {"evidence/perf.json", &e.perf, ""}}) {
+    AV_ASSIGN_OR_RETURN(auto text, ReadIfPresent(package, rel));
+    if (!text) continue;
+    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*text, rel));
+    if (f.command.empty() && *cmd) f.command = cmd + Quote(config);
+    *slot = std::move(f);
+  }
+  return e;
+}
+
+}  // namespace av

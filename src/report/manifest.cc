@@ -1,0 +1,150 @@
+#include "report/manifest.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "core/sha256.h"
+#include "evidence/nvcc_runner.h"
+
+namespace av {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool Excluded(const std::string& rel, const std::vector<std::string>& excluded) {
+  for (const std::string& e : excluded) {
+    if (!e.empty() && e.back() == '/') {
+      if (rel.compare(0, e.size(), e) == 0) return true;
+    } else if (rel == e) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<ManifestEntry>> HashPackageFiles(const std::string& package_dir,
+                                                    const std::vector<std::string>& excluded) {
+  std::vector<ManifestEntry> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(package_dir, fs::directory_options::none, ec), end;
+  if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
+    const fs::directory_entry& entry = *it;
+    std::string rel = fs::path(entry.path()).lexically_relative(package_dir).generic_string();
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+      if (Excluded(rel + "/", excluded)) it.disable_recursion_pending();
+      continue;
+    }
+    if (entry.is_symlink(ec) || !entry.is_regular_file(ec) || Excluded(rel, excluded)) continue;
+    AV_ASSIGN_OR_RETURN(std::string sha, Sha256File(entry.path().string()));
+    out.push_back({rel, sha, static_cast<int64_t>(entry.file_size(ec))});
+  }
+  std::sort(out.begin(), out.end(), [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
+  return out;
+}
+
+json ManifestToJson(const Manifest& m) {
+  json files = json::array();
+  for (const ManifestEntry& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+  return {{"schema", kManifestJsonSchema},
+          {"tool", {{"name", "attnverify"}, {"version", m.tool_version}}},
+          {"nvcc", {{"version", m.nvcc_version.empty() ? json() : json(m.nvcc_version)},
+                    {"source", m.nvcc_source.empty() ? json() : json(m.nvcc_source)}}},
+          {"host", m.host},
+          {"created_utc", m.created_utc},
+          {"excluded", m.excluded},
+          {"files", files}};
+}
+
+Result<Manifest> ParseManifest(std::string_view text, const std::string& path) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return InvalidInput(path + ": not a JSON object");
+  if (doc.value("schema", json()) != kManifestJsonSchema) {
+    return InvalidInput(path + ": $.schema: expected \"" + std::string(kManifestJsonSchema) + "\"");
+  }
+  Manifest m;
+  const json& ex = doc.value("excluded", json::array());
+  if (!ex.is_array()) return InvalidInput(path + ": $.excluded: must be an array of strings");
+  for (const json& e : ex) {
+    if (!e.is_string()) return InvalidInput(path + ": $.excluded: must be an array of strings");
+    m.excluded.push_back(e.get<std::string>());
+  }
+  const json& files = doc.value("files", json());
+  if (!files.is_array()) return InvalidInput(path + ": $.files: must be an array");
+  for (size_t i = 0; i < files.size(); ++i) {
+    const json& f = files[i];
+    if (!f.is_object() || !f.value("path", json()).is_string() || !f.value("sha256", json()).is_string()) {
+      return InvalidInput(path + ": $.files[" + std::to_string(i) + "]: needs string \"path\" and \"sha256\"");
+    }
+    m.files.push_back({f["path"].get<std::string>(), f["sha256"].get<std::string>(),
+                       f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0});
+  }
+  if (doc.contains("tool") && doc["tool"].is_object() && doc["tool"].value("version", json()).is_string()) {
+    m.tool_version = doc["tool"]["version"].get<std::string>();
+  }
+  if (doc.value("host", json()).is_string()) m.host = doc["host"].get<std::string>();
+  if (doc.value("created_utc", json()).is_string()) m.created_utc = doc["created_utc"].get<std::string>();
+  return m;
+}
+
+Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manifest& manifest) {
+  std::vector<std::string> excluded = manifest.excluded;
+  if (std::find(excluded.begin(), excluded.end(), "manifest.json") == excluded.end()) excluded.push_back("manifest.json");
+  AV_ASSIGN_OR_RETURN(std::vector<ManifestEntry> now, HashPackageFiles(package_dir, excluded));
+  std::map<std::string, std::string> recorded, current;
+  for (const ManifestEntry& f : manifest.files) recorded[f.path] = f.sha256;
+  for (const ManifestEntry& f : now) current[f.path] = f.sha256;
+  ManifestDiff diff;
+  for (const auto& [path, sha] : recorded) {
+    auto it = current.find(path);
+    if (it == current.end()) diff.missing.push_back(path);
+    else if (it->second != sha) diff.changed.push_back(path);
+  }
+  for (const auto& [path, sha] : current) {
+    if (!recorded.count(path)) diff.extra.push_back(path);
+  }
+  return diff;
+}
+
+std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence, std::string* source) {
+  source->clear();
+  if (!from_evidence.empty()) {
+    *source = "evidence/resources.json";
+    return from_evidence;
+  }
+  std::string nvcc = FindExecutable("nvcc");
+  if (nvcc.empty()) return "";
+  ProcessRequest req;
+  req.argv = {nvcc, "--version"};
+  req.timeout_ms = 30'000;
+  Result<ProcessResult> r = runner.Run(req);
+  if (!r.ok() || !r->ok()) return "";
+  std::string v = ParseNvccVersion(r->stdout_text);
+  if (!v.empty()) *source = "nvcc --version";
+  return v;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+std::string UtcNowIso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace av

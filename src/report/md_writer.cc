@@ -1,0 +1,100 @@
+// acceptance.md: verdict line, the eight-item table, then per item its checks with
+// citations, the reviewer's findings and, for MISSING checks, the command in a code block.
+#include "report/report_writers.h"
+
+namespace av {
+namespace {
+
+std::string Cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string Short(const std::string& sha) { return sha.size() > 12 ? sha.substr(0, 12) : sha; }
+
+std::string StatusWord(CheckStatus s) {
+  return s == CheckStatus::kPass ? "PASS" : s == CheckStatus::kFail ? "**FAIL**" : "*MISSING*";
+}
+
+std::string Location(const FindingView& f) {
+  std::string loc = f.file.empty() ? "(no file)" : f.file;
+  if (f.line > 0) {
+    loc += ":" + std::to_string(f.line);
+    if (f.end_line > f.line) loc += "-" + std::to_string(f.end_line);
+  }
+  return loc;
+}
+
+}  // namespace
+
+std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
+  std::string out = "# " + r.title + "\n\n";
+  std::string verdict = r.verdict;
+  for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
+  std::string required;
+  for (int n : r.required) required += (required.empty() ? "" : ", ") + std::to_string(n);
+  out += "Config `" + r.config + "` · attnverify " + r.tool_version + " · required items: " + required + "\n\n";
+  out += "| # | item | status | reason |\n|---|---|---|---|\n";
+  for (const ItemResult& item : r.items) {
+    out += "| " + std::to_string(item.number) + " | " + item.title + (item.required ? "" : " (not required)") + " | " +
+           StatusWord(item.status) + " | " + Cell(item.reason) + " |\n";
+  }
+  for (const ItemResult& item : r.items) {
+    out += "\n## " + std::to_string(item.number) + ". " + item.title + " — " + CheckStatusName(item.status) +
+           (item.required ? "" : " (not required)") + "\n\n";
+    for (const Check& c : item.checks) {
+      out += "- " + StatusWord(c.status) + " `" + c.id + "` " + c.title;
+      if (!c.waiver.empty()) out += " (waived: " + c.waiver + ")";
+      else if (!c.required) out += " (optional)";
+      out += ": " + c.summary + "\n";
+      for (const std::string& d : c.details) out += "  - " + d + "\n";
+      for (const Citation& cite : c.citations) {
+        out += "  - evidence: `" + cite.file + "` (sha256 `" + Short(cite.sha256) + "`)";
+        if (!cite.subject.empty()) out += ", `" + cite.subject + "`";
+        if (!cite.command.empty()) out += ", from `" + cite.command + "`";
+        out += "\n";
+      }
+      if (!c.missing_command.empty()) out += "\n  ```\n  " + [&] {
+        std::string cmd;
+        for (char ch : c.missing_command) cmd += ch == '\n' ? std::string("\n  ") : std::string(1, ch);
+        return cmd;
+      }() + "\n  ```\n\n";
+    }
+    if (!item.findings.empty()) {
+      out += "\nReview findings (questions this item answers):\n\n";
+      for (const FindingView& f : item.findings) {
+        out += "- `" + f.id + "` " + f.severity + " `" + f.rule + "` " + Location(f) + " — " +
+               (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
+        out += "  verify: " + (f.verify.empty() ? std::string("(none given)") : "`" + f.verify + "`") + "\n";
+      }
+    }
+  }
+  out += "\n## Evidence files\n\n| file | sha256 | command |\n|---|---|---|\n";
+  for (const EvidenceFile& f : r.evidence) {
+    out += "| `" + f.path + "` | `" + Short(f.sha256) + "` | `" + Cell(f.command) + "` |\n";
+  }
+  if (r.evidence.empty()) out += "| (none) | | |\n";
+  return out;
+}
+
+std::string FormatVerdictTable(const ChecklistReport& r) {
+  std::string out;
+  for (const ItemResult& item : r.items) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%d %-28s %-8s", item.number, item.title.c_str(), CheckStatusName(item.status));
+    std::string reason = item.reason.size() > 110 ? item.reason.substr(0, 107) + "..." : item.reason;
+    out += std::string(buf) + (item.required ? "" : "(not required) ") + reason + "\n";
+  }
+  std::string verdict = r.verdict;
+  for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out += "\nverdict: " + verdict + " (" + r.verdict_reason + ")\n";
+  return out;
+}
+
+}  // namespace av
