@@ -6,6 +6,7 @@ index work/cases.json, then runs your command. Format: doc/formats/candidate-pro
     from attnverify_candidate import iter_cases
     for case in iter_cases(sys.argv[1]):          # the {cases} placeholder
         x = case.inputs()                          # name -> np.ndarray (floats as float32)
+        splits = case.knob("num_splits", 1)        # invariance variants set knobs
         case.save({"o": o, "lse": lse}, metadata={"kernel": "splitkv", "num_splits": "4"})
 
 Floating inputs (bf16, f16, fp8) arrive as float32 numpy arrays holding the exact
@@ -121,7 +122,15 @@ class Case:
         self.op_params = self.spec["op_params"]
         self.dtype = self.spec["dtype"]
         self.outputs = self.spec["outputs"]
+        # Invariance variants: "base", "num_splits=4", "rerun=1", ...; knobs the kernel may
+        # use but that must not change the result beyond rounding (e.g. {"num_splits": 4}).
+        self.variant = self.spec.get("variant", "base")
+        self.knobs = self.spec.get("knobs", {}) or {}
         self.out_dir = self.spec.get("out_dir") or os.path.join(case_dir, "out")
+
+    def knob(self, key, default=None):
+        """A knob from case.json (e.g. knob("num_splits", 1)); default when absent."""
+        return self.knobs.get(key, default)
 
     def op_param(self, key, default=None):
         v = self.op_params.get(key)

@@ -3,8 +3,16 @@
 
     python3 numpy_candidate.py CASES_JSON [--bug NAME]
 
+case.json's knobs.num_splits (invariance variants) splits the keys into that many chunks,
+each reduced on its own and combined through its log-sum-exp, as a split-k kernel does.
+
 --bug plants one bug a real kernel has had, so the sweep can prove it notices:
   causal_top_left   causal mask aligned top-left (j <= i) instead of bottom-right
+  causal_s_q        causal mask written for s_q = 1: every query row sees every key
+                    (wrong for s_q > 1 in all rows but the last)
+  splits_bf16       split-k partials (o and lse) rounded to bf16 when num_splits > 1
+  nondeterministic  lse changes in its last bits from run to run (unordered atomics)
+  seed_blind        outputs cached by shape: the second seed gets the first seed's outputs
 """
 import argparse
 import os
@@ -13,9 +21,48 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from attnverify_candidate import iter_cases  # noqa: E402
+from attnverify_candidate import bf16_to_float32, float_to_bf16_bits, iter_cases  # noqa: E402
 
 BUG = None
+SPLITS = 1
+
+
+def to_bf16(x):
+    return bf16_to_float32(float_to_bf16_bits(np.asarray(x, dtype=np.float32))).astype(np.float64)
+
+
+def reduce_keys(s, vv):
+    """Softmax over the key axis of s [hq, sq, sk] times vv [sk, hq, dv], in SPLITS chunks of
+    keys combined through their log-sum-exp. Returns o [sq, hq, dv], lse [hq, sq] (-inf: no key)."""
+    hq, sq, sk = s.shape
+    chunks = np.array_split(np.arange(sk), max(1, min(SPLITS, sk))) if sk else [np.arange(0)]
+    parts = []
+    for idx in chunks:
+        sc = s[..., idx]
+        m = sc.max(axis=2, keepdims=True) if len(idx) else np.full((hq, sq, 1), -np.inf)
+        empty = ~np.isfinite(m)
+        m = np.where(empty, 0.0, m)
+        p = np.exp(sc - m)
+        total = p.sum(axis=2, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            o = np.einsum("hqk,khd->qhd", np.where(empty, 0.0, p / np.where(empty, 1.0, total)), vv[idx])
+            lse = np.where(empty[..., 0], -np.inf, m[..., 0] + np.log(np.where(empty[..., 0], 1.0, total[..., 0])))
+        if BUG == "splits_bf16" and len(chunks) > 1:
+            o, lse = to_bf16(o), to_bf16(lse)
+        parts.append((o, lse))
+    if len(parts) == 1:
+        return parts[0]
+    lses = np.stack([lse for _, lse in parts])  # [n, hq, sq]
+    top = lses.max(axis=0)
+    none = ~np.isfinite(top)
+    top = np.where(none, 0.0, top)
+    w = np.exp(lses - top)  # exp(-inf) = 0 for empty chunks
+    total = w.sum(axis=0)
+    o = sum(part[0] * w[c].T[..., None] for c, part in enumerate(parts))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        o = np.where(none.T[..., None], 0.0, o / np.where(none, 1.0, total).T[..., None])
+        lse = np.where(none, -np.inf, top + np.log(np.where(none, 1.0, total)))
+    return o, lse
 
 
 def attend(q, k, v, scale, causal, left, right, softcap, empty_lse):
@@ -31,6 +78,8 @@ def attend(q, k, v, scale, causal, left, right, softcap, empty_lse):
     i = np.arange(sq)[:, None]
     j = np.arange(sk)[None, :]
     pos = i + sk - sq if BUG != "causal_top_left" else i
+    if BUG == "causal_s_q":
+        pos = i * 0 + sk - 1  # as if s_q were 1
     if causal:
         right = 0
     visible = np.ones((sq, sk), dtype=bool)
@@ -39,14 +88,11 @@ def attend(q, k, v, scale, causal, left, right, softcap, empty_lse):
     if left >= 0:
         visible &= j >= pos - left
     s = np.where(visible[None], s, -np.inf)
-    m = s.max(axis=2, keepdims=True) if sk else np.full((hq, sq, 1), -np.inf)
-    empty = ~np.isfinite(m)
-    m = np.where(empty, 0.0, m)
-    p = np.exp(s - m)
-    total = p.sum(axis=2, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        o = np.einsum("hqk,khd->qhd", np.where(empty, 0.0, p / np.where(empty, 1.0, total)), vv)
-        lse = np.where(empty[..., 0], empty_lse, m[..., 0] + np.log(np.where(empty[..., 0], 1.0, total[..., 0])))
+    o, lse = reduce_keys(s, vv)
+    lse = np.where(lse == -np.inf, empty_lse, lse)
+    if BUG == "nondeterministic":
+        noise = np.random.default_rng().uniform(-1, 1, lse.shape) * 2.0 ** -21
+        lse = np.where(np.isfinite(lse), lse * (1 + noise), lse)
     return o, lse
 
 
@@ -144,30 +190,42 @@ def fp8_gemm(case, x):
 
 
 def main():
-    global BUG
+    global BUG, SPLITS
     ap = argparse.ArgumentParser()
     ap.add_argument("cases")
-    ap.add_argument("--bug", default=None, choices=["causal_top_left"])
+    ap.add_argument("--bug", default=None,
+                    choices=["causal_top_left", "causal_s_q", "splits_bf16", "nondeterministic", "seed_blind"])
     args = ap.parse_args()
     BUG = args.bug
+    seen = {}
     for case in iter_cases(args.cases):
+        SPLITS = int(case.knob("num_splits", 1))
         x = case.inputs()
+        key = (case.op, case.dtype, tuple((k, np.shape(v)) for k, v in sorted(x.items())))
+        if BUG == "seed_blind" and key in seen:
+            case.save(*seen[key])
+            continue
+        meta = {"kernel": "numpy_reference", "num_splits": str(SPLITS), "bug": BUG or "none"}
         if case.op == "attention":
             o, lse = attention(case, x)
-            case.save({"o": o, "lse": lse}, metadata={"kernel": "numpy_reference", "bug": BUG or "none"})
+            outs = {"o": o, "lse": lse}
         elif case.op == "mla_decode":
             o, lse = mla_decode(case, x)
-            case.save({"o": o, "lse": lse}, metadata={"kernel": "numpy_reference", "num_splits": "1"})
+            outs = {"o": o, "lse": lse}
         elif case.op == "sparse_attention":
             o, lse = sparse(case, x)
-            case.save({"o": o, "lse": lse})
+            outs = {"o": o, "lse": lse}
         elif case.op == "fp8_gemm":
-            case.save({"d": fp8_gemm(case, x)})
+            outs = {"d": fp8_gemm(case, x)}
         elif case.op == "gemm":
-            case.save({"d": np.asarray(x["a"], np.float64) @ np.asarray(x["b"], np.float64).T})
+            a, b = np.asarray(x["a"], np.float64), np.asarray(x["b"], np.float64)
+            chunks = np.array_split(np.arange(a.shape[1]), max(1, min(SPLITS, a.shape[1])))
+            outs = {"d": sum(a[:, c] @ b[:, c].T for c in chunks)}
         else:
             print("numpy_candidate: no implementation of op %s (case %s)" % (case.op, case.id), file=sys.stderr)
             return 1
+        seen[key] = (outs, meta)
+        case.save(outs, metadata=meta)
     return 0
 
 

@@ -1,10 +1,75 @@
-// attnverify merge: placeholder until its issue lands; says so and exits 2.
+// attnverify merge: combine the numerics.json files of `numerics --shard i/N` runs into
+// one evidence file (and JUnit XML). Exit 0 every case passed, 1 any failed (or a shard
+// is missing under --allow-missing), 2 the shards do not fit together (another
+// configuration, a case twice, a shard missing), 3 a case's reference failed.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+
 #include "cli/commands.h"
+#include "cli/parse.h"
+#include "core/file.h"
+#include "core/sha256.h"
+#include "sweep/numerics_merge.h"
+#include "sweep/numerics_report.h"
 
 namespace av::cli {
+namespace {
+
+constexpr const char* kMergeHelp =
+    "Merge the numerics.json files of sharded runs (attnverify numerics --shard i/N) into one.\n"
+    "Format: doc/formats/numerics-json.md (\"Shards and merge\").";
+
+Status WriteWithParent(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::absolute(path).parent_path(), ec);
+  if (ec) return IoError(path + ": cannot create its folder: " + ec.message());
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace
 
 int RunMerge(std::vector<std::string> args) {
-  return ReportError(InvalidInput(args[0] + ": not implemented yet"));
+  CLI::App app(kMergeHelp, "attnverify merge");
+  std::vector<std::string> inputs;
+  std::string out_path = "attention-verify/evidence/numerics.json", junit;
+  bool allow_missing = false;
+  app.add_option("shards", inputs, "numerics.json files of the shards")->required();
+  app.add_option("--out", out_path, "merged numerics.json")->capture_default_str();
+  app.add_option("--junit", junit, "also write JUnit XML here");
+  app.add_flag("--allow-missing", allow_missing,
+               "merge even when shards are missing (a warning; verdict fail)");
+  if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+
+  std::vector<NumericsShard> shards;
+  for (const std::string& path : inputs) {
+    Result<std::string> text = ReadFileToString(path);
+    if (!text.ok()) return ReportError(text.status());
+    NumericsShard s;
+    s.path = path;
+    s.sha256 = Sha256Hex(*text);
+    s.doc = nlohmann::json::parse(*text, nullptr, false);
+    if (s.doc.is_discarded()) return ReportError(InvalidInput(path + ": not valid JSON"));
+    shards.push_back(std::move(s));
+  }
+  std::string command = "attnverify";
+  for (const std::string& a : args) command += " " + a;
+  Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, command);
+  if (!merged.ok()) return ReportError(merged.status());
+  for (const std::string& w : merged->warnings)
+    std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
+  Status st = WriteWithParent(out_path, merged->doc.dump(2) + "\n");
+  if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsJsonToJUnit(merged->doc));
+  if (!st.ok()) return ReportError(st);
+  const auto& s = merged->doc["summary"];
+  std::printf("merged %zu shard(s): %lld cases, %lld passed, %lld failed\nevidence: %s\n",
+              shards.size(), static_cast<long long>(s["cases_run"].get<int64_t>()),
+              static_cast<long long>(s["passed"].get<int64_t>()),
+              static_cast<long long>(s["failed"].get<int64_t>()), out_path.c_str());
+  for (const auto& c : merged->doc["cases"]) {
+    if (c.value("verdict", "") == "error") return kExitInternal;
+  }
+  return merged->doc["verdict"] == "pass" ? kExitOk : kExitRejected;
 }
 
 }  // namespace av::cli

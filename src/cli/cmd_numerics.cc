@@ -1,7 +1,8 @@
 // attnverify numerics: run the candidate kernel over the shape sweep of shapes.json,
 // compare each output with the reference under tolerances.json, and write
-// evidence/numerics.json, a JUnit XML file and a summary table. Exit 0 every case
-// passed, 1 any failed, 2 configuration or usage error, 3 internal error.
+// evidence/numerics.json (doc/formats/numerics-json.md), a JUnit XML file, heatmaps of
+// failing outputs and a summary table. Exit 0 every case passed, 1 any failed (an
+// invariance check included), 2 configuration or usage error, 3 internal error.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,8 +20,11 @@ namespace {
 
 constexpr const char* kNumericsHelp =
     "Run the candidate over the shape sweep and compare every output with the reference.\n"
-    "Reads [numerics] and [candidate] of attnverify.toml; formats in doc/formats/\n"
-    "(shapes-json.md, tolerances-json.md, candidate-protocol.md).";
+    "Reads [numerics] and [candidate] of attnverify.toml (candidate prepare runs once first);\n"
+    "shapes.json \"invariance\" adds num_splits / rerun / permutation / seed variants; failing\n"
+    "outputs get hints and heatmaps (evidence/heatmaps/). Shards: --shard i/N, then attnverify merge.\n"
+    "Formats in doc/formats/ (shapes-json.md, tolerances-json.md, candidate-protocol.md,\n"
+    "numerics-json.md).";
 
 Status EnsureParent(const std::string& path) {
   std::error_code ec;
@@ -37,7 +41,7 @@ int RunNumerics(std::vector<std::string> args) {
   int jobs = 0;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
-  app.add_option("--shard", shard, "i/N: run every N-th case starting at i (0-based)");
+  app.add_option("--shard", shard, "i/N: run every N-th group (a case and its variants) from i (0-based)");
   app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
   app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");

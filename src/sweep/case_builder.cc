@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "sweep/invariance.h"
 #include "sweep/op_schema.h"
 #include "sweep/rng.h"
 
@@ -22,7 +23,9 @@ class Builder {
   explicit Builder(const CaseSpec& spec)
       : spec_(spec), op_(*FindSweepOp(spec.op)), p_(op_, spec.params) {}
 
-  Rng Stream(const std::string& name) const { return Rng(StreamKey(spec_.id, name, spec_.seed)); }
+  // Keyed by the group (the base case's id), so that invariance variants see the base
+  // case's inputs (a seed variant: the same shapes with its own seed).
+  Rng Stream(const std::string& name) const { return Rng(StreamKey(spec_.group_id(), name, spec_.seed)); }
 
   // A floating input of `dtype`; value(logical multi-index) gives each element. With
   // `padded`, the stored rows are kRowPadding longer and the padding is NaN.
@@ -382,7 +385,9 @@ Status CheckCaseConstraints(const CaseSpec& spec) {
 
 Result<BuiltCase> BuildCase(const CaseSpec& spec) {
   AV_RETURN_IF_ERROR(CheckCaseConstraints(spec));
-  return Builder(spec).Build();
+  AV_ASSIGN_OR_RETURN(BuiltCase built, Builder(spec).Build());
+  AV_RETURN_IF_ERROR(ApplyInputVariant(spec, &built));
+  return built;
 }
 
 Result<NamedTensors> ApplyLayouts(const NamedTensors& stored, const std::vector<InputLayout>& layouts) {

@@ -41,7 +41,9 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   j["id"] = spec.id;
   j["sweep"] = spec.sweep;
   j["op"] = spec.op;
-  j["variant"] = "base";
+  j["variant"] = spec.variant;
+  j["group"] = spec.group_id();
+  j["knobs"] = spec.knobs;
   j["dtype"] = std::string(DTypeName(spec.dtype));
   j["seed"] = spec.seed;
   j["params"] = json(spec.params);

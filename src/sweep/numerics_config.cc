@@ -102,7 +102,7 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
   if (const toml::node* n = doc.get("candidate")) {
     const toml::table* t = n->as_table();
     if (t == nullptr) return r.Error(*n, "\"candidate\" must be a table");
-    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]", {"command", "timeout_s", "cwd", "env"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]", {"command", "prepare", "timeout_s", "cwd", "env"}));
     const toml::node* cmd = t->get("command");
     if (cmd == nullptr) return r.Error(*n, "[candidate] needs a \"command\" (an array of strings)");
     const toml::array* arr = cmd->as_array();
@@ -124,6 +124,17 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
                                  "(one run per case)");
     }
     c.candidate.mode = all ? CandidateMode::kAllCases : CandidateMode::kPerCase;
+    if (const toml::node* p = t->get("prepare")) {
+      const toml::array* parr = p->as_array();
+      if (parr == nullptr || parr->empty()) {
+        return r.Error(*p, "\"prepare\" must be a non-empty array of strings (argv; no shell)");
+      }
+      for (const toml::node& item : *parr) {
+        auto s = item.value<std::string>();
+        if (!s) return r.Error(item, "\"prepare\" must hold strings");
+        c.candidate.prepare.push_back(*s);
+      }
+    }
     if (auto* v = t->get("timeout_s")) {
       AV_ASSIGN_OR_RETURN(int64_t s, r.Integer(*v, "timeout_s", 1, 86400 * 7));
       c.candidate.timeout_s = static_cast<int>(s);

@@ -22,6 +22,8 @@ enum class CandidateMode {
 
 struct CandidateConfig {
   std::vector<std::string> command;  // argv template
+  // Run once before any case (compile the kernel, warm a cache); argv, no placeholders.
+  std::vector<std::string> prepare;
   CandidateMode mode = CandidateMode::kAllCases;
   int timeout_s = 600;                // per run
   std::string cwd;                    // absolute; default the config's folder

@@ -1,5 +1,6 @@
 #include "sweep/numerics_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -29,6 +30,13 @@ std::string XmlEscape(const std::string& s) {
   return out;
 }
 
+// JSON has no inf/NaN: they are written as strings.
+json Finite(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
 json OutputJson(const OutputVerdict& v) {
   CompareInputs names;
   names.candidate = "candidate:" + v.name;
@@ -52,7 +60,10 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
         {"op_params", c.op_params},
         {"dtype", std::string(DTypeName(c.spec.dtype))},
         {"seed", c.spec.seed},
-        {"variant", "base"},
+        {"index", c.spec.index},
+        {"variant", c.spec.variant},
+        {"group", c.spec.group_id()},
+        {"knobs", c.spec.knobs},
         {"verdict", c.verdict},
         {"reason", c.reason},
         {"outputs", outputs},
@@ -64,6 +75,24 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
           {"compare", c.compare_ms}, {"total", c.total_ms}}},
         {"case_dir", c.case_dir},
     });
+    if (!c.hints.empty() || !c.worst.empty() || !c.heatmaps.empty()) {
+      json worst = json::array();
+      for (const LocatedElement& e : c.worst) {
+        json coords = json::object();
+        for (const auto& [k, v] : e.coords) coords[k] = v;
+        worst.push_back(json{{"output", e.output}, {"coords", coords}, {"candidate", Finite(e.candidate)},
+                             {"reference", Finite(e.reference)}, {"abs_err", Finite(e.abs_err)},
+                             {"error_over_tolerance", Finite(e.ratio)}});
+      }
+      cases.back()["localisation"] = json{{"hints", c.hints}, {"worst", worst}, {"heatmaps", c.heatmaps}};
+    }
+  }
+  json invariance = json::array();
+  std::map<std::string, std::map<std::string, int64_t>> counts;
+  for (const InvarianceCheckResult& r : run.invariance) {
+    invariance.push_back(json{{"check", r.check}, {"group", r.group}, {"cases", r.cases}, {"verdict", r.verdict},
+                              {"max_abs_diff", r.max_abs_diff}, {"tolerance", r.tolerance}, {"detail", r.detail}});
+    ++counts[r.check][r.verdict];
   }
   return json{
       {"schema", kNumericsJsonSchema},
@@ -80,41 +109,63 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
       {"filter", run.filter},
       {"summary",
        {{"cases_total", run.total_cases}, {"cases_run", run.cases.size()}, {"passed", run.passed()},
-        {"failed", run.failed()}, {"wall_ms", run.wall_ms}}},
+        {"failed", run.failed()}, {"wall_ms", run.wall_ms}, {"invariance", json(counts)}}},
       {"verdict", run.failed() == 0 ? "pass" : "fail"},
+      {"prepare", run.prepare_command.empty() ? json(nullptr)
+                                              : json{{"command", run.prepare_command}, {"status", run.prepare_status},
+                                                     {"wall_ms", run.prepare_ms}}},
       {"cases", cases},
+      {"invariance", invariance},
   };
 }
 
 std::string NumericsRunToJUnit(const NumericsRun& run) {
-  std::map<std::string, std::vector<const CaseResult*>> by_sweep;
-  for (const CaseResult& c : run.cases) by_sweep[c.spec.sweep].push_back(&c);
+  return NumericsJsonToJUnit(NumericsRunToJson(run, NumericsConfig{}, ""));
+}
+
+std::string NumericsJsonToJUnit(const json& doc) {
+  std::map<std::string, std::vector<const json*>> by_sweep;
+  int64_t failed_total = 0;
+  const json empty = json::array();
+  const json& all = doc.contains("cases") ? doc["cases"] : empty;
+  for (const json& c : all) {
+    by_sweep[c.value("sweep", "")].push_back(&c);
+    failed_total += c.value("verdict", "") != "pass";
+  }
+  double wall = doc.contains("summary") ? doc["summary"].value("wall_ms", 0.0) : 0.0;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   char buf[256];
   std::snprintf(buf, sizeof buf, "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-                run.cases.size(), static_cast<long long>(run.failed()), run.wall_ms / 1000);
+                all.size(), static_cast<long long>(failed_total), wall / 1000);
   out += buf;
   for (const auto& [sweep, cases] : by_sweep) {
     int64_t failures = 0;
     double time = 0;
-    for (const CaseResult* c : cases) {
-      failures += c->verdict != "pass";
-      time += c->total_ms / 1000;
+    for (const json* c : cases) {
+      failures += c->value("verdict", "") != "pass";
+      time += (*c)["durations_ms"].value("total", 0.0) / 1000;
     }
     std::snprintf(buf, sizeof buf, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
                   XmlEscape(sweep).c_str(), cases.size(), static_cast<long long>(failures), time);
     out += buf;
-    for (const CaseResult* c : cases) {
-      std::snprintf(buf, sizeof buf, "%.3f", c->total_ms / 1000);
-      out += "    <testcase classname=\"numerics." + XmlEscape(sweep) + "\" name=\"" + XmlEscape(c->spec.id) +
+    for (const json* c : cases) {
+      std::snprintf(buf, sizeof buf, "%.3f", (*c)["durations_ms"].value("total", 0.0) / 1000);
+      out += "    <testcase classname=\"numerics." + XmlEscape(sweep) + "\" name=\"" + XmlEscape(c->value("id", "")) +
              "\" time=\"" + buf + "\"";
-      if (c->verdict == "pass") {
+      std::string verdict = c->value("verdict", "");
+      if (verdict == "pass") {
         out += "/>\n";
         continue;
       }
-      out += ">\n      <failure message=\"" + XmlEscape(c->reason) + "\" type=\"" + XmlEscape(c->verdict) + "\">" +
-             XmlEscape(c->reason + (c->stderr_tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + c->stderr_tail) +
-                       "\ncase: " + c->case_dir) +
+      std::string reason = c->value("reason", "");
+      std::string tail = (*c)["candidate"].value("stderr_tail", "");
+      std::string hints;
+      if (c->contains("localisation")) {
+        for (const json& h : (*c)["localisation"]["hints"]) hints += "\nhint: " + h.get<std::string>();
+      }
+      out += ">\n      <failure message=\"" + XmlEscape(reason) + "\" type=\"" + XmlEscape(verdict) + "\">" +
+             XmlEscape(reason + hints + (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
+                       "\ncase: " + c->value("case_dir", "")) +
              "</failure>\n    </testcase>\n";
     }
     out += "  </testsuite>\n";
@@ -147,6 +198,17 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
   std::snprintf(buf, sizeof buf, "%-28s %7zu %7lld %7lld %10.2f (wall)\n", "total", run.cases.size(),
                 static_cast<long long>(run.passed()), static_cast<long long>(run.failed()), run.wall_ms / 1000);
   out += buf;
+  std::map<std::string, std::map<std::string, int>> inv;
+  for (const InvarianceCheckResult& r : run.invariance) ++inv[r.check][r.verdict];
+  for (const auto& [check, verdicts] : inv) {
+    std::snprintf(buf, sizeof buf, "invariance %-22s pass %d  fail %d  flagged %d\n", check.c_str(),
+                  verdicts.count("pass") ? verdicts.at("pass") : 0, verdicts.count("fail") ? verdicts.at("fail") : 0,
+                  verdicts.count("flagged") ? verdicts.at("flagged") : 0);
+    out += buf;
+  }
+  for (const InvarianceCheckResult& r : run.invariance) {
+    if (r.verdict != "pass") out += (r.verdict == "fail" ? "FAIL " : "FLAG ") + r.check + " " + r.group + ": " + r.detail + "\n";
+  }
   size_t shown = 0;
   for (const CaseResult& c : run.cases) {
     if (c.verdict == "pass") continue;
@@ -164,6 +226,7 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
                     w.abs_err, idx.c_str(), w.candidate, w.reference);
       out += buf;
     }
+    for (const std::string& h : c.hints) out += "     hint: " + h + "\n";
     if (!c.stderr_tail.empty()) {
       std::string tail = c.stderr_tail.size() > 400 ? "..." + c.stderr_tail.substr(c.stderr_tail.size() - 400) : c.stderr_tail;
       out += "     stderr: " + tail + (tail.back() == '\n' ? "" : "\n");

@@ -1,4 +1,4 @@
-// Renderers of a NumericsRun: evidence/numerics.json (fields: doc/formats/candidate-protocol.md),
+// Renderers of a NumericsRun: evidence/numerics.json (fields: doc/formats/numerics-json.md),
 // a JUnit XML file (one <testcase> per case, for CI dashboards) and the console summary
 // table. Writers only format what the run holds. Pure functions; any thread.
 #pragma once
@@ -16,6 +16,8 @@ inline constexpr const char* kNumericsJsonSchema = "attnverify.numerics/1";
 // `command` is the attnverify command line that produced the run.
 nlohmann::json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, const std::string& command);
 std::string NumericsRunToJUnit(const NumericsRun& run);
+// The same JUnit XML from a numerics.json document (attnverify merge writes it).
+std::string NumericsJsonToJUnit(const nlohmann::json& numerics);
 // Per sweep: cases, passed, failed, slowest; then up to `max_failures` failing cases.
 std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures = 20);
 

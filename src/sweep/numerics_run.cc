@@ -9,10 +9,15 @@
 #include <regex>
 #include <thread>
 
+#include "core/file.h"
 #include "core/sha256.h"
+#include "numerics/heatmap_svg.h"
 #include "reference/ref_ops.h"
+#include "sweep/invariance.h"
+#include "sweep/output_layout.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
+#include "sweep/group_checks.h"
 #include "sweep/tolerances_config.h"
 #include "tensor/safetensors.h"
 
@@ -67,15 +72,41 @@ class Sweep {
     if (first_error_.ok()) first_error_ = st;
   }
 
-  bool Prepare(size_t i) {
+  // Builds and writes case i. `base` caches the group's unvaried inputs: variants on the
+  // base case's inputs reuse them (a permutation rewrites a copy) instead of
+  // generating them again; seed variants build their own.
+  bool Prepare(size_t i, std::optional<BuiltCase>* base) {
     CaseResult& r = run_->cases[i];
     auto t0 = Clock::now();
-    Result<BuiltCase> built = BuildCase(r.spec);
+    Result<BuiltCase> built = InvalidInput("not built");
+    if (r.spec.kind == VariantKind::kSeed) {
+      built = BuildCase(r.spec);
+    } else {
+      if (!base->has_value()) {
+        CaseSpec plain = r.spec;
+        plain.kind = VariantKind::kBase;
+        Result<BuiltCase> b = BuildCase(plain);
+        if (b.ok()) *base = std::move(*b);
+        else built = b.status();
+      }
+      if (base->has_value()) {
+        built = **base;
+        Status st = ApplyInputVariant(r.spec, &*built);
+        if (!st.ok()) built = st;
+      }
+    }
     if (!built.ok()) {
       RecordError(built.status().WithContext("case " + r.spec.id));
       return false;
     }
     r.op_params = nlohmann::json(built->op_params.values());
+    // Heatmaps of an earlier run of this case must not outlive it.
+    for (const ExpectedOutput& e : built->outputs) {
+      std::error_code ec;
+      std::filesystem::remove(std::filesystem::path(o_.config.evidence).parent_path() / "heatmaps" /
+                                  (r.spec.id + "." + e.name + ".svg"),
+                              ec);
+    }
     Result<WrittenCase> wc = WriteCase(o_.config.work_dir, r.spec, *built);
     if (!wc.ok()) {
       RecordError(wc.status());
@@ -117,49 +148,74 @@ class Sweep {
     return true;
   }
 
-  void Finish(size_t i) {
+  // Finishes case i, a member of the group whose state is `g` (the base case first).
+  void Finish(size_t i, GroupState& g) {
     CaseResult& r = run_->cases[i];
     const WrittenCase& wc = *written_[i];
+    const bool is_base = r.spec.kind == VariantKind::kBase;
     // The inputs must come back as written: a candidate that writes into them could
     // otherwise change what the reference computes.
     Result<std::string> now = Sha256File(wc.inputs_path);
     if (!now.ok() || *now != wc.inputs_sha256) {
       Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) + " -> " +
                   (now.ok() ? now->substr(0, 12) : now.status().message()) + ")");
+      g.Missing(r.spec);
       return;
     }
     Result<CandidateOutputs> outs = ReadCandidateOutputs(wc);
     if (!outs.ok()) {
       Fail(r, outs.status().message());
+      g.Missing(r.spec);
       return;
     }
     r.outputs_sha256 = outs->sha256;
     r.candidate_metadata = outs->metadata;
+    // A batch_permutation variant's outputs, back in the base case's order.
+    Result<NamedTensors> cand = UnpermuteOutputs(r.spec, outs->tensors);
+    if (!cand.ok()) return Fail(r, cand.status().message(), "error");
 
-    // Only now, with the candidate finished, is the reference computed.
+    // Only now, with the candidate finished, is the reference computed. Variants on the
+    // base case's inputs (num_splits, reruns, permutations) share its reference.
     auto t_ref = Clock::now();
-    Result<SafetensorsFile> stored = ReadSafetensors(wc.inputs_path);
-    if (!stored.ok()) return Fail(r, "reference: " + stored.status().message(), "error");
-    Result<NamedTensors> inputs = ApplyLayouts(stored->tensors, wc.layouts);
-    if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error");
-    RefImpl impl = o_.config.reference;
-    Result<NamedTensors> ref = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
-    if (!ref.ok() && ref.status().code() == StatusCode::kUnsupported && impl.kind != ImplKind::kOracle) {
-      impl.kind = ImplKind::kOracle;  // no fast path for this op: the oracle answers
-      ref = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
-    }
-    if (!ref.ok()) return Fail(r, "reference: " + ref.status().message(), "error");
-    r.reference_impl = ImplName(impl.kind);
-    std::optional<NamedTensors> lowprec;
-    for (const ExpectedOutput& e : wc.outputs) {
-      const ToleranceEntry* t = FindTolerance(tol_, r.spec.op, e.name, r.spec.dtype);
-      if (t->request.kind == RuleKind::kLowprecMultiple && !lowprec) {
-        RefImpl lp{ImplKind::kLowprec, o_.config.reference.threads, r.spec.dtype};
-        Result<NamedTensors> l = RunReferenceOp(r.spec.op, *inputs, wc.op_params, lp);
-        if (!l.ok()) return Fail(r, "low-precision reference: " + l.status().message(), "error");
-        lowprec = std::move(*l);
-        r.reference_impl += "+lowprec_" + std::string(DTypeName(r.spec.dtype));
+    const bool shares_inputs = !is_base && r.spec.kind != VariantKind::kSeed;
+    NamedTensors ref_local;
+    std::optional<NamedTensors> lowprec_local;
+    const NamedTensors* ref = nullptr;
+    const std::optional<NamedTensors>* lowprec = nullptr;
+    if (shares_inputs && g.have_ref) {
+      ref = &g.ref;
+      lowprec = &g.lowprec;
+      r.reference_impl = g.reference_impl + " (shared with " + r.spec.group_id() + ")";
+    } else {
+      Result<SafetensorsFile> stored = ReadSafetensors(wc.inputs_path);
+      if (!stored.ok()) return Fail(r, "reference: " + stored.status().message(), "error");
+      Result<NamedTensors> inputs = ApplyLayouts(stored->tensors, wc.layouts);
+      if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error");
+      RefImpl impl = o_.config.reference;
+      Result<NamedTensors> rr = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
+      if (!rr.ok() && rr.status().code() == StatusCode::kUnsupported && impl.kind != ImplKind::kOracle) {
+        impl.kind = ImplKind::kOracle;  // no fast path for this op: the oracle answers
+        rr = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
       }
+      if (!rr.ok()) return Fail(r, "reference: " + rr.status().message(), "error");
+      r.reference_impl = ImplName(impl.kind);
+      for (const ExpectedOutput& e : wc.outputs) {
+        const ToleranceEntry* t = FindTolerance(tol_, r.spec.op, e.name, r.spec.dtype);
+        if (t->request.kind == RuleKind::kLowprecMultiple && !lowprec_local) {
+          RefImpl lp{ImplKind::kLowprec, o_.config.reference.threads, r.spec.dtype};
+          Result<NamedTensors> l = RunReferenceOp(r.spec.op, *inputs, wc.op_params, lp);
+          if (!l.ok()) return Fail(r, "low-precision reference: " + l.status().message(), "error");
+          Result<NamedTensors> lu = UnpermuteOutputs(r.spec, *l);
+          if (!lu.ok()) return Fail(r, lu.status().message(), "error");
+          lowprec_local = std::move(*lu);
+          r.reference_impl += "+lowprec_" + std::string(DTypeName(r.spec.dtype));
+        }
+      }
+      Result<NamedTensors> ru = UnpermuteOutputs(r.spec, *rr);
+      if (!ru.ok()) return Fail(r, ru.status().message(), "error");
+      ref_local = std::move(*ru);
+      ref = &ref_local;
+      lowprec = &lowprec_local;
     }
     r.reference_ms = MsSince(t_ref);
 
@@ -178,13 +234,13 @@ class Sweep {
       v.name = e.name;
       v.rule_path = t->json_path;
       const Tensor* rt = find(*ref, e.name);
-      const Tensor* lt =
-          lowprec && t->request.kind == RuleKind::kLowprecMultiple ? find(*lowprec, e.name) : nullptr;
-      if (rt == nullptr) {
+      const Tensor* lt = *lowprec && t->request.kind == RuleKind::kLowprecMultiple ? find(**lowprec, e.name) : nullptr;
+      const Tensor* ct = find(*cand, e.name);
+      if (rt == nullptr || ct == nullptr) {
         Fail(r, "reference produced no " + e.name, "error");
         continue;
       }
-      Result<CompareReport> rep = CompareTensors(outs->tensors[k].second, *rt, lt, t->request);
+      Result<CompareReport> rep = CompareTensors(*ct, *rt, lt, t->request);
       if (!rep.ok()) {
         Fail(r, e.name + ": " + rep.status().message());
         continue;
@@ -194,10 +250,53 @@ class Sweep {
       if (!v.report.passed) {
         std::string why = v.report.failures.empty() ? "not within tolerance" : v.report.failures.front();
         Fail(r, e.name + ": " + why);
+        Localise(r, wc, e.name, *ct, *rt, v.report);
       }
       r.outputs.push_back(std::move(v));
     }
     r.compare_ms = MsSince(t_cmp);
+
+    if (is_base) {
+      g.base_out = std::move(*cand);
+      g.have_out = true;
+      if (ref == &ref_local) {
+        g.ref = std::move(ref_local);
+        g.lowprec = std::move(lowprec_local);
+        g.have_ref = true;
+        g.reference_impl = r.reference_impl;
+      }
+      return;
+    }
+    if (r.spec.kind == VariantKind::kSeed) {
+      g.Seed(r.spec, *cand, *ref);
+    } else {
+      g.Compare(r, *cand);
+    }
+  }
+
+  // Hints, worst elements and a heatmap for one failing output.
+  void Localise(CaseResult& r, const WrittenCase& wc, const std::string& name, const Tensor& cand, const Tensor& ref,
+                const CompareReport& report) {
+    nlohmann::json notes = wc.case_json.contains("notes") ? wc.case_json["notes"] : nlohmann::json::object();
+    Result<LocaliseLayout> layout = OutputLayout(r.spec, name, cand.shape(), notes);
+    if (!layout.ok()) return;
+    Result<Localisation> loc = LocaliseErrors(name, cand, ref, ElementToleranceFor(report), *layout);
+    if (!loc.ok()) return;
+    for (std::string& h : loc->hints) r.hints.push_back(std::move(h));
+    for (LocatedElement& e : loc->worst) {
+      if (r.worst.size() < 2 * static_cast<size_t>(kWorstElements)) r.worst.push_back(std::move(e));
+    }
+    if (loc->errors == 0) return;
+    namespace fs = std::filesystem;
+    fs::path dir = fs::path(o_.config.evidence).parent_path() / "heatmaps";
+    fs::path file = dir / (r.spec.id + "." + name + ".svg");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string title = r.spec.id + ": " + name + (report.failures.empty() ? "" : " (" + report.failures.front() + ")");
+    if (WriteFileAtomically(file.string(), RenderHeatmapSvg(*loc, title)).ok()) {
+      fs::path rel = file.lexically_relative(o_.config.base_dir);
+      r.heatmaps.push_back(rel.empty() || rel.string().rfind("..", 0) == 0 ? file.string() : rel.string());
+    }
   }
 
   void Report(size_t i, double total_ms) {
@@ -283,39 +382,116 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   for (const std::string& a : cfg.candidate.command) run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
-  // Shards take every N-th case of the full expansion, so a filter never moves a case
-  // from one shard to another.
-  for (const CaseSpec& c : all) {
-    if (c.index % o.shard_count != o.shard_index) continue;
-    if (!o.filter.empty() && !std::regex_search(c.id, filter)) continue;
-    CaseResult r;
-    r.spec = c;
-    run.cases.push_back(std::move(r));
+  // Shards take every N-th group (a base case with its variants) of the full expansion,
+  // so a filter never moves a case from one shard to another and a group's variants
+  // always run beside their base case. A filter keeps the groups with a matching member,
+  // each with its base case and the matching members.
+  {
+    size_t i = 0;
+    while (i < all.size()) {
+      size_t j = i + 1;
+      while (j < all.size() && all[j].kind != VariantKind::kBase) ++j;
+      if (all[i].group_index % o.shard_count == o.shard_index) {
+        bool any = false;
+        std::vector<bool> keep(j - i, o.filter.empty());
+        for (size_t k = i; k < j && !o.filter.empty(); ++k) any |= (keep[k - i] = std::regex_search(all[k].id, filter));
+        if (o.filter.empty() || any) {
+          keep[0] = true;
+          for (size_t k = i; k < j; ++k) {
+            if (!keep[k - i]) continue;
+            CaseResult r;
+            r.spec = all[k];
+            run.cases.push_back(std::move(r));
+          }
+        }
+      }
+      i = j;
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(cfg.work_dir) / "cases", ec);
   if (ec) return IoError(cfg.work_dir + ": cannot create folder: " + ec.message());
 
+  // [candidate] prepare: once, before any case; its failure fails every case.
+  if (!cfg.candidate.prepare.empty()) {
+    for (const std::string& a : cfg.candidate.prepare) run.prepare_command += (run.prepare_command.empty() ? "" : " ") + a;
+    ProcessRequest req;
+    req.argv = cfg.candidate.prepare;
+    req.cwd = cfg.candidate.cwd;
+    req.extra_env = cfg.candidate.env;
+    req.extra_env["ATTNVERIFY_WORK_DIR"] = cfg.work_dir;
+    req.timeout_ms = cfg.candidate.timeout_s * 1000;
+    req.max_output_bytes = 1 << 20;
+    auto tp = Clock::now();
+    Result<ProcessResult> pr = o.runner->Run(req);
+    run.prepare_ms = MsSince(tp);
+    std::string why;
+    std::string tail;
+    if (!pr.ok()) {
+      run.prepare_status = "did not start";
+      why = "could not be started: " + pr.status().message();
+    } else {
+      run.prepare_status = pr->Describe();
+      if (!pr->ok()) {
+        why = pr->Describe();
+        tail = StderrTail(pr->stderr_text.empty() ? pr->stdout_text : pr->stderr_text);
+      }
+    }
+    if (!why.empty()) {
+      int64_t done = 0;
+      for (CaseResult& r : run.cases) {
+        r.verdict = "fail";
+        r.reason = "candidate prepare failed: " + run.prepare_command + ": " + why;
+        r.candidate_status = "prepare " + run.prepare_status;
+        r.stderr_tail = tail;
+        if (o.on_case) o.on_case(r, ++done, static_cast<int64_t>(run.cases.size()));
+      }
+      run.wall_ms = MsSince(t0);
+      return run;
+    }
+  }
+
+  // Groups: [begin, end) ranges of run.cases, each starting with its base case.
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t i = 0; i < run.cases.size(); ++i) {
+    if (run.cases[i].spec.kind == VariantKind::kBase) groups.emplace_back(i, i + 1);
+    else groups.back().second = i + 1;
+  }
+  std::vector<std::vector<InvarianceCheckResult>> checks(groups.size());
+  auto close_group = [&](size_t gi, const GroupState& g) {
+    const auto [b, e] = groups[gi];
+    checks[gi] = g.Results(run.cases[b].spec.id, e - b > 1);
+  };
+
   Sweep sweep(o, tol, &run);
   const size_t n = run.cases.size();
   if (cfg.candidate.mode == CandidateMode::kPerCase) {
-    ParallelFor(n, o.jobs, [&](size_t i) {
-      auto t = Clock::now();
-      if (sweep.Prepare(i)) {
-        const CaseResult& r = run.cases[i];
-        std::string out_dir = r.case_dir + "/out";
-        auto tc = Clock::now();
-        Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir));
-        if (sweep.ApplyRun(i, pr, MsSince(tc))) sweep.Finish(i);
+    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+      GroupState g;
+      std::optional<BuiltCase> base;
+      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+        auto t = Clock::now();
+        if (sweep.Prepare(i, &base)) {
+          const CaseResult& r = run.cases[i];
+          std::string out_dir = r.case_dir + "/out";
+          auto tc = Clock::now();
+          Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir));
+          if (sweep.ApplyRun(i, pr, MsSince(tc))) sweep.Finish(i, g);
+          else g.Missing(run.cases[i].spec);
+        }
+        sweep.Report(i, MsSince(t));
       }
-      sweep.Report(i, MsSince(t));
+      close_group(gi, g);
     });
   } else {
     std::vector<double> prep_ms(n);
-    ParallelFor(n, o.jobs, [&](size_t i) {
-      auto t = Clock::now();
-      sweep.Prepare(i);
-      prep_ms[i] = MsSince(t);
+    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+      std::optional<BuiltCase> base;
+      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+        auto t = Clock::now();
+        sweep.Prepare(i, &base);
+        prep_ms[i] = MsSince(t);
+      }
     });
     AV_RETURN_IF_ERROR(sweep.first_error());
     std::vector<WrittenCase> written;
@@ -330,11 +506,19 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     double cand_ms = MsSince(tc);
     // One run covers every case: its wall time is shared out evenly for the per-case
     // figures (the total is in the run's wall time).
-    ParallelFor(n, o.jobs, [&](size_t i) {
-      auto t = Clock::now();
-      if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0)) sweep.Finish(i);
-      sweep.Report(i, prep_ms[i] + run.cases[i].candidate_ms + MsSince(t));
+    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+      GroupState g;
+      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+        auto t = Clock::now();
+        if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0)) sweep.Finish(i, g);
+        else g.Missing(run.cases[i].spec);
+        sweep.Report(i, prep_ms[i] + run.cases[i].candidate_ms + MsSince(t));
+      }
+      close_group(gi, g);
     });
+  }
+  for (auto& c : checks) {
+    for (InvarianceCheckResult& r : c) run.invariance.push_back(std::move(r));
   }
   AV_RETURN_IF_ERROR(sweep.first_error());
   run.wall_ms = MsSince(t0);

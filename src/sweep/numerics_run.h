@@ -18,6 +18,7 @@
 #include "core/process.h"
 #include "core/status.h"
 #include "numerics/compare.h"
+#include "numerics/localise.h"
 #include "sweep/numerics_config.h"
 #include "sweep/shapes_config.h"
 
@@ -43,7 +44,24 @@ struct CaseResult {
   std::string candidate_status;  // "exit 0", "timed out after 10 s", ...
   std::string stderr_tail;       // of a failed candidate run
   std::string case_dir;
+  // Failing outputs: hints and worst elements (numerics/localise.h), and the heatmaps
+  // written, relative to the package folder.
+  std::vector<std::string> hints;
+  std::vector<LocatedElement> worst;
+  std::vector<std::string> heatmaps;
   double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, total_ms = 0;
+};
+
+// One invariance check of one group (numerics.json "invariance").
+struct InvarianceCheckResult {
+  std::string check;  // num_splits, determinism, batch_permutation, page_table_permutation,
+                      // seed_dependence, reference_variance
+  std::string group;  // the base case's id
+  std::vector<std::string> cases;
+  std::string verdict;  // pass | fail | flagged
+  double max_abs_diff = 0;
+  std::string tolerance;
+  std::string detail;
 };
 
 struct NumericsOptions {
@@ -64,6 +82,10 @@ struct NumericsRun {
   std::string filter;
   std::string shapes_sha256, tolerances_sha256;
   std::string candidate_command;  // the template, space-joined
+  std::string prepare_command;    // [candidate] prepare, space-joined; empty: none
+  std::string prepare_status;     // "exit 0", ...
+  double prepare_ms = 0;
+  std::vector<InvarianceCheckResult> invariance;  // by group, in case order
   double wall_ms = 0;
   int64_t passed() const;
   int64_t failed() const;

@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "sweep/json_config.h"
 #include "sweep/case_builder.h"
+#include "sweep/invariance.h"
 
 namespace av {
 namespace {
@@ -46,7 +47,7 @@ class ShapesReader : public JsonConfigReader {
   Status Sweep(const json& s, const std::string& where, SweepSpec* sweep) const {
     if (!s.is_object()) return Error(where, "must be an object");
     AV_RETURN_IF_ERROR(CheckKeys(s, where, {"comment", "name", "op", "grid", "fixed", "cases", "dtypes",
-                                            "seeds", "generators"}));
+                                            "seeds", "generators", "invariance"}));
     sweep->json_path = where;
     if (!s.contains("name") || !s["name"].is_string() || s["name"].get<std::string>().empty()) {
       return Error(where, "needs a \"name\" (a non-empty string)");
@@ -133,6 +134,57 @@ class ShapesReader : public JsonConfigReader {
         sweep->generators.push_back(d[i].get<std::string>());
       }
     }
+    if (s.contains("invariance")) AV_RETURN_IF_ERROR(Invariance(*op, s["invariance"], where + ".invariance", sweep));
+    return Status::Ok();
+  }
+
+  Status Count(const json& v, const std::string& at, int64_t lo, int64_t hi, int64_t* out) const {
+    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+      return Error(at, "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + v.dump());
+    }
+    *out = v.get<int64_t>();
+    return Status::Ok();
+  }
+
+  Status Flag(const json& v, const std::string& at, bool* out) const {
+    if (!v.is_boolean()) return Error(at, "must be true or false, got " + v.dump());
+    *out = v.get<bool>();
+    return Status::Ok();
+  }
+
+  Status Invariance(const SweepOp& op, const json& v, const std::string& where, SweepSpec* sweep) const {
+    if (!v.is_object()) return Error(where, "must be an object");
+    AV_RETURN_IF_ERROR(CheckKeys(v, where, {"comment", "num_splits", "reruns", "batch_permutation",
+                                            "page_table_permutation", "seeds"}));
+    InvarianceSpec& inv = sweep->invariance;
+    if (v.contains("num_splits")) {
+      const json& n = v["num_splits"];
+      if (!n.is_array() || n.empty()) return Error(where + ".num_splits", "must be a non-empty list of integers >= 1");
+      for (size_t i = 0; i < n.size(); ++i) {
+        int64_t x = 0;
+        std::string at = where + ".num_splits[" + std::to_string(i) + "]";
+        AV_RETURN_IF_ERROR(Count(n[i], at, 1, 4096, &x));
+        if (std::find(inv.num_splits.begin(), inv.num_splits.end(), x) != inv.num_splits.end()) {
+          return Error(at, std::to_string(x) + " is listed twice");
+        }
+        inv.num_splits.push_back(x);
+      }
+    }
+    if (v.contains("reruns")) AV_RETURN_IF_ERROR(Count(v["reruns"], where + ".reruns", 0, 100, &inv.reruns));
+    if (v.contains("seeds")) AV_RETURN_IF_ERROR(Count(v["seeds"], where + ".seeds", 1, 100, &inv.seeds));
+    if (v.contains("batch_permutation")) {
+      AV_RETURN_IF_ERROR(Flag(v["batch_permutation"], where + ".batch_permutation", &inv.batch_permutation));
+      if (inv.batch_permutation && op.name == "sparse_attention") {
+        return Error(where + ".batch_permutation", "op sparse_attention has no batch to permute");
+      }
+    }
+    if (v.contains("page_table_permutation")) {
+      AV_RETURN_IF_ERROR(
+          Flag(v["page_table_permutation"], where + ".page_table_permutation", &inv.page_table_permutation));
+      if (inv.page_table_permutation && op.name != "mla_decode" && op.name != "attention") {
+        return Error(where + ".page_table_permutation", "op " + std::string(op.name) + " has no page table");
+      }
+    }
     return Status::Ok();
   }
 };
@@ -202,6 +254,7 @@ std::string CaseId(const std::string& sweep, const ParamMap& params, const std::
 Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
   std::vector<CaseSpec> out;
   std::set<std::string> ids;
+  int64_t group_index = 0;
   for (const SweepSpec& sweep : config.sweeps) {
     // Points: (params, varied keys).
     std::vector<std::pair<ParamMap, std::vector<std::string>>> points;
@@ -268,7 +321,16 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
             if (!st.ok()) {
               return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id + ": " + st.message());
             }
+            c.group_index = group_index++;
+            AV_ASSIGN_OR_RETURN(std::vector<CaseSpec> variants, ExpandVariants(sweep, c));
             out.push_back(std::move(c));
+            for (CaseSpec& v : variants) {
+              v.index = static_cast<int64_t>(out.size());
+              if (!ids.insert(v.id).second) {
+                return InvalidInput(config.path + ": " + sweep.json_path + ": case " + v.id + " is generated twice");
+              }
+              out.push_back(std::move(v));
+            }
           }
         }
       }

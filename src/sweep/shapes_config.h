@@ -17,6 +17,21 @@
 
 namespace av {
 
+// A sweep's "invariance" object: variants of every base case that must not change the
+// result beyond rounding (or at all, for reruns). See sweep/invariance.h.
+struct InvarianceSpec {
+  std::vector<int64_t> num_splits;     // knobs.num_splits values, one variant each
+  int64_t reruns = 0;                  // extra runs that must be bitwise equal
+  bool batch_permutation = false;      // permute batch entries, un-permute the output
+  bool page_table_permutation = false; // permute physical pages and the block table
+  int64_t seeds = 1;                   // seeds per shape, the base's included
+  bool any() const {
+    return !num_splits.empty() || reruns > 0 || batch_permutation || page_table_permutation || seeds > 1;
+  }
+};
+
+enum class VariantKind { kBase, kNumSplits, kRerun, kBatchPermutation, kPageTablePermutation, kSeed };
+
 struct SweepSpec {
   std::string name;
   std::string op;
@@ -27,6 +42,7 @@ struct SweepSpec {
   std::vector<DType> dtypes;
   std::vector<uint64_t> seeds;
   std::vector<std::string> generators;  // empty: the "generator" parameter decides
+  InvarianceSpec invariance;
 };
 
 struct ShapesConfig {
@@ -42,7 +58,15 @@ struct CaseSpec {
   ParamMap params;    // fixed + grid point or explicit case (+ generator)
   DType dtype = DType::kBF16;
   uint64_t seed = 0;
-  int64_t index = 0;  // position in the full expansion (drives --shard)
+  int64_t index = 0;  // position in the full expansion, variants included
+  // Invariance variants (sweep/invariance.h). A base case is its own group.
+  std::string variant = "base";  // "base", "num_splits=4", "rerun=1", "seed=1", ...
+  VariantKind kind = VariantKind::kBase;
+  int64_t variant_value = 0;     // the N of num_splits=N, rerun=N, seed=N
+  std::string group;             // the base case's id; empty means `id`
+  nlohmann::json knobs = nlohmann::json::object();  // case.json "knobs"
+  int64_t group_index = 0;       // position of the base case among base cases (drives --shard)
+  const std::string& group_id() const { return group.empty() ? id : group; }
 };
 
 // Caps the expansion so a typo in a grid cannot ask for millions of cases.
@@ -57,7 +81,7 @@ std::string CaseId(const std::string& sweep, const ParamMap& params,
                    const std::vector<std::string>& varied, DType dtype, uint64_t seed);
 
 // Grid points, then explicit cases, each × generators × dtypes × seeds, in that nesting
-// order. Duplicate ids and cases the op cannot run (h_q not a multiple of h_kv, ...) are
+// order; each base case is followed by its invariance variants (ExpandVariants). Duplicate ids and cases the op cannot run (h_q not a multiple of h_kv, ...) are
 // errors naming the sweep.
 Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config);
 

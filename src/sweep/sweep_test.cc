@@ -61,7 +61,7 @@ TEST(SweepConfigTest, ShapesErrorsNameFilePathAndProblem) {
             "s_k, h_q, h_kv, d, dv, page_size, causal, lengths, padded, generator)");
   EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "seed": [1]}]})").message(),
             "shapes.json: $.sweeps[0]: unknown key \"seed\" (allowed: cases, comment, dtypes, fixed, generators, grid, "
-            "name, op, seeds)");
+            "invariance, name, op, seeds)");
   EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "flash"}]})").message(),
             "shapes.json: $.sweeps[0].op: unknown op \"flash\" (ops: attention, mla_decode, fp8_gemm, gemm, "
             "sparse_attention)");

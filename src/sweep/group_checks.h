@@ -1,0 +1,49 @@
+// The invariance checks of one group (a base case and its variants) while its members
+// finish: the base case's outputs and reference are held (the only tensors kept across
+// cases), each variant is compared with the base run (num_splits and permutations within
+// RoundingBound, reruns bitwise, seeds must change the outputs), and Results() turns the
+// tallies into numerics.json "invariance" entries (doc/formats/numerics-json.md).
+// One instance per group; used by one thread at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reference/ref_ops.h"
+#include "sweep/numerics_run.h"
+
+namespace av {
+
+class GroupState {
+ public:
+  bool have_out = false, have_ref = false;
+  NamedTensors base_out, ref;
+  std::optional<NamedTensors> lowprec;
+  std::string reference_impl;
+
+  // A variant with no outputs (its case already failed): its check cannot pass.
+  void Missing(const CaseSpec& spec);
+  // num_splits, reruns (bitwise) and permutations (rounding bound) against the base run;
+  // a variant over its bound fails as a case too.
+  void Compare(CaseResult& r, const NamedTensors& cand);
+  // A seed variant: a candidate whose outputs do not move with the seed is flagged.
+  void Seed(const CaseSpec& spec, const NamedTensors& cand, const NamedTensors& seed_ref);
+  // One entry per check in a fixed order, then reference_variance (written when flagged
+  // or when the group has variants).
+  std::vector<InvarianceCheckResult> Results(const std::string& group, bool has_variants) const;
+
+ private:
+  struct Tally {
+    std::vector<std::string> cases;
+    double max_abs_diff = 0;
+    bool failed = false, flagged = false;
+    std::string tolerance;
+    std::vector<std::string> problems;
+  };
+  Tally& At(const std::string& check, const std::string& group);
+  std::vector<std::pair<std::string, Tally>> tallies_;
+};
+
+}  // namespace av
