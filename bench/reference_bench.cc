@@ -1,7 +1,7 @@
 // Throughput of the fast reference ops in GFLOP/s and as a fraction of this machine's
 // float32 FMA peak, measured in the same run (a register-resident AVX-512 FMA loop on
-// every hardware thread). FLOP counts: attention 2 (d + dv) per visible (query, key) pair;
-// GEMM 2 m n k. Run: build/reference_bench [--benchmark_filter=...]
+// every hardware thread). FLOP counts: attention 2 (d + dv) per visible (query, key) pair
+// (split-k partials and sparse attention too); GEMM 2 m n k. Run: build/reference_bench [--benchmark_filter=...]
 // Figures go in the issue notes and doc/ops.md, never into tests.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
@@ -18,6 +18,9 @@
 #include "reference/fast_attention.h"
 #include "reference/fast_gemm.h"
 #include "reference/fp8_quant.h"
+#include "reference/mla_decode.h"
+#include "reference/sparse_attention_fast.h"
+#include "reference/splitk.h"
 #include "tensor/float_convert.h"
 
 namespace av {
@@ -198,10 +201,72 @@ void BM_Fp8Gemm(benchmark::State& state) {
   Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0);
 }
 
+// Split-k partials (attention_splitk --impl fast) on the MLA decode shape above with
+// FlashMLA's scheduler for an H800's 132 SMs (66 SM parts: ~57 splits of 9 blocks);
+// same FLOP count as BM_MlaDecode, plus the combine's O(splits * dv) per row (not counted).
+void BM_SplitKPartialsMla(benchmark::State& state) {
+  const int64_t b = 4, s_q = state.range(0), h_q = 128, s_k = 8192, d = 576, dv = 512, page = 64;
+  std::mt19937 rng(4);
+  const int64_t blocks_per = s_k / page;
+  std::vector<int32_t> table;
+  std::vector<int32_t> lens(static_cast<size_t>(b), static_cast<int32_t>(s_k));
+  for (int64_t i = 0; i < b * blocks_per; ++i) table.push_back(int32_t((i * 7919) % (b * blocks_per)));
+  MlaDecodeInputs m{RandomBf16(rng, {b, s_q, h_q, d}), RandomBf16(rng, {b * blocks_per, page, 1, d}),
+                    Ints(table, {b, blocks_per}), Ints(lens, {b})};
+  MlaDecodeParams mp;
+  mp.causal = true;
+  AttentionParams p;
+  auto in = MlaDecodeAsAttention(m, mp, &p);
+  auto plan = FlashMlaSplitPlan(std::vector<int64_t>(size_t(b), s_k),
+                                FlashMlaNumSmParts(132, s_q, h_q, 1));
+  if (!in.ok() || !plan.ok()) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  double pairs = 0;
+  for (int64_t i = 0; i < s_q; ++i) pairs += double(b * h_q) * double(s_k - (s_q - 1 - i));
+  FmaPeakGflops();
+  FmaCorePeakGflops();
+  const double cpu0 = ProcessCpuSeconds();
+  for (auto _ : state) {
+    auto out = ComputeSplitPartialsFast(*in, p, *plan, {});
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Report(state, pairs * 2 * double(d + dv), ProcessCpuSeconds() - cpu0);
+  state.counters["splits"] = double(plan->splits.size());
+}
+
+// FlashMLA's sparse prefill shape: s_q = 256 queries, h_q = 128 heads on one latent KV head
+// (d = 576, dv = 512), s_kv = 8192, topk = 2048 valid random indices, bf16.
+// FLOP = 2 (d + dv) per (query, head, index).
+void BM_SparseAttention(benchmark::State& state) {
+  const int64_t s_q = 256, h_q = 128, s_kv = 8192, d = 576, dv = 512, topk = 2048;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> key(0, int32_t(s_kv - 1));
+  std::vector<int32_t> idx(static_cast<size_t>(s_q * topk));
+  for (int32_t& j : idx) j = key(rng);
+  SparseAttentionInputs in{RandomBf16(rng, {s_q, h_q, d}), RandomBf16(rng, {s_kv, 1, d}),
+                           Ints(idx, {s_q, 1, topk}), Tensor(), Tensor()};
+  SparseAttentionParams p;
+  p.head_dim_v = dv;
+  FmaPeakGflops();
+  FmaCorePeakGflops();
+  const double cpu0 = ProcessCpuSeconds();
+  for (auto _ : state) {
+    auto out = ComputeSparseAttentionFast(in, p, {});
+    if (!out.ok()) state.SkipWithError(out.status().message().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  Report(state, double(s_q * h_q * topk) * 2 * double(d + dv), ProcessCpuSeconds() - cpu0);
+}
+
 BENCHMARK(BM_FmaPeak)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MlaDecode)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_PrefillCausal)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_Fp8Gemm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_SplitKPartialsMla)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_SparseAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 }  // namespace
 }  // namespace av

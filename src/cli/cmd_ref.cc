@@ -3,8 +3,8 @@
 // __metadata__ (keys the op accepts; others, like "format", are ignored) and from flags,
 // which override it. Names, shapes and parameters of every op: doc/ops.md.
 // --impl oracle (float64), fast (blocked float32, --threads N) or lowprec (the f16/bf16
-// low-precision reference, --lowprec-dtype). Exit 0 on success, 2 for bad input or an
-// implementation an op does not have yet.
+// low-precision reference, --lowprec-dtype; --lowprec-partials for split-k partials).
+// Exit 0 on success, 2 for bad input or an implementation an op does not have yet.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <map>
@@ -61,12 +61,15 @@ int RunRef(std::vector<std::string> args) {
   app.add_option("--inputs", inputs_path, "safetensors file with the named inputs")->required();
   app.add_option("--out", out_path, "safetensors file to write the outputs to")->required();
   int threads = 0;
-  std::string lowprec_dtype = "bf16";
+  std::string lowprec_dtype = "bf16", lowprec_partials = "f32";
   app.add_option("--impl", impl,
                  "oracle (float64 loops), fast (blocked float32) or lowprec (f16/bf16 as a GPU "
                  "framework runs it)");
   app.add_option("--threads", threads, "fast/lowprec worker threads (0 = all hardware threads)");
   app.add_option("--lowprec-dtype", lowprec_dtype, "lowprec: bf16 (default) or f16");
+  app.add_option("--lowprec-partials", lowprec_partials,
+                 "lowprec attention_splitk/combine: dtype of the split-k partials o_accum, f32 "
+                 "(default, FlashMLA's float32 o_accum), bf16 or f16");
   for (const Flag& f : value_flags) app.add_option(f.flag, values[f.key], f.help);
   bool causal = false, lse_log2 = false, ue8m0 = false;
   auto* causal_flag = app.add_flag("--causal", causal, "bottom-right aligned causal mask");
@@ -91,6 +94,16 @@ int RunRef(std::vector<std::string> args) {
   } else {
     return ReportError(InvalidInput("ref: --lowprec-dtype must be bf16 or f16, got \"" +
                                     lowprec_dtype + "\""));
+  }
+  if (lowprec_partials == "f32") {
+    ref_impl.lowprec_partials = DType::kF32;
+  } else if (lowprec_partials == "bf16") {
+    ref_impl.lowprec_partials = DType::kBF16;
+  } else if (lowprec_partials == "f16") {
+    ref_impl.lowprec_partials = DType::kF16;
+  } else {
+    return ReportError(InvalidInput("ref: --lowprec-partials must be f32, bf16 or f16, got \"" +
+                                    lowprec_partials + "\""));
   }
   const ReferenceOp* op = FindReferenceOp(op_name);
   if (op == nullptr) return ReportError(RunReferenceOp(op_name, {}, OpParams()).status());
@@ -119,7 +132,12 @@ int RunRef(std::vector<std::string> args) {
   std::map<std::string, std::string> metadata = params.values();
   metadata["op"] = op_name;
   metadata["impl"] = impl;
-  if (ref_impl.kind == ImplKind::kLowprec) metadata["lowprec_dtype"] = lowprec_dtype;
+  if (ref_impl.kind == ImplKind::kLowprec) {
+    metadata["lowprec_dtype"] = lowprec_dtype;
+    if (op_name == "attention_splitk" || op_name == "combine") {
+      metadata["lowprec_partials"] = lowprec_partials;
+    }
+  }
   Status st = WriteSafetensors(out_path, *out, metadata);
   if (!st.ok()) return ReportError(st);
   std::printf("ref %s: wrote", op_name.c_str());

@@ -9,6 +9,7 @@
 #include "reference/f64_array.h"
 #include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
+#include "reference/fp8_gemm_layout.h"
 #include "reference/fp8_quant.h"
 
 namespace av {
@@ -80,6 +81,37 @@ Result<Tensor> GemmT(const Tensor& a, const Tensor& b, const F64Array* sa, const
   return Multiply<T>(ad, bd, a.dim(0), b.dim(0), a.dim(1), options);
 }
 
+// The grouped forms: A dequantised once; per group, its rows gathered into a contiguous
+// block, that group's B dequantised, and the plain path's Multiply run on them; rows of no
+// group stay 0. Every row's sums are those of the plain path, so a group's rows are
+// bitwise what fp8_gemm_nt gives for them alone, for any thread count.
+template <typename T>
+Result<Tensor> GroupedT(const Fp8GemmProblem& p, const FastOptions& options) {
+  const int threads = ResolveThreadCount(options.threads);
+  const int64_t k = p.k, n = p.n;
+  const F64Array fsa = LoadF64(p.sa);
+  AV_ASSIGN_OR_RETURN(std::vector<T> ad, Dequantize<T>(p.a, &fsa, 1, threads));
+  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, p.out_shape);
+  T* dp = reinterpret_cast<T*>(d.mutable_data());
+  std::vector<int64_t> rows;
+  std::vector<T> ag;
+  for (size_t g = 0; g < p.b.size(); ++g) {
+    rows.clear();
+    for (int64_t r = 0; r < p.rows; ++r)
+      if (p.group_of[static_cast<size_t>(r)] == static_cast<int64_t>(g)) rows.push_back(r);
+    if (rows.empty()) continue;  // an unused expert's B is never read
+    const int64_t m = static_cast<int64_t>(rows.size());
+    ag.resize(static_cast<size_t>(m * k));
+    for (int64_t i = 0; i < m; ++i) std::memcpy(&ag[i * k], &ad[rows[i] * k], k * sizeof(T));
+    const F64Array fsb = LoadF64(p.sb[g]);
+    AV_ASSIGN_OR_RETURN(std::vector<T> bd, Dequantize<T>(p.b[g], &fsb, kFp8Group, threads));
+    Tensor dg = Multiply<T>(ag, bd, m, n, k, options);
+    const T* src = reinterpret_cast<const T*>(dg.data());
+    for (int64_t i = 0; i < m; ++i) std::memcpy(dp + rows[i] * n, src + i * n, n * sizeof(T));
+  }
+  return d;
+}
+
 Status CheckScales(const Tensor& s, int64_t rows, int64_t k, const std::string& what) {
   AV_RETURN_IF_ERROR(ExpectRank(s, 2, what, "[rows or row blocks, ceil(k/128)]"));
   AV_RETURN_IF_ERROR(ExpectDim(s, 0, rows, what, "rows"));
@@ -115,6 +147,14 @@ Result<Tensor> ComputeFp8GemmNtFast(const Tensor& a, const Tensor& sa, const Ten
   const F64Array fsa = LoadF64(sa), fsb = LoadF64(sb);
   if (options.accumulate_f64) return GemmT<double>(a, b, &fsa, &fsb, options);
   return GemmT<float>(a, b, &fsa, &fsb, options);
+}
+
+Result<Tensor> ComputeFp8GemmNtGroupedFast(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                           const Tensor& sb, const Tensor& m_indices,
+                                           const Tensor& masked_m, const FastOptions& options) {
+  AV_ASSIGN_OR_RETURN(Fp8GemmProblem p, ResolveFp8Gemm(a, sa, b, sb, m_indices, masked_m));
+  if (options.accumulate_f64) return GroupedT<double>(p, options);
+  return GroupedT<float>(p, options);
 }
 
 }  // namespace av

@@ -20,4 +20,12 @@ Result<Tensor> ComputeGemmNtFast(const Tensor& a, const Tensor& b, const FastOpt
 Result<Tensor> ComputeFp8GemmNtFast(const Tensor& a, const Tensor& sa, const Tensor& b,
                                     const Tensor& sb, const FastOptions& options);
 
+// The grouped forms of gemm.h (contiguous with m_indices, -1 rows; masked with masked_m):
+// exactly one of m_indices / masked_m defined. Rows outside every group are 0. Each
+// group's rows run the plain path above on that group's B, so they are bitwise what
+// ComputeFp8GemmNtFast gives for those rows and that B.
+Result<Tensor> ComputeFp8GemmNtGroupedFast(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                           const Tensor& sb, const Tensor& m_indices,
+                                           const Tensor& masked_m, const FastOptions& options);
+
 }  // namespace av

@@ -2,28 +2,75 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "reference/attention_layout.h"
 #include "reference/softmax_row.h"
-#include "tensor/float_convert.h"
+#include "reference/lowprec_row.h"
 
 namespace av {
 namespace {
 
-// Round a float32 to the dtype and back.
-float Round(DType dtype, float x) {
-  return dtype == DType::kF16 ? HalfToFloat(FloatToHalf(x)) : BFloat16ToFloat(FloatToBFloat16(x));
-}
-
 std::vector<float> Rounded(const F64Array& a, DType dtype, float scale = 1.0f) {
   std::vector<float> out(a.data.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    const float x = Round(dtype, static_cast<float>(a.data[i]));
-    out[i] = scale == 1.0f ? x : Round(dtype, x * scale);
+    const float x = RoundTo(dtype, static_cast<float>(a.data[i]));
+    out[i] = scale == 1.0f ? x : RoundTo(dtype, x * scale);
   }
   return out;
+}
+
+// The resolved problem with q', k', v' rounded once, shared by every row.
+struct Prepared {
+  AttentionProblem p;
+  DType dt;
+  std::vector<float> q, k, v;
+};
+
+Result<Prepared> Prepare(const AttentionInputs& inputs, const AttentionParams& params, DType dt) {
+  AV_RETURN_IF_ERROR(ExpectHalfDtype(dt, "lowprec dtype"));
+  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(inputs, params));
+  Prepared x{std::move(p), dt, {}, {}, {}};
+  x.q = Rounded(x.p.q, dt, static_cast<float>(x.p.scale));
+  x.k = Rounded(x.p.k, dt);
+  x.v = Rounded(x.p.v, dt);
+  return x;
+}
+
+struct RowScratch {
+  std::vector<float> s;
+  std::vector<const float*> v_rows;
+};
+
+// Packed query row `row` (row i of batch b), head h, over keys [begin, end) of the batch:
+// acc = sum_j R(P_j) v'_j in float32 (not rounded, no sink); returns the float32 lse
+// (-inf when no key of the range is visible).
+float AttendRowLowprec(const Prepared& x, const AttentionParams& params, int64_t b, int64_t i,
+                       int64_t row, int64_t h, int64_t begin, int64_t end, RowScratch& sc,
+                       float* acc) {
+  const AttentionProblem& p = x.p;
+  const DType dt = x.dt;
+  const int64_t d = p.d, dv = p.dv, h_q = p.h_q, h_kv = p.h_kv, s_q = p.s_q[b], s_k = p.s_k[b];
+  const int64_t hk = h / (h_q / h_kv);
+  const float* qr = &x.q[(row * h_q + h) * d];
+  const float cap = static_cast<float>(params.softcap);
+  sc.s.clear();
+  sc.v_rows.clear();
+  for (int64_t j = begin; j < end; ++j) {
+    if (!KeyVisible(params.mask, i, j, s_q, s_k)) continue;
+    const int64_t kr = p.key_row[b][j];
+    const float* kp = &x.k[(kr * h_kv + hk) * d];
+    float sum = 0;
+    for (int64_t c = 0; c < d; ++c) sum += qr[c] * kp[c];
+    float s = RoundTo(dt, sum);
+    if (cap > 0) s = RoundTo(dt, RoundTo(dt, std::tanh(RoundTo(dt, s / cap))) * cap);
+    if (!p.alibi.data.empty()) s += static_cast<float>(AlibiBias(p.alibi(b, h), i, j, s_q, s_k));
+    sc.s.push_back(s);
+    sc.v_rows.push_back(&x.v[(kr * h_kv + hk) * dv]);
+  }
+  return LowprecSoftmaxPv(dt, sc.s, sc.v_rows, dv, acc);
 }
 
 }  // namespace
@@ -31,63 +78,31 @@ std::vector<float> Rounded(const F64Array& a, DType dtype, float scale = 1.0f) {
 Result<AttentionOutputs> ComputeAttentionLowprec(const AttentionInputs& inputs,
                                                  const AttentionParams& params,
                                                  const LowprecOptions& options) {
+  AV_ASSIGN_OR_RETURN(Prepared x, Prepare(inputs, params, options.dtype));
+  const AttentionProblem& p = x.p;
   const DType dt = options.dtype;
-  if (dt != DType::kBF16 && dt != DType::kF16) {
-    return InvalidInput("lowprec dtype must be bf16 or f16, got " + std::string(DTypeName(dt)));
-  }
-  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(inputs, params));
-  const int64_t d = p.d, dv = p.dv, h_q = p.h_q, h_kv = p.h_kv;
-  const std::vector<float> q = Rounded(p.q, dt, static_cast<float>(p.scale));
-  const std::vector<float> k = Rounded(p.k, dt), v = Rounded(p.v, dt);
+  const int64_t dv = p.dv, h_q = p.h_q;
   // Which batch each packed query row belongs to.
   std::vector<int64_t> batch_of(static_cast<size_t>(p.total_q));
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t i = 0; i < p.s_q[b]; ++i) batch_of[p.q_begin[b] + i] = b;
   F64Array o = F64Array::Zeros({p.total_q, h_q, dv});
   F64Array lse = F64Array::Zeros({h_q, p.total_q});
-  const float cap = static_cast<float>(params.softcap);
   ParallelFor(p.total_q, options.threads, [&](int64_t row, int) {
-    const int64_t b = batch_of[row], i = row - p.q_begin[b], s_q = p.s_q[b], s_k = p.s_k[b];
-    std::vector<float> s, acc(static_cast<size_t>(dv));
-    std::vector<int64_t> keys;
+    const int64_t b = batch_of[row], i = row - p.q_begin[b];
+    RowScratch sc;
+    std::vector<float> acc(static_cast<size_t>(dv));
     for (int64_t h = 0; h < h_q; ++h) {
-      const int64_t hk = h / (h_q / h_kv);
-      const float* qr = &q[(row * h_q + h) * d];
-      s.clear();
-      keys.clear();
-      for (int64_t j = 0; j < s_k; ++j) {
-        if (!KeyVisible(params.mask, i, j, s_q, s_k)) continue;
-        const int64_t kr = p.key_row[b][j];
-        const float* kp = &k[(kr * h_kv + hk) * d];
-        float sum = 0;
-        for (int64_t c = 0; c < d; ++c) sum += qr[c] * kp[c];
-        float x = Round(dt, sum);
-        if (cap > 0) x = Round(dt, Round(dt, std::tanh(Round(dt, x / cap))) * cap);
-        if (!p.alibi.data.empty()) x += static_cast<float>(AlibiBias(p.alibi(b, h), i, j, s_q, s_k));
-        s.push_back(x);
-        keys.push_back(kr);
-      }
+      const float l = AttendRowLowprec(x, params, b, i, row, h, 0, p.s_k[b], sc, acc.data());
       double* out = o.MutableRow(row, h);
-      if (s.empty()) {
+      if (std::isinf(l) && l < 0) {
         lse(h, row) = ReportedLse(-std::numeric_limits<double>::infinity(), params.lse_log2,
                                   params.empty_lse);
         continue;  // o stays 0
       }
-      float m = -std::numeric_limits<float>::infinity();
-      for (float x : s) m = std::max(m, x);
-      if (std::isinf(m)) m = 0;  // every score -inf
-      float sum = 0;
-      for (float& x : s) sum += (x = std::exp(x - m));
-      const float l = m + std::log(sum);
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (size_t n = 0; n < s.size(); ++n) {
-        const float pn = Round(dt, s[n] / sum);
-        const float* vp = &v[(keys[n] * h_kv + hk) * dv];
-        for (int64_t c = 0; c < dv; ++c) acc[c] += pn * vp[c];
-      }
       float factor = 1.0f;
       if (!p.sink.empty()) factor = 1.0f / (1.0f + std::exp(static_cast<float>(p.sink[h]) - l));
-      for (int64_t c = 0; c < dv; ++c) out[c] = Round(dt, acc[c] * factor);
+      for (int64_t c = 0; c < dv; ++c) out[c] = RoundTo(dt, acc[c] * factor);
       lse(h, row) = ReportedLse(l, params.lse_log2, params.empty_lse);
     }
   });
@@ -105,6 +120,45 @@ Result<AttentionOutputs> ComputeAttentionLowprec(const AttentionInputs& inputs,
       for (int64_t i = 0; i < s_q; ++i) lse_b(b, h, i) = lse(h, b * s_q + i);
   result.lse = lse_b.ToTensor();
   return result;
+}
+
+Result<RangeOutputs> ComputeAttentionOverRangesLowprec(const AttentionInputs& inputs,
+                                                       const AttentionParams& params,
+                                                       const std::vector<KeyRange>& ranges,
+                                                       const LowprecOptions& options) {
+  AV_ASSIGN_OR_RETURN(Prepared x, Prepare(inputs, params, options.dtype));
+  const AttentionProblem& p = x.p;
+  if (p.layout == AttentionLayout::kVarlen) {
+    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
+  }
+  for (const KeyRange& r : ranges) {
+    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin ||
+        r.end > p.s_k[r.batch]) {
+      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
+                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                          ")) is outside the batch's keys");
+    }
+  }
+  const int64_t s_q = inputs.q.dim(1), h_q = p.h_q, dv = p.dv;
+  RangeOutputs out;
+  for (size_t n = 0; n < ranges.size(); ++n) {
+    out.per_range.emplace_back(Tensor::Zeros(DType::kF32, {s_q, h_q, dv}),
+                               Tensor::Zeros(DType::kF32, {h_q, s_q}));
+  }
+  // One unit per (range, query row): each writes its own slabs, in a fixed order.
+  ParallelFor(static_cast<int64_t>(ranges.size()) * s_q, options.threads, [&](int64_t unit, int) {
+    const KeyRange& r = ranges[static_cast<size_t>(unit / s_q)];
+    const int64_t i = unit % s_q;
+    auto& [o, lse] = out.per_range[static_cast<size_t>(unit / s_q)];
+    float* op = reinterpret_cast<float*>(o.mutable_data());
+    float* lp = reinterpret_cast<float*>(lse.mutable_data());
+    RowScratch sc;
+    for (int64_t h = 0; h < h_q; ++h) {
+      lp[h * s_q + i] = AttendRowLowprec(x, params, r.batch, i, p.q_begin[r.batch] + i, h,
+                                         r.begin, r.end, sc, op + (i * h_q + h) * dv);
+    }
+  });
+  return out;
 }
 
 Result<AttentionOutputs> ComputeMlaDecodeLowprec(const MlaDecodeInputs& inputs,

@@ -15,6 +15,8 @@
 // thread. doc/ops.md ("lowprec").
 #pragma once
 
+#include <vector>
+
 #include "core/status.h"
 #include "reference/attention.h"
 #include "reference/mla_decode.h"
@@ -30,6 +32,15 @@ struct LowprecOptions {
 Result<AttentionOutputs> ComputeAttentionLowprec(const AttentionInputs& inputs,
                                                  const AttentionParams& params,
                                                  const LowprecOptions& options);
+
+// As ComputeAttentionOverRanges (split-k partials) with the rounding above, stopping before
+// the output rounding: per range o [s_q, h_q, dv] = sum_j P_j v'_j and lse [h_q, s_q], both
+// float32 tensors (unrounded float32 accumulations; -inf lse and o = 0 for rows with no
+// visible key in the range; no sink). lowprec_splitk.h rounds and combines them.
+Result<RangeOutputs> ComputeAttentionOverRangesLowprec(const AttentionInputs& inputs,
+                                                       const AttentionParams& params,
+                                                       const std::vector<KeyRange>& ranges,
+                                                       const LowprecOptions& options);
 
 Result<AttentionOutputs> ComputeMlaDecodeLowprec(const MlaDecodeInputs& inputs,
                                                  const MlaDecodeParams& params,

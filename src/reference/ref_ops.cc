@@ -6,12 +6,16 @@
 #include "reference/fast_attention.h"
 #include "reference/fast_gemm.h"
 #include "reference/lowprec_attention.h"
+#include "reference/lowprec_gemm.h"
+#include "reference/lowprec_splitk.h"
 #include "reference/f64_array.h"
 #include "reference/fp8_quant.h"
+#include "reference/fp8_quant_fast.h"
 #include "reference/gemm.h"
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention.h"
 #include "reference/sparse_attention_fast.h"
+#include "reference/sparse_attention_lowprec.h"
 #include "reference/splitk.h"
 
 namespace av {
@@ -130,15 +134,36 @@ Result<NamedTensors> RunGemmFast(const NamedTensors& in, const OpParams&, const 
 }
 
 Result<NamedTensors> RunFp8GemmFast(const NamedTensors& in, const OpParams&, const RefImpl& impl) {
-  if (Get(in, "m_indices").defined() || Get(in, "masked_m").defined()) {
-    return Unsupported("the fast path of grouped fp8_gemm (m_indices, masked_m) is not built "
-                       "yet; use --impl oracle");
-  }
   AV_ASSIGN_OR_RETURN(Tensor a, Require(in, "a"));
   AV_ASSIGN_OR_RETURN(Tensor sa, Require(in, "sa"));
   AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
   AV_ASSIGN_OR_RETURN(Tensor sb, Require(in, "sb"));
-  AV_ASSIGN_OR_RETURN(Tensor d, ComputeFp8GemmNtFast(a, sa, b, sb, FastFrom(impl)));
+  Tensor m_indices = Get(in, "m_indices"), masked_m = Get(in, "masked_m");
+  Result<Tensor> d = m_indices.defined() || masked_m.defined()
+                         ? ComputeFp8GemmNtGroupedFast(a, sa, b, sb, m_indices, masked_m,
+                                                       FastFrom(impl))
+                         : ComputeFp8GemmNtFast(a, sa, b, sb, FastFrom(impl));
+  if (!d.ok()) return d.status();
+  return NamedTensors{{"d", *d}};
+}
+
+LowprecOptions LowprecFrom(const RefImpl& impl) { return {impl.lowprec_dtype, impl.threads}; }
+
+Result<NamedTensors> RunGemmLowprec(const NamedTensors& in, const OpParams&, const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(Tensor a, Require(in, "a"));
+  AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
+  AV_ASSIGN_OR_RETURN(Tensor d, ComputeGemmNtLowprec(a, b, LowprecFrom(impl)));
+  return NamedTensors{{"d", d}};
+}
+
+Result<NamedTensors> RunFp8GemmLowprec(const NamedTensors& in, const OpParams&,
+                                       const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(Tensor a, Require(in, "a"));
+  AV_ASSIGN_OR_RETURN(Tensor sa, Require(in, "sa"));
+  AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
+  AV_ASSIGN_OR_RETURN(Tensor sb, Require(in, "sb"));
+  AV_ASSIGN_OR_RETURN(Tensor d, ComputeFp8GemmNtLowprec(a, sa, b, sb, Get(in, "m_indices"),
+                                                        Get(in, "masked_m"), LowprecFrom(impl)));
   return NamedTensors{{"d", d}};
 }
 
@@ -186,9 +211,10 @@ Result<SplitPlan> PlanFrom(const NamedTensors& in, const OpParams& p, const Atte
   return MakeSplitPlan(std::move(splits), s_k);
 }
 
-// Partials by the oracle (impl null) or the fast path; the combine is the float64 oracle's
-// either way (see RunCombineFast).
-Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, const RefImpl* fast) {
+// Partials by the oracle, the fast path or the lowprec reference; the combine is the float64
+// oracle's for the first two (see RunCombineFast) and the float32 one of lowprec_splitk.h
+// for lowprec.
+Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
   AttentionInputs a = AttentionInputsFrom(in);
   if (Get(in, "cache_seqlens").defined()) {  // MLA layout: V inside k_cache
@@ -214,9 +240,15 @@ Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, co
   }
   AV_ASSIGN_OR_RETURN(SplitPlan plan, PlanFrom(in, p, a, s_k));
   AV_ASSIGN_OR_RETURN(bool f32, p.Bool("partials_f32", true));
-  AV_ASSIGN_OR_RETURN(SplitPartials parts,
-                      fast ? ComputeSplitPartialsFast(a, params, plan, FastFrom(*fast), f32)
-                           : ComputeSplitPartials(a, params, plan, f32));
+  const LowprecSplitOptions lowprec{LowprecFrom(impl), impl.lowprec_partials};
+  // lowprec stores partials in impl.lowprec_partials (--lowprec-partials); partials_f32
+  // (oracle and fast) does not apply to it.
+  Result<SplitPartials> computed =
+      impl.kind == ImplKind::kFast      ? ComputeSplitPartialsFast(a, params, plan, FastFrom(impl), f32)
+      : impl.kind == ImplKind::kLowprec ? ComputeSplitPartialsLowprec(a, params, plan, lowprec)
+                                        : ComputeSplitPartials(a, params, plan, f32);
+  if (!computed.ok()) return computed.status();
+  SplitPartials parts = std::move(*computed);
   Tensor counts = Tensor::Zeros(DType::kI32, {static_cast<int64_t>(plan.num_splits.size())});
   for (size_t b = 0; b < plan.num_splits.size(); ++b)
     counts.SetDouble(std::vector<int64_t>{int64_t(b)}, double(plan.num_splits[b]));
@@ -225,30 +257,48 @@ Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, co
     ranges.SetDouble(std::vector<int64_t>{int64_t(s), 0}, double(plan.splits[s].begin));
     ranges.SetDouble(std::vector<int64_t>{int64_t(s), 1}, double(plan.splits[s].end));
   }
-  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
-                      CombineSplits(parts.o_accum, parts.lse_accum, counts, a.sink, params));
+  AV_ASSIGN_OR_RETURN(
+      AttentionOutputs out,
+      impl.kind == ImplKind::kLowprec
+          ? CombineSplitsLowprec(parts.o_accum, parts.lse_accum, counts, a.sink, params, lowprec)
+          : CombineSplits(parts.o_accum, parts.lse_accum, counts, a.sink, params));
   return NamedTensors{{"o", out.o},           {"lse", out.lse},
                       {"o_accum", parts.o_accum}, {"lse_accum", parts.lse_accum},
                       {"num_splits", counts},  {"split_ranges", ranges}};
 }
 
 Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
-  return RunSplitKWith(in, p, nullptr);
+  return RunSplitKWith(in, p, RefImpl{});
 }
 
-Result<NamedTensors> RunSplitKFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
-  return RunSplitKWith(in, p, &impl);
+// Fast and lowprec: impl.kind picks the path.
+Result<NamedTensors> RunSplitKImpl(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+  return RunSplitKWith(in, p, impl);
 }
 
-Result<NamedTensors> RunCombine(const NamedTensors& in, const OpParams& p) {
+Result<NamedTensors> RunCombineWith(const NamedTensors& in, const OpParams& p,
+                                    const RefImpl* lowprec) {
   AttentionParams params;
   AV_ASSIGN_OR_RETURN(params.lse_log2, p.Bool("lse_log2", false));
   AV_ASSIGN_OR_RETURN(params.empty_lse, ParseEmptyLse(p, EmptyLse::kNegInf));
   AV_ASSIGN_OR_RETURN(Tensor o, Require(in, "o_accum"));
   AV_ASSIGN_OR_RETURN(Tensor lse, Require(in, "lse_accum"));
   AV_ASSIGN_OR_RETURN(Tensor counts, Require(in, "num_splits"));
-  AV_ASSIGN_OR_RETURN(AttentionOutputs out, CombineSplits(o, lse, counts, Get(in, "sink"), params));
+  AV_ASSIGN_OR_RETURN(
+      AttentionOutputs out,
+      lowprec ? CombineSplitsLowprec(o, lse, counts, Get(in, "sink"), params,
+                                     {LowprecFrom(*lowprec), lowprec->lowprec_partials})
+              : CombineSplits(o, lse, counts, Get(in, "sink"), params));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
+}
+
+Result<NamedTensors> RunCombine(const NamedTensors& in, const OpParams& p) {
+  return RunCombineWith(in, p, nullptr);
+}
+
+Result<NamedTensors> RunCombineLowprec(const NamedTensors& in, const OpParams& p,
+                                       const RefImpl& impl) {
+  return RunCombineWith(in, p, &impl);
 }
 
 // The fast combine is the oracle's: it costs O(splits · dv) per row against the partials
@@ -283,6 +333,14 @@ Result<NamedTensors> RunSparseFast(const NamedTensors& in, const OpParams& p, co
   AV_ASSIGN_OR_RETURN(SparseAttentionParams params, ParseSparseParams(p));
   AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out,
                       ComputeSparseAttentionFast(SparseInputsFrom(in), params, FastFrom(impl)));
+  return NamedTensors{{"o", out.o}, {"lse", out.lse}, {"max_logits", out.max_logits}};
+}
+
+Result<NamedTensors> RunSparseLowprec(const NamedTensors& in, const OpParams& p,
+                                      const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(SparseAttentionParams params, ParseSparseParams(p));
+  AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out,
+                      ComputeSparseAttentionLowprec(SparseInputsFrom(in), params, LowprecFrom(impl)));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}, {"max_logits", out.max_logits}};
 }
 
@@ -333,6 +391,24 @@ Result<NamedTensors> RunFp8Dequant(const NamedTensors& in, const OpParams& p) {
   return NamedTensors{{"x", x}};
 }
 
+Result<NamedTensors> RunFp8QuantFast(const NamedTensors& in, const OpParams& p,
+                                     const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(Tensor x, Require(in, "x"));
+  AV_ASSIGN_OR_RETURN(bool block, PerBlock(p));
+  AV_ASSIGN_OR_RETURN(bool ue8m0, p.Bool("ue8m0", false));
+  AV_ASSIGN_OR_RETURN(Fp8Quantized q, QuantizeFast(x, block, ue8m0, FastFrom(impl)));
+  return NamedTensors{{"data", q.data}, {"scales", q.scales}};
+}
+
+Result<NamedTensors> RunFp8DequantFast(const NamedTensors& in, const OpParams& p,
+                                       const RefImpl& impl) {
+  AV_ASSIGN_OR_RETURN(Tensor data, Require(in, "data"));
+  AV_ASSIGN_OR_RETURN(Tensor scales, Require(in, "scales"));
+  AV_ASSIGN_OR_RETURN(bool block, PerBlock(p));
+  AV_ASSIGN_OR_RETURN(Tensor x, DequantizeFast(data, scales, block, FastFrom(impl)));
+  return NamedTensors{{"x", x}};
+}
+
 const std::set<std::string> kAttentionParams = {"scale", "causal", "window_left", "window_right",
                                                 "softcap", "lse_log2", "empty_lse", "out_dtype"};
 const std::set<std::string> kAttentionInputs = {
@@ -354,20 +430,23 @@ const ReferenceOp kOps[] = {
     {"attention_splitk", "split-k partials and their combine",
      Union(kAttentionInputs, {"cache_seqlens", "split_ranges", "num_splits"}),
      Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK,
-     &RunSplitKFast},
+     &RunSplitKImpl, &RunSplitKImpl},
     {"combine", "merge split-k partials (o_accum, lse_accum)",
      {"o_accum", "lse_accum", "num_splits", "sink"}, {"lse_log2", "empty_lse", "out_dtype"},
-     &RunCombine, &RunCombineFast},
+     &RunCombine, &RunCombineFast, &RunCombineLowprec},
     {"sparse_attention", "top-k sparse attention (FlashMLA sparse prefill)",
      {"q", "kv", "indices", "topk_length", "attn_sink"},
-     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse, &RunSparseFast},
-    {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm, &RunGemmFast},
+     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse, &RunSparseFast,
+     &RunSparseLowprec},
+    {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm, &RunGemmFast,
+     &RunGemmLowprec},
     {"fp8_gemm", "DeepGEMM block-scaled FP8 GEMM (plain, contiguous, masked)",
-     {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm, &RunFp8GemmFast},
+     {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm, &RunFp8GemmFast,
+     &RunFp8GemmLowprec},
     {"fp8_quant", "DeepGEMM per-token / per-block FP8 quantisation", {"x"},
-     {"granularity", "ue8m0", "out_dtype"}, &RunFp8Quant},
+     {"granularity", "ue8m0", "out_dtype"}, &RunFp8Quant, &RunFp8QuantFast},
     {"fp8_dequant", "fp8 data times its per-token / per-block scales", {"data", "scales"},
-     {"granularity", "out_dtype"}, &RunFp8Dequant},
+     {"granularity", "out_dtype"}, &RunFp8Dequant, &RunFp8DequantFast},
 };
 
 }  // namespace
@@ -417,8 +496,11 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
   }
   if (!out.ok()) return out.status().WithContext(op_name);
   for (auto& [n, t] : *out) {
-    // The fast paths return float32 results; they follow out_dtype like float64 ones.
-    const bool convert = t.dtype() == DType::kF64 || (impl.kind == ImplKind::kFast && t.dtype() == DType::kF32);
+    // The fast paths return float32 results; they follow out_dtype like float64 ones —
+    // except fp8_quant's scales, float32 by definition (the oracle's too).
+    const bool fast_result = impl.kind == ImplKind::kFast && t.dtype() == DType::kF32 &&
+                             op_name != "fp8_quant";
+    const bool convert = t.dtype() == DType::kF64 || fast_result;
     if (convert && t.dtype() != *out_dtype) t = LoadF64(t).ToTensor(*out_dtype);
   }
   return out;

@@ -21,12 +21,16 @@ namespace av {
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 // Which implementation runs an op: the float64 oracle, the fast float32 path
-// (fast_attention.h, fast_gemm.h) or the low-precision reference (lowprec_attention.h).
+// (fast_attention.h, fast_gemm.h, ...) or the low-precision reference (lowprec_attention.h,
+// lowprec_splitk.h, sparse_attention_lowprec.h, lowprec_gemm.h).
 enum class ImplKind { kOracle, kFast, kLowprec };
 struct RefImpl {
   ImplKind kind = ImplKind::kOracle;
   int threads = 0;                     // fast / lowprec: 0 = every hardware thread
   DType lowprec_dtype = DType::kBF16;  // lowprec: bf16 or f16
+  // lowprec attention_splitk / combine: the dtype split-k partials (o_accum) are stored
+  // in — f32 as FlashMLA's o_accum (default), or bf16 / f16 (lowprec_splitk.h).
+  DType lowprec_partials = DType::kF32;
 };
 using RunImplFn = Result<NamedTensors> (*)(const NamedTensors& inputs, const OpParams& params,
                                            const RefImpl& impl);
