@@ -1,0 +1,133 @@
+// The main job end to end on examples/splitk_decode: a real git repository with the
+// before, refactor and fix commits, `attnverify run` as a real process, the real
+// reports. The refactor must be rejected for the right reasons (the mask bug localised
+// to rows i < s_q - 1; with nvcc, the shared-memory overflow with exact bytes); refactor +
+// fix must be accepted when nvcc can produce the compile evidence.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file.h"
+#include "core/process.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using nlohmann::json;
+using testing::RunShell;
+using testing::SourceDir;
+using testing::TempDir;
+
+const json* FindCheck(const json& report, int item, const std::string& id) {
+  for (const json& i : report["items"]) {
+    if (i["number"] != item) continue;
+    for (const json& c : i["checks"]) {
+      if (c["id"] == id) return &c;
+    }
+  }
+  return nullptr;
+}
+
+std::string ItemStatus(const json& report, int item) {
+  for (const json& i : report["items"]) {
+    if (i["number"] == item) return i["status"];
+  }
+  return "";
+}
+
+class DemoEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string ex = SourceDir() + "/examples/splitk_decode";
+    repo_ = dir_.File("repo");
+    const std::string git = "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
+                            "-c core.hooksPath=/dev/null";
+    auto r = RunShell("cp -r " + ex + "/repo " + repo_ + " && cd " + repo_ + " && " + git + " init -q -b main && " +
+                      git + " add -A && " + git + " commit -qm before && " + git + " apply " + ex +
+                      "/refactor.patch && " + git + " commit -qam refactor");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    fix_ = "cd " + repo_ + " && " + git + " apply " + ex + "/fix.patch && " + git + " commit -qam fix";
+  }
+
+  json Run(const std::string& base, int* exit_code) {
+    auto r = RunShell("cd " + repo_ + " && " + ATTNVERIFY_BINARY +
+                      " run --config attention-verify/attnverify.toml --base " + base);
+    *exit_code = r.exit_code;
+    output_ = r.output;
+    Result<std::string> text = ReadFileToString(repo_ + "/attention-verify/reports/acceptance.json");
+    if (!text.ok()) {
+      ADD_FAILURE() << "no acceptance.json:\n" << r.output;
+      return json::object();
+    }
+    return json::parse(*text);
+  }
+
+  TempDir dir_;
+  std::string repo_, fix_, output_;
+};
+
+TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
+  // Where `attnverify build` looks (doc/formats/attnverify-toml-build.md): $CUDA_HOME/bin,
+  // $CUDA_PATH/bin, then PATH.
+  bool have_nvcc = !FindExecutable("nvcc").empty();
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* dir = std::getenv(var);
+    if (dir != nullptr && *dir != 0) have_nvcc |= RunShell(std::string("test -x ") + dir + "/bin/nvcc").exit_code == 0;
+  }
+  int rc = -1;
+  json report = Run("HEAD~1", &rc);
+  ASSERT_TRUE(report.contains("items")) << output_;
+  EXPECT_EQ(rc, 1) << output_;
+  EXPECT_EQ(report["verdict"], "rejected");
+  EXPECT_EQ(ItemStatus(report, 2), "FAIL");
+  const json* alignment = FindCheck(report, 2, "2.causal_alignment");
+  ASSERT_NE(alignment, nullptr);
+  EXPECT_EQ((*alignment)["status"], "FAIL");
+  EXPECT_NE(alignment->dump().find("query rows i < s_q - 1"), std::string::npos) << alignment->dump(1);
+  EXPECT_EQ(ItemStatus(report, 5), "PASS");  // the bug is not a split-k bug: splits agree
+  const json* perf = FindCheck(report, 4, "4.perf");
+  ASSERT_NE(perf, nullptr);
+  EXPECT_EQ((*perf)["status"], "MISSING");
+  EXPECT_NE((*perf)["missing_command"].get<std::string>().find("ncu"), std::string::npos);
+  // The reviewer points at the tile constant and the mask function, with lines.
+  Result<std::string> review = ReadFileToString(repo_ + "/attention-verify/evidence/review.json");
+  ASSERT_TRUE(review.ok());
+  json findings = json::parse(*review)["findings"];
+  bool tile = false, mask = false;
+  for (const json& f : findings) {
+    tile |= f["rule"] == "tile.constant_changed" && f["file"] == "src/flash_mla/splitk_decode.h" && f["line"] > 0;
+    mask |= f["rule"] == "mask.expression_changed" && f["file"] == "src/flash_mla/splitk_decode.h" && f["line"] > 0;
+  }
+  EXPECT_TRUE(tile) << findings.dump(1);
+  EXPECT_TRUE(mask) << findings.dump(1);
+  if (have_nvcc) {
+    const json* smem = FindCheck(report, 3, "3.smem_within_cap");
+    ASSERT_NE(smem, nullptr);
+    EXPECT_EQ((*smem)["status"], "FAIL");
+    EXPECT_NE(smem->dump().find("352768 bytes"), std::string::npos) << smem->dump(1);
+  } else {
+    EXPECT_EQ(ItemStatus(report, 3), "MISSING");
+  }
+  EXPECT_EQ(RunShell("cd " + repo_ + " && " + ATTNVERIFY_BINARY +
+                     " verify-package --config attention-verify/attnverify.toml")
+                .exit_code,
+            0);
+
+  ASSERT_EQ(RunShell(fix_).exit_code, 0);
+  report = Run("HEAD~2", &rc);
+  ASSERT_TRUE(report.contains("items")) << output_;
+  for (int item : {1, 2, 5, 6, 7, 8}) EXPECT_EQ(ItemStatus(report, item), "PASS") << "item " << item << "\n" << output_;
+  if (have_nvcc) {
+    EXPECT_EQ(rc, 0) << output_;
+    EXPECT_EQ(report["verdict"], "accepted");
+  } else {
+    EXPECT_EQ(rc, 1);
+    EXPECT_EQ(report["verdict"], "incomplete");
+  }
+}
+
+}  // namespace
+}  // namespace av
