@@ -73,7 +73,21 @@ TEST(CpuCandidate, PassesEveryDefaultSweepOverFiveSeeds) {
 struct Mutant {
   const char* bug;
   std::vector<std::string> sweeps;
+  const char* evidence;  // a failing case's reason or localisation hint must say this
 };
+
+// Every failing case's reason and hints, one per line.
+std::string WhatFailed(const json& run) {
+  std::string out;
+  for (const json& c : run["cases"]) {
+    if (c["verdict"] == "pass") continue;
+    out += c["reason"].get<std::string>() + "\n";
+    if (c.contains("localisation")) {
+      for (const json& h : c["localisation"]["hints"]) out += h.get<std::string>() + "\n";
+    }
+  }
+  return out;
+}
 
 class CpuCandidateMutant : public ::testing::TestWithParam<Mutant> {};
 
@@ -84,14 +98,21 @@ TEST_P(CpuCandidateMutant, FailsTheSweepThatExercisesIt) {
   ASSERT_TRUE(run.contains("summary"));
   EXPECT_EQ(rc, 1) << GetParam().bug;
   EXPECT_GT(run["summary"]["failed"].get<int>(), 0) << GetParam().bug;
+  const std::string what = WhatFailed(run);
+  EXPECT_NE(what.find(GetParam().evidence), std::string::npos) << GetParam().bug << ":\n" << what.substr(0, 4000);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Bugs, CpuCandidateMutant,
-    ::testing::Values(Mutant{"causal_top_left", {"attention_masks"}}, Mutant{"window_off_by_one", {"attention_masks"}},
-                      Mutant{"gqa_head_mapping", {"attention_masks"}}, Mutant{"read_past_length", {"mla_decode"}},
-                      Mutant{"combine_no_max", {"mla_decode"}}, Mutant{"lse_log2", {"mla_decode"}},
-                      Mutant{"gemm_no_tail_n", {"fp8_gemm"}}, Mutant{"scales_per_128_rows", {"fp8_gemm"}}),
+    ::testing::Values(Mutant{"causal_top_left", {"attention_masks"}, "the causal mask is misaligned"},
+                      Mutant{"window_off_by_one", {"attention_masks"}, "the left window edge"},
+                      Mutant{"gqa_head_mapping", {"attention_masks"}, "the GQA mapping looks wrong"},
+                      Mutant{"read_past_length", {"mla_decode"}, "key length is not a multiple of 64"},
+                      Mutant{"combine_no_max", {"mla_decode"}, "entirely NaN"},
+                      Mutant{"lse_log2", {"mla_decode"}, "1 / ln 2"},
+                      Mutant{"splits_bf16", {"mla_decode"}, "fail abs < atol or rel < rtol"},
+                      Mutant{"gemm_no_tail_n", {"fp8_gemm"}, "the tail tile is missing or wrong"},
+                      Mutant{"scales_per_128_rows", {"fp8_gemm"}, "per-token scales look applied per 128 rows"}),
     [](const ::testing::TestParamInfo<Mutant>& info) { return std::string(info.param.bug); });
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 
@@ -62,6 +63,60 @@ struct NamedAxis {
   std::function<int64_t(const Coord&)> get;
   int64_t size = 0;
   int64_t err_min = INT64_MAX, err_max = -1;
+};
+
+}  // namespace
+
+namespace {
+
+// What the wrong values are, wherever they sit: a kernel that reports log2 as ln, or
+// scales every value by the same wrong factor, or never writes a tile (zeros), or reads
+// poisoned memory (NaN), leaves that signature in every error.
+struct ValueStats {
+  int64_t total = 0, nan_cand = 0, zero_cand = 0, ratio_log2 = 0, ratio_ln2 = 0, ratio_n = 0;
+  double ratio_min = kInf, ratio_max = -kInf;
+
+  void Add(double x, double y) {
+    ++total;
+    if (std::isnan(x) && !std::isnan(y)) ++nan_cand;
+    if (x == 0 && y != 0 && std::isfinite(y)) ++zero_cand;
+    // Ratios only where the reference is away from 0, so rounding cannot fake a factor.
+    if (!std::isfinite(x) || !std::isfinite(y) || std::fabs(y) < 1e-3) return;
+    const double q = x / y;
+    ++ratio_n;
+    ratio_min = std::min(ratio_min, q);
+    ratio_max = std::max(ratio_max, q);
+    if (std::fabs(q * std::log(2.0) - 1) < 1e-3) ++ratio_log2;
+    if (std::fabs(q / std::log(2.0) - 1) < 1e-3) ++ratio_ln2;
+  }
+
+  std::string Hint(int64_t errors) const {
+    auto all = [&](int64_t k) { return k >= kMinErrors && static_cast<double>(k) >= kNearlyAll * errors; };
+    auto lead = [&](int64_t k) {
+      return k == errors ? "all " + Num(errors) + " errors" : "nearly all errors (" + Num(k) + " of " + Num(errors) + ")";
+    };
+    if (all(ratio_log2)) {
+      return lead(ratio_log2) + ": candidate = reference x 1.4427 (1 / ln 2): log2 values reported where the natural "
+                                "log is expected (e.g. an LSE kept in log2 for exp2)";
+    }
+    if (all(ratio_ln2)) {
+      return lead(ratio_ln2) + ": candidate = reference x 0.6931 (ln 2): natural-log values where log2 is expected";
+    }
+    if (all(nan_cand)) {
+      return lead(nan_cand) + ": the candidate is NaN where the reference is finite: it reads memory it must not "
+                              "(past a sequence length, a masked page) or divides 0 by 0";
+    }
+    if (all(zero_cand)) {
+      return lead(zero_cand) + ": the candidate is exactly 0 where the reference is not: that part of the output was "
+                               "never computed or written";
+    }
+    if (all(ratio_n) && ratio_max - ratio_min <= 1e-3 * std::fabs(ratio_max) && std::fabs(ratio_max - 1) > 1e-2) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", ratio_max);
+      return lead(ratio_n) + ": candidate = reference x " + buf + " throughout: a scale factor is wrong";
+    }
+    return "";
+  }
 };
 
 }  // namespace
@@ -373,9 +428,11 @@ Result<Localisation> LocaliseErrors(const std::string& output, const Tensor& can
     }
   };
   std::vector<std::pair<double, int64_t>> worst;  // (ratio, linear), largest first
+  ValueStats values;
   for (int64_t i = 0; i < n; ++i, Advance()) {
     double x = A(i), y = R(i);
     double q = Ratio(x, y);
+    if (q > 1) values.Add(x, y);
     ratios[static_cast<size_t>(i)] = static_cast<float>(std::min(q, 3e38));
     Coord c = MakeCoord(idx);
     int64_t gr = gemm     ? c.m
@@ -420,6 +477,7 @@ Result<Localisation> LocaliseErrors(const std::string& output, const Tensor& can
     out.worst.push_back(std::move(e));
   }
   if (out.errors < kMinErrors) return out;
+  if (std::string v = values.Hint(out.errors); !v.empty()) out.hints.push_back(output + ": " + v);
 
   for (const NamedAxis& ax : named) {
     if (ax.err_max < 0) continue;

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
 
 #include "numerics/heatmap_svg.h"
 #include "sweep/rng.h"
@@ -138,6 +140,34 @@ TEST(LocaliseTest, GemmTailColumnsAndVarlenCoordinates) {
       {"sequence", 1}, {"position", 1}, {"head", 1}, {"channel", 2}};
   EXPECT_EQ(lv->worst[0].coords, want);
   EXPECT_TRUE(lv->hints.empty()) << "one error is too few for a pattern";
+}
+
+// The value signatures of real bugs, wherever the errors sit.
+TEST(LocaliseTest, ValueSignaturesLog2ZerosNanAndScale) {
+  const Shape shape{2, 4, 8};  // batch, head, row (an lse-like [b, h, s_q])
+  LocaliseLayout layout;
+  layout.axes = {AxisRole::kBatch, AxisRole::kHead, AxisRole::kRow};
+  auto run = [&](const std::function<double(double)>& f) {
+    Tensor ref = Tensor::Zeros(DType::kF32, shape), cand = Tensor::Zeros(DType::kF32, shape);
+    Rng rng(5);
+    for (int64_t i = 0; i < ref.numel(); ++i) {
+      std::vector<int64_t> idx = ref.Unravel(i);
+      double r = 3 + rng.Normal();
+      ref.SetDouble(idx, r);
+      cand.SetDouble(idx, f(r));
+    }
+    Result<Localisation> l = LocaliseErrors("lse", cand, ref, Allclose(), layout);
+    EXPECT_TRUE(l.ok());
+    return l.ok() ? *l : Localisation{};
+  };
+  EXPECT_TRUE(AnyHintHas(run([](double r) { return r / std::log(2.0); }), "1 / ln 2"));
+  EXPECT_TRUE(AnyHintHas(run([](double) { return 0.0; }), "exactly 0"));
+  EXPECT_TRUE(AnyHintHas(run([](double) { return std::nan(""); }), "NaN where the reference is finite"));
+  EXPECT_TRUE(AnyHintHas(run([](double r) { return r * 0.125; }), "x 0.125 throughout"));
+  // An additive error has no value signature.
+  Localisation shifted = run([](double r) { return r + 0.5; });
+  EXPECT_FALSE(AnyHintHas(shifted, "candidate ="));
+  EXPECT_FALSE(AnyHintHas(shifted, "exactly 0"));
 }
 
 TEST(HeatmapSvgTest, RendersCellsAxesAndLegend) {
