@@ -242,7 +242,7 @@ bool ParseRegisterOverride(std::string_view payload, RegisterOverride* out) {
   return true;
 }
 
-bool ParseOverflow(std::string_view payload, Overflow* out) {
+bool ParseOverflow(std::string_view payload, SmemOverflow* out) {
   Cursor c(payload);
   if (!(c.Eat("Entry function '") && c.Until("' uses too much ", &out->name) &&
         c.Until(" data (", &out->what))) {

@@ -63,12 +63,12 @@ struct RegisterOverride {
 // "Overriding maximum register limit 256 for 'NAME' with  32 of maxrregcount option"
 bool ParseRegisterOverride(std::string_view payload, RegisterOverride* out);
 
-struct Overflow {
+struct SmemOverflow {
   std::string_view name, what;  // what: "shared", "local", "param"...
   int64_t bytes = 0, max_bytes = 0;
 };
 // "Entry function 'NAME' uses too much shared data (0x40000 bytes, 0x38c00 max)"
-bool ParseOverflow(std::string_view payload, Overflow* out);
+bool ParseOverflow(std::string_view payload, SmemOverflow* out);
 
 struct SpillWarning {
   std::string_view name;

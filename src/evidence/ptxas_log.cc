@@ -161,7 +161,7 @@ bool Parser::HandlePtxas(const PtxasLine& pl, int number) {
                                 std::string(p), number);
   d.source_file = std::string(pl.file);
   d.source_line = pl.file_line;
-  Overflow of;
+  SmemOverflow of;
   SpillWarning sw;
   if (ParseOverflow(p, &of)) {
     d.kind = of.what == "shared" ? "smem_overflow" : "resource_overflow";
