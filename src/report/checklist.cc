@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -22,9 +23,6 @@ const char* CheckStatusName(CheckStatus s) {
 namespace checklist {
 namespace {
 
-std::string Quote(const std::string& s) {
-  return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
-}
 
 std::string G(double v) {
   char buf[64];
@@ -55,11 +53,15 @@ const nlohmann::json* Lookup(const NumericsCase& c, const char* key, const nlohm
 
 }  // namespace
 
+std::string QuoteArg(const std::string& s) {
+  return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
+}
+
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
-  const std::string c = Quote(cfg.path);
-  Context ctx{ev, cfg, "", "", "", "", ""};
+  const std::string c = QuoteArg(cfg.path);
+  Context ctx{ev, cfg, "", "", "", "", "", {}};
   ctx.numerics_cmd = "attnverify numerics --config " + c;
-  ctx.build_cmd = "attnverify build --config " + c + " --base " + Quote(cfg.base_ref);
+  ctx.build_cmd = "attnverify build --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.review_cmd = "attnverify review --config " + c;
   ctx.profile_cmd =
       "on a GPU host, for the base and the head build: ncu --csv --metrics "
@@ -71,6 +73,7 @@ Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv\n"
       "then: attnverify profile --import ncu_smem.csv --config " + c + "   # attnverify profile is not implemented yet";
+  if (ev.numerics) ctx.attribution = AttributeFailures(*ev.numerics);
   return ctx;
 }
 
@@ -181,7 +184,7 @@ void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, s
     const NumericsCase& c = *failing[i];
     check->citations.push_back(Cite(ctx.ev.numerics->file, c.id));
     for (const std::string& line : DescribeFailure(c)) check->details.push_back(line);
-    for (const std::string& h : c.hints) check->details.push_back(c.id + ": hint: " + h);
+    for (const std::string& h : MergedHints(c)) check->details.push_back(c.id + ": hint: " + h);
   }
   if (failing.size() > limit) {
     check->details.push_back("... and " + std::to_string(failing.size() - limit) + " more failing cases in " +
@@ -189,13 +192,156 @@ void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, s
   }
 }
 
+std::vector<std::string> MergedHints(const NumericsCase& c) {
+  // "o: all 949661 errors in query rows ..." -> output "o", lead "all", text "in query rows ...".
+  struct Parsed {
+    std::string output, lead, text, original;
+  };
+  std::vector<Parsed> parsed;
+  for (const std::string& h : c.hints) {
+    Parsed p{"", "", "", h};
+    size_t colon = h.find(": ");
+    if (colon != std::string::npos) {
+      std::string rest = h.substr(colon + 2);
+      size_t end = std::string::npos;
+      if (rest.rfind("all ", 0) == 0) {
+        size_t e = rest.find(" errors ");
+        if (e != std::string::npos) end = e + 8, p.lead = "all errors";
+      } else if (rest.rfind("nearly all errors (", 0) == 0) {
+        size_t e = rest.find(") ");
+        if (e != std::string::npos) end = e + 2, p.lead = "nearly all errors";
+      }
+      if (end != std::string::npos) p.output = h.substr(0, colon), p.text = rest.substr(end);
+    }
+    parsed.push_back(std::move(p));
+  }
+  std::vector<std::string> out;
+  std::vector<bool> used(parsed.size(), false);
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (used[i]) continue;
+    used[i] = true;
+    if (parsed[i].text.empty()) {
+      out.push_back(parsed[i].original);
+      continue;
+    }
+    std::string outputs = parsed[i].output;
+    bool all = parsed[i].lead == "all errors";
+    size_t merged = 1;
+    for (size_t j = i + 1; j < parsed.size(); ++j) {
+      if (used[j] || parsed[j].text != parsed[i].text || parsed[j].output == parsed[i].output) continue;
+      used[j] = true;
+      outputs += ", " + parsed[j].output;
+      all &= parsed[j].lead == "all errors";
+      ++merged;
+    }
+    // A hint of one output keeps its counts; merged ones drop them (the failure lines have them).
+    out.push_back(merged == 1 ? parsed[i].original
+                              : outputs + ": " + (all ? "all errors " : "nearly all errors ") + parsed[i].text);
+  }
+  return out;
+}
+
+void ListFailures(const Context& ctx, std::vector<const NumericsCase*> failing, Check* check) {
+  constexpr size_t kLimit = 5;
+  SortWorstFirst(&failing);
+  for (size_t i = 0; i < failing.size() && i < kLimit; ++i) {
+    const NumericsCase& c = *failing[i];
+    check->citations.push_back(Cite(ctx.ev.numerics->file, c.id));
+    std::vector<std::string> hints = MergedHints(c);
+    if (!hints.empty()) {
+      check->details.push_back(c.id + ": " + hints.front());
+    } else {
+      check->details.push_back(DescribeFailure(c).front());
+    }
+  }
+  if (failing.size() > kLimit) {
+    check->details.push_back("... and " + std::to_string(failing.size() - kLimit) + " more in " +
+                             ctx.ev.numerics->file.path);
+  }
+}
+
+const ReportAttribution* AttributionOf(const Context& ctx, const NumericsCase* c) {
+  auto it = ctx.attribution.find(c);
+  return it == ctx.attribution.end() ? nullptr : &it->second;
+}
+
+std::vector<const NumericsCase*> AttributedElsewhere(const Context& ctx, const std::string& self_id,
+                                                     const std::vector<const NumericsCase*>& failing) {
+  std::vector<const NumericsCase*> out;
+  for (const NumericsCase* c : failing) {
+    const ReportAttribution* a = AttributionOf(ctx, c);
+    if (a != nullptr && a->check_id != self_id) out.push_back(c);
+  }
+  return out;
+}
+
+Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title, const std::string& noun,
+                         const std::vector<const NumericsCase*>& passing,
+                         const std::vector<const NumericsCase*>& failing, const std::string& how) {
+  // Group the failures by the check they are attributed to, in first-seen order.
+  std::vector<std::pair<const ReportAttribution*, size_t>> groups;
+  for (const NumericsCase* c : failing) {
+    const ReportAttribution* a = AttributionOf(ctx, c);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first->check_id == a->check_id; });
+    if (it == groups.end()) groups.push_back({a, 1});
+    else ++it->second;
+  }
+  // "causal s_q > 1 cases" -> "causal s_q > 1 case".
+  auto singular = [](const std::string& noun) {
+    return noun.size() > 1 && noun.back() == 's' ? noun.substr(0, noun.size() - 1) : noun;
+  };
+  std::string where;
+  if (groups.size() == 1) {
+    where = (failing.size() == 1 ? "is a " + singular(groups[0].first->cases) : "are all " + groups[0].first->cases) +
+            ", see " + groups[0].first->check_id;
+  } else {
+    where = "are explained elsewhere: ";
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const std::string& cases = groups[i].first->cases;
+      where += (i ? ", " : "") + std::to_string(groups[i].second) + " " +
+               (groups[i].second == 1 ? singular(cases) : cases) + " (" + groups[i].first->check_id + ")";
+    }
+  }
+  const std::string failures = failing.size() == 1 ? "its 1 failure " : "its " + std::to_string(failing.size()) + " failures ";
+  Check c;
+  if (!passing.empty()) {
+    c = MakeCheck(std::move(id), std::move(title), CheckStatus::kPass,
+                  Plural(passing.size(), singular(noun).c_str(), noun.c_str()) +
+                      (passing.size() == 1 ? " passes (e.g. " : " pass (e.g. ") + passing.front()->id + "); " + failures +
+                      where);
+    c.citations.push_back(Cite(ctx.ev.numerics->file, passing.front()->id));
+  } else {
+    c = Missing(std::move(id), std::move(title),
+                "no " + singular(noun) + " passed: " + failures + where +
+                    ", so nothing shows this category works on its own; add " + how + " to shapes.json",
+                ctx.numerics_cmd);
+  }
+  for (const auto& [a, n] : groups) c.attributed_to.push_back(a->check_id);
+  return c;
+}
+
 std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 Check NoNumerics(const Context& ctx, std::string id, std::string title) {
-  return Missing(std::move(id), std::move(title), "no " + ctx.cfg.numerics_evidence + " in the package",
+  std::string why = StageNote(ctx, "numerics");
+  return Missing(std::move(id), std::move(title),
+                 "no " + ctx.cfg.numerics_evidence + " in the package" + (why.empty() ? "" : ": " + why),
                  ctx.numerics_cmd);
+}
+
+std::string StageNote(const Context& ctx, const std::string& stage) {
+  if (!ctx.ev.run) return "";
+  const ReportRunStage* s = ctx.ev.run->Stage(stage);
+  const std::string log = s == nullptr || s->log.empty() ? "" : " (log " + s->log + ")";
+  if (s == nullptr) return "evidence/run.json has no " + stage + " stage";
+  if (s->status == "skipped") return stage + " skipped: " + (s->reason.empty() ? "no reason recorded" : s->reason);
+  if (s->status == "error") {
+    return "the " + stage + " stage failed" + (s->reason.empty() ? "" : ": " + s->reason) + log;
+  }
+  if (s->status == "rejected") return "the " + stage + " stage exited 1 but left no evidence" + log;
+  return "the " + stage + " stage ended " + s->status + " but left no evidence" + log;
 }
 
 std::vector<FindingView> FindingsOf(const Context& ctx, int item) {
@@ -250,7 +396,9 @@ std::vector<Check> EvidenceChecks(const checklist::Context& ctx, const std::vect
     }
   }
   if (!ev.review) {
-    out.push_back(Missing("8.review", "the diff was reviewed", "no evidence/review.json in the package", ctx.review_cmd));
+    std::string why = StageNote(ctx, "review");
+    out.push_back(Missing("8.review", "the diff was reviewed",
+                          "no evidence/review.json in the package" + (why.empty() ? "" : ": " + why), ctx.review_cmd));
     return out;
   }
   const ReviewEvidence& r = *ev.review;
@@ -273,6 +421,42 @@ std::vector<Check> EvidenceChecks(const checklist::Context& ctx, const std::vect
   verifiable.citations.push_back(Cite(r.file));
   out.push_back(std::move(verifiable));
   return out;
+}
+
+// The config path commands in the report name (doc/report.md, "Commands"): as the user gave
+// it to `attnverify report` when relative; else, when evidence/run.json records that
+// `attnverify run` was given a relative --config for this same file, that one (the stages
+// ran in the run's folder); else the absolute path, all we know.
+std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg, std::vector<std::string>* absolutes) {
+  namespace fs = std::filesystem;
+  auto norm = [](const std::string& p) { return fs::path(p).lexically_normal().string(); };
+  if (fs::path(cfg.path).is_absolute()) absolutes->push_back(cfg.path);
+  if (!cfg.package_dir.empty()) absolutes->push_back(norm(cfg.package_dir + "/attnverify.toml"));
+  if (!cfg.path.empty() && !fs::path(cfg.path).is_absolute()) return cfg.path;
+  if (ev.run && !ev.run->user_config.empty() && !fs::path(ev.run->user_config).is_absolute() &&
+      fs::path(ev.run->config).is_absolute()) {
+    const std::string recorded = norm(ev.run->config);
+    for (const std::string& a : *absolutes) {
+      if (norm(a) == recorded) {
+        absolutes->push_back(ev.run->config);
+        return ev.run->user_config;
+      }
+    }
+  }
+  return cfg.path;
+}
+
+void RewriteConfig(const std::vector<std::string>& absolutes, const std::string& display, std::string* command) {
+  for (const std::string& a : absolutes) {
+    if (a == display) continue;
+    for (const std::string& from : {"--config " + checklist::QuoteArg(a), "--config " + a}) {
+      for (size_t at = command->find(from); at != std::string::npos; at = command->find(from, at + 1)) {
+        const size_t end = at + from.size();
+        if (end < command->size() && (*command)[end] != ' ' && (*command)[end] != '\n') continue;
+        command->replace(at, from.size(), "--config " + checklist::QuoteArg(display));
+      }
+    }
+  }
 }
 
 void ApplyWaiver(const ReportConfig& cfg, Check* c) {
@@ -311,7 +495,21 @@ void JudgeItem(ItemResult* item) {
 
 }  // namespace
 
-ChecklistReport ComputeChecklist(const Evidence& ev, const ReportConfig& cfg, const std::string& tool_version) {
+ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& given_cfg,
+                                 const std::string& tool_version) {
+  std::vector<std::string> absolutes;
+  ReportConfig cfg = given_cfg;
+  cfg.path = DisplayConfig(given, given_cfg, &absolutes);
+  Evidence ev = given;
+  for (std::string* cmd : {ev.numerics ? &ev.numerics->file.command : nullptr,
+                           ev.resources ? &ev.resources->file.command : nullptr,
+                           ev.review ? &ev.review->file.command : nullptr, ev.slice ? &ev.slice->command : nullptr,
+                           ev.perf ? &ev.perf->command : nullptr, ev.run ? &ev.run->file.command : nullptr}) {
+    if (cmd != nullptr) RewriteConfig(absolutes, cfg.path, cmd);
+  }
+  if (ev.review) {
+    for (ReviewFinding& f : ev.review->findings) RewriteConfig(absolutes, cfg.path, &f.verify);
+  }
   checklist::Context ctx = checklist::MakeContext(ev, cfg);
   ChecklistReport report;
   report.title = cfg.title;
@@ -323,6 +521,7 @@ ChecklistReport ComputeChecklist(const Evidence& ev, const ReportConfig& cfg, co
   if (ev.review) report.evidence.push_back(ev.review->file);
   if (ev.slice) report.evidence.push_back(*ev.slice);
   if (ev.perf) report.evidence.push_back(*ev.perf);
+  if (ev.run) report.evidence.push_back(ev.run->file);
   if (ev.review) {
     for (const ReviewFinding& f : ev.review->findings) {
       report.findings.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify, f.line,
@@ -337,6 +536,33 @@ ChecklistReport ComputeChecklist(const Evidence& ev, const ReportConfig& cfg, co
   checks[4] = checklist::SplitKChecks(ctx);
   checks[5] = checklist::InterfaceChecks(ctx);
   checks[6] = checklist::FallbackChecks(ctx);
+  // The check a failure is attributed to names the checks it explains; citations are
+  // listed once.
+  {
+    std::map<std::string, std::vector<std::string>> explains;
+    for (const auto& list : checks) {
+      for (const Check& c : list) {
+        for (const std::string& target : c.attributed_to) explains[target].push_back(c.id);
+      }
+    }
+    for (auto& list : checks) {
+      for (Check& c : list) {
+        if (auto it = explains.find(c.id); it != explains.end() && c.status == CheckStatus::kFail) {
+          std::string ids;
+          for (const std::string& id : it->second) ids += (ids.empty() ? "" : ", ") + id;
+          c.details.insert(c.details.begin(), "explains the failures of " + ids + " (each is a case of this check)");
+        }
+        std::vector<Citation> unique;
+        for (const Citation& x : c.citations) {
+          bool seen = std::any_of(unique.begin(), unique.end(), [&](const Citation& u) {
+            return u.file == x.file && u.sha256 == x.sha256 && u.command == x.command && u.subject == x.subject;
+          });
+          if (!seen) unique.push_back(x);
+        }
+        c.citations = std::move(unique);
+      }
+    }
+  }
   // A conclusion without evidence does not appear: an uncited PASS/FAIL becomes MISSING.
   std::vector<std::string> uncited;
   for (auto& list : checks) {

@@ -37,6 +37,9 @@ struct Check {
   std::vector<std::string> details;  // further lines (worst elements, hints, gate failures)
   std::vector<Citation> citations;
   std::string missing_command;  // MISSING: the command that would produce the evidence
+  // Checks this one's failing cases are attributed to (doc/report.md, "Attribution"): set
+  // when every failure here is explained by another check, which FAILs with them.
+  std::vector<std::string> attributed_to;
 };
 
 struct FindingView {

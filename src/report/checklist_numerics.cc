@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "report/checklist_internal.h"
 
@@ -28,6 +29,9 @@ struct Category {
   const char* how;  // what to add to shapes.json
   std::set<std::string> ops;
   bool (*match)(const NumericsCase&);
+  const char* cases;  // its cases, in a note elsewhere: "causal s_q > 1 cases"
+  // Localisation hint phrases (src/numerics/localise.cc) that point at this category.
+  std::vector<const char*> hints;
 };
 
 bool OnBlockEdge(int64_t s) { return s >= 63 && (s % 64 == 63 || s % 64 == 1); }
@@ -35,43 +39,106 @@ bool OnBlockEdge(int64_t s) { return s >= 63 && (s % 64 == 63 || s % 64 == 1); }
 const std::vector<Category>& Categories() {
   static const std::vector<Category> kCategories = {
       {"causal", "causal mask", "\"causal\": [false, true]", {"attention"},
-       [](const NumericsCase& c) { return BoolParam(c, "causal"); }},
+       [](const NumericsCase& c) { return BoolParam(c, "causal"); },
+       "causal cases", {}},
       {"causal_alignment", "causal with s_q > 1 and s_q != s_k (bottom-right alignment)",
        "a causal case with 1 < s_q != s_k, e.g. {\"causal\": true, \"s_q\": 5, \"s_k\": 33}", {"attention", "mla_decode"},
        [](const NumericsCase& c) {
          int64_t sq = IntParam(c, "s_q").value_or(1), sk = IntParam(c, "s_k").value_or(0);
          return BoolParam(c, "causal") && sq > 1 && sq != sk;
-       }},
+       },
+       "causal s_q > 1 cases", {"causal mask is misaligned", "not bottom-right"}},
       {"window", "sliding window", "\"window_left\": [-1, 16] (or window_right >= 0)", {"attention"},
        [](const NumericsCase& c) {
          return IntParam(c, "window_left").value_or(-1) >= 0 || IntParam(c, "window_right").value_or(-1) >= 0;
-       }},
+       },
+       "sliding-window cases", {"window edge", "window is clipped", "right window edge"}},
       {"varlen", "variable-length batches (layout varlen)", "\"layout\": \"varlen\"", {"attention"},
-       [](const NumericsCase& c) { return StrParam(c, "layout") == "varlen"; }},
+       [](const NumericsCase& c) { return StrParam(c, "layout") == "varlen"; },
+       "varlen cases", {}},
       {"padding", "key padding (lengths shorter than s_k)", "\"lengths\": \"random\" (or \"edges\", \"half_empty\")",
        {"attention", "mla_decode"},
        [](const NumericsCase& c) {
          std::string l = StrParam(c, "lengths");
          return !l.empty() && l != "full";
-       }},
+       },
+       "key-padding cases", {"empty sequences (s_k = 0)"}},
       {"paged", "paged KV cache (layout paged)", "\"layout\": \"paged\"", {"attention"},
-       [](const NumericsCase& c) { return StrParam(c, "layout") == "paged"; }},
+       [](const NumericsCase& c) { return StrParam(c, "layout") == "paged"; },
+       "paged cases", {}},
       {"partial_block", "s_k not a multiple of the 64-key block", "an s_k that is not a multiple of 64, e.g. 70",
        {"attention", "mla_decode"},
-       [](const NumericsCase& c) { return IntParam(c, "s_k").value_or(0) % 64 != 0; }},
+       [](const NumericsCase& c) { return IntParam(c, "s_k").value_or(0) % 64 != 0; },
+       "partial-block cases", {"key length is not a multiple of 64", "ends a partial 64-key tile"}},
       {"block_edges", "s_k one key either side of a block edge (64m-1, 64m+1)",
        "\"s_k\": [63, 65, 127, 129] or \"lengths\": \"edges\"", {"attention", "mla_decode"},
-       [](const NumericsCase& c) { return OnBlockEdge(IntParam(c, "s_k").value_or(0)) || StrParam(c, "lengths") == "edges"; }},
+       [](const NumericsCase& c) { return OnBlockEdge(IntParam(c, "s_k").value_or(0)) || StrParam(c, "lengths") == "edges"; },
+       "block-edge cases", {}},
       {"invalid_indices", "sparse indices out of range or -1", "\"indices\": [\"random\", \"mixed\"]",
        {"sparse_attention"},
        [](const NumericsCase& c) {
          std::string i = StrParam(c, "indices");
          return i == "mixed" || i == "all_invalid";
-       }},
+       },
+       "invalid-index cases", {}},
   };
   return kCategories;
 }
+
+bool Judged(const NumericsCase& c) { return c.passed() || c.failed(); }
+
+bool InCategory(const Category& cat, const NumericsCase& c) { return cat.ops.count(c.op) && cat.match(c); }
+
+bool HintPointsAt(const Category& cat, const NumericsCase& c) {
+  for (const std::string& h : c.hints) {
+    for (const char* phrase : cat.hints) {
+      if (h.find(phrase) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+// Attribution (doc/report.md): a failing base case is explained by a mask category that
+// holds it and either fails on every one of its cases or is named by the case's hints.
+// Among several: hinted and fully failing first, then hinted, then fully failing; ties go
+// to the category with more failing cases (fewest explanations for all failures), then
+// the smaller one, then the later (narrower) row of the table (causal_alignment over causal).
+std::map<const NumericsCase*, ReportAttribution> AttributeFailures(const NumericsEvidence& n) {
+  std::map<const NumericsCase*, ReportAttribution> out;
+  std::vector<const NumericsCase*> base = BaseCases(n);
+  const std::vector<Category>& cats = Categories();
+  std::vector<size_t> total(cats.size(), 0), failed(cats.size(), 0);
+  for (size_t k = 0; k < cats.size(); ++k) {
+    for (const NumericsCase* c : base) {
+      if (!Judged(*c) || !InCategory(cats[k], *c)) continue;
+      ++total[k];
+      failed[k] += c->failed();
+    }
+  }
+  for (const NumericsCase* c : base) {
+    if (!c->failed()) continue;
+    int best = -1;
+    std::tuple<bool, bool, size_t, int64_t, size_t> best_rank{false, false, 0, 0, 0};
+    for (size_t k = 0; k < cats.size(); ++k) {
+      if (!InCategory(cats[k], *c)) continue;
+      const bool full = failed[k] == total[k];
+      const bool hinted = HintPointsAt(cats[k], *c);
+      if (!full && !hinted) continue;
+      std::tuple<bool, bool, size_t, int64_t, size_t> rank{hinted, full, failed[k], -static_cast<int64_t>(total[k]), k};
+      if (best < 0 || rank > best_rank) best = static_cast<int>(k), best_rank = rank;
+    }
+    if (best < 0) continue;
+    const Category& cat = cats[static_cast<size_t>(best)];
+    const size_t k = static_cast<size_t>(best);
+    std::string why;
+    if (failed[k] == total[k]) why = "every one of its " + Plural(total[k], "case", "cases") + " fails";
+    if (HintPointsAt(cat, *c)) why += std::string(why.empty() ? "" : "; ") + "the case's localisation hint names it";
+    out[c] = {std::string("2.") + cat.id, cat.cases, why};
+  }
+  return out;
+}
 
 std::vector<Check> NumericsChecks(const Context& ctx) {
   std::vector<Check> out;
@@ -118,9 +185,21 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
       std::vector<const NumericsCase*> sorted = failing;
       SortWorstFirst(&sorted);
       c.status = CheckStatus::kFail;
+      std::map<std::string, size_t> by_check;
+      for (const NumericsCase* f : failing) {
+        if (const ReportAttribution* a = AttributionOf(ctx, f)) ++by_check[a->check_id];
+      }
+      std::string attributed;
+      if (by_check.size() == 1 && by_check.begin()->second == failing.size()) {
+        attributed = failing.size() == 1 ? ", attributed to " + by_check.begin()->first
+                                         : ", all attributed to " + by_check.begin()->first;
+      } else if (!by_check.empty()) {
+        for (const auto& [id, k] : by_check) attributed += (attributed.empty() ? " (" : ", ") + std::to_string(k) + " attributed to " + id;
+        attributed += ")";
+      }
       c.summary = std::to_string(failing.size()) + " of " + Plural(base.size(), "base case", "base cases") +
-                  " failed; worst: " + sorted.front()->id;
-      AddFailures(ctx, failing, 5, &c);
+                  " failed" + attributed + "; worst: " + sorted.front()->id;
+      AddFailures(ctx, failing, 3, &c);
     }
     out.push_back(std::move(c));
   }
@@ -128,10 +207,23 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
     Check c = MakeCheck("1.dtypes", "FP16/BF16/FP8 coverage", CheckStatus::kPass, "passed per dtype: " + counts(by_dtype));
     bool low = std::any_of(by_dtype.begin(), by_dtype.end(), [](const auto& d) { return IsLowPrecision(d.first); });
     std::string failed;
+    std::set<std::string> failed_dtypes;
+    std::vector<const NumericsCase*> dtype_failing, dtype_passing;
     for (const auto& [d, v] : by_dtype) {
-      if (v.first < v.second) failed += (failed.empty() ? "" : ", ") + d;
+      if (v.first < v.second) failed += (failed.empty() ? "" : ", ") + d, failed_dtypes.insert(d);
     }
-    if (!failed.empty()) {
+    for (const NumericsCase* b : base) {
+      if (!failed_dtypes.count(b->dtype)) continue;
+      if (b->failed()) dtype_failing.push_back(b);
+      else if (b->passed()) dtype_passing.push_back(b);
+    }
+    if (!failed.empty() && !dtype_passing.empty() &&
+        AttributedElsewhere(ctx, "1.dtypes", dtype_failing).size() == dtype_failing.size()) {
+      // Every failure is explained by a mask bug: the dtype itself is not what fails.
+      c = ExplainedElsewhere(ctx, "1.dtypes", "FP16/BF16/FP8 coverage", failed + " cases", dtype_passing,
+                             dtype_failing, "");
+      c.summary += " (passed per dtype: " + counts(by_dtype) + ")";
+    } else if (!failed.empty()) {
       c.status = CheckStatus::kFail;
       c.summary = "failures in " + failed + " (passed per dtype: " + counts(by_dtype) + ")";
       c.citations.push_back(Cite(n.file));
@@ -245,11 +337,24 @@ std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* cov
     std::string op_list;
     for (const std::string& op : applicable) op_list += (op_list.empty() ? "" : ", ") + op;
     const std::string id = std::string("2.") + cat.id;
-    if (!failing.empty()) {
+    std::vector<const NumericsCase*> elsewhere = AttributedElsewhere(ctx, id, failing), own;
+    for (const NumericsCase* c : failing) {
+      if (std::find(elsewhere.begin(), elsewhere.end(), c) == elsewhere.end()) own.push_back(c);
+    }
+    if (!failing.empty() && own.empty()) {
+      std::string noun = cat.cases;
+      out.push_back(ExplainedElsewhere(ctx, id, cat.title, noun, passing, failing, cat.how));
+    } else if (!failing.empty()) {
+      // The item table shows "title: summary": the summary does not repeat the title.
       Check c = MakeCheck(id, cat.title, CheckStatus::kFail,
-                          std::to_string(failing.size()) + " of " + std::to_string(failing.size() + passing.size()) +
-                              " cases with " + cat.title + " failed");
-      AddFailures(ctx, failing, 3, &c);
+                          passing.empty() ? "all " + Plural(failing.size(), "case", "cases") + " failed"
+                                          : std::to_string(failing.size()) + " of " +
+                                                Plural(failing.size() + passing.size(), "case", "cases") + " failed");
+      if (!elsewhere.empty()) {
+        c.summary += "; " + std::to_string(elsewhere.size()) + " of them attributed to other checks, " +
+                     std::to_string(own.size()) + " not";
+      }
+      ListFailures(ctx, own, &c);
       out.push_back(std::move(c));
     } else if (passing.empty()) {
       out.push_back(Missing(id, cat.title,

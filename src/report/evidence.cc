@@ -430,6 +430,45 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
   return r;
 }
 
+Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, "attnverify.run/"));
+  JsonIn in(path);
+  ReportRunEvidence r;
+  r.file = NewFile(text, path);
+  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &r.file));
+  AV_RETURN_IF_ERROR(in.Str(doc, "config", "$", &r.config));
+  // The --config the user typed (relative to the folder `attnverify run` ran in; the
+  // stages ran there too). Without --config, run uses the default.
+  r.user_config = "attention-verify/attnverify.toml";
+  std::vector<std::string> words;
+  for (size_t i = 0; i < r.file.command.size();) {
+    size_t j = r.file.command.find(' ', i);
+    if (j == std::string::npos) j = r.file.command.size();
+    if (j > i) words.push_back(r.file.command.substr(i, j - i));
+    i = j + 1;
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--config" && i + 1 < words.size()) r.user_config = words[i + 1];
+    else if (words[i].rfind("--config=", 0) == 0) r.user_config = words[i].substr(9);
+  }
+  AV_ASSIGN_OR_RETURN(const json* stages, in.Array(doc, "stages", "$"));
+  if (stages != nullptr) {
+    for (size_t i = 0; i < stages->size(); ++i) {
+      const std::string where = Idx("$.stages", i);
+      const json& s = (*stages)[i];
+      if (!s.is_object()) return in.Error(where, "must be an object");
+      ReportRunStage st;
+      AV_RETURN_IF_ERROR(in.Str(s, "name", where, &st.name));
+      AV_RETURN_IF_ERROR(in.Str(s, "status", where, &st.status));
+      AV_RETURN_IF_ERROR(in.Str(s, "reason", where, &st.reason));
+      AV_RETURN_IF_ERROR(in.Str(s, "log", where, &st.log));
+      AV_RETURN_IF_ERROR(in.Str(s, "log_sha256", where, &st.log_sha256));
+      r.stages.push_back(std::move(st));
+    }
+  }
+  return r;
+}
+
 Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path) {
   AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, nullptr));
   JsonIn in(path);

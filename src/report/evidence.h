@@ -123,6 +123,26 @@ struct ReviewEvidence {
   std::vector<ReviewFinding> findings;
 };
 
+// ---- evidence/run.json (attnverify.run/1, written by `attnverify run`) ----
+struct ReportRunStage {
+  std::string name;    // "slice", "review", "build", "numerics"
+  std::string status;  // "ok", "rejected", "error", "skipped"
+  std::string reason, log, log_sha256;  // log: package-relative; empty when none was written
+};
+
+struct ReportRunEvidence {
+  EvidenceFile file;
+  std::string config;       // $.config: the absolute attnverify.toml the stages were given
+  std::string user_config;  // the --config of $.command as the user typed it (default when absent)
+  std::vector<ReportRunStage> stages;
+  const ReportRunStage* Stage(std::string_view name) const {
+    for (const ReportRunStage& s : stages) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
+};
+
 // A file some evidence names, with what the package holds now (checked for item 8).
 struct ReferencedFile {
   std::string path;             // as cited (package-relative when inside the package)
@@ -144,6 +164,7 @@ struct Evidence {
   std::optional<ReviewEvidence> review;
   std::optional<EvidenceFile> slice;
   std::optional<EvidenceFile> perf;
+  std::optional<ReportRunEvidence> run;
   std::vector<ReferencedFile> referenced;
   std::vector<HeatmapSvg> heatmaps;
   std::string config_sha256;  // of attnverify.toml (the policy is evidence too)
@@ -153,6 +174,7 @@ struct Evidence {
 Result<NumericsEvidence> ParseNumericsEvidence(std::string_view text, const std::string& path);
 Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const std::string& path);
 Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::string& path);
+Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path);
 // slice.json and perf.json: only schema-free provenance (command, tool) is read.
 Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path);
 

@@ -112,6 +112,17 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
     e.review = std::move(r);
   }
 
+  AV_ASSIGN_OR_RETURN(auto run_text, ReadIfPresent(package, "evidence/run.json"));
+  if (run_text) {
+    AV_ASSIGN_OR_RETURN(ReportRunEvidence r, ParseRunEvidence(*run_text, "evidence/run.json"));
+    for (size_t i = 0; i < r.stages.size(); ++i) {
+      if (r.stages[i].log.empty()) continue;
+      e.referenced.push_back(Reference(package, r.stages[i].log,
+                                       "evidence/run.json $.stages[" + std::to_string(i) + "]", r.stages[i].log_sha256));
+    }
+    e.run = std::move(r);
+  }
+
   for (auto [rel, slot, cmd] : {std::tuple{"evidence/slice.json", &e.slice, "attnverify slice --config "},
                                 {"evidence/perf.json", &e.perf, ""}}) {
     AV_ASSIGN_OR_RETURN(auto text, ReadIfPresent(package, rel));

@@ -23,7 +23,7 @@ json CheckJson(const Check& c) {
   }
   return {{"id", c.id}, {"title", c.title}, {"status", CheckStatusName(c.status)}, {"required", c.required},
           {"waiver", OrNull(c.waiver)}, {"summary", c.summary}, {"details", c.details}, {"citations", cites},
-          {"missing_command", OrNull(c.missing_command)}};
+          {"missing_command", OrNull(c.missing_command)}, {"attributed_to", c.attributed_to}};
 }
 
 }  // namespace

@@ -54,11 +54,22 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
       else if (!c.required) out += " (optional)";
       out += ": " + c.summary + "\n";
       for (const std::string& d : c.details) out += "  - " + d + "\n";
-      for (const Citation& cite : c.citations) {
+      // Citations of one file (same digest and command) share a line: "evidence: `f`
+      // (sha256 `...`), from `cmd`: `case a`, `case b`".
+      for (size_t i = 0; i < c.citations.size();) {
+        const Citation& cite = c.citations[i];
+        std::string subjects;
+        size_t j = i;
+        for (; j < c.citations.size() && c.citations[j].file == cite.file && c.citations[j].sha256 == cite.sha256 &&
+               c.citations[j].command == cite.command;
+             ++j) {
+          if (!c.citations[j].subject.empty()) subjects += (subjects.empty() ? "`" : ", `") + c.citations[j].subject + "`";
+        }
         out += "  - evidence: `" + cite.file + "` (sha256 `" + Short(cite.sha256) + "`)";
-        if (!cite.subject.empty()) out += ", `" + cite.subject + "`";
         if (!cite.command.empty()) out += ", from `" + cite.command + "`";
+        if (!subjects.empty()) out += ": " + subjects;
         out += "\n";
+        i = j;
       }
       if (!c.missing_command.empty()) out += "\n  ```\n  " + [&] {
         std::string cmd;
