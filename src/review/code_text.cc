@@ -93,15 +93,31 @@ bool LooksLikeProse(std::string_view code) {
   return false;
 }
 
-std::string CommentStripper::Strip(std::string_view line) {
+std::string CommentStripper::Strip(std::string_view line, std::string* source) {
   std::string out;
   size_t i = 0;
   const size_t n = line.size();
+  // The raw span [first, last] of the code characters kept in `out`.
+  size_t first = std::string_view::npos, last = 0;
+  auto keep = [&](size_t from, size_t count) {
+    out.append(line.substr(from, count));
+    for (size_t k = from; k < from + count && k < n; ++k) {
+      if (std::isspace(static_cast<unsigned char>(line[k]))) continue;
+      if (first == std::string_view::npos) first = k;
+      last = k;
+    }
+  };
+  auto done = [&] {
+    if (source != nullptr) {
+      *source = first == std::string_view::npos ? std::string() : std::string(line.substr(first, last - first + 1));
+    }
+    return std::string(Trim(out));
+  };
   if (language_ == SourceLanguage::kPython) {
     while (i < n) {
       if (!triple_.empty()) {
         size_t end = line.find(triple_, i);
-        if (end == std::string_view::npos) return std::string(Trim(out));
+        if (end == std::string_view::npos) return done();
         i = end + 3;
         triple_.clear();
         continue;
@@ -117,20 +133,23 @@ std::string CommentStripper::Strip(std::string_view line) {
       if (c == '"' || c == '\'') {
         size_t j = i + 1;
         while (j < n && line[j] != c) j += line[j] == '\\' ? 2 : 1;
-        out.append(line.substr(i, std::min(j + 1, n) - i));
+        keep(i, std::min(j + 1, n) - i);
         i = j + 1;
         continue;
       }
-      out += c;
+      keep(i, 1);
       ++i;
     }
-    return std::string(Trim(out));
+    return done();
   }
-  if (language_ != SourceLanguage::kCpp) return std::string(Trim(line));
+  if (language_ != SourceLanguage::kCpp) {
+    keep(0, n);
+    return done();
+  }
   while (i < n) {
     if (in_block_comment_) {
       size_t end = line.find("*/", i);
-      if (end == std::string_view::npos) return std::string(Trim(out));
+      if (end == std::string_view::npos) return done();
       i = end + 2;
       in_block_comment_ = false;
       out += ' ';
@@ -146,14 +165,14 @@ std::string CommentStripper::Strip(std::string_view line) {
     if (c == '"' || c == '\'') {
       size_t j = i + 1;
       while (j < n && line[j] != c) j += line[j] == '\\' ? 2 : 1;
-      out.append(line.substr(i, std::min(j + 1, n) - i));
+      keep(i, std::min(j + 1, n) - i);
       i = j + 1;
       continue;
     }
-    out += c;
+    keep(i, 1);
     ++i;
   }
-  return std::string(Trim(out));
+  return done();
 }
 
 std::vector<Token> Tokenize(std::string_view code) {

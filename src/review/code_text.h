@@ -32,8 +32,10 @@ bool IsTestOrDocPath(std::string_view path);
 class CommentStripper {
  public:
   explicit CommentStripper(SourceLanguage language) : language_(language) {}
-  // The line without comments (string literals kept), trimmed.
-  std::string Strip(std::string_view line);
+  // The line without comments (string literals kept), trimmed. With `source`, also the
+  // line as written from its first code character to its last: comments between code
+  // are kept verbatim, leading and trailing ones dropped ("" when the line has no code).
+  std::string Strip(std::string_view line, std::string* source = nullptr);
   // The text starts inside a Python triple-quoted string closed by `delimiter`.
   void StartInsideString(std::string delimiter) { triple_ = std::move(delimiter); }
 

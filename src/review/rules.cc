@@ -60,11 +60,9 @@ const std::vector<RuleInfo>& Rules() {
 
 class FileReview {
  public:
-  FileReview(const FileDiff& file, SourceLanguage language, const std::string& component,
+  FileReview(const FileDiff& file, std::vector<ChangeBlock> blocks, const std::string& component,
              const ReviewOptions& options, std::vector<Finding>* out)
-      : file_(file), component_(component), options_(options), out_(out) {
-    blocks_ = BuildChangeBlocks(file, language);
-  }
+      : file_(file), component_(component), options_(options), out_(out), blocks_(std::move(blocks)) {}
 
   void Run() {
     // Whole-file rules first (they count uses across blocks, so moved code is silent),
@@ -117,7 +115,7 @@ class FileReview {
       int& count = l->added ? new_lines : old_lines;
       if (count < 6) {
         if (!side.empty()) side += '\n';
-        side += Shorten(l->code, 200);
+        side += Shorten(l->source, 200);
       }
       ++count;
     }
@@ -126,7 +124,7 @@ class FileReview {
 
   std::string Example(const std::vector<CodeLine*>& lines, bool added) {
     for (const CodeLine* l : lines) {
-      if (l->added == added) return "`" + Shorten(l->code, 100) + "`";
+      if (l->added == added) return "`" + Shorten(l->source, 100) + "`";
     }
     return "";
   }
@@ -379,7 +377,7 @@ class FileReview {
       lines->push_back(&r);
       lines->push_back(const_cast<CodeLine*>(a));
       *what += (what->empty() ? "" : "; ") + std::string("template arguments ") + diffs + " in `" +
-               Shorten(a->code, 100) + "`";
+               Shorten(a->source, 100) + "`";
     }
   }
 
@@ -579,7 +577,9 @@ std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
 
 std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component, const ReviewOptions& options,
                                 int64_t* files_reviewed, int64_t* files_skipped) {
-  std::vector<Finding> all;
+  // Renames are judged across all the diff's code files: a function renamed in its header
+  // and at its call sites in a .cu is one rename.
+  std::vector<ReviewCodeFile> code_files;
   for (const FileDiff& file : diff.files) {
     SourceLanguage language = LanguageOfPath(file.path());
     if (file.binary || language == SourceLanguage::kOther || IsTestOrDocPath(file.path()) || file.hunks.empty()) {
@@ -587,8 +587,13 @@ std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component, 
       continue;
     }
     if (files_reviewed) ++*files_reviewed;
+    code_files.push_back({&file, language});
+  }
+  std::vector<std::vector<ChangeBlock>> blocks = BuildDiffChangeBlocks(code_files);
+  std::vector<Finding> all;
+  for (size_t i = 0; i < code_files.size(); ++i) {
     std::vector<Finding> found;
-    FileReview(file, language, component, options, &found).Run();
+    FileReview(*code_files[i].file, std::move(blocks[i]), component, options, &found).Run();
     MergeAdjacent(&found);
     for (Finding& f : found) all.push_back(std::move(f));
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -73,6 +74,48 @@ TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
   EXPECT_EQ(mask->old_text, "return col > row + (s_k - s_q);");
   EXPECT_EQ(mask->new_text, "return col > row;");
   EXPECT_EQ(mask->verify, "attnverify numerics --config attention-verify/attnverify.toml");
+}
+
+// The example's real refactor (examples/splitk_decode/refactor.patch, as `attnverify
+// slice` cut it): LoadKeyTile is renamed LoadKvTile in its definition and both calls, one
+// of which compares and names seqlen_k; the rename raises nothing. What is left is the tile
+// growth and the mask that dropped its s_q alignment, shown as written.
+TEST(RulesTest, RealDemoRefactorIgnoresTheRenameAndShowsSourceText) {
+  std::vector<Finding> f = ReviewFile("demo_refactor_real.diff");
+  const std::string h = "src/flash_mla/splitk_decode.h";
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", h, 18}, {"mask.expression_changed", h, 63}}))
+      << Dump(f);
+  ASSERT_EQ(f.size(), 2u) << Dump(f);
+  const Finding* tile = Find(f, "tile.constant_changed");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(tile->end_line, 18);
+  EXPECT_NE(tile->message.find("kBlockN 64 -> 128 (x2)"), std::string::npos) << tile->message;
+  EXPECT_EQ(tile->old_text, "constexpr int kBlockN = 64;");
+  EXPECT_EQ(tile->new_text, "constexpr int kBlockN = 128;");
+  const Finding* mask = Find(f, "mask.expression_changed");
+  ASSERT_NE(mask, nullptr);
+  EXPECT_EQ(mask->end_line, 64);
+  EXPECT_NE(mask->message.find("in CausalKeyVisible()"), std::string::npos) << mask->message;
+  EXPECT_EQ(mask->old_text,
+            "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int q_row, int s_q, int seqlen_k) {\n"
+            "return key <= seqlen_k - s_q + q_row;");
+  EXPECT_EQ(mask->new_text,
+            "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int /*q_row*/, int /*s_q*/, int seqlen_k) {\n"
+            "return key < seqlen_k;");
+  EXPECT_EQ(mask->message.find("int  ,"), std::string::npos) << mask->message;
+  for (const Finding& x : f) EXPECT_EQ(x.message.find("LoadK"), std::string::npos) << x.message;
+}
+
+// Refactor then examples/splitk_decode/fix.patch, against the original: the mask is back to
+// the base's code (only its comment differs) and kNumStages dropped to fit shared memory.
+TEST(RulesTest, RealDemoRefactorPlusFix) {
+  std::vector<Finding> f = ReviewFile("demo_refactor_fix_real.diff");
+  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 18}})) << Dump(f);
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].end_line, 19);
+  EXPECT_NE(f[0].message.find("kBlockN 64 -> 128 (x2); kNumStages 2 -> 1 (/2)"), std::string::npos) << f[0].message;
+  EXPECT_EQ(f[0].old_text, "constexpr int kBlockN = 64;\nconstexpr int kNumStages = 2;");
+  EXPECT_EQ(f[0].new_text, "constexpr int kBlockN = 128;\nconstexpr int kNumStages = 1;");
 }
 
 TEST(RulesTest, FlashMlaSplitKRefactor) {
@@ -149,14 +192,14 @@ TEST(RulesTest, DisabledRulesAreSilent) {
   EXPECT_EQ(f[0].verify, "attnverify build --config pkg/attnverify.toml --base main");
 }
 
-Diff Parse(const std::string& text) {
+Diff ParseOk(const std::string& text) {
   Result<Diff> d = ParseUnifiedDiff(text, "inline.diff");
   EXPECT_TRUE(d.ok()) << d.status().message();
   return d.ok() ? std::move(d).value() : Diff();
 }
 
 std::vector<Finding> ReviewText(const std::string& text) {
-  return ReviewDiff(Parse(text), "c", ReviewOptions(), nullptr, nullptr);
+  return ReviewDiff(ParseOk(text), "c", ReviewOptions(), nullptr, nullptr);
 }
 
 TEST(RulesTest, SmallCases) {
@@ -213,6 +256,81 @@ TEST(RulesTest, SmallCases) {
   f = ReviewText("--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n-  int causal_offset = s_k - s_q;\n+  int causal_offset = s_q - s_k;\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "mask.expression_changed");
+}
+
+std::vector<ReviewCodeFile> CodeFiles(const Diff& d) {
+  std::vector<ReviewCodeFile> files;
+  for (const FileDiff& f : d.files) files.push_back({&f, LanguageOfPath(f.path())});
+  return files;
+}
+
+// A function, type or variable renamed consistently across a diff's files raises nothing on
+// lines that only carry the rename; anything else on those lines still does.
+TEST(RulesTest, ConsistentRenamesAcrossFiles) {
+  const std::string header =
+      "--- a/m.h\n+++ b/m.h\n@@ -1,3 +1,3 @@\n"
+      "-__device__ bool InWindow(int key, int seqlen_k);\n"
+      "+__device__ bool KeyInRange(int key, int seqlen_k);\n"
+      "-struct KeyTile {\n+struct KvTile {\n   int n;\n";
+  const std::string uses =
+      "--- a/k.cu\n+++ b/k.cu\n@@ -10,4 +10,4 @@ __global__ void kern(const float* q) {\n"
+      "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+      "+  if (k < seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n"
+      "   x = 1;\n"
+      "-  KeyTile tile = MakeTile(k < seqlen_k);\n"
+      "+  KvTile tile = MakeTile(k < seqlen_k);\n"
+      "   y = 2;\n";
+  Diff d = ParseOk(header + uses);
+  EXPECT_EQ(ConsistentRenames(CodeFiles(d)),
+            (std::map<std::string, std::string>{{"InWindow", "KeyInRange"}, {"KeyTile", "KvTile"}}));
+  std::vector<Finding> f = ReviewText(header + uses);
+  EXPECT_TRUE(f.empty()) << Dump(f);
+
+  // The same rename with the bound loosened on one call line: that line is still reported.
+  f = ReviewText(header + "--- a/k.cu\n+++ b/k.cu\n@@ -10 +10 @@\n"
+                          "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                          "+  if (k <= seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.bound_loosened");
+  EXPECT_EQ(f[0].file, "k.cu");
+
+  // Not consistent: the old name is still called on the new side.
+  const std::string partial = header + "--- a/k.cu\n+++ b/k.cu\n@@ -10,2 +10,2 @@\n"
+                                       "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                                       "+  if (k < seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n"
+                                       "   z = InWindow(k, seqlen_k);\n";
+  d = ParseOk(partial);
+  EXPECT_EQ(ConsistentRenames(CodeFiles(d)).count("InWindow"), 0u);
+  f = ReviewText(partial);
+  EXPECT_EQ(Keys(f).count({"mask.expression_changed", "k.cu", 10}), 1u) << Dump(f);
+
+  // Not a rename: the new name existed before (the call switched to another function),
+  // even with a declaration renamed to it.
+  f = ReviewText("--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n"
+                 "-__device__ bool InWindow(int key, int seqlen_k);\n"
+                 "+__device__ bool InCausal(int key, int seqlen_k);\n"
+                 "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n"
+                 "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                 "+  if (k < seqlen_k && InCausal(k, seqlen_k)) load(k);\n"
+                 "   bool b = InCausal(k, seqlen_k);\n");
+  EXPECT_EQ(Keys(f).count({"mask.expression_changed", "k.cu", 1}), 1u) << Dump(f);
+  // Nor a call changed with no declaration of either name in the diff.
+  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
+                 "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                 "+  if (k < seqlen_k && InWindow2(k, seqlen_k)) load(k);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+
+  // A local variable renamed in its declaration and its uses in later blocks.
+  const std::string local = "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n"
+                            "-  const int limit = seqlen_k - s_q;\n+  const int last_key = seqlen_k - s_q;\n"
+                            "   a = 1;\n"
+                            "-  if (key > limit || key >= seqlen_k) continue;\n"
+                            "+  if (key > last_key || key >= seqlen_k) continue;\n"
+                            "   b = 2;\n";
+  d = ParseOk(local);
+  EXPECT_EQ(ConsistentRenames(CodeFiles(d)), (std::map<std::string, std::string>{{"limit", "last_key"}}));
+  f = ReviewText(local);
+  EXPECT_TRUE(f.empty()) << Dump(f);
 }
 
 // Regressions from reviewing real FlashMLA history (commits 9241ae3, 48c6dc4, 082094b):
