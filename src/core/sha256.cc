@@ -64,4 +64,17 @@ Result<std::string> Sha256File(const std::string& path) {
   return Finish(ctx.get());
 }
 
+struct Sha256Stream::State {
+  MdCtx ctx = NewSha256();
+};
+
+Sha256Stream::Sha256Stream() : state_(std::make_unique<State>()) {}
+Sha256Stream::~Sha256Stream() = default;
+
+void Sha256Stream::Update(const void* data, size_t n) {
+  CHECK(EVP_DigestUpdate(state_->ctx.get(), data, n) == 1);
+}
+
+std::string Sha256Stream::HexDigest() { return Finish(state_->ctx.get()); }
+
 }  // namespace av

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 
+#include "sweep/input_gen.h"
 #include "sweep/invariance.h"
 #include "sweep/op_schema.h"
 #include "sweep/rng.h"
@@ -27,32 +27,20 @@ class Builder {
   // case's inputs (a seed variant: the same shapes with its own seed).
   Rng Stream(const std::string& name) const { return Rng(StreamKey(spec_.group_id(), name, spec_.seed)); }
 
-  // A floating input of `dtype`; value(logical multi-index) gives each element. With
-  // `padded`, the stored rows are kRowPadding longer and the padding is NaN.
-  void Float(const std::string& name, DType dtype, const Shape& shape, bool padded,
-             const std::function<double(const std::vector<int64_t>&)>& value) {
+  // A tensor's stream and how its values follow from the normal draws.
+  struct Source {
+    Rng rng;
+    GenValues values;
+  };
+
+  // A floating input of `dtype` from `src` (sweep/input_gen.h). With `padded`, the
+  // stored rows are kRowPadding longer and the padding is NaN. Rows `mask` rejects are
+  // NaN (their draws still taken).
+  void Float(const std::string& name, DType dtype, const Shape& shape, bool padded, Source src,
+             const GenRowMask& mask = nullptr) {
     Shape storage = shape;
     if (padded && !storage.empty()) storage.back() += kRowPadding;
-    Tensor t = Tensor::Zeros(dtype, storage);
-    std::byte* data = t.mutable_data();
-    const size_t es = DTypeSize(dtype);
-    const int64_t n = t.numel();
-    const int64_t last = shape.empty() ? 1 : shape.back();
-    const int64_t stored_last = storage.empty() ? 1 : storage.back();
-    std::vector<int64_t> index(shape.size(), 0);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t col = i % stored_last;
-      double v = kNaN;
-      if (col < last) {
-        v = value(index);
-        // advance the logical index (row-major)
-        for (size_t d = index.size(); d-- > 0;) {
-          if (++index[d] < shape[d]) break;
-          index[d] = 0;
-        }
-      }
-      StoreFromDouble(dtype, v, data + static_cast<size_t>(i) * es);
-    }
+    Tensor t = GenerateFloatTensor(src.rng, src.values, dtype, shape, storage, mask);
     out_.file_tensors.emplace_back(name, std::move(t));
     out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
   }
@@ -95,32 +83,26 @@ class Builder {
   }
 
   // Values of q-like and k-like tensors for the generator knob.
-  std::function<double(const std::vector<int64_t>&)> QValues(const std::string& name) {
-    auto rng = std::make_shared<Rng>(Stream(name));
+  Source QValues(const std::string& name) {
     std::string gen = p_.String("generator");
     double mul = gen == "large_logits" ? 8.0 : gen == "near_tie" ? 4.0 : 1.0;
-    return [rng, mul](const std::vector<int64_t>&) { return mul * rng->Normal(); };
+    return Source{Stream(name), GenValues{mul, {}}};
   }
   // k-like: near_tie makes every key a shared base row plus 1e-3 noise, so the scores
   // of a row differ in the third decimal (softmax close to uniform at large magnitude).
-  std::function<double(const std::vector<int64_t>&)> KValues(const std::string& name, int64_t d) {
-    auto rng = std::make_shared<Rng>(Stream(name));
+  Source KValues(const std::string& name, int64_t d) {
     std::string gen = p_.String("generator");
     if (gen == "near_tie") {
-      auto base = std::make_shared<std::vector<double>>();
+      std::vector<double> base;
       Rng brng = Stream(name + ".base");
-      for (int64_t c = 0; c < d; ++c) base->push_back(brng.Normal());
-      return [rng, base](const std::vector<int64_t>& idx) {
-        return (*base)[static_cast<size_t>(idx.back())] + 1e-3 * rng->Normal();
-      };
+      for (int64_t c = 0; c < d; ++c) base.push_back(brng.Normal());
+      return Source{Stream(name), GenValues{1.0, std::move(base)}};
     }
     double mul = gen == "large_logits" ? 8.0 : 1.0;
-    return [rng, mul](const std::vector<int64_t>&) { return mul * rng->Normal(); };
+    return Source{Stream(name), GenValues{mul, {}}};
   }
-  std::function<double(const std::vector<int64_t>&)> VValues(const std::string& name) {
-    auto rng = std::make_shared<Rng>(Stream(name));
-    return [rng](const std::vector<int64_t>&) { return rng->Normal(); };
-  }
+  // v-like: plain normals (1.0 * z is z exactly).
+  Source VValues(const std::string& name) { return Source{Stream(name), GenValues{1.0, {}}}; }
 
   // A random page table: pages of every sequence are a random permutation of the pool;
   // `spare` extra pages nobody owns. Returns block_table values and the owner of each
@@ -206,31 +188,19 @@ class Builder {
     Float("q", dt, {b, s_q, h_q, d}, padded, q);
     if (layout == "batched") {
       std::vector<int64_t> klen = full ? std::vector<int64_t>(static_cast<size_t>(b), s_k) : KeyLengths(b, s_k, 0, s_k);
-      auto kv = KValues("k", d);
-      auto vv = VValues("v");
       // Keys past a sequence's length are NaN: a kernel that ignores seqlens_k reads them.
-      auto poisoned = [&klen](std::function<double(const std::vector<int64_t>&)> f) {
-        return [f, &klen](const std::vector<int64_t>& idx) {
-          double v = f(idx);
-          return idx[1] < klen[static_cast<size_t>(idx[0])] ? v : kNaN;
-        };
-      };
-      Float("k", dt, {b, s_k, h_kv, d}, padded, poisoned(kv));
-      Float("v", dt, {b, s_k, h_kv, dv}, padded, poisoned(vv));
+      GenRowMask in_length = [&klen](int64_t i0, int64_t i1) { return i1 < klen[static_cast<size_t>(i0)]; };
+      Float("k", dt, {b, s_k, h_kv, d}, padded, KValues("k", d), in_length);
+      Float("v", dt, {b, s_k, h_kv, dv}, padded, VValues("v"), in_length);
       if (!full) Ints("seqlens_k", {b}, klen);
     } else {  // paged
       int64_t page = p_.Int("page_size");
       std::vector<int64_t> klen = KeyLengths(b, s_k, 0, 2 * s_k);
       if (full) klen.assign(static_cast<size_t>(b), s_k);
       Pages pg = PageTable(klen, page);
-      auto poison = [&pg](std::function<double(const std::vector<int64_t>&)> f) {
-        return [f, &pg](const std::vector<int64_t>& idx) {
-          double v = f(idx);
-          return idx[1] < pg.valid_keys[static_cast<size_t>(idx[0])] ? v : kNaN;
-        };
-      };
-      Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded, poison(KValues("k_cache", d)));
-      Float("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded, poison(VValues("v_cache")));
+      GenRowMask in_page = [&pg](int64_t i0, int64_t i1) { return i1 < pg.valid_keys[static_cast<size_t>(i0)]; };
+      Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded, KValues("k_cache", d), in_page);
+      Float("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded, VValues("v_cache"), in_page);
       Ints("block_table", {b, pg.max_blocks}, pg.table);
       Ints("seqlens_k", {b}, klen);
     }
@@ -248,11 +218,8 @@ class Builder {
     std::vector<int64_t> klen = KeyLengths(b, s_k, s_q, std::max<int64_t>(2 * s_k, s_q));
     Pages pg = PageTable(klen, page);
     Float("q", dt, {b, s_q, h_q, d}, p_.Bool("padded"), QValues("q"));
-    auto kv = KValues("k_cache", d);
-    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), [&](const std::vector<int64_t>& idx) {
-      double v = kv(idx);
-      return idx[1] < pg.valid_keys[static_cast<size_t>(idx[0])] ? v : kNaN;
-    });
+    GenRowMask in_page = [&pg](int64_t i0, int64_t i1) { return i1 < pg.valid_keys[static_cast<size_t>(i0)]; };
+    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), KValues("k_cache", d), in_page);
     Ints("block_table", {b, pg.max_blocks}, pg.table);
     Ints("cache_seqlens", {b}, klen);
     Output("o", dt, {b, s_q, h_q, dv});
@@ -269,9 +236,11 @@ class Builder {
          {std::tuple{"a", m, "token", "sa"}, std::tuple{"b", n, "block", "sb"}}) {
       Rng rng = Stream(name);
       Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
+      std::vector<double> z(static_cast<size_t>(k));
       for (int64_t r = 0; r < rows; ++r) {
+        rng.Normals(z.data(), k);
         for (int64_t c = 0; c < k; ++c) {
-          double v = rng.Normal();
+          double v = z[static_cast<size_t>(c)];
           if (saturating) {
             // One huge value per 128-group pushes its neighbours towards e4m3's
             // subnormals; every 7th row is zero (scale clamps at amax 1e-4); some values

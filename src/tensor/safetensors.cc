@@ -155,7 +155,7 @@ Result<SafetensorsFile> ReadSafetensors(const std::string& path) {
   return ParseSafetensors(std::move(mapped), path);
 }
 
-Result<std::string> SerializeSafetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+Result<std::string> SerializeSafetensorsHeader(const std::vector<std::pair<std::string, Tensor>>& tensors,
                                          const std::map<std::string, std::string>& metadata) {
   std::string header = "{";
   if (!metadata.empty()) {
@@ -199,12 +199,17 @@ Result<std::string> SerializeSafetensors(const std::vector<std::pair<std::string
     return InvalidInput("header would be above the format's limit of " +
                         std::to_string(kSafetensorsMaxHeaderBytes) + " bytes");
   }
-
   std::string out;
-  out.reserve(kLengthBytes + header.size() + offset);
-  uint64_t n = header.size();
+  out.reserve(kLengthBytes + header.size());
+  const uint64_t n = header.size();
   for (size_t i = 0; i < kLengthBytes; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
   out += header;
+  return out;
+}
+
+Result<std::string> SerializeSafetensors(const std::vector<std::pair<std::string, Tensor>>& tensors,
+                                         const std::map<std::string, std::string>& metadata) {
+  AV_ASSIGN_OR_RETURN(std::string out, SerializeSafetensorsHeader(tensors, metadata));
   for (const auto& [name, t] : tensors) {
     if (t.numel() == 0) continue;
     const Tensor packed = t.is_contiguous() ? t : t.Contiguous();

@@ -1,0 +1,39 @@
+// Bulk generation of one floating input tensor for the case builder: the values of a
+// whole tensor in row-major order from one Rng stream (normals, scaled, or near-tie
+// rows), NaN for rows a mask rejects (their draws still consumed) and for row padding,
+// converted to the dtype in bulk. Byte for byte what a per-element loop of Rng::Normal()
+// and StoreFromDouble() gives (pinned by input_gen_test.cc and the sweep's input hashes).
+// Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sweep/rng.h"
+#include "tensor/tensor.h"
+
+namespace av {
+
+// Stores n doubles as `dtype` at dst (contiguous), exactly as StoreFromDouble does for
+// each (round to nearest even, once, from the double); bf16, f16 and f32 take fast paths.
+void StoreDoubles(DType dtype, const double* values, int64_t n, std::byte* dst);
+
+// How an element's value follows from its normal draw z (one draw per logical element,
+// in row-major order): mul * z, or, with near_tie_base, base[column] + 1e-3 * z.
+struct GenValues {
+  double mul = 1.0;
+  std::vector<double> near_tie_base;  // empty: mul * z
+};
+
+// Rows whose first two logical indices (i0, i1) fail the mask are NaN (keys past a
+// sequence's length, unused pages); their draws are still taken so that the values of
+// the other rows do not depend on the mask. Null: every row is valid.
+using GenRowMask = std::function<bool(int64_t i0, int64_t i1)>;
+
+// A contiguous tensor of `storage` shape whose leading `shape` part holds the values
+// and whose extra trailing columns (storage.back() > shape.back()) are NaN.
+Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const Shape& shape,
+                           const Shape& storage, const GenRowMask& mask);
+
+}  // namespace av

@@ -1,0 +1,172 @@
+// Tests of the bulk input generator: Rng::Normals and StoreDoubles equal the per-element
+// Normal() / StoreFromDouble() bit for bit, every case of a sweep covering each op,
+// layout, generator, padding, dtype and invariance variant still hashes to the bytes
+// the per-element builder wrote (golden digest), and inputs.safetensors as WriteCase
+// streams it equals SerializeSafetensors with the sha256 it reports.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "core/file.h"
+#include "core/sha256.h"
+#include "sweep/case_builder.h"
+#include "sweep/case_files.h"
+#include "sweep/input_gen.h"
+#include "sweep/rng.h"
+#include "sweep/shapes_config.h"
+#include "tensor/float_convert.h"
+#include "tensor/safetensors.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+TEST(SweepRngTest, NormalsEqualsNormalLoopBitForBit) {
+  for (uint64_t key : {uint64_t{0}, uint64_t{42}, StreamKey("mla_decode.b=1.bf16.s0", "k_cache", 3)}) {
+    for (int64_t n : {0, 1, 2, 63, 64, 65, 130, 10007}) {
+      Rng a(key), b(key);
+      std::vector<double> block(static_cast<size_t>(n));
+      a.Normals(block.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = b.Normal();
+        ASSERT_EQ(std::bit_cast<uint64_t>(block[static_cast<size_t>(i)]), std::bit_cast<uint64_t>(want))
+            << "key " << key << " n " << n << " element " << i;
+      }
+      // Both streams are at the same position afterwards.
+      EXPECT_EQ(a.NextU64(), b.NextU64());
+    }
+  }
+}
+
+TEST(SweepRngTest, NormalsCoverEveryQuadrantAndTheLogEdges) {
+  // 200k draws reach all four cosine quadrants and u1 on both sides of sqrt(1/2) many
+  // times; compare against the scalar path over all of them.
+  Rng a(7), b(7);
+  std::vector<double> block(200000);
+  a.Normals(block.data(), static_cast<int64_t>(block.size()));
+  int64_t mismatches = 0;
+  for (double v : block) mismatches += std::bit_cast<uint64_t>(v) != std::bit_cast<uint64_t>(b.Normal());
+  EXPECT_EQ(mismatches, 0);
+}
+
+std::vector<double> EdgeDoubles() {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> v = {0.0, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(),
+                           -std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0, -1.0,
+                           65504.0, 65519.99, 65520.0, 6.1035156e-05, 5.96e-08, 3.3895313892515355e38,
+                           3.3961775292304e38, 1.1754943508222875e-38, 1.17e-38, 9.2e-41};
+  // Halfway points and their neighbours for bf16 (8-bit) and f16 (11-bit) significands.
+  for (int e = -30; e <= 30; e += 3) {
+    for (double frac : {1.0 + 1.0 / 256, 1.0 + 3.0 / 256, 1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048, 1.99609375}) {
+      const double x = std::ldexp(frac, e);
+      v.push_back(x);
+      v.push_back(-x);
+      v.push_back(std::nextafter(x, 0.0));
+      v.push_back(std::nextafter(x, 10 * x));
+    }
+  }
+  // Random bit patterns over every exponent.
+  Rng rng(99);
+  for (int i = 0; i < 200000; ++i) v.push_back(std::bit_cast<double>(rng.NextU64()));
+  // And values around the normal-range boundaries of each format.
+  for (int i = 0; i < 20000; ++i) {
+    const int e = static_cast<int>(rng.UniformInt(80)) - 160 + (i % 4) * 40;
+    v.push_back(std::ldexp(rng.Uniform(1, 2), e) * (i % 2 ? -1 : 1));
+  }
+  return v;
+}
+
+TEST(SweepInputGenTest, StoreDoublesEqualsStoreFromDouble) {
+  const std::vector<double> v = EdgeDoubles();
+  for (DType dt : {DType::kBF16, DType::kF16, DType::kF32, DType::kF64, DType::kF8E4M3FN, DType::kF8E5M2}) {
+    const size_t es = DTypeSize(dt);
+    std::vector<std::byte> bulk(v.size() * es), each(v.size() * es);
+    StoreDoubles(dt, v.data(), static_cast<int64_t>(v.size()), bulk.data());
+    for (size_t i = 0; i < v.size(); ++i) StoreFromDouble(dt, v[i], each.data() + i * es);
+    for (size_t i = 0; i < v.size(); ++i) {
+      ASSERT_EQ(std::memcmp(bulk.data() + i * es, each.data() + i * es, es), 0)
+          << DTypeName(dt) << " of " << std::hexfloat << v[i];
+    }
+  }
+}
+
+TEST(SweepInputGenTest, MaskedRowsAreNaNButStillDrawAndPaddingIsNaN) {
+  Rng a(5), b(5);
+  GenRowMask odd_pages = [](int64_t i0, int64_t i1) { return i0 % 2 == 0 && i1 < 2; };
+  Tensor t = GenerateFloatTensor(a, GenValues{2.0, {}}, DType::kF32, {3, 3, 1, 4}, {3, 3, 1, 6}, odd_pages);
+  for (int64_t p = 0; p < 3; ++p) {
+    for (int64_t r = 0; r < 3; ++r) {
+      for (int64_t c = 0; c < 6; ++c) {
+        int64_t idx[] = {p, r, 0, c};
+        const double got = t.GetDouble(idx);
+        if (c >= 4) {
+          EXPECT_TRUE(std::isnan(got));
+          continue;
+        }
+        const double z = b.Normal();  // drawn for every logical element, masked or not
+        if (p % 2 == 0 && r < 2) EXPECT_EQ(got, static_cast<float>(2.0 * z));
+        else EXPECT_TRUE(std::isnan(got)) << p << " " << r << " " << c;
+      }
+    }
+  }
+}
+
+// Every case of this sweep, variants included, hashed as "id sha256(inputs)" lines; the
+// digest of those lines was taken from the per-element builder (before bulk
+// generation). A change here changes the bytes every user's seeds produce.
+constexpr const char* kGoldenShapes = R"({"version": 1, "sweeps": [
+ {"name": "a", "op": "attention", "fixed": {"b": 3, "h_q": 4, "h_kv": 2, "d": 16, "dv": 8, "s_q": 5, "s_k": 70, "page_size": 16, "lengths": "random"},
+  "grid": {"layout": ["batched", "varlen", "paged"], "padded": [false, true]},
+  "generators": ["randn", "large_logits", "near_tie"], "dtypes": ["bf16", "f16", "f32"]},
+ {"name": "m", "op": "mla_decode", "fixed": {"d": 40, "dv": 32, "page_size": 16, "h_q": 4, "b": 4, "s_q": 2, "s_k": 70},
+  "grid": {"lengths": ["full", "random", "edges", "half_empty"], "padded": [false, true]},
+  "generators": ["randn", "near_tie"], "dtypes": ["bf16", "f16"], "invariance": {"num_splits": [2], "page_table_permutation": true, "batch_permutation": true, "seeds": 2}},
+ {"name": "s", "op": "sparse_attention", "fixed": {"s_q": 4, "s_kv": 40, "h_q": 4, "d": 16, "topk": 8},
+  "grid": {"indices": ["random", "mixed"]}, "generators": ["near_tie"], "dtypes": ["bf16"]},
+ {"name": "g", "op": "gemm", "cases": [{"m": 7, "n": 5, "k": 33, "padded": true}], "dtypes": ["f32", "f16"]},
+ {"name": "f", "op": "fp8_gemm", "cases": [{"m": 130, "n": 129, "k": 200}], "generators": ["randn", "fp8_saturating"]}
+]})";
+
+TEST(SweepInputGenTest, GoldenInputBytesOfEveryOpLayoutGeneratorAndVariant) {
+  auto cfg = ParseShapesConfig(kGoldenShapes, "golden.json");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  auto cases = ExpandCases(*cfg);
+  ASSERT_TRUE(cases.ok()) << cases.status().message();
+  ASSERT_EQ(cases->size(), 220u);
+  std::string lines;
+  for (const CaseSpec& c : *cases) {
+    auto built = BuildCase(c);
+    ASSERT_TRUE(built.ok()) << c.id << ": " << built.status().message();
+    auto bytes = SerializeSafetensors(built->file_tensors, built->op_params.values());
+    ASSERT_TRUE(bytes.ok());
+    lines += c.id + " " + Sha256Hex(*bytes) + "\n";
+  }
+  EXPECT_EQ(Sha256Hex(lines), "5298af26bc3d20c1e85e53391b2c8f91cfe529485f6a98a64f895967c2626547");
+}
+
+TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
+  testing::TempDir dir;
+  CaseSpec c;
+  c.op = "mla_decode";
+  c.sweep = "t";
+  c.id = "t.case";
+  c.params = {{"b", 3}, {"s_k", 70}, {"h_q", 2}, {"d", 16}, {"dv", 8}, {"page_size", 16},
+              {"lengths", "random"}, {"padded", true}, {"causal", true}};
+  auto built = BuildCase(c);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  auto wc = WriteCase(dir.path(), c, *built);
+  ASSERT_TRUE(wc.ok()) << wc.status().message();
+  auto want = SerializeSafetensors(built->file_tensors, built->op_params.values());
+  ASSERT_TRUE(want.ok());
+  auto got = ReadFileToString(wc->inputs_path);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, *want);
+  EXPECT_EQ(wc->inputs_sha256, Sha256Hex(*want));
+  EXPECT_EQ(wc->case_json["inputs_sha256"], wc->inputs_sha256);
+}
+
+}  // namespace
+}  // namespace av
