@@ -1,27 +1,17 @@
 // A temporary, detached git worktree of a base revision, so that `attnverify build
-// --base REF` compiles base and head with the same flags. git runs with hooks, fsmonitor,
-// external diff and the repository's filter drivers (smudge/process) disabled: checking
-// out someone else's branch must not run programs its config names. Removed (worktree and
+// --base REF` compiles base and head with the same flags. git runs through core/git.h
+// (hooks, fsmonitor, external diff and the repository's filter drivers disabled):
+// checking out someone else's branch must not run programs its config names. Removed (worktree and
 // folder) when the object dies. Not thread-safe; one owner.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/process.h"
 #include "core/status.h"
 
 namespace av {
-
-// git's argv with the safety options in front: {"git", "-c", "core.hooksPath=/dev/null",
-// ..., args...}; `filter_drivers` are the names whose smudge/clean/process are emptied.
-std::vector<std::string> SafeGitArgv(const std::vector<std::string>& args,
-                                     const std::vector<std::string>& filter_drivers = {});
-
-// Runs git through `runner` in `dir`; stdout on success, else InvalidInput with git's stderr.
-Result<std::string> RunGit(ProcessRunner& runner, const std::string& dir, const std::vector<std::string>& args,
-                           const std::vector<std::string>& filter_drivers = {});
 
 class GitWorktree {
  public:
