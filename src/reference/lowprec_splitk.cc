@@ -56,31 +56,10 @@ Result<AttentionOutputs> CombineSplitsLowprec(const Tensor& o_accum, const Tenso
   const DType dt = options.lowprec.dtype, pt = options.partials;
   AV_RETURN_IF_ERROR(ExpectHalfDtype(dt, "lowprec dtype"));
   AV_RETURN_IF_ERROR(ExpectPartialDtype(pt));
-  AV_RETURN_IF_ERROR(ExpectRank(o_accum, 4, "o_accum", "[total_splits, s_q, h_q, dv]"));
-  AV_RETURN_IF_ERROR(ExpectRank(lse_accum, 3, "lse_accum", "[total_splits, h_q, s_q]"));
-  AV_RETURN_IF_ERROR(ExpectFloating(o_accum, "o_accum"));
-  AV_RETURN_IF_ERROR(ExpectFloating(lse_accum, "lse_accum"));
-  const int64_t total = o_accum.dim(0), s_q = o_accum.dim(1), h_q = o_accum.dim(2),
-                dv = o_accum.dim(3);
-  AV_RETURN_IF_ERROR(ExpectDim(lse_accum, 0, total, "lse_accum", "total_splits"));
-  AV_RETURN_IF_ERROR(ExpectDim(lse_accum, 1, h_q, "lse_accum", "h_q"));
-  AV_RETURN_IF_ERROR(ExpectDim(lse_accum, 2, s_q, "lse_accum", "s_q"));
-  AV_RETURN_IF_ERROR(ExpectRank(num_splits, 1, "num_splits", "[b + 1]"));
-  AV_ASSIGN_OR_RETURN(std::vector<int64_t> cum, LoadIndices(num_splits, "num_splits"));
-  if (cum.empty() || cum[0] != 0 || cum.back() != total) {
-    return InvalidInput("num_splits must run from 0 to total_splits (" + Str(total) + ")");
-  }
-  for (size_t b = 1; b < cum.size(); ++b) {
-    if (cum[b] < cum[b - 1]) return InvalidInput("num_splits must be non-decreasing");
-  }
-  std::vector<float> sinks;
-  if (sink.defined()) {
-    if (sink.ndim() != 1 || sink.dim(0) != h_q) {
-      return InvalidInput("sink: expected [h_q] = [" + Str(h_q) + "], got " +
-                          ShapeToString(sink.shape()));
-    }
-    for (double x : LoadF64(sink).data) sinks.push_back(static_cast<float>(x));
-  }
+  AV_ASSIGN_OR_RETURN(CombineShape shape, CheckCombineInputs(o_accum, lse_accum, num_splits, sink));
+  const int64_t s_q = shape.s_q, h_q = shape.h_q, dv = shape.dv;
+  const std::vector<int64_t>& cum = shape.cum;
+  const std::vector<float> sinks(shape.sinks.begin(), shape.sinks.end());
   // The partials as the combine kernel loads them: o_s in the partial dtype, lse_s float32.
   std::vector<float> o_s, lse_s;
   for (double x : LoadF64(o_accum).data) o_s.push_back(RoundTo(pt, static_cast<float>(x)));

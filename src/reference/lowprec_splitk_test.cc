@@ -23,33 +23,11 @@ using testing::IntTensor;
 using testing::Named;
 using testing::RandomTensor;
 
-// Lengths around the 64-key block (and one empty batch).
-const std::vector<int64_t> kLens = {129, 1, 64, 0, 65, 63};
+const std::vector<int64_t>& kLens = testing::kSplitkLens;
 
-AttentionInputs Case(std::mt19937_64& rng, bool with_sink) {
-  const int64_t b = int64_t(kLens.size()), s_q = 3, s_k = 129, h_q = 4, h_kv = 2, d = 32, dv = 24;
-  AttentionInputs in;
-  in.q = RandomTensor(rng, {b, s_q, h_q, d}, DType::kF32);
-  in.k = RandomTensor(rng, {b, s_k, h_kv, d}, DType::kF32);
-  in.v = RandomTensor(rng, {b, s_k, h_kv, dv}, DType::kF32);
-  in.seqlens_k = IntTensor(kLens, {b});
-  if (with_sink) in.sink = RandomTensor(rng, {h_q});
-  return in;
-}
+AttentionInputs Case(std::mt19937_64& rng, bool with_sink) { return testing::SplitkCase(rng, with_sink, 32, 24); }
 
-// Explicit cuts with empty splits, and FlashMLA's scheduler for 1..6 SM parts.
-std::vector<SplitPlan> Plans() {
-  std::vector<SplitPlan> plans;
-  std::vector<KeyRange> cuts;
-  for (int64_t b = 0; b < int64_t(kLens.size()); ++b) {
-    const int64_t n = kLens[size_t(b)], mid = n / 2;
-    for (auto [lo, hi] : {std::pair{int64_t(0), int64_t(0)}, {0, mid}, {mid, mid}, {mid, n}})
-      cuts.push_back({b, lo, hi});
-  }
-  plans.push_back(*MakeSplitPlan(cuts, kLens));
-  for (int64_t parts = 1; parts <= 6; ++parts) plans.push_back(*FlashMlaSplitPlan(kLens, parts));
-  return plans;
-}
+std::vector<SplitPlan> Plans() { return testing::SplitkPlans(); }
 
 SplitPlan OneSplitPerBatch() {
   std::vector<KeyRange> whole;

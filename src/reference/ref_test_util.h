@@ -1,6 +1,6 @@
 // Helpers for the reference-op tests only (header-only, never linked into the library):
-// seeded random tensors, integer tensors from lists, NaN poisoning, and comparisons that
-// treat equal infinities as equal.
+// seeded random tensors, integer tensors from lists, NaN poisoning, comparisons that
+// treat equal infinities as equal, and the split-k tests' shared case and plans.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reference/f64_array.h"
+#include "reference/splitk.h"
 #include "tensor/tensor.h"
 
 namespace av::testing {
@@ -75,6 +76,38 @@ inline bool BitwiseEqual(const Tensor& a, const Tensor& b) {
     if (x.data[i] != y.data[i]) return false;
   }
   return true;
+}
+
+// Split-k key lengths around the 64-key block, with an empty batch.
+inline const std::vector<int64_t> kSplitkLens = {129, 1, 64, 0, 65, 63};
+
+// Batched GQA attention (s_q 3, h_q 4 : h_kv 2) over kSplitkLens with head dims d, dv.
+inline AttentionInputs SplitkCase(std::mt19937_64& rng, bool with_sink, int64_t d, int64_t dv) {
+  const int64_t b = int64_t(kSplitkLens.size()), s_q = 3, s_k = 129, h_q = 4, h_kv = 2;
+  AttentionInputs in;
+  in.q = RandomTensor(rng, {b, s_q, h_q, d}, DType::kF32);
+  in.k = RandomTensor(rng, {b, s_k, h_kv, d}, DType::kF32);
+  in.v = RandomTensor(rng, {b, s_k, h_kv, dv}, DType::kF32);
+  in.seqlens_k = IntTensor(kSplitkLens, {b});
+  if (with_sink) in.sink = RandomTensor(rng, {h_q});
+  return in;
+}
+
+// First, explicit cuts of every batch in the middle with empty splits (repeated cuts, a
+// cut at 0 and at the end); then FlashMLA's scheduler for 1..6 SM parts.
+inline std::vector<SplitPlan> SplitkPlans() {
+  std::vector<SplitPlan> plans;
+  std::vector<KeyRange> cuts;
+  for (int64_t b = 0; b < int64_t(kSplitkLens.size()); ++b) {
+    const int64_t n = kSplitkLens[size_t(b)], mid = n / 2;
+    for (auto [lo, hi] : {std::pair{int64_t(0), int64_t(0)}, {0, mid}, {mid, mid}, {mid, n}, {n, n}})
+      cuts.push_back({b, lo, hi});
+  }
+  auto explicit_plan = MakeSplitPlan(cuts, kSplitkLens);
+  EXPECT_TRUE(explicit_plan.ok()) << explicit_plan.status().message();
+  if (explicit_plan.ok()) plans.push_back(*explicit_plan);
+  for (int64_t parts = 1; parts <= 6; ++parts) plans.push_back(*FlashMlaSplitPlan(kSplitkLens, parts));
+  return plans;
 }
 
 }  // namespace av::testing

@@ -156,9 +156,8 @@ Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
   return SplitPartials{std::move(o), std::move(lse)};
 }
 
-Result<AttentionOutputs> CombineSplits(const Tensor& o_accum, const Tensor& lse_accum,
-                                       const Tensor& num_splits, const Tensor& sink,
-                                       const AttentionParams& params) {
+Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum, const Tensor& num_splits,
+                                        const Tensor& sink) {
   AV_RETURN_IF_ERROR(ExpectRank(o_accum, 4, "o_accum", "[total_splits, s_q, h_q, dv]"));
   AV_RETURN_IF_ERROR(ExpectRank(lse_accum, 3, "lse_accum", "[total_splits, h_q, s_q]"));
   AV_RETURN_IF_ERROR(ExpectFloating(o_accum, "o_accum"));
@@ -184,6 +183,16 @@ Result<AttentionOutputs> CombineSplits(const Tensor& o_accum, const Tensor& lse_
     }
     sinks = LoadF64(sink).data;
   }
+  return CombineShape{total, s_q, h_q, dv, std::move(cum), std::move(sinks)};
+}
+
+Result<AttentionOutputs> CombineSplits(const Tensor& o_accum, const Tensor& lse_accum,
+                                       const Tensor& num_splits, const Tensor& sink,
+                                       const AttentionParams& params) {
+  AV_ASSIGN_OR_RETURN(CombineShape shape, CheckCombineInputs(o_accum, lse_accum, num_splits, sink));
+  const int64_t s_q = shape.s_q, h_q = shape.h_q, dv = shape.dv;
+  const std::vector<int64_t>& cum = shape.cum;
+  const std::vector<double>& sinks = shape.sinks;
   const int64_t batch = static_cast<int64_t>(cum.size()) - 1;
   const F64Array o_s = LoadF64(o_accum), lse_s = LoadF64(lse_accum);
   F64Array o = F64Array::Zeros({batch, s_q, h_q, dv});

@@ -63,6 +63,15 @@ Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
 // The combine. num_splits (int) [b + 1] cumulative; sink [h_q] optional (applied after
 // the merge, as FlashMLA's combine does). Returns o [b, s_q, h_q, dv], lse [b, h_q, s_q];
 // a row whose splits are all -inf gives o = 0 and the empty-row LSE of `params`.
+// The checked shape of combine's inputs (shared by the oracle and lowprec combines).
+struct CombineShape {
+  int64_t total = 0, s_q = 0, h_q = 0, dv = 0;
+  std::vector<int64_t> cum;   // num_splits: splits of batch b are cum[b] .. cum[b + 1]
+  std::vector<double> sinks;  // [h_q], empty without a sink
+};
+Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum, const Tensor& num_splits,
+                                        const Tensor& sink);
+
 Result<AttentionOutputs> CombineSplits(const Tensor& o_accum, const Tensor& lse_accum,
                                        const Tensor& num_splits, const Tensor& sink,
                                        const AttentionParams& params);

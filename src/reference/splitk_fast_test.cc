@@ -21,37 +21,11 @@ using testing::BitwiseEqual;
 using testing::IntTensor;
 using testing::RandomTensor;
 
-// Lengths around the 64-key block (and one empty batch).
-const std::vector<int64_t> kLens = {129, 1, 64, 0, 65, 63};
+const std::vector<int64_t>& kLens = testing::kSplitkLens;
 
-AttentionInputs Case(std::mt19937_64& rng, bool with_sink) {
-  const int64_t b = int64_t(kLens.size()), s_q = 3, s_k = 129, h_q = 4, h_kv = 2, d = 24, dv = 16;
-  AttentionInputs in;
-  in.q = RandomTensor(rng, {b, s_q, h_q, d}, DType::kF32);
-  in.k = RandomTensor(rng, {b, s_k, h_kv, d}, DType::kF32);
-  in.v = RandomTensor(rng, {b, s_k, h_kv, dv}, DType::kF32);
-  in.seqlens_k = IntTensor(kLens, {b});
-  if (with_sink) in.sink = RandomTensor(rng, {h_q});
-  return in;
-}
+AttentionInputs Case(std::mt19937_64& rng, bool with_sink) { return testing::SplitkCase(rng, with_sink, 24, 16); }
 
-// Explicit cuts with empty splits (repeated cuts, a cut at 0 and at the end) and FlashMLA's
-// scheduler for 1..6 SM parts.
-std::vector<SplitPlan> Plans() {
-  std::vector<SplitPlan> plans;
-  std::vector<KeyRange> cuts;
-  for (int64_t b = 0; b < int64_t(kLens.size()); ++b) {
-    const int64_t n = kLens[size_t(b)], mid = n / 2;
-    for (auto [lo, hi] :
-         {std::pair{int64_t(0), int64_t(0)}, {0, mid}, {mid, mid}, {mid, n}, {n, n}})
-      cuts.push_back({b, lo, hi});
-  }
-  auto explicit_plan = MakeSplitPlan(cuts, kLens);
-  EXPECT_TRUE(explicit_plan.ok()) << explicit_plan.status().message();
-  plans.push_back(*explicit_plan);
-  for (int64_t parts = 1; parts <= 6; ++parts) plans.push_back(*FlashMlaSplitPlan(kLens, parts));
-  return plans;
-}
+std::vector<SplitPlan> Plans() { return testing::SplitkPlans(); }
 
 // Split s of o_accum [total, s_q, h_q, dv] within rel * max|o_s| of the oracle's, and its
 // lse within rel * max(1, |lse|) (equal infinities equal).
