@@ -11,6 +11,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "sweep/rng.h"
 #include "tensor/npy.h"
 #include "tensor/safetensors.h"
 
@@ -138,6 +139,7 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   j["knobs"] = spec.knobs;
   j["dtype"] = std::string(DTypeName(spec.dtype));
   j["seed"] = spec.seed;
+  j["input_generator"] = kNormalGenerator;
   j["params"] = json(spec.params);
   j["op_params"] = json(built.op_params.values());
   j["inputs_file"] = "inputs.safetensors";

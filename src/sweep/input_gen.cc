@@ -97,15 +97,26 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
   std::vector<double> row_values(static_cast<size_t>(chunk_rows * stored_last), kNaN);
   std::byte* out = t.mutable_data();
   const size_t es = DTypeSize(dtype);
+  std::vector<char> valid(static_cast<size_t>(chunk_rows));
   for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
     const int64_t count = std::min(chunk_rows, rows - r0);
-    rng.Normals(z.data(), count * last);
+    for (int64_t j = 0; j < count; ++j) {
+      const int64_t r = r0 + j;
+      valid[static_cast<size_t>(j)] = !mask || mask(r / (inner1 * dim1), (r / inner1) % dim1);
+    }
+    // Runs of valid rows draw their normals; runs of masked rows skip theirs, so that a
+    // row's values depend on its position only, not on which other rows are masked.
+    for (int64_t j = 0; j < count;) {
+      int64_t k = j + 1;
+      while (k < count && valid[static_cast<size_t>(k)] == valid[static_cast<size_t>(j)]) ++k;
+      if (valid[static_cast<size_t>(j)]) rng.Normals(z.data() + j * last, (k - j) * last);
+      else rng.SkipNormals((k - j) * last);
+      j = k;
+    }
     for (int64_t j = 0; j < count; ++j) {
       const double* zr = z.data() + j * last;
       double* vr = row_values.data() + j * stored_last;
-      const int64_t r = r0 + j;
-      const bool valid = !mask || mask(r / (inner1 * dim1), (r / inner1) % dim1);
-      if (!valid) {
+      if (!valid[static_cast<size_t>(j)]) {
         std::fill(vr, vr + last, kNaN);
       } else if (near_tie) {
         for (int64_t c = 0; c < last; ++c) vr[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];

@@ -1,8 +1,9 @@
 // Bulk generation of one floating input tensor for the case builder: the values of a
 // whole tensor in row-major order from one Rng stream (normals, scaled, or near-tie
-// rows), NaN for rows a mask rejects (their draws still consumed) and for row padding,
-// converted to the dtype in bulk. Byte for byte what a per-element loop of Rng::Normal()
-// and StoreFromDouble() gives (pinned by input_gen_test.cc and the sweep's input hashes).
+// rows), NaN for rows a mask rejects (their draws skipped, not computed) and for row
+// padding, converted to the dtype in bulk. Byte for byte what a per-element loop of
+// Rng::Normal() and StoreFromDouble() gives (pinned by input_gen_test.cc and the sweep's
+// input hashes).
 // Pure functions; any thread.
 #pragma once
 
@@ -27,8 +28,8 @@ struct GenValues {
 };
 
 // Rows whose first two logical indices (i0, i1) fail the mask are NaN (keys past a
-// sequence's length, unused pages); their draws are still taken so that the values of
-// the other rows do not depend on the mask. Null: every row is valid.
+// sequence's length, unused pages); their draws are skipped (Rng::SkipNormals) so that
+// the values of the other rows do not depend on the mask. Null: every row is valid.
 using GenRowMask = std::function<bool(int64_t i0, int64_t i1)>;
 
 // A contiguous tensor of `storage` shape whose leading `shape` part holds the values

@@ -14,6 +14,7 @@
 #include "sweep/numerics_run.h"
 #include "sweep/shapes_config.h"
 #include "tensor/safetensors.h"
+#include "sweep/rng.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -228,7 +229,9 @@ TEST_F(InvarianceEndToEndTest, CorrectCandidatePassesEveryCheck) {
   EXPECT_EQ(Verdicts(doc), want) << doc["invariance"].dump(1);
   for (const json& c : doc["cases"]) {
     EXPECT_EQ(c["group"], c["variant"] == "base" ? c["id"] : c["group"]);
-    if (c["variant"] == "num_splits=4") EXPECT_EQ(c["candidate"]["metadata"]["num_splits"], "4");
+    if (c["variant"] == "num_splits=4") {
+      EXPECT_EQ(c["candidate"]["metadata"]["num_splits"], "4");
+    }
   }
 }
 
@@ -297,6 +300,16 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
       std::string(ATTNVERIFY_BINARY) + " merge " + dir_.File("evidence/numerics.json.shard0of2") +
       " " + dir_.File("evidence/numerics.json.shard0of2") + " --out " + dir_.File("p.json"));
   EXPECT_EQ(twice.exit_code, 2) << twice.output;
+  // A shard whose inputs came from another generator has other inputs: no merge.
+  json other = json::parse(*ReadFileToString(dir_.File("evidence/numerics.json.shard1of2")));
+  EXPECT_EQ(other["config"]["input_generator"], kNormalGenerator);
+  other["config"]["input_generator"] = "av-normal/1";
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("old.json"), other.dump()).ok());
+  auto mixed = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " merge " +
+                                 dir_.File("evidence/numerics.json.shard0of2") + " " + dir_.File("old.json") +
+                                 " --out " + dir_.File("p.json"));
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
+  EXPECT_NE(mixed.output.find("inputs came from generator \"av-normal/1\""), std::string::npos) << mixed.output;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
   const std::string& first_path = shards.front().path;
   const json::json_pointer kShapes("/config/shapes_sha256"), kTol("/config/tolerances_sha256"),
       kCount("/shard/count"), kIndex("/shard/index"), kFilter("/filter"),
-      kCmd("/config/candidate_command");
+      kCmd("/config/candidate_command"), kGen("/config/input_generator");
   std::map<int64_t, std::string> by_index;
   std::map<std::string, std::string> owner;  // case id -> shard path
   std::vector<json> cases, invariance;
@@ -48,6 +48,10 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
                             Str(first, ptr).substr(0, 12) +
                             "): shards must come from the same configuration");
       }
+    }
+    if (Str(d, kGen) != Str(first, kGen)) {
+      return InvalidInput(s.path + ": inputs came from generator \"" + Str(d, kGen) + "\", " + first_path +
+                          "'s from \"" + Str(first, kGen) + "\" (run every shard with the same attnverify)");
     }
     if (Int(d, kCount, 1) != count) {
       return InvalidInput(s.path + ": is a shard of " + std::to_string(Int(d, kCount, 1)) + ", " +

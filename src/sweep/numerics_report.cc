@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/version.h"
+#include "sweep/rng.h"
 #include "numerics/compare_writer.h"
 
 namespace av {
@@ -104,7 +105,8 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
         {"shapes_sha256", run.shapes_sha256},
         {"tolerances", config.tolerances},
         {"tolerances_sha256", run.tolerances_sha256},
-        {"candidate_command", run.candidate_command}}},
+        {"candidate_command", run.candidate_command},
+        {"input_generator", kNormalGenerator}}},
       {"shard", {{"index", run.shard_index}, {"count", run.shard_count}}},
       {"filter", run.filter},
       {"summary",

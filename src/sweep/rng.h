@@ -1,19 +1,26 @@
-// The sweep's random numbers: bit-identical on every machine, compiler and C++ standard
-// library, because nothing comes from <random> (whose distributions differ between
-// libstdc++ and libc++) or from libm (whose log/cos may differ in the last ulp).
-// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed); uniforms
-// take the top 53 bits; normals are Box-Muller with our own log and cos built from
-// IEEE-754 +, -, *, / and sqrt only (each correctly rounded, hence reproducible).
-// The algorithm is documented in doc/formats/shapes-json.md ("Inputs"); changing it
-// changes every generated input, so golden tests pin it (SweepRngTest in sweep_test.cc,
-// SweepInputGenTest.GoldenInputBytes... in input_gen_test.cc).
+// The sweep's random numbers: bit-identical on every machine, compiler, C++ standard
+// library and instruction set, because nothing comes from <random> (whose distributions
+// differ between libstdc++ and libc++) or from libm (whose log/cos may differ in the last
+// ulp), and nothing is fused: every value is a fixed sequence of IEEE-754 +, -, *, / and
+// sqrt, each correctly rounded.
+// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed). Uniforms
+// take the top 53 bits. Normals come in Box-Muller pairs (cosine, then sine) from two
+// consecutive stream outputs, with log, cos and sin as fixed polynomials (generator
+// "av-normal/2"). The algorithm and its constants are in doc/formats/shapes-json.md
+// ("Inputs"); changing it changes every generated input, so tests pin it: golden values
+// (SweepRngTest in sweep_test.cc, input hashes in input_gen_test.cc) and an independent
+// numpy implementation of the documented algorithm (testdata/rng/normals.py).
 // An Rng is a plain value; use one per thread.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace av {
+
+// The name of the normal generator, recorded with every sweep's results.
+inline constexpr const char* kNormalGenerator = "av-normal/2";
 
 // SplitMix64's output function (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
 uint64_t SplitMix64Mix(uint64_t x);
@@ -22,16 +29,23 @@ uint64_t Fnv1a64(std::string_view bytes);
 // The key of one tensor's stream: Mix(Fnv1a(case_id) ^ Mix(Fnv1a(tensor) + seed)).
 uint64_t StreamKey(std::string_view case_id, std::string_view tensor, uint64_t seed);
 
-// ln(x) for finite x > 0, from frexp and the atanh series (|error| < 2 ulp).
-double DeterministicLog(double x);
-// cos(2*pi*t) for t in [0, 1), by quadrant and Taylor series (|error| < 2 ulp).
-double DeterministicCosTurns(double t);
+// Box-Muller pairs p = 0 .. pairs-1 of the stream `key`: out[2p] = r cos(2 pi u2),
+// out[2p+1] = r sin(2 pi u2), r = sqrt(-2 ln u1), where u1 in (0, 1] and u2 in [0, 1)
+// come from the stream's outputs number counter+2p+1 and counter+2p+2. Vectorised for
+// the best instruction set the CPU has; every one gives the same bits.
+void NormalPairs(uint64_t key, uint64_t counter, int64_t pairs, double* out);
+
+// For tests: the instruction-set variants of NormalPairs this CPU can run, by name
+// ("baseline" always first), and NormalPairs through one of them.
+std::vector<std::string_view> NormalPairsVariants();
+void NormalPairsWith(std::string_view variant, uint64_t key, uint64_t counter, int64_t pairs, double* out);
 
 class Rng {
  public:
   explicit Rng(uint64_t key) : key_(key) {}
 
-  // The i-th output of the stream is Mix(key + (i + 1) * 0x9e3779b97f4a7c15).
+  // The i-th output of the stream is Mix(key + i * 0x9e3779b97f4a7c15), i = 1, 2, ...
+  // Every draw other than a normal drops a pending sine half (see Normal()).
   uint64_t NextU64();
   // [0, 1), a multiple of 2^-53.
   double Uniform();
@@ -41,16 +55,20 @@ class Rng {
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
   // [0, n) for n >= 1, by the high half of a 128-bit product (bias < n / 2^64).
   int64_t UniformInt(int64_t n);
-  // Standard normal: one Box-Muller draw (the cosine branch) per two uniforms.
+  // Standard normal. Normals are drawn in pairs: a draw with no pending value takes the
+  // next two stream outputs, returns the pair's cosine half and keeps the sine half
+  // pending for the next normal draw.
   double Normal();
-  // out[i] = the i-th of n successive Normal() calls, bit for bit (same draws, same
-  // order, same IEEE operations per element), computed in blocks so that the series'
-  // divisions of many elements overlap: several times faster than a Normal() loop.
+  // out[i] = the i-th of n successive Normal() calls, bit for bit, computed in blocks.
   void Normals(double* out, int64_t n);
+  // Moves past n normals as n Normal() calls would, without computing the whole pairs.
+  void SkipNormals(int64_t n);
 
  private:
   uint64_t key_;
   uint64_t counter_ = 0;
+  bool has_pending_ = false;
+  double pending_ = 0;
 };
 
 }  // namespace av
