@@ -8,9 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/xxh3.h"
+#include "numerics/element_stream.h"
 #include "sweep/rng.h"
 #include "tensor/npy.h"
 #include "tensor/safetensors.h"
@@ -30,23 +33,36 @@ Status MakeDirs(const std::string& dir) {
   return Status::Ok();
 }
 
-// A file of the case folder: scratch that the next run deletes, so it is written in
+// A file of the case folder: scratch that the next run rewrites, so it is written in
 // place without fsync (an fsync per file was most of a small case's wall time: ~6 ms
-// each on ext4). A crash leaves a partial file nobody trusts: the inputs' sha256 is
-// checked before the reference reads them. Hashes what it writes when `sha` is given.
+// each on ext4) and without truncating first: the last run's file of the same case is
+// overwritten, then cut to the new length at Close (truncating 55 MB of cached pages
+// that were still being written back cost ~45 ms of the default MLA sweep; overwriting
+// them, 5 ms). A crash leaves a partial or mixed file nobody trusts: the inputs' digest
+// is checked before the reference reads them. Hashes what it writes when `digests` is
+// given.
+struct Digests {
+  Sha256Stream sha256;
+  Xxh3Stream xxh3;
+};
+
 class ScratchFile {
  public:
   static Result<ScratchFile> Create(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
     return ScratchFile(path, fd);
   }
-  ScratchFile(ScratchFile&& o) noexcept : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)) {}
+  ScratchFile(ScratchFile&& o) noexcept
+      : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), size_(o.size_) {}
   ~ScratchFile() {
     if (fd_ >= 0) ::close(fd_);
   }
-  Status Write(const void* data, size_t n, Sha256Stream* sha) {
-    if (sha != nullptr && n > 0) sha->Update(data, n);
+  Status Write(const void* data, size_t n, Digests* digests) {
+    if (digests != nullptr && n > 0) {
+      digests->sha256.Update(data, n);
+      digests->xxh3.Update(data, n);
+    }
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
       ssize_t w = ::write(fd_, p, n);
@@ -54,11 +70,41 @@ class ScratchFile {
       if (w <= 0) return IoError(path_ + ": write failed: " + std::strerror(errno));
       p += w;
       n -= static_cast<size_t>(w);
+      size_ += w;
     }
     return Status::Ok();
   }
+  // Appends the rest of the open file `in` (named `from`), copied inside the kernel.
+  Status CopyFrom(int in, const std::string& from) {
+    for (;;) {
+      ssize_t n = ::copy_file_range(in, nullptr, fd_, nullptr, size_t{1} << 30, 0);
+      if (n == 0) return Status::Ok();
+      if (n > 0) {
+        size_ += n;
+        continue;
+      }
+      if (errno == EINTR) continue;
+      if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) break;
+      return IoError(from + " -> " + path_ + ": copy failed: " + std::strerror(errno));
+    }
+    // A file system or kernel without copy_file_range: through a buffer.
+    std::vector<char> buf(size_t{1} << 20);
+    for (;;) {
+      ssize_t n = ::read(in, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return IoError(from + ": read failed: " + std::strerror(errno));
+      if (n == 0) return Status::Ok();
+      AV_RETURN_IF_ERROR(Write(buf.data(), static_cast<size_t>(n), nullptr));
+    }
+  }
+  // Cuts what an earlier, longer file left past the bytes written, and closes.
   Status Close() {
     int fd = std::exchange(fd_, -1);
+    if (::ftruncate(fd, size_) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return IoError(path_ + ": cannot set its length: " + std::strerror(err));
+    }
     if (::close(fd) != 0) return IoError(path_ + ": close failed: " + std::strerror(errno));
     return Status::Ok();
   }
@@ -67,6 +113,7 @@ class ScratchFile {
   ScratchFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   std::string path_;
   int fd_ = -1;
+  off_t size_ = 0;  // bytes written so far
 };
 
 Status WriteScratchFile(const std::string& path, std::string_view contents) {
@@ -100,28 +147,32 @@ Status ResetCaseDir(const std::string& dir, const std::string& out_dir) {
 }
 
 // Writes inputs.safetensors straight from the tensors (no whole-file copy in memory) and
-// returns its sha256, computed on the way.
-Result<std::string> WriteInputsFile(const std::string& path, const NamedTensors& tensors,
-                                    const std::map<std::string, std::string>& metadata) {
+// sets its sha256 and XXH3-128, computed on the way.
+Status WriteInputsFile(const std::string& path, const NamedTensors& tensors,
+                       const std::map<std::string, std::string>& metadata, WrittenCase* wc) {
   AV_ASSIGN_OR_RETURN(std::string header, SerializeSafetensorsHeader(tensors, metadata));
-  Sha256Stream sha;
+  Digests digests;
   AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(path));
-  AV_RETURN_IF_ERROR(f.Write(header.data(), header.size(), &sha));
+  AV_RETURN_IF_ERROR(f.Write(header.data(), header.size(), &digests));
   for (const auto& [name, t] : tensors) {
     if (t.numel() == 0) continue;
     const Tensor packed = t.is_contiguous() ? t : t.Contiguous();
-    AV_RETURN_IF_ERROR(f.Write(packed.data(), packed.nbytes(), &sha));
+    AV_RETURN_IF_ERROR(f.Write(packed.data(), packed.nbytes(), &digests));
   }
   AV_RETURN_IF_ERROR(f.Close());
-  return sha.HexDigest();
+  wc->inputs_sha256 = digests.sha256.HexDigest();
+  wc->inputs_xxh3 = digests.xxh3.HexDigest();
+  return Status::Ok();
 }
 
 bool AllNaN(const Tensor& t) {
   if (!IsFloatingPoint(t.dtype()) || t.numel() == 0) return false;
-  Tensor c = t.Contiguous();
-  const size_t es = c.element_size();
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    if (!std::isnan(LoadOneAsDouble(c.dtype(), c.data() + static_cast<size_t>(i) * es))) return false;
+  ElementStream s(t);
+  std::vector<double> x(4096);
+  for (int64_t n; (n = s.Next(x.data(), static_cast<int64_t>(x.size()))) > 0;) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!std::isnan(x[static_cast<size_t>(i)])) return false;
+    }
   }
   return true;
 }
@@ -166,13 +217,37 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   return j;
 }
 
-Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built) {
+namespace {
+
+// Copies `from` to `to` in the kernel (copy_file_range; no pass through user memory).
+Status CopyScratchFile(const std::string& from, const std::string& to) {
+  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return IoError(from + ": cannot open: " + std::strerror(errno));
+  Result<ScratchFile> out = ScratchFile::Create(to);
+  if (!out.ok()) {
+    ::close(in);
+    return out.status();
+  }
+  Status st = out->CopyFrom(in, from);
+  ::close(in);
+  AV_RETURN_IF_ERROR(st);
+  return out->Close();
+}
+
+Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
+                                   const WrittenCase* same_inputs) {
   WrittenCase wc;
   wc.dir = (fs::path(work_dir) / "cases" / spec.id).string();
   wc.out_dir = wc.dir + "/out";
   AV_RETURN_IF_ERROR(ResetCaseDir(wc.dir, wc.out_dir));
   wc.inputs_path = wc.dir + "/inputs.safetensors";
-  AV_ASSIGN_OR_RETURN(wc.inputs_sha256, WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values()));
+  if (same_inputs != nullptr) {
+    AV_RETURN_IF_ERROR(CopyScratchFile(same_inputs->inputs_path, wc.inputs_path));
+    wc.inputs_sha256 = same_inputs->inputs_sha256;
+    wc.inputs_xxh3 = same_inputs->inputs_xxh3;
+  } else {
+    AV_RETURN_IF_ERROR(WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values(), &wc));
+  }
   wc.layouts = built.layouts;
   wc.op_params = built.op_params;
   wc.outputs = built.outputs;
@@ -180,6 +255,17 @@ Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec,
   wc.case_json["inputs_sha256"] = wc.inputs_sha256;
   AV_RETURN_IF_ERROR(WriteScratchFile(wc.dir + "/case.json", wc.case_json.dump(2) + "\n"));
   return wc;
+}
+
+}  // namespace
+
+Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built) {
+  return WriteCaseFiles(work_dir, spec, built, nullptr);
+}
+
+Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
+                                          const WrittenCase& same_inputs) {
+  return WriteCaseFiles(work_dir, spec, built, &same_inputs);
 }
 
 Result<std::string> WriteCasesIndex(const std::string& work_dir, const std::vector<WrittenCase>& cases,

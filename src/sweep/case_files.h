@@ -24,7 +24,8 @@ struct WrittenCase {
   std::string dir;       // absolute work/cases/<id>
   std::string out_dir;   // dir + "/out", emptied before the candidate runs
   std::string inputs_path;
-  std::string inputs_sha256;
+  std::string inputs_sha256;  // recorded in the evidence
+  std::string inputs_xxh3;    // XXH3-128 of the same bytes: the fast check after the candidate ran
   std::vector<InputLayout> layouts;
   OpParams op_params;
   std::vector<ExpectedOutput> outputs;
@@ -36,6 +37,14 @@ nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std:
 
 // Writes the case folder (removing what an earlier run left, outputs included).
 Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built);
+// The same for a case whose inputs are byte for byte those of `same_inputs` (a num_splits
+// or rerun variant of that base case): its inputs.safetensors is copied in the kernel and
+// its sha256 taken over, not serialised and hashed again. The caller vouches that
+// same_inputs' file still holds the bytes its sha256 names (written and not yet handed
+// to a candidate, or checked since); the copy is checked after the candidate ran as
+// every case is.
+Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
+                                          const WrittenCase& same_inputs);
 
 // work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}; returns its path.
 Result<std::string> WriteCasesIndex(const std::string& work_dir, const std::vector<WrittenCase>& cases,

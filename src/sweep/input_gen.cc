@@ -39,6 +39,12 @@ inline uint16_t EncodeNormalFast(double v) {
   return static_cast<uint16_t>(((bits >> 63) << 15) | code);
 }
 
+// count copies of the kSize-byte code at dst (a constant-size copy the compiler inlines).
+template <size_t kSize>
+void FillCode(std::byte* dst, int64_t count, const std::byte* code) {
+  for (int64_t i = 0; i < count; ++i) std::memcpy(dst + static_cast<size_t>(i) * kSize, code, kSize);
+}
+
 uint16_t GeneralBf16(double v) { return DoubleToBFloat16(v); }
 uint16_t GeneralHalf(double v) { return DoubleToHalf(v); }
 
@@ -91,12 +97,24 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
   const bool near_tie = !values.near_tie_base.empty();
   if (near_tie) CHECK(static_cast<int64_t>(values.near_tie_base.size()) >= last);
 
-  // ~32 KiB of doubles per chunk: the draws and the row buffer stay in L1/L2.
-  const int64_t chunk_rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(stored_last, 1));
-  std::vector<double> z(static_cast<size_t>(chunk_rows * last));
-  std::vector<double> row_values(static_cast<size_t>(chunk_rows * stored_last), kNaN);
-  std::byte* out = t.mutable_data();
+  // NaN's code in the dtype, stored straight into masked rows and the row padding.
   const size_t es = DTypeSize(dtype);
+  std::byte nan_code[8];
+  StoreFromDouble(dtype, kNaN, nan_code);
+  auto fill_nan = [&](std::byte* dst, int64_t count) {
+    switch (es) {
+      case 1: return FillCode<1>(dst, count, nan_code);
+      case 2: return FillCode<2>(dst, count, nan_code);
+      case 4: return FillCode<4>(dst, count, nan_code);
+      default: return FillCode<8>(dst, count, nan_code);
+    }
+  };
+
+  // ~32 KiB of doubles per chunk: the draws and the row values stay in L1/L2.
+  const int64_t chunk_rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(last, 1));
+  std::vector<double> z(static_cast<size_t>(chunk_rows * last));
+  std::vector<double> row(static_cast<size_t>(last));
+  std::byte* out = t.mutable_data();
   std::vector<char> valid(static_cast<size_t>(chunk_rows));
   for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
     const int64_t count = std::min(chunk_rows, rows - r0);
@@ -114,18 +132,20 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
       j = k;
     }
     for (int64_t j = 0; j < count; ++j) {
-      const double* zr = z.data() + j * last;
-      double* vr = row_values.data() + j * stored_last;
+      std::byte* dst = out + static_cast<size_t>((r0 + j) * stored_last) * es;
       if (!valid[static_cast<size_t>(j)]) {
-        std::fill(vr, vr + last, kNaN);
-      } else if (near_tie) {
-        for (int64_t c = 0; c < last; ++c) vr[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
-      } else {
-        for (int64_t c = 0; c < last; ++c) vr[c] = values.mul * zr[c];
+        fill_nan(dst, stored_last);
+        continue;
       }
-      // Columns [last, stored_last) stay NaN: the row padding.
+      const double* zr = z.data() + j * last;
+      if (near_tie) {
+        for (int64_t c = 0; c < last; ++c) row[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
+      } else {
+        for (int64_t c = 0; c < last; ++c) row[c] = values.mul * zr[c];
+      }
+      StoreDoubles(dtype, row.data(), last, dst);
+      fill_nan(dst + static_cast<size_t>(last) * es, stored_last - last);  // the row padding
     }
-    StoreDoubles(dtype, row_values.data(), count * stored_last, out + static_cast<size_t>(r0 * stored_last) * es);
   }
   return t;
 }

@@ -12,6 +12,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/xxh3.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
 #include "sweep/input_gen.h"
@@ -138,7 +139,32 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, *want);
   EXPECT_EQ(wc->inputs_sha256, Sha256Hex(*want));
+  EXPECT_EQ(wc->inputs_xxh3, Xxh3Hex(*want));
   EXPECT_EQ(wc->case_json["inputs_sha256"], wc->inputs_sha256);
+
+  // The next run overwrites the same case's files in place: a smaller case leaves no
+  // stale tail, and a variant with the same inputs copies them, digests included.
+  CaseSpec small = c;
+  small.params = {{"b", 1}, {"s_k", 5}, {"h_q", 1}, {"d", 16}, {"dv", 8}, {"page_size", 16}};
+  auto built_small = BuildCase(small);
+  ASSERT_TRUE(built_small.ok()) << built_small.status().message();
+  auto wc_small = WriteCase(dir.path(), small, *built_small);
+  ASSERT_TRUE(wc_small.ok()) << wc_small.status().message();
+  auto want_small = SerializeSafetensors(built_small->file_tensors, built_small->op_params.values());
+  ASSERT_TRUE(want_small.ok());
+  ASSERT_LT(want_small->size(), want->size());
+  EXPECT_EQ(*ReadFileToString(wc_small->inputs_path), *want_small);
+  EXPECT_EQ(wc_small->inputs_sha256, Sha256Hex(*want_small));
+  CaseSpec rerun = small;
+  rerun.id = "t.case.rerun=1";
+  rerun.kind = VariantKind::kRerun;
+  auto copied = WriteCaseWithInputsOf(dir.path(), rerun, *built_small, *wc_small);
+  ASSERT_TRUE(copied.ok()) << copied.status().message();
+  EXPECT_NE(copied->inputs_path, wc_small->inputs_path);
+  EXPECT_EQ(*ReadFileToString(copied->inputs_path), *want_small);
+  EXPECT_EQ(copied->inputs_sha256, wc_small->inputs_sha256);
+  EXPECT_EQ(copied->inputs_xxh3, wc_small->inputs_xxh3);
+  EXPECT_EQ(copied->case_json["id"], "t.case.rerun=1");
 }
 
 }  // namespace

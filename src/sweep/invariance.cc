@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "numerics/element_stream.h"
 #include "sweep/op_schema.h"
 #include "sweep/rng.h"
 
@@ -70,6 +71,14 @@ double Eps(DType dtype) {
     default:
       return 0;
   }
+}
+
+constexpr int64_t kDiffChunk = 4096;
+
+// Byte equality of two same-shape, same-dtype tensors whatever their strides.
+bool BytesEqual(const Tensor& a, const Tensor& b) {
+  const Tensor ca = a.Contiguous(), cb = b.Contiguous();
+  return std::memcmp(ca.data(), cb.data(), ca.nbytes()) == 0;
 }
 
 }  // namespace
@@ -205,18 +214,21 @@ Result<std::vector<OutputDiff>> DiffOutputs(const NamedTensors& base, const Name
     if (b->shape() != a.shape()) return InvalidInput("output " + name + " changed shape");
     OutputDiff d;
     d.name = name;
-    Tensor ca = a.Contiguous(), cb = b->Contiguous();
-    d.bitwise_equal = ca.dtype() == cb.dtype() && ca.nbytes() == cb.nbytes() &&
-                      std::memcmp(ca.data(), cb.data(), ca.nbytes()) == 0;
-    const size_t ea = ca.element_size(), eb = cb.element_size();
-    for (int64_t i = 0; i < ca.numel(); ++i) {
-      double x = LoadOneAsDouble(ca.dtype(), ca.data() + static_cast<size_t>(i) * ea);
-      double y = LoadOneAsDouble(cb.dtype(), cb.data() + static_cast<size_t>(i) * eb);
-      if (std::isfinite(x) && std::isfinite(y)) {
-        d.max_abs_diff = std::max(d.max_abs_diff, std::fabs(x - y));
-        d.max_abs = std::max(d.max_abs, std::fabs(x));
-      } else if (!(std::isnan(x) && std::isnan(y)) && !(x == y)) {
-        ++d.nonfinite_mismatches;
+    d.bitwise_equal = a.dtype() == b->dtype() && (a.is_contiguous() && b->is_contiguous()
+                                                       ? std::memcmp(a.data(), b->data(), a.nbytes()) == 0
+                                                       : BytesEqual(a, *b));
+    ElementStream sa(a), sb(*b);
+    std::vector<double> xs(kDiffChunk), ys(kDiffChunk);
+    for (int64_t n; (n = sa.Fill(xs.data(), kDiffChunk)) > 0;) {
+      sb.Fill(ys.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double x = xs[static_cast<size_t>(i)], y = ys[static_cast<size_t>(i)];
+        if (std::isfinite(x) && std::isfinite(y)) {
+          d.max_abs_diff = std::max(d.max_abs_diff, std::fabs(x - y));
+          d.max_abs = std::max(d.max_abs, std::fabs(x));
+        } else if (!(std::isnan(x) && std::isnan(y)) && !(x == y)) {
+          ++d.nonfinite_mismatches;
+        }
       }
     }
     d.bound = RoundingBound(a.dtype(), d.max_abs);

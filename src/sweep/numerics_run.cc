@@ -11,6 +11,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/xxh3.h"
 #include "numerics/heatmap_svg.h"
 #include "reference/ref_ops.h"
 #include "sweep/invariance.h"
@@ -58,7 +59,7 @@ std::string ImplName(ImplKind k) {
 class Sweep {
  public:
   Sweep(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run)
-      : o_(o), tol_(tol), run_(run), written_(run->cases.size()) {}
+      : o_(o), tol_(tol), run_(run), written_(run->cases.size()), intact_(run->cases.size(), false) {}
 
   Status first_error() const { return first_error_; }
 
@@ -72,10 +73,12 @@ class Sweep {
     if (first_error_.ok()) first_error_ = st;
   }
 
-  // Builds and writes case i. `base` caches the group's unvaried inputs: variants on the
-  // base case's inputs reuse them (a permutation rewrites a copy) instead of
-  // generating them again; seed variants build their own.
-  bool Prepare(size_t i, std::optional<BuiltCase>* base) {
+  // Builds and writes case i of the group whose base case is `base_index`. `base` caches
+  // the group's unvaried inputs: variants on the base case's inputs reuse them (a
+  // permutation rewrites a copy) instead of generating them again; seed variants build
+  // their own. A variant whose inputs are the base's bytes (num_splits, rerun) copies the
+  // base's file while that file is known intact.
+  bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base) {
     CaseResult& r = run_->cases[i];
     auto t0 = Clock::now();
     Result<BuiltCase> built = InvalidInput("not built");
@@ -107,7 +110,11 @@ class Sweep {
                                   (r.spec.id + "." + e.name + ".svg"),
                               ec);
     }
-    Result<WrittenCase> wc = WriteCase(o_.config.work_dir, r.spec, *built);
+    const bool same_bytes = r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
+    const std::optional<WrittenCase>& base_files = written_[base_index];
+    Result<WrittenCase> wc = same_bytes && base_files.has_value() && intact_[base_index]
+                                 ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
+                                 : WriteCase(o_.config.work_dir, r.spec, *built);
     if (!wc.ok()) {
       RecordError(wc.status());
       return false;
@@ -115,6 +122,7 @@ class Sweep {
     r.inputs_sha256 = wc->inputs_sha256;
     r.case_dir = wc->dir;
     written_[i] = std::move(*wc);
+    intact_[i] = true;  // no candidate has seen it yet
     r.generate_ms = MsSince(t0);
     return true;
   }
@@ -134,6 +142,7 @@ class Sweep {
   bool ApplyRun(size_t i, const Result<ProcessResult>& pr, double ms) {
     CaseResult& r = run_->cases[i];
     r.candidate_ms = ms;
+    intact_[i] = false;  // until Finish has checked it
     if (!pr.ok()) {
       r.candidate_status = "did not start";
       Fail(r, "candidate could not be started: " + pr.status().message());
@@ -154,14 +163,17 @@ class Sweep {
     const WrittenCase& wc = *written_[i];
     const bool is_base = r.spec.kind == VariantKind::kBase;
     // The inputs must come back as written: a candidate that writes into them could
-    // otherwise change what the reference computes.
-    Result<std::string> now = Sha256File(wc.inputs_path);
-    if (!now.ok() || *now != wc.inputs_sha256) {
+    // otherwise change what the reference computes. XXH3 checks it; the message names
+    // the sha256 the evidence records.
+    Result<std::string> now = Xxh3File(wc.inputs_path);
+    if (!now.ok() || *now != wc.inputs_xxh3) {
+      Result<std::string> sha = now.ok() ? Sha256File(wc.inputs_path) : now.status();
       Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) + " -> " +
-                  (now.ok() ? now->substr(0, 12) : now.status().message()) + ")");
+                  (sha.ok() ? sha->substr(0, 12) : sha.status().message()) + ")");
       g.Missing(r.spec);
       return;
     }
+    intact_[i] = true;
     Result<CandidateOutputs> outs = ReadCandidateOutputs(wc);
     if (!outs.ok()) {
       Fail(r, outs.status().message());
@@ -316,6 +328,10 @@ class Sweep {
   const TolerancesConfig& tol_;
   NumericsRun* run_;
   std::vector<std::optional<WrittenCase>> written_;
+  // Whether case i's inputs.safetensors is known to hold the bytes written: from its
+  // write until a candidate runs on it, and again once Finish has checked its sha256.
+  // Each entry is touched only by the thread that runs the case's group.
+  std::vector<char> intact_;
   std::mutex mu_;
   Status first_error_;
   int64_t done_ = 0;
@@ -471,7 +487,7 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       std::optional<BuiltCase> base;
       for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
         auto t = Clock::now();
-        if (sweep.Prepare(i, &base)) {
+        if (sweep.Prepare(i, groups[gi].first, &base)) {
           const CaseResult& r = run.cases[i];
           std::string out_dir = r.case_dir + "/out";
           auto tc = Clock::now();
@@ -489,7 +505,7 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       std::optional<BuiltCase> base;
       for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
         auto t = Clock::now();
-        sweep.Prepare(i, &base);
+        sweep.Prepare(i, groups[gi].first, &base);
         prep_ms[i] = MsSince(t);
       }
     });

@@ -248,6 +248,35 @@ TEST_F(CandidateProtocolTest, TimeoutAndModifiedInputsFail) {
   EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[1].reason;
 }
 
+// Rerun variants copy the base case's inputs file, but only while it is known intact:
+// a candidate that scribbles on the base's inputs fails the base case, and the variants
+// still get (and pass on) the true bytes.
+TEST_F(CandidateProtocolTest, VariantsNeverCopyInputsACandidateChanged) {
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
+      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
+       "invariance": {"reruns": 2}}]})").ok());
+  NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
+  int call = 0;
+  FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
+    WriteGemm(req.argv[1], [](Tensor&) {});
+    if (call++ == 0) {
+      EXPECT_TRUE(WriteFileAtomically(req.argv[1] + "/inputs.safetensors", "tampered").ok());
+    }
+    return MakeExitedResult(0, "", "");
+  });
+  o.runner = &runner;
+  auto run = RunNumericsSweep(o);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->cases.size(), 3u);
+  EXPECT_EQ(run->cases[0].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[0].reason;
+  for (size_t i = 1; i < 3; ++i) {
+    const CaseResult& c = run->cases[i];
+    EXPECT_EQ(c.verdict, "pass") << c.spec.id << ": " << c.reason;
+    EXPECT_EQ(c.inputs_sha256, run->cases[0].inputs_sha256);
+    EXPECT_EQ(*Sha256File(c.case_dir + "/inputs.safetensors"), c.inputs_sha256) << c.spec.id;
+  }
+}
+
 // The real binary, the real numpy candidate, a small sweep: all pass; the planted
 // top-left causal bug fails exactly the causal cases with s_q != s_k.
 TEST(NumericsEndToEndTest, NumpyCandidatePassesAndTopLeftCausalMutantFails) {

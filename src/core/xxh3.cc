@@ -1,0 +1,74 @@
+#include "core/xxh3.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/check.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace av {
+namespace {
+
+std::string Hex(XXH128_hash_t h) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, h);
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(2 * sizeof(c.digest), '0');
+  for (size_t i = 0; i < sizeof(c.digest); ++i) {
+    out[2 * i] = kHex[c.digest[i] >> 4];
+    out[2 * i + 1] = kHex[c.digest[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Xxh3Stream::State {
+  State() : s(XXH3_createState()) {
+    CHECK(s != nullptr) << "XXH3_createState failed";
+    XXH3_128bits_reset(s);
+  }
+  ~State() { XXH3_freeState(s); }
+  XXH3_state_t* s;
+};
+
+Xxh3Stream::Xxh3Stream() : state_(std::make_unique<State>()) {}
+Xxh3Stream::~Xxh3Stream() = default;
+
+void Xxh3Stream::Update(const void* data, size_t n) { XXH3_128bits_update(state_->s, data, n); }
+
+std::string Xxh3Stream::HexDigest() const { return Hex(XXH3_128bits_digest(state_->s)); }
+
+std::string Xxh3Hex(std::string_view bytes) { return Hex(XXH3_128bits(bytes.data(), bytes.size())); }
+
+Result<std::string> Xxh3File(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return NotFound(path + ": no such file");
+    return IoError(path + ": " + std::strerror(err));
+  }
+  Xxh3Stream stream;
+  std::vector<char> buf(size_t{1} << 20);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return IoError(path + ": read error: " + std::strerror(err));
+    }
+    if (n == 0) break;
+    stream.Update(buf.data(), static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return stream.HexDigest();
+}
+
+}  // namespace av
