@@ -31,7 +31,8 @@ Tensor F64Array::ToTensor(DType dtype) const {
 F64Array LoadF64(const Tensor& tensor) {
   F64Array a = F64Array::Zeros(tensor.shape());
   if (a.data.empty()) return a;
-  Tensor c = tensor.Contiguous();
+  // A contiguous tensor (a mapped input file) is read in place; others are packed first.
+  const Tensor c = tensor.is_contiguous() ? tensor : tensor.Contiguous();
   LoadAsDouble(c.dtype(), c.data(), static_cast<int64_t>(c.element_size()), c.numel(),
                a.data.data());
   return a;

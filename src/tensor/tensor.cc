@@ -230,11 +230,34 @@ Tensor Tensor::Contiguous() const {
   Tensor out = Zeros(dtype_, shape_);
   const size_t elem = element_size();
   std::byte* dst = out.mutable_data();
-  std::vector<int64_t> index(shape_.size(), 0);
-  for (int64_t i = 0; i < numel_; ++i) {
-    std::memcpy(dst + static_cast<size_t>(i) * elem, base_ + ByteOffset(index), elem);
-    for (size_t d = shape_.size(); d-- > 0;) {
+  if (numel_ == 0) return out;
+  if (is_contiguous()) {  // read-only memory (a mapped file): one copy
+    std::memcpy(dst, base_, nbytes());
+    return out;
+  }
+  // Row by row over the last dimension: one memcpy per row when its elements are
+  // adjacent, else element by element; the row's start advances like an odometer.
+  const size_t nd = shape_.size();
+  const int64_t row_len = shape_.back();
+  const int64_t last_stride = strides_.back();
+  const int64_t rows = numel_ / row_len;
+  std::vector<int64_t> index(nd - 1, 0);
+  int64_t offset = 0;  // elements from base_ to the row's first element
+  for (int64_t r = 0; r < rows; ++r) {
+    std::byte* row_dst = dst + static_cast<size_t>(r * row_len) * elem;
+    const std::byte* row_src = base_ + offset * static_cast<int64_t>(elem);
+    if (last_stride == 1) {
+      std::memcpy(row_dst, row_src, static_cast<size_t>(row_len) * elem);
+    } else {
+      for (int64_t c = 0; c < row_len; ++c) {
+        std::memcpy(row_dst + static_cast<size_t>(c) * elem, row_src + c * last_stride * static_cast<int64_t>(elem),
+                    elem);
+      }
+    }
+    for (size_t d = nd - 1; d-- > 0;) {
+      offset += strides_[d];
       if (++index[d] < shape_[d]) break;
+      offset -= strides_[d] * shape_[d];
       index[d] = 0;
     }
   }

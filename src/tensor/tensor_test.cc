@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/file.h"
+#include "testing/test_util.h"
+
 namespace av {
 namespace {
 
@@ -70,6 +73,37 @@ TEST(TensorTest, PermuteAndContiguousCopy) {
   for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(c.GetDouble(c.Unravel(i)), expected[i]);
   std::vector<int> bad{0, 0};
   EXPECT_FALSE(t.Permute(bad).ok());
+}
+
+// Contiguous() of every kind of view, on writable and on read-only memory (a mapped
+// file takes the copy paths: one memcpy, a memcpy per row, or element by element).
+TEST(TensorTest, ContiguousOfEveryViewEqualsItsElements) {
+  testing::TempDir dir;
+  const Tensor src = Iota(DType::kF32, {3, 4, 5});
+  ASSERT_TRUE(WriteFileAtomically(dir.File("t.bin"), std::string(reinterpret_cast<const char*>(src.data()), src.nbytes()))
+                  .ok());
+  auto mapped = MappedFile::Open(dir.File("t.bin"));
+  ASSERT_TRUE(mapped.ok());
+  auto ro = Tensor::FromBuffer(*mapped, 0, DType::kF32, {3, 4, 5});
+  ASSERT_TRUE(ro.ok()) << ro.status().message();
+  for (const Tensor& base : {src, *ro}) {
+    std::vector<Tensor> views = {base};
+    std::vector<int> perm{2, 0, 1};
+    views.push_back(*base.Permute(perm));            // last stride 4*5: element by element
+    views.push_back(*base.Slice(2, 1, 4));           // rows of 3 of 5: a memcpy per row
+    views.push_back(*base.Slice(1, 1, 3));           // a middle dimension cut
+    views.push_back(*base.Slice(0, 2, 3));           // one batch: contiguous, offset
+    views.push_back(*base.Slice(2, 0, 5, 2));        // stepped last dimension
+    views.push_back(*(*base.Slice(0, 0, 3, 2)).Slice(2, 1, 5));  // both
+    for (const Tensor& v : views) {
+      const Tensor c = v.Contiguous();
+      ASSERT_TRUE(c.is_contiguous());
+      ASSERT_EQ(c.shape(), v.shape());
+      for (int64_t i = 0; i < v.numel(); ++i) {
+        ASSERT_EQ(c.GetDouble(c.Unravel(i)), v.GetDouble(v.Unravel(i))) << ShapeToString(v.shape()) << " element " << i;
+      }
+    }
+  }
 }
 
 TEST(TensorTest, ReshapeNeedsContiguousAndSameCount) {
