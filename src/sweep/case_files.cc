@@ -284,10 +284,9 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
   std::string st_path = wc.out_dir + "/outputs.safetensors";
   std::error_code ec;
   if (fs::exists(st_path, ec)) {
-    AV_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(st_path));
-    out.sha256 = Sha256Hex(bytes);
-    std::shared_ptr<const Buffer> buffer = CopyToBuffer(bytes);
-    Result<SafetensorsFile> file = ParseSafetensors(buffer, "outputs.safetensors");
+    AV_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapped, MappedFile::Open(st_path));
+    out.sha256 = Sha256Hex(mapped->view());
+    Result<SafetensorsFile> file = ParseSafetensors(mapped, "outputs.safetensors");
     if (!file.ok()) return InvalidInput("unreadable output: " + file.status().message());
     out.metadata = file->metadata;
     out.source = "outputs.safetensors";
@@ -308,10 +307,9 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
       if (!fs::exists(path, ec)) {
         return InvalidInput("no output: the candidate wrote neither out/outputs.safetensors nor out/" + e.name + ".npy");
       }
-      AV_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-      joined += Sha256Hex(bytes);
-      std::shared_ptr<const Buffer> buffer = CopyToBuffer(bytes);
-      Result<Tensor> t = ParseNpy(buffer, e.name + ".npy");
+      AV_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapped, MappedFile::Open(path));
+      joined += Sha256Hex(mapped->view());
+      Result<Tensor> t = ParseNpy(mapped, e.name + ".npy");
       if (!t.ok()) return InvalidInput("unreadable output: " + t.status().message());
       out.tensors.emplace_back(e.name, *t);
       out.source += (out.source.empty() ? "" : ", ") + e.name + ".npy";

@@ -57,6 +57,10 @@ struct OutputDiff {
   double bound = 0;                  // RoundingBound(dtype, max_abs)
 };
 
+// Whether two runs' outputs are the same tensors byte for byte: the same names, dtypes,
+// shapes and element bytes (strides aside).
+bool SameOutputBytes(const NamedTensors& a, const NamedTensors& b);
+
 // Element-wise comparison of two runs of the same case (outputs matched by name).
 Result<std::vector<OutputDiff>> DiffOutputs(const NamedTensors& base, const NamedTensors& variant);
 

@@ -232,6 +232,19 @@ TEST_F(InvarianceEndToEndTest, CorrectCandidatePassesEveryCheck) {
     if (c["variant"] == "num_splits=4") {
       EXPECT_EQ(c["candidate"]["metadata"]["num_splits"], "4");
     }
+    // A rerun's outputs are the base run's bytes: it takes over the base's comparison,
+    // metrics and all; the base case compares itself.
+    if (c["variant"] == "rerun=1") {
+      EXPECT_EQ(c["compare_from"], c["group"]);
+      for (const json& base : doc["cases"]) {
+        if (base["id"] == c["group"]) {
+          EXPECT_EQ(c["outputs"], base["outputs"]);
+        }
+      }
+    }
+    if (c["variant"] == "base") {
+      EXPECT_TRUE(c["compare_from"].is_null());
+    }
   }
 }
 
@@ -241,11 +254,22 @@ TEST_F(InvarianceEndToEndTest, PlantedBugsAreCaughtByTheRightCheck) {
   EXPECT_EQ(Verdicts(nd)["determinism"], "fail");
   EXPECT_EQ(Verdicts(nd)["num_splits"], "pass")
       << "noise of a few float32 ulps is within the rounding bound";
+  // Outputs that differ from the base run's are compared with the reference themselves.
+  for (const json& c : nd["cases"]) {
+    if (c["variant"] == "rerun=1") {
+      EXPECT_TRUE(c["compare_from"].is_null()) << c["id"];
+      EXPECT_GT(c["outputs"][0]["compare"]["metrics"]["compared"].get<int>(), 0);
+    }
+  }
   EXPECT_EQ(Verdicts(Run("seed_blind"))["seed_dependence"], "flagged");
   // The causal mask written for s_q = 1: the hint names the rows.
   json cm = Run("causal_s_q");
   bool named = false;
   for (const json& c : cm["cases"]) {
+    // A failing base case's comparison is never taken over.
+    if (c["group"] == "mla.s_q=3.bf16.s0") {
+      EXPECT_TRUE(c["compare_from"].is_null()) << c["id"];
+    }
     if (c["id"] != "mla.s_q=3.bf16.s0") continue;
     ASSERT_TRUE(c.contains("localisation")) << c.dump(1);
     for (const json& h : c["localisation"]["hints"]) {
@@ -287,6 +311,18 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   for (const char* k : {"cases_total", "cases_run", "passed", "failed", "invariance"}) {
     EXPECT_EQ(merged["summary"][k], whole["summary"][k]) << k;
   }
+  // Time is summed over the shards' cases; each part is within the total.
+  const json& time = merged["summary"]["time_ms"];
+  EXPECT_NEAR(time["total"].get<double>(),
+              s0["summary"]["time_ms"]["total"].get<double>() + s1["summary"]["time_ms"]["total"].get<double>(), 1e-6);
+  double parts = time["other"].get<double>();
+  for (const char* k : {"generate", "candidate", "reference", "compare", "check"}) {
+    EXPECT_GT(time[k].get<double>(), 0) << k;
+    parts += time[k].get<double>();
+  }
+  EXPECT_NEAR(parts, time["total"].get<double>(), 1e-6 * time["total"].get<double>());
+  EXPECT_GT(time["overhead_fraction"].get<double>(), 0);
+  EXPECT_LT(time["overhead_fraction"].get<double>(), 1);
   EXPECT_EQ(merged["verdict"], whole["verdict"]);
   EXPECT_NE(ReadFileToString(dir_.File("merged.xml"))->find("<failure"), std::string::npos);
   // A missing shard is an error (exit 2) unless allowed.

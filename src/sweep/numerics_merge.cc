@@ -140,7 +140,7 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
   doc["summary"] =
       json{{"cases_total", total},      {"cases_run", cases.size()}, {"passed", passed},
            {"failed", failed},          {"wall_ms", wall_max},       {"wall_ms_sum", wall_sum},
-           {"invariance", json(counts)}};
+           {"time_ms", NumericsTimeSummary(json(cases))}, {"invariance", json(counts)}};
   doc["verdict"] = failed == 0 && missing.empty() ? "pass" : "fail";
   doc["cases"] = cases;
   doc["invariance"] = invariance;

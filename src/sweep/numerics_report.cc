@@ -73,8 +73,9 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
         {"candidate", {{"status", c.candidate_status}, {"metadata", json(c.candidate_metadata)}, {"stderr_tail", c.stderr_tail}}},
         {"durations_ms",
          {{"generate", c.generate_ms}, {"candidate", c.candidate_ms}, {"reference", c.reference_ms},
-          {"compare", c.compare_ms}, {"total", c.total_ms}}},
+          {"compare", c.compare_ms}, {"check", c.check_ms}, {"total", c.total_ms}}},
         {"case_dir", c.case_dir},
+        {"compare_from", c.compare_from.empty() ? json(nullptr) : json(c.compare_from)},
     });
     if (!c.hints.empty() || !c.worst.empty() || !c.heatmaps.empty()) {
       json worst = json::array();
@@ -111,7 +112,8 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
       {"filter", run.filter},
       {"summary",
        {{"cases_total", run.total_cases}, {"cases_run", run.cases.size()}, {"passed", run.passed()},
-        {"failed", run.failed()}, {"wall_ms", run.wall_ms}, {"invariance", json(counts)}}},
+        {"failed", run.failed()}, {"wall_ms", run.wall_ms}, {"time_ms", NumericsTimeSummary(cases)},
+        {"invariance", json(counts)}}},
       {"verdict", run.failed() == 0 ? "pass" : "fail"},
       {"prepare", run.prepare_command.empty() ? json(nullptr)
                                               : json{{"command", run.prepare_command}, {"status", run.prepare_status},
@@ -119,6 +121,29 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
       {"cases", cases},
       {"invariance", invariance},
   };
+}
+
+json NumericsTimeSummary(const json& cases) {
+  static const char* const kParts[] = {"generate", "candidate", "reference", "compare", "check"};
+  std::map<std::string, double> sum;
+  double total = 0;
+  for (const json& c : cases) {
+    const json d = c.value("durations_ms", json::object());
+    for (const char* k : kParts) sum[k] += d.value(k, 0.0);
+    total += d.value("total", 0.0);
+  }
+  double named = 0;
+  json out = json::object();
+  for (const char* k : kParts) {
+    out[k] = sum[k];
+    named += sum[k];
+  }
+  const double other = std::max(0.0, total - named);
+  out["other"] = other;
+  out["total"] = total;
+  const double own = sum["generate"] + sum["compare"] + sum["check"] + other;
+  out["overhead_fraction"] = total > 0 ? own / total : 0.0;
+  return out;
 }
 
 std::string NumericsRunToJUnit(const NumericsRun& run) {
@@ -200,6 +225,20 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
   std::snprintf(buf, sizeof buf, "%-28s %7zu %7lld %7lld %10.2f (wall)\n", "total", run.cases.size(),
                 static_cast<long long>(run.passed()), static_cast<long long>(run.failed()), run.wall_ms / 1000);
   out += buf;
+  double t[6] = {};  // generate, candidate, reference, compare, check, total
+  for (const CaseResult& c : run.cases) {
+    const double parts[6] = {c.generate_ms, c.candidate_ms, c.reference_ms, c.compare_ms, c.check_ms, c.total_ms};
+    for (int k = 0; k < 6; ++k) t[k] += parts[k];
+  }
+  if (t[5] > 0) {
+    const double own = t[5] - t[1] - t[2];
+    std::snprintf(buf, sizeof buf,
+                  "time: candidate %.2f s, reference %.2f s, attnverify %.2f s = %.1f%% (inputs %.2f, checks %.2f, "
+                  "compare %.2f, other %.2f)\n",
+                  t[1] / 1000, t[2] / 1000, own / 1000, 100 * own / t[5], t[0] / 1000, t[4] / 1000, t[3] / 1000,
+                  std::max(0.0, own - t[0] - t[3] - t[4]) / 1000);
+    out += buf;
+  }
   std::map<std::string, std::map<std::string, int>> inv;
   for (const InvarianceCheckResult& r : run.invariance) ++inv[r.check][r.verdict];
   for (const auto& [check, verdicts] : inv) {

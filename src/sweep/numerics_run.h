@@ -44,12 +44,19 @@ struct CaseResult {
   std::string candidate_status;  // "exit 0", "timed out after 10 s", ...
   std::string stderr_tail;       // of a failed candidate run
   std::string case_dir;
+  // Set when the outputs are the group's base case's bytes and its passing comparison
+  // was taken over (the base case's id); empty when this case was compared itself.
+  std::string compare_from;
   // Failing outputs: hints and worst elements (numerics/localise.h), and the heatmaps
   // written, relative to the package folder.
   std::vector<std::string> hints;
   std::vector<LocatedElement> worst;
   std::vector<std::string> heatmaps;
-  double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, total_ms = 0;
+  // Wall times: building and writing the case (generate); the candidate's run (or its
+  // share of one run over all cases); the reference; comparing outputs with it; checking
+  // after the run (the inputs' digest, reading the outputs, invariance diffs); and the
+  // case's whole time, which holds all of these and the bookkeeping between them.
+  double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, check_ms = 0, total_ms = 0;
 };
 
 // One invariance check of one group (numerics.json "invariance").
