@@ -74,29 +74,6 @@ class ScratchFile {
     }
     return Status::Ok();
   }
-  // Appends the rest of the open file `in` (named `from`), copied inside the kernel.
-  Status CopyFrom(int in, const std::string& from) {
-    for (;;) {
-      ssize_t n = ::copy_file_range(in, nullptr, fd_, nullptr, size_t{1} << 30, 0);
-      if (n == 0) return Status::Ok();
-      if (n > 0) {
-        size_ += n;
-        continue;
-      }
-      if (errno == EINTR) continue;
-      if (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) break;
-      return IoError(from + " -> " + path_ + ": copy failed: " + std::strerror(errno));
-    }
-    // A file system or kernel without copy_file_range: through a buffer.
-    std::vector<char> buf(size_t{1} << 20);
-    for (;;) {
-      ssize_t n = ::read(in, buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return IoError(from + ": read failed: " + std::strerror(errno));
-      if (n == 0) return Status::Ok();
-      AV_RETURN_IF_ERROR(Write(buf.data(), static_cast<size_t>(n), nullptr));
-    }
-  }
   // Cuts what an earlier, longer file left past the bytes written, and closes.
   Status Close() {
     int fd = std::exchange(fd_, -1);
@@ -219,19 +196,18 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
 
 namespace {
 
-// Copies `from` to `to` in the kernel (copy_file_range; no pass through user memory).
-Status CopyScratchFile(const std::string& from, const std::string& to) {
-  int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return IoError(from + ": cannot open: " + std::strerror(errno));
-  Result<ScratchFile> out = ScratchFile::Create(to);
-  if (!out.ok()) {
-    ::close(in);
-    return out.status();
+// Makes `path` a symbolic link to the base case's inputs file, relative so that the work
+// folder may move: ../<base id>/inputs.safetensors.
+Status LinkToInputsOf(const WrittenCase& base, const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return IoError(path + ": cannot remove: " + std::strerror(errno));
   }
-  Status st = out->CopyFrom(in, from);
-  ::close(in);
-  AV_RETURN_IF_ERROR(st);
-  return out->Close();
+  const fs::path p(base.inputs_path);
+  const std::string target = (fs::path("..") / p.parent_path().filename() / p.filename()).string();
+  if (::symlink(target.c_str(), path.c_str()) != 0) {
+    return IoError(path + ": cannot link to " + target + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
@@ -242,7 +218,7 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
   AV_RETURN_IF_ERROR(ResetCaseDir(wc.dir, wc.out_dir));
   wc.inputs_path = wc.dir + "/inputs.safetensors";
   if (same_inputs != nullptr) {
-    AV_RETURN_IF_ERROR(CopyScratchFile(same_inputs->inputs_path, wc.inputs_path));
+    AV_RETURN_IF_ERROR(LinkToInputsOf(*same_inputs, wc.inputs_path));
     wc.inputs_sha256 = same_inputs->inputs_sha256;
     wc.inputs_xxh3 = same_inputs->inputs_xxh3;
   } else {

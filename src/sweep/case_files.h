@@ -37,12 +37,12 @@ nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std:
 
 // Writes the case folder (removing what an earlier run left, outputs included).
 Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built);
-// The same for a case whose inputs are byte for byte those of `same_inputs` (a num_splits
-// or rerun variant of that base case): its inputs.safetensors is copied in the kernel and
-// its sha256 taken over, not serialised and hashed again. The caller vouches that
-// same_inputs' file still holds the bytes its sha256 names (written and not yet handed
-// to a candidate, or checked since); the copy is checked after the candidate ran as
-// every case is.
+// The same for a case whose inputs are byte for byte those of `same_inputs`, a case of
+// the same work folder (a num_splits or rerun variant of that base case): its
+// inputs.safetensors is a symbolic link to ../<base id>/inputs.safetensors, and the
+// base's digests are its own. The caller vouches that same_inputs' file still holds the
+// bytes its digests name (written and not yet handed to a candidate, or checked since);
+// the file is checked through the link after the candidate ran, as every case is.
 Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
                                           const WrittenCase& same_inputs);
 

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "core/file.h"
@@ -143,7 +144,7 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   EXPECT_EQ(wc->case_json["inputs_sha256"], wc->inputs_sha256);
 
   // The next run overwrites the same case's files in place: a smaller case leaves no
-  // stale tail, and a variant with the same inputs copies them, digests included.
+  // stale tail, and a variant with the same inputs links to them, digests included.
   CaseSpec small = c;
   small.params = {{"b", 1}, {"s_k", 5}, {"h_q", 1}, {"d", 16}, {"dv", 8}, {"page_size", 16}};
   auto built_small = BuildCase(small);
@@ -158,13 +159,15 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   CaseSpec rerun = small;
   rerun.id = "t.case.rerun=1";
   rerun.kind = VariantKind::kRerun;
-  auto copied = WriteCaseWithInputsOf(dir.path(), rerun, *built_small, *wc_small);
-  ASSERT_TRUE(copied.ok()) << copied.status().message();
-  EXPECT_NE(copied->inputs_path, wc_small->inputs_path);
-  EXPECT_EQ(*ReadFileToString(copied->inputs_path), *want_small);
-  EXPECT_EQ(copied->inputs_sha256, wc_small->inputs_sha256);
-  EXPECT_EQ(copied->inputs_xxh3, wc_small->inputs_xxh3);
-  EXPECT_EQ(copied->case_json["id"], "t.case.rerun=1");
+  auto linked = WriteCaseWithInputsOf(dir.path(), rerun, *built_small, *wc_small);
+  ASSERT_TRUE(linked.ok()) << linked.status().message();
+  EXPECT_NE(linked->inputs_path, wc_small->inputs_path);
+  EXPECT_TRUE(std::filesystem::is_symlink(linked->inputs_path));
+  EXPECT_EQ(std::filesystem::read_symlink(linked->inputs_path).string(), "../t.case/inputs.safetensors");
+  EXPECT_EQ(*ReadFileToString(linked->inputs_path), *want_small);
+  EXPECT_EQ(linked->inputs_sha256, wc_small->inputs_sha256);
+  EXPECT_EQ(linked->inputs_xxh3, wc_small->inputs_xxh3);
+  EXPECT_EQ(linked->case_json["id"], "t.case.rerun=1");
 }
 
 }  // namespace
