@@ -1,8 +1,10 @@
 #include "sweep/case_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -36,11 +38,13 @@ Status MakeDirs(const std::string& dir) {
 // A file of the case folder: scratch that the next run rewrites, so it is written in
 // place without fsync (an fsync per file was most of a small case's wall time: ~6 ms
 // each on ext4) and without truncating first: the last run's file of the same case is
-// overwritten, then cut to the new length at Close (truncating 55 MB of cached pages
-// that were still being written back cost ~45 ms of the default MLA sweep; overwriting
-// them, 5 ms). A crash leaves a partial or mixed file nobody trusts: the inputs' digest
-// is checked before the reference reads them. Hashes what it writes when `digests` is
-// given.
+// rewritten where it differs and cut to the new length at Close. Inputs are the same
+// bytes run after run, so a rerun of a sweep reads and compares instead of writing:
+// truncating 55 MB of cached pages still being written back cost ~45 ms of the default
+// MLA sweep, and overwriting them with the same bytes could stall as long on pages
+// under writeback. A crash leaves a partial or mixed file nobody trusts: the inputs'
+// digest is checked before the reference reads them. Hashes what it writes when
+// `digests` is given.
 struct Digests {
   Sha256Stream sha256;
   Xxh3Stream xxh3;
@@ -49,12 +53,18 @@ struct Digests {
 class ScratchFile {
  public:
   static Result<ScratchFile> Create(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
-    return ScratchFile(path, fd);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return IoError(path + ": cannot stat: " + std::strerror(err));
+    }
+    return ScratchFile(path, fd, st.st_size);
   }
   ScratchFile(ScratchFile&& o) noexcept
-      : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), size_(o.size_) {}
+      : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), old_size_(o.old_size_), size_(o.size_) {}
   ~ScratchFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -65,19 +75,18 @@ class ScratchFile {
     }
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
-      ssize_t w = ::write(fd_, p, n);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return IoError(path_ + ": write failed: " + std::strerror(errno));
-      p += w;
-      n -= static_cast<size_t>(w);
-      size_ += w;
+      const size_t piece = std::min(n, kPiece);
+      if (!SameAsOnDisk(p, piece)) AV_RETURN_IF_ERROR(WriteAt(p, piece));
+      p += piece;
+      n -= piece;
+      size_ += static_cast<off_t>(piece);
     }
     return Status::Ok();
   }
   // Cuts what an earlier, longer file left past the bytes written, and closes.
   Status Close() {
     int fd = std::exchange(fd_, -1);
-    if (::ftruncate(fd, size_) != 0) {
+    if (size_ != old_size_ && ::ftruncate(fd, size_) != 0) {
       const int err = errno;
       ::close(fd);
       return IoError(path_ + ": cannot set its length: " + std::strerror(err));
@@ -87,10 +96,37 @@ class ScratchFile {
   }
 
  private:
-  ScratchFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  static constexpr size_t kPiece = size_t{64} << 10;
+
+  ScratchFile(std::string path, int fd, off_t old_size) : path_(std::move(path)), fd_(fd), old_size_(old_size) {}
+
+  // Whether the n bytes at p are already the file's bytes at size_.
+  bool SameAsOnDisk(const char* p, size_t n) const {
+    if (size_ + static_cast<off_t>(n) > old_size_) return false;
+    thread_local const std::unique_ptr<char[]> disk(new char[kPiece]);
+    ssize_t r;
+    do {
+      r = ::pread(fd_, disk.get(), n, size_);
+    } while (r < 0 && errno == EINTR);
+    return r == static_cast<ssize_t>(n) && std::memcmp(disk.get(), p, n) == 0;
+  }
+  Status WriteAt(const char* p, size_t n) {
+    off_t at = size_;
+    while (n > 0) {
+      ssize_t w = ::pwrite(fd_, p, n, at);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return IoError(path_ + ": write failed: " + std::strerror(errno));
+      p += w;
+      n -= static_cast<size_t>(w);
+      at += w;
+    }
+    return Status::Ok();
+  }
+
   std::string path_;
   int fd_ = -1;
-  off_t size_ = 0;  // bytes written so far
+  off_t old_size_ = 0;  // the length of what an earlier run left
+  off_t size_ = 0;      // bytes written (or found in place) so far
 };
 
 Status WriteScratchFile(const std::string& path, std::string_view contents) {
@@ -102,18 +138,29 @@ Status WriteScratchFile(const std::string& path, std::string_view contents) {
 // Empties what an earlier run left in the case folder (stale outputs must never be
 // read) but keeps the folder, out/ and the two files WriteCase truncates: on a busy ext4
 // every unlink, rmdir and mkdir costs ~0.3-2 ms, the bulk of a small case's write.
+// What ResetCaseDir keeps for WriteCase to rewrite: plain, single-link files (writing
+// into a link a candidate left there would write into someone else's file), and a
+// symbolic link at inputs.safetensors, which is never written through: WriteCase
+// re-points it or replaces it.
+bool KeptFile(const fs::directory_entry& e, const std::string& name) {
+  std::error_code ec;
+  if (name != "inputs.safetensors" && name != "case.json") return false;
+  if (e.is_symlink(ec)) return name == "inputs.safetensors";
+  return e.is_regular_file(ec) && e.hard_link_count(ec) == 1;
+}
+
 Status ResetCaseDir(const std::string& dir, const std::string& out_dir) {
   std::error_code ec;
   if (fs::is_directory(dir, ec)) {
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
       const std::string name = e.path().filename().string();
-      if (name == "out" && e.is_directory(ec)) {
-        for (const fs::directory_entry& o : fs::directory_iterator(e.path(), ec)) fs::remove_all(o.path(), ec);
+      if (name == "out" && e.is_directory(ec) && !e.is_symlink(ec)) {
+        for (const fs::directory_entry& o : fs::directory_iterator(e.path(), ec)) {
+          if (o.is_directory(ec) && !o.is_symlink(ec)) fs::remove_all(o.path(), ec);
+          else fs::remove(o.path(), ec);
+        }
         if (ec) return IoError(out_dir + ": cannot empty folder: " + ec.message());
-      } else if ((name != "inputs.safetensors" && name != "case.json") || e.is_symlink(ec) ||
-                 !e.is_regular_file(ec) || e.hard_link_count(ec) != 1) {
-        // Kept files are plain, single-link files: truncating a link a candidate left
-        // there would write into someone else's file.
+      } else if (!KeptFile(e, name)) {
         fs::remove_all(e.path(), ec);
       }
       if (ec) return IoError(dir + ": cannot clear " + name + ": " + ec.message());
@@ -198,12 +245,16 @@ namespace {
 
 // Makes `path` a symbolic link to the base case's inputs file, relative so that the work
 // folder may move: ../<base id>/inputs.safetensors.
+// A link already there with that target (the last run's) is kept.
 Status LinkToInputsOf(const WrittenCase& base, const std::string& path) {
+  const fs::path p(base.inputs_path);
+  const std::string target = (fs::path("..") / p.parent_path().filename() / p.filename()).string();
+  char existing[4096];
+  const ssize_t len = ::readlink(path.c_str(), existing, sizeof existing);
+  if (len >= 0 && std::string_view(existing, static_cast<size_t>(len)) == target) return Status::Ok();
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return IoError(path + ": cannot remove: " + std::strerror(errno));
   }
-  const fs::path p(base.inputs_path);
-  const std::string target = (fs::path("..") / p.parent_path().filename() / p.filename()).string();
   if (::symlink(target.c_str(), path.c_str()) != 0) {
     return IoError(path + ": cannot link to " + target + ": " + std::strerror(errno));
   }
@@ -222,6 +273,12 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
     wc.inputs_sha256 = same_inputs->inputs_sha256;
     wc.inputs_xxh3 = same_inputs->inputs_xxh3;
   } else {
+    // A variant's link from the last run (or one a candidate left) is replaced, not
+    // followed.
+    struct stat st;
+    if (::lstat(wc.inputs_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ::unlink(wc.inputs_path.c_str()) != 0) {
+      return IoError(wc.inputs_path + ": cannot remove: " + std::strerror(errno));
+    }
     AV_RETURN_IF_ERROR(WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values(), &wc));
   }
   wc.layouts = built.layouts;

@@ -5,6 +5,8 @@
 // inputs.safetensors as WriteCase streams it equals SerializeSafetensors with the sha256
 // it reports. The normal generator itself is tested in rng_test.cc.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
@@ -168,6 +170,73 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   EXPECT_EQ(linked->inputs_sha256, wc_small->inputs_sha256);
   EXPECT_EQ(linked->inputs_xxh3, wc_small->inputs_xxh3);
   EXPECT_EQ(linked->case_json["id"], "t.case.rerun=1");
+}
+
+// The next run rewrites a case folder in place: identical bytes are left untouched (no
+// write at all), differing bytes of the same length are rewritten, a variant's link is
+// kept when it already points at its base, and a link a candidate left at a base case's
+// inputs is replaced, never written through.
+TEST(SweepInputGenTest, RewritesInPlaceOnlyWhatDiffersAndNeverFollowsALink) {
+  testing::TempDir dir;
+  CaseSpec c;
+  c.op = "mla_decode";
+  c.sweep = "t";
+  c.id = "t.case";
+  c.params = {{"b", 2}, {"s_k", 40}, {"h_q", 2}, {"d", 16}, {"dv", 8}, {"page_size", 16}};
+  auto built = BuildCase(c);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  auto first = WriteCase(dir.path(), c, *built);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  struct stat before, after;
+  ASSERT_EQ(::stat(first->inputs_path.c_str(), &before), 0);
+  // Same bytes: nothing is written, so the file's modification time stays.
+  ::usleep(20000);
+  auto again = WriteCase(dir.path(), c, *built);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(::stat(again->inputs_path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  EXPECT_EQ(again->inputs_sha256, first->inputs_sha256);
+  // Another seed, the same length: the file holds the new bytes.
+  CaseSpec reseeded = c;
+  reseeded.seed = 7;
+  auto built7 = BuildCase(reseeded);
+  ASSERT_TRUE(built7.ok());
+  auto want7 = SerializeSafetensors(built7->file_tensors, built7->op_params.values());
+  ASSERT_TRUE(want7.ok());
+  auto seven = WriteCase(dir.path(), reseeded, *built7);
+  ASSERT_TRUE(seven.ok());
+  auto got7 = ReadFileToString(seven->inputs_path);
+  ASSERT_EQ(got7->size(), ReadFileToString(first->inputs_path)->size());
+  EXPECT_EQ(*got7, *want7);
+  EXPECT_NE(seven->inputs_sha256, first->inputs_sha256);
+  EXPECT_EQ(seven->inputs_sha256, Sha256Hex(*want7));
+
+  // A variant's link survives the next run untouched.
+  CaseSpec rerun = reseeded;
+  rerun.id = "t.case.rerun=1";
+  rerun.kind = VariantKind::kRerun;
+  auto link1 = WriteCaseWithInputsOf(dir.path(), rerun, *built7, *seven);
+  ASSERT_TRUE(link1.ok()) << link1.status().message();
+  struct stat l1, l2;
+  ASSERT_EQ(::lstat(link1->inputs_path.c_str(), &l1), 0);
+  auto link2 = WriteCaseWithInputsOf(dir.path(), rerun, *built7, *seven);
+  ASSERT_TRUE(link2.ok());
+  ASSERT_EQ(::lstat(link2->inputs_path.c_str(), &l2), 0);
+  EXPECT_EQ(l1.st_ino, l2.st_ino);
+  EXPECT_EQ(*ReadFileToString(link2->inputs_path), *want7);
+
+  // A link a candidate left at a base case's inputs: replaced by a plain file; its
+  // target keeps its bytes.
+  ASSERT_TRUE(WriteFileAtomically(dir.File("victim"), "not yours").ok());
+  ASSERT_EQ(::unlink(seven->inputs_path.c_str()), 0);
+  ASSERT_EQ(::symlink(dir.File("victim").c_str(), seven->inputs_path.c_str()), 0);
+  auto replaced = WriteCase(dir.path(), reseeded, *built7);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().message();
+  EXPECT_FALSE(std::filesystem::is_symlink(replaced->inputs_path));
+  EXPECT_EQ(*ReadFileToString(replaced->inputs_path), *want7);
+  EXPECT_EQ(*ReadFileToString(dir.File("victim")), "not yours");
 }
 
 }  // namespace
