@@ -59,7 +59,12 @@ std::string ImplName(ImplKind k) {
 class Sweep {
  public:
   Sweep(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run)
-      : o_(o), tol_(tol), run_(run), written_(run->cases.size()), intact_(run->cases.size(), false) {}
+      : o_(o),
+        tol_(tol),
+        run_(run),
+        written_(run->cases.size()),
+        owner_(run->cases.size()),
+        intact_(run->cases.size(), false) {}
 
   Status first_error() const { return first_error_; }
 
@@ -76,8 +81,8 @@ class Sweep {
   // Builds and writes case i of the group whose base case is `base_index`. `base` caches
   // the group's unvaried inputs: variants on the base case's inputs reuse them (a
   // permutation rewrites a copy) instead of generating them again; seed variants build
-  // their own. A variant whose inputs are the base's bytes (num_splits, rerun) copies the
-  // base's file while that file is known intact.
+  // their own. A variant whose inputs are the base's bytes (num_splits, rerun) links to
+  // the base's file while that file is known intact.
   bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base) {
     CaseResult& r = run_->cases[i];
     auto t0 = Clock::now();
@@ -112,9 +117,9 @@ class Sweep {
     }
     const bool same_bytes = r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
     const std::optional<WrittenCase>& base_files = written_[base_index];
-    Result<WrittenCase> wc = same_bytes && base_files.has_value() && intact_[base_index]
-                                 ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
-                                 : WriteCase(o_.config.work_dir, r.spec, *built);
+    const bool link = same_bytes && base_files.has_value() && intact_[base_index];
+    Result<WrittenCase> wc = link ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
+                                  : WriteCase(o_.config.work_dir, r.spec, *built);
     if (!wc.ok()) {
       RecordError(wc.status());
       return false;
@@ -122,7 +127,8 @@ class Sweep {
     r.inputs_sha256 = wc->inputs_sha256;
     r.case_dir = wc->dir;
     written_[i] = std::move(*wc);
-    intact_[i] = true;  // no candidate has seen it yet
+    owner_[i] = link ? base_index : i;
+    if (!link) intact_[i] = true;  // no candidate has seen it yet
     r.generate_ms = MsSince(t0);
     return true;
   }
@@ -142,7 +148,7 @@ class Sweep {
   bool ApplyRun(size_t i, const Result<ProcessResult>& pr, double ms) {
     CaseResult& r = run_->cases[i];
     r.candidate_ms = ms;
-    intact_[i] = false;  // until Finish has checked it
+    intact_[owner_[i]] = false;  // until Finish has checked it
     if (!pr.ok()) {
       r.candidate_status = "did not start";
       Fail(r, "candidate could not be started: " + pr.status().message());
@@ -174,7 +180,7 @@ class Sweep {
       g.Missing(r.spec);
       return;
     }
-    intact_[i] = true;
+    intact_[owner_[i]] = true;
     Result<CandidateOutputs> outs = ReadCandidateOutputs(wc);
     if (!outs.ok()) {
       Fail(r, outs.status().message());
@@ -335,9 +341,12 @@ class Sweep {
   const TolerancesConfig& tol_;
   NumericsRun* run_;
   std::vector<std::optional<WrittenCase>> written_;
-  // Whether case i's inputs.safetensors is known to hold the bytes written: from its
-  // write until a candidate runs on it, and again once Finish has checked its sha256.
-  // Each entry is touched only by the thread that runs the case's group.
+  // owner_[i]: the case whose inputs file case i's inputs.safetensors is (itself, or the
+  // base case it links to). intact_[j]: whether case j's own file is known to hold the
+  // bytes written: from its write until a candidate runs on it or on a case linked to
+  // it, and again once Finish has checked its digest. Entries are touched only by the
+  // thread that runs the case's group.
+  std::vector<size_t> owner_;
   std::vector<char> intact_;
   std::mutex mu_;
   Status first_error_;

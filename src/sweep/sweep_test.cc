@@ -277,6 +277,32 @@ TEST_F(CandidateProtocolTest, VariantsNeverCopyInputsACandidateChanged) {
   }
 }
 
+// A candidate that writes through a variant's link changes its base case's file: that
+// variant fails, and the next variant of the group gets a fresh file of its own, not a
+// link to the changed one.
+TEST_F(CandidateProtocolTest, AWriteThroughAVariantsLinkIsNotPassedOn) {
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
+      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
+       "invariance": {"reruns": 2}}]})").ok());
+  NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
+  int call = 0;
+  FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
+    WriteGemm(req.argv[1], [](Tensor&) {});
+    if (call++ == 1) std::ofstream(req.argv[1] + "/inputs.safetensors", std::ios::binary | std::ios::trunc) << "x";
+    return MakeExitedResult(0, "", "");
+  });
+  o.runner = &runner;
+  auto run = RunNumericsSweep(o);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->cases.size(), 3u);
+  EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
+  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[1].reason;
+  const CaseResult& next = run->cases[2];
+  EXPECT_EQ(next.verdict, "pass") << next.reason;
+  EXPECT_FALSE(std::filesystem::is_symlink(next.case_dir + "/inputs.safetensors"));
+  EXPECT_EQ(*Sha256File(next.case_dir + "/inputs.safetensors"), next.inputs_sha256);
+}
+
 // The real binary, the real numpy candidate, a small sweep: all pass; the planted
 // top-left causal bug fails exactly the causal cases with s_q != s_k.
 TEST(NumericsEndToEndTest, NumpyCandidatePassesAndTopLeftCausalMutantFails) {
