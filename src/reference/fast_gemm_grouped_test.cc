@@ -98,9 +98,12 @@ TEST(FastGroupedFp8GemmTest, ContiguousMatchesOracleAndPaddingIsZero) {
       }
     }
   }
-  for (int64_t r = 0; r < rows; ++r)
-    if (m_idx[r] == -1)
-      for (int64_t j = 0; j < n; ++j) ASSERT_EQ(f(r, j), 0.0) << "padding row " << r;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (m_idx[r] != -1) continue;
+    for (int64_t j = 0; j < n; ++j) {
+      ASSERT_EQ(f(r, j), 0.0) << "padding row " << r;
+    }
+  }
 }
 
 TEST(FastGroupedFp8GemmTest, MaskedMatchesOracleAndRowsPastMaskedMAreZero) {

@@ -15,8 +15,6 @@
 namespace av {
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
-
 Status ExpectPartialDtype(DType dt) {
   if (dt == DType::kF32 || dt == DType::kBF16 || dt == DType::kF16) return Status::Ok();
   return InvalidInput("lowprec partial dtype must be f32, bf16 or f16, got " +

@@ -68,7 +68,9 @@ TEST(LowprecSparseTest, WithinDtypeErrorOfOracle) {
       double err = 0;
       for (size_t i = 0; i < a.data.size(); ++i) err = std::max(err, std::fabs(a.data[i] - b.data[i]));
       EXPECT_LE(err, 8 * eps);
-      if (topk > 1) EXPECT_GT(err, 0.01 * eps) << "no rounding happened";
+      if (topk > 1) {
+        EXPECT_GT(err, 0.01 * eps) << "no rounding happened";
+      }
       for (const auto& [x, y] : {std::pair{&low->lse, &oracle->lse},
                                  {&low->max_logits, &oracle->max_logits}}) {
         F64Array l = LoadF64(*x), r = LoadF64(*y);

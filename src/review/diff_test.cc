@@ -278,8 +278,11 @@ TEST(DiffTest, EmptyAndGarbageInputs) {
     junk += pieces[(x >> 16) % 12];
     if (i % 50 == 0) {
       Result<Diff> d = ParseUnifiedDiff(junk, "j.diff");
-      if (!d.ok()) EXPECT_EQ(d.status().message().rfind("j.diff", 0), 0u) << d.status().message();
-      if (d.ok()) EXPECT_EQ(WriteUnifiedDiff(*d), junk);
+      if (!d.ok()) {
+        EXPECT_EQ(d.status().message().rfind("j.diff", 0), 0u) << d.status().message();
+      } else {
+        EXPECT_EQ(WriteUnifiedDiff(*d), junk);
+      }
     }
   }
 }
