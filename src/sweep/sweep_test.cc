@@ -176,6 +176,22 @@ class CandidateProtocolTest : public ::testing::Test {
     mutate(d);
     ASSERT_TRUE(WriteSafetensors(case_dir + "/out/outputs.safetensors", {{"d", d}}, meta).ok());
   }
+  // One gemm case and two reruns, a candidate run per case; run number `tamper_call`
+  // (0: the base case) also calls `tamper` on its case folder after writing its outputs.
+  Result<NumericsRun> RunRerunsTampering(int tamper_call, const std::function<void(const std::string&)>& tamper) {
+    EXPECT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
+        {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
+         "invariance": {"reruns": 2}}]})").ok());
+    NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
+    int call = 0;
+    FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
+      WriteGemm(req.argv[1], [](Tensor&) {});
+      if (call++ == tamper_call) tamper(req.argv[1]);
+      return MakeExitedResult(0, "", "");
+    });
+    o.runner = &runner;
+    return RunNumericsSweep(o);
+  }
   testing::TempDir dir_;
 };
 
@@ -248,24 +264,13 @@ TEST_F(CandidateProtocolTest, TimeoutAndModifiedInputsFail) {
   EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[1].reason;
 }
 
-// Rerun variants copy the base case's inputs file, but only while it is known intact:
+// Rerun variants link to the base case's inputs file, but only while it is known intact:
 // a candidate that scribbles on the base's inputs fails the base case, and the variants
 // still get (and pass on) the true bytes.
-TEST_F(CandidateProtocolTest, VariantsNeverCopyInputsACandidateChanged) {
-  ASSERT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
-      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
-       "invariance": {"reruns": 2}}]})").ok());
-  NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
-  int call = 0;
-  FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
-    WriteGemm(req.argv[1], [](Tensor&) {});
-    if (call++ == 0) {
-      EXPECT_TRUE(WriteFileAtomically(req.argv[1] + "/inputs.safetensors", "tampered").ok());
-    }
-    return MakeExitedResult(0, "", "");
+TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
+  auto run = RunRerunsTampering(0, [](const std::string& case_dir) {
+    EXPECT_TRUE(WriteFileAtomically(case_dir + "/inputs.safetensors", "tampered").ok());
   });
-  o.runner = &runner;
-  auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 3u);
   EXPECT_EQ(run->cases[0].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[0].reason;
@@ -281,18 +286,9 @@ TEST_F(CandidateProtocolTest, VariantsNeverCopyInputsACandidateChanged) {
 // variant fails, and the next variant of the group gets a fresh file of its own, not a
 // link to the changed one.
 TEST_F(CandidateProtocolTest, AWriteThroughAVariantsLinkIsNotPassedOn) {
-  ASSERT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
-      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
-       "invariance": {"reruns": 2}}]})").ok());
-  NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
-  int call = 0;
-  FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
-    WriteGemm(req.argv[1], [](Tensor&) {});
-    if (call++ == 1) std::ofstream(req.argv[1] + "/inputs.safetensors", std::ios::binary | std::ios::trunc) << "x";
-    return MakeExitedResult(0, "", "");
+  auto run = RunRerunsTampering(1, [](const std::string& case_dir) {
+    std::ofstream(case_dir + "/inputs.safetensors", std::ios::binary | std::ios::trunc) << "x";
   });
-  o.runner = &runner;
-  auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 3u);
   EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
