@@ -8,7 +8,7 @@
 // consecutive stream outputs, with log, cos and sin as fixed polynomials (generator
 // "av-normal/2"). The algorithm and its constants are in doc/formats/shapes-json.md
 // ("Inputs"); changing it changes every generated input, so tests pin it: golden values
-// (SweepRngTest in sweep_test.cc, input hashes in input_gen_test.cc) and an independent
+// (SweepRngTest in rng_test.cc, input hashes in input_gen_test.cc) and an independent
 // numpy implementation of the documented algorithm (testdata/rng/normals.py).
 // An Rng is a plain value; use one per thread.
 #pragma once
