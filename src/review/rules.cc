@@ -602,7 +602,7 @@ std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component, 
 
 void NumberFindings(std::vector<Finding>* findings) {
   for (size_t i = 0; i < findings->size(); ++i) {
-    char id[16];
+    char id[32];  // "F" and up to 20 digits
     std::snprintf(id, sizeof(id), "F%03zu", i + 1);
     (*findings)[i].id = id;
   }
