@@ -201,48 +201,6 @@ bool AllNaN(const Tensor& t) {
   return true;
 }
 
-}  // namespace
-
-json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir) {
-  json j;
-  j["schema"] = kCaseSchema;
-  j["id"] = spec.id;
-  j["sweep"] = spec.sweep;
-  j["op"] = spec.op;
-  j["variant"] = spec.variant;
-  j["group"] = spec.group_id();
-  j["knobs"] = spec.knobs;
-  j["dtype"] = std::string(DTypeName(spec.dtype));
-  j["seed"] = spec.seed;
-  j["input_generator"] = kNormalGenerator;
-  j["params"] = json(spec.params);
-  j["op_params"] = json(built.op_params.values());
-  j["inputs_file"] = "inputs.safetensors";
-  json inputs = json::object();
-  for (const InputLayout& l : built.layouts) {
-    json e{{"dtype", std::string(DTypeName(l.dtype))}, {"shape", ShapeJson(l.shape)}};
-    if (l.storage_shape != l.shape) {
-      // The file holds the padded storage; the op reads the leading elements of each row.
-      e["storage_shape"] = ShapeJson(l.storage_shape);
-      e["strides"] = ContiguousStrides(l.storage_shape);
-      e["padding"] = "NaN";
-    }
-    inputs[l.name] = e;
-  }
-  j["inputs"] = inputs;
-  json outputs = json::object();
-  for (const ExpectedOutput& o : built.outputs) {
-    outputs[o.name] = json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
-  }
-  j["outputs"] = outputs;
-  j["outputs_file"] = "outputs.safetensors";
-  j["out_dir"] = out_dir;
-  if (!built.notes.is_null()) j["notes"] = built.notes;
-  return j;
-}
-
-namespace {
-
 // Makes `path` a symbolic link to the base case's inputs file, relative so that the work
 // folder may move: ../<base id>/inputs.safetensors.
 // A link already there with that target (the last run's) is kept.
@@ -291,6 +249,44 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
 }
 
 }  // namespace
+
+json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir) {
+  json j;
+  j["schema"] = kCaseSchema;
+  j["id"] = spec.id;
+  j["sweep"] = spec.sweep;
+  j["op"] = spec.op;
+  j["variant"] = spec.variant;
+  j["group"] = spec.group_id();
+  j["knobs"] = spec.knobs;
+  j["dtype"] = std::string(DTypeName(spec.dtype));
+  j["seed"] = spec.seed;
+  j["input_generator"] = kNormalGenerator;
+  j["params"] = json(spec.params);
+  j["op_params"] = json(built.op_params.values());
+  j["inputs_file"] = "inputs.safetensors";
+  json inputs = json::object();
+  for (const InputLayout& l : built.layouts) {
+    json e{{"dtype", std::string(DTypeName(l.dtype))}, {"shape", ShapeJson(l.shape)}};
+    if (l.storage_shape != l.shape) {
+      // The file holds the padded storage; the op reads the leading elements of each row.
+      e["storage_shape"] = ShapeJson(l.storage_shape);
+      e["strides"] = ContiguousStrides(l.storage_shape);
+      e["padding"] = "NaN";
+    }
+    inputs[l.name] = e;
+  }
+  j["inputs"] = inputs;
+  json outputs = json::object();
+  for (const ExpectedOutput& o : built.outputs) {
+    outputs[o.name] = json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
+  }
+  j["outputs"] = outputs;
+  j["outputs_file"] = "outputs.safetensors";
+  j["out_dir"] = out_dir;
+  if (!built.notes.is_null()) j["notes"] = built.notes;
+  return j;
+}
 
 Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built) {
   return WriteCaseFiles(work_dir, spec, built, nullptr);
