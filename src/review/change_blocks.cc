@@ -16,20 +16,6 @@ bool IsKeyword(std::string_view s) {
   return kKeywords.count(s) > 0;
 }
 
-int LeadingSpaces(std::string_view s) {
-  int n = 0;
-  for (char c : s) {
-    if (c == ' ') {
-      ++n;
-    } else if (c == '\t') {
-      n += 8;
-    } else {
-      break;
-    }
-  }
-  return n;
-}
-
 // The name a C++ function definition line introduces, or "".
 std::string CppSignatureName(const std::vector<Token>& t, std::string_view code) {
   if (t.empty() || code.empty() || code.back() == ';' || code[0] == '#') return "";
@@ -71,7 +57,7 @@ class FunctionTracker {
   void Feed(std::string_view raw, const std::string& code, const std::vector<Token>& tokens) {
     if (code.empty()) return;
     if (language_ == SourceLanguage::kPython) {
-      int indent = LeadingSpaces(raw);
+      int indent = IndentOf(raw);
       if (!name_.empty() && indent <= indent_) name_.clear();
       if (tokens.size() >= 2 && tokens[0].text == "def" && tokens[1].kind == TokenKind::kIdentifier) {
         name_ = tokens[1].text;

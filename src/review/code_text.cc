@@ -107,6 +107,14 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
       last = k;
     }
   };
+  // A quoted literal starting at i, kept whole (a comment marker inside is text).
+  auto keep_literal = [&] {
+    const char quote = line[i];
+    size_t j = i + 1;
+    while (j < n && line[j] != quote) j += line[j] == '\\' ? 2 : 1;
+    keep(i, std::min(j + 1, n) - i);
+    i = j + 1;
+  };
   auto done = [&] {
     if (source != nullptr) {
       *source = first == std::string_view::npos ? std::string() : std::string(line.substr(first, last - first + 1));
@@ -131,10 +139,7 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
         continue;
       }
       if (c == '"' || c == '\'') {
-        size_t j = i + 1;
-        while (j < n && line[j] != c) j += line[j] == '\\' ? 2 : 1;
-        keep(i, std::min(j + 1, n) - i);
-        i = j + 1;
+        keep_literal();
         continue;
       }
       keep(i, 1);
@@ -163,10 +168,7 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
       continue;
     }
     if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      while (j < n && line[j] != c) j += line[j] == '\\' ? 2 : 1;
-      keep(i, std::min(j + 1, n) - i);
-      i = j + 1;
+      keep_literal();
       continue;
     }
     keep(i, 1);
@@ -243,6 +245,20 @@ std::vector<std::string> Identifiers(std::string_view code) {
     if (t.kind == TokenKind::kIdentifier) out.push_back(std::move(t.text));
   }
   return out;
+}
+
+int IndentOf(std::string_view raw) {
+  int n = 0;
+  for (char c : raw) {
+    if (c == ' ') {
+      ++n;
+    } else if (c == '\t') {
+      n += 8;
+    } else {
+      break;
+    }
+  }
+  return n;
 }
 
 }  // namespace av

@@ -63,4 +63,7 @@ std::vector<std::string> Identifiers(std::string_view code);
 // Lowercase copy.
 std::string ToLower(std::string_view s);
 
+// Width of a line's leading whitespace, a tab counting 8.
+int IndentOf(std::string_view raw);
+
 }  // namespace av

@@ -307,20 +307,6 @@ std::vector<std::string> EnvReads(const CodeLine& l) {
   return out;
 }
 
-int IndentOf(std::string_view raw) {
-  int n = 0;
-  for (char c : raw) {
-    if (c == ' ') {
-      ++n;
-    } else if (c == '\t') {
-      n += 8;
-    } else {
-      break;
-    }
-  }
-  return n;
-}
-
 bool IsComparison(const Token& t) {
   return t.kind == TokenKind::kOperator && (t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
 }

@@ -45,7 +45,6 @@ bool IsAccumulatorName(const Token& t);
 bool IsFallbackIdentifier(const Token& t, bool preprocessor);
 bool IsBranchOrFlag(const CodeLine& l);
 std::vector<std::string> EnvReads(const CodeLine& l);
-int IndentOf(std::string_view raw);
 bool IsComparison(const Token& t);
 bool IsGuardLine(const CodeLine& l);
 int GuardStrength(const std::vector<const CodeLine*>& lines);
