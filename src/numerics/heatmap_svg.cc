@@ -4,31 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/markup.h"
+
 namespace av {
 namespace {
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 struct Rgb {
   double r, g, b;
@@ -75,12 +54,12 @@ std::string RenderHeatmapSvg(const Localisation& loc, const std::string& title) 
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fmt("%.0f", width) + "\" height=\"" +
        Fmt("%.0f", height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  s += "<title>" + Escape(title) +
+  s += "<title>" + EscapeMarkup(title) +
        "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s +=
-      "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" + Escape(title) + "</text>\n";
+      "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" + EscapeMarkup(title) + "</text>\n";
   s += "<text x=\"8\" y=\"36\">" +
-       Escape(std::to_string(loc.errors) + " of " + std::to_string(loc.elements) +
+       EscapeMarkup(std::to_string(loc.errors) + " of " + std::to_string(loc.elements) +
               " elements out of tolerance; colour = max error / tolerance per cell") +
        "</text>\n";
   s += "<g shape-rendering=\"crispEdges\">\n";
@@ -102,7 +81,7 @@ std::string RenderHeatmapSvg(const Localisation& loc, const std::string& title) 
     s += "<line x1=\"" + Fmt("%.0f", left - 4) + "\" x2=\"" + Fmt("%.0f", left) + "\" y1=\"" +
          Fmt("%.2f", y) + "\" y2=\"" + Fmt("%.2f", y) + "\" stroke=\"#444\"/><text x=\"" +
          Fmt("%.0f", left - 6) + "\" y=\"" + Fmt("%.2f", y + 4) + "\" text-anchor=\"end\">" +
-         Escape(label) + "</text>\n";
+         EscapeMarkup(label) + "</text>\n";
   }
   for (int t = 0; t < 5 && h.cols > 0; ++t) {
     int64_t c = t * (h.cols - 1) / 4;
@@ -116,9 +95,9 @@ std::string RenderHeatmapSvg(const Localisation& loc, const std::string& title) 
   std::string col_label =
       h.col_axis + (h.col_bucket > 1 ? " (" + std::to_string(h.col_bucket) + " per cell)" : "");
   s += "<text x=\"" + Fmt("%.2f", left + w / 2) + "\" y=\"" + Fmt("%.2f", top + hh + 32) +
-       "\" text-anchor=\"middle\" font-weight=\"bold\">" + Escape(col_label) + "</text>\n";
+       "\" text-anchor=\"middle\" font-weight=\"bold\">" + EscapeMarkup(col_label) + "</text>\n";
   s += "<text transform=\"translate(14," + Fmt("%.2f", top + hh / 2) +
-       ") rotate(-90)\" text-anchor=\"middle\" font-weight=\"bold\">" + Escape(row_label) +
+       ") rotate(-90)\" text-anchor=\"middle\" font-weight=\"bold\">" + EscapeMarkup(row_label) +
        "</text>\n";
   // Legend.
   const double lx = left + w + 30;

@@ -5,25 +5,11 @@
 #include <cstdio>
 #include <map>
 
+#include "core/markup.h"
 #include "report/report_writers.h"
 
 namespace av {
 namespace {
-
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string Base64(const std::string& in) {
   static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -69,11 +55,11 @@ std::string CoverageSvg(const ChecklistReport& r) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) + "\" height=\"" +
                   std::to_string(h) + "\" role=\"img\" aria-label=\"numerics coverage\">\n";
   for (size_t j = 0; j < ops.size(); ++j) {
-    s += "<text x=\"" + std::to_string(label_w + col_w * j + 4) + "\" y=\"16\">" + Esc(ops[j]) + "</text>\n";
+    s += "<text x=\"" + std::to_string(label_w + col_w * j + 4) + "\" y=\"16\">" + EscapeMarkup(ops[j]) + "</text>\n";
   }
   for (size_t i = 0; i < cats.size(); ++i) {
     const int y = top + row_h * static_cast<int>(i);
-    s += "<text x=\"0\" y=\"" + std::to_string(y + 15) + "\">" + Esc(cats[i]) + "</text>\n";
+    s += "<text x=\"0\" y=\"" + std::to_string(y + 15) + "\">" + EscapeMarkup(cats[i]) + "</text>\n";
     for (size_t j = 0; j < ops.size(); ++j) {
       const int x = label_w + col_w * static_cast<int>(j);
       auto it = cell.find({ops[j], cats[i]});
@@ -86,7 +72,7 @@ std::string CoverageSvg(const ChecklistReport& r) {
       }
       s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(col_w - 4) +
            "\" height=\"" + std::to_string(row_h - 4) + "\" fill=\"" + fill + "\"/>";
-      s += "<text x=\"" + std::to_string(x + 4) + "\" y=\"" + std::to_string(y + 13) + "\">" + Esc(label) + "</text>\n";
+      s += "<text x=\"" + std::to_string(x + 4) + "\" y=\"" + std::to_string(y + 13) + "\">" + EscapeMarkup(label) + "</text>\n";
     }
   }
   return s + "</svg>\n";
@@ -105,7 +91,7 @@ std::string ResourceSvg(const ChecklistReport& r) {
     const ResourceBar& b = r.resources[i];
     const int y = top + row_h * static_cast<int>(i);
     std::string name = b.kernel.size() > 48 ? b.kernel.substr(0, 45) + "..." : b.kernel;
-    s += "<text x=\"0\" y=\"" + std::to_string(y + 18) + "\">" + Esc(name + " (" + b.arch + ")") + "</text>\n";
+    s += "<text x=\"0\" y=\"" + std::to_string(y + 18) + "\">" + EscapeMarkup(name + " (" + b.arch + ")") + "</text>\n";
     if (b.base_smem >= 0) {
       s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 2) + "\" width=\"" + width(b.base_smem) +
            "\" height=\"10\" fill=\"#9e9e9e\"><title>base " + std::to_string(b.base_smem) + " B</title></rect>\n";
@@ -123,7 +109,7 @@ std::string ResourceSvg(const ChecklistReport& r) {
     std::string label = (b.base_smem >= 0 ? std::to_string(b.base_smem) + " -> " : std::string()) +
                         (b.head_smem >= 0 ? std::to_string(b.head_smem) : std::string("-")) + " B" +
                         (b.cap >= 0 ? " / cap " + std::to_string(b.cap) : "") + (b.overflow ? " (ptxas overflow)" : "");
-    s += "<text x=\"" + std::to_string(label_w + bar_w + 6) + "\" y=\"" + std::to_string(y + 18) + "\">" + Esc(label) +
+    s += "<text x=\"" + std::to_string(label_w + bar_w + 6) + "\" y=\"" + std::to_string(y + 18) + "\">" + EscapeMarkup(label) +
          "</text>\n";
   }
   s += "<text x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(h - 4) +
@@ -134,15 +120,15 @@ std::string ResourceSvg(const ChecklistReport& r) {
 }  // namespace
 
 std::string WriteAcceptanceHtml(const ChecklistReport& r) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + Esc(r.title) +
-                    "</title>\n" + kStyle + "</head><body>\n<h1>" + Esc(r.title) + "</h1>\n";
-  out += "<p class=\"verdict v-" + Esc(r.verdict) + "\">Verdict: <b>" + Esc(r.verdict) + "</b> — " + Esc(r.verdict_reason) + "</p>\n";
-  out += "<p class=\"cite\">config <code>" + Esc(r.config) + "</code> · attnverify " + Esc(r.tool_version) + "</p>\n";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + EscapeMarkup(r.title) +
+                    "</title>\n" + kStyle + "</head><body>\n<h1>" + EscapeMarkup(r.title) + "</h1>\n";
+  out += "<p class=\"verdict v-" + EscapeMarkup(r.verdict) + "\">Verdict: <b>" + EscapeMarkup(r.verdict) + "</b> — " + EscapeMarkup(r.verdict_reason) + "</p>\n";
+  out += "<p class=\"cite\">config <code>" + EscapeMarkup(r.config) + "</code> · attnverify " + EscapeMarkup(r.tool_version) + "</p>\n";
   out += "<table><tr><th>#</th><th>item</th><th>status</th><th>reason</th></tr>\n";
   for (const ItemResult& item : r.items) {
     out += "<tr><td>" + std::to_string(item.number) + "</td><td><a href=\"#item" + std::to_string(item.number) + "\">" +
-           Esc(item.title) + "</a>" + (item.required ? "" : " <i>(not required)</i>") + "</td><td class=\"" +
-           Css(item.status) + "\">" + CheckStatusName(item.status) + "</td><td>" + Esc(item.reason) + "</td></tr>\n";
+           EscapeMarkup(item.title) + "</a>" + (item.required ? "" : " <i>(not required)</i>") + "</td><td class=\"" +
+           Css(item.status) + "\">" + CheckStatusName(item.status) + "</td><td>" + EscapeMarkup(item.reason) + "</td></tr>\n";
   }
   out += "</table>\n";
   if (!r.coverage.empty()) out += "<h2>Numerics coverage (base cases per op and category)</h2>\n" + CoverageSvg(r);
@@ -150,46 +136,46 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
   if (!r.heatmaps.empty()) {
     out += "<h2>Error heatmaps of failing cases</h2>\n";
     for (const HeatmapSvg& h : r.heatmaps) {
-      out += "<figure><img alt=\"" + Esc(h.path) + "\" src=\"data:image/svg+xml;base64," + Base64(h.svg) +
-             "\"><figcaption><code>" + Esc(h.case_id) + "</code> — <code>" + Esc(h.path) + "</code></figcaption></figure>\n";
+      out += "<figure><img alt=\"" + EscapeMarkup(h.path) + "\" src=\"data:image/svg+xml;base64," + Base64(h.svg) +
+             "\"><figcaption><code>" + EscapeMarkup(h.case_id) + "</code> — <code>" + EscapeMarkup(h.path) + "</code></figcaption></figure>\n";
     }
   }
   for (const ItemResult& item : r.items) {
-    out += "<h2 id=\"item" + std::to_string(item.number) + "\">" + std::to_string(item.number) + ". " + Esc(item.title) +
+    out += "<h2 id=\"item" + std::to_string(item.number) + "\">" + std::to_string(item.number) + ". " + EscapeMarkup(item.title) +
            " — <span class=\"" + Css(item.status) + "\">" + CheckStatusName(item.status) + "</span></h2>\n<ul>\n";
     for (const Check& c : item.checks) {
       out += "<li><span class=\"" + std::string(Css(c.status)) + "\">" + CheckStatusName(c.status) + "</span> <code>" +
-             Esc(c.id) + "</code> " + Esc(c.title) +
-             (c.waiver.empty() ? (c.required ? "" : " <i>(optional)</i>") : " <i>(waived: " + Esc(c.waiver) + ")</i>") +
-             ": " + Esc(c.summary);
+             EscapeMarkup(c.id) + "</code> " + EscapeMarkup(c.title) +
+             (c.waiver.empty() ? (c.required ? "" : " <i>(optional)</i>") : " <i>(waived: " + EscapeMarkup(c.waiver) + ")</i>") +
+             ": " + EscapeMarkup(c.summary);
       if (!c.details.empty()) {
         out += "<ul>";
-        for (const std::string& d : c.details) out += "<li><code>" + Esc(d) + "</code></li>";
+        for (const std::string& d : c.details) out += "<li><code>" + EscapeMarkup(d) + "</code></li>";
         out += "</ul>";
       }
       for (const Citation& x : c.citations) {
-        out += "<div class=\"cite\">evidence: <code>" + Esc(x.file) + "</code> sha256 <code>" + Esc(x.sha256.substr(0, 12)) +
-               "</code>" + (x.subject.empty() ? "" : " · <code>" + Esc(x.subject) + "</code>") +
-               (x.command.empty() ? "" : " · <code>" + Esc(x.command) + "</code>") + "</div>";
+        out += "<div class=\"cite\">evidence: <code>" + EscapeMarkup(x.file) + "</code> sha256 <code>" + EscapeMarkup(x.sha256.substr(0, 12)) +
+               "</code>" + (x.subject.empty() ? "" : " · <code>" + EscapeMarkup(x.subject) + "</code>") +
+               (x.command.empty() ? "" : " · <code>" + EscapeMarkup(x.command) + "</code>") + "</div>";
       }
-      if (!c.missing_command.empty()) out += "<pre>" + Esc(c.missing_command) + "</pre>";
+      if (!c.missing_command.empty()) out += "<pre>" + EscapeMarkup(c.missing_command) + "</pre>";
       out += "</li>\n";
     }
     out += "</ul>\n";
     if (!item.findings.empty()) {
       out += "<p>Review findings (questions this item answers):</p><ul>\n";
       for (const FindingView& f : item.findings) {
-        out += "<li><code>" + Esc(f.id) + "</code> " + Esc(f.severity) + " <code>" + Esc(f.rule) + "</code> <code>" +
-               Esc(f.file) + ":" + std::to_string(f.line) + "</code> — " + Esc(f.title.empty() ? f.message : f.title + ": " + f.message) +
-               "<div class=\"cite\">verify: <code>" + Esc(f.verify.empty() ? "(none given)" : f.verify) + "</code></div></li>\n";
+        out += "<li><code>" + EscapeMarkup(f.id) + "</code> " + EscapeMarkup(f.severity) + " <code>" + EscapeMarkup(f.rule) + "</code> <code>" +
+               EscapeMarkup(f.file) + ":" + std::to_string(f.line) + "</code> — " + EscapeMarkup(f.title.empty() ? f.message : f.title + ": " + f.message) +
+               "<div class=\"cite\">verify: <code>" + EscapeMarkup(f.verify.empty() ? "(none given)" : f.verify) + "</code></div></li>\n";
       }
       out += "</ul>\n";
     }
   }
   out += "<h2>Evidence files</h2>\n<table><tr><th>file</th><th>sha256</th><th>command</th></tr>\n";
   for (const EvidenceFile& f : r.evidence) {
-    out += "<tr><td><code>" + Esc(f.path) + "</code></td><td><code>" + Esc(f.sha256) + "</code></td><td><code>" +
-           Esc(f.command) + "</code></td></tr>\n";
+    out += "<tr><td><code>" + EscapeMarkup(f.path) + "</code></td><td><code>" + EscapeMarkup(f.sha256) + "</code></td><td><code>" +
+           EscapeMarkup(f.command) + "</code></td></tr>\n";
   }
   out += "</table>\n</body></html>\n";
   return out;

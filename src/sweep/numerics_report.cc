@@ -4,32 +4,15 @@
 #include <cstdio>
 #include <map>
 
+#include "core/markup.h"
 #include "core/version.h"
-#include "sweep/rng.h"
 #include "numerics/compare_writer.h"
+#include "sweep/rng.h"
 
 namespace av {
 namespace {
 
 using nlohmann::json;
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters even when escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 // JSON has no inf/NaN: they are written as strings.
 json Finite(double v) {
@@ -173,11 +156,11 @@ std::string NumericsJsonToJUnit(const json& doc) {
       time += (*c)["durations_ms"].value("total", 0.0) / 1000;
     }
     std::snprintf(buf, sizeof buf, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-                  XmlEscape(sweep).c_str(), cases.size(), static_cast<long long>(failures), time);
+                  EscapeMarkup(sweep).c_str(), cases.size(), static_cast<long long>(failures), time);
     out += buf;
     for (const json* c : cases) {
       std::snprintf(buf, sizeof buf, "%.3f", (*c)["durations_ms"].value("total", 0.0) / 1000);
-      out += "    <testcase classname=\"numerics." + XmlEscape(sweep) + "\" name=\"" + XmlEscape(c->value("id", "")) +
+      out += "    <testcase classname=\"numerics." + EscapeMarkup(sweep) + "\" name=\"" + EscapeMarkup(c->value("id", "")) +
              "\" time=\"" + buf + "\"";
       std::string verdict = c->value("verdict", "");
       if (verdict == "pass") {
@@ -190,8 +173,8 @@ std::string NumericsJsonToJUnit(const json& doc) {
       if (c->contains("localisation")) {
         for (const json& h : (*c)["localisation"]["hints"]) hints += "\nhint: " + h.get<std::string>();
       }
-      out += ">\n      <failure message=\"" + XmlEscape(reason) + "\" type=\"" + XmlEscape(verdict) + "\">" +
-             XmlEscape(reason + hints + (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
+      out += ">\n      <failure message=\"" + EscapeMarkup(reason) + "\" type=\"" + EscapeMarkup(verdict) + "\">" +
+             EscapeMarkup(reason + hints + (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
                        "\ncase: " + c->value("case_dir", "")) +
              "</failure>\n    </testcase>\n";
     }
