@@ -21,7 +21,11 @@ std::string Where(const std::string& path, const toml::source_region& src) {
 }  // namespace
 
 Status TomlTableReader::Error(const toml::node& node, const std::string& what) const {
-  return InvalidInput(Where(path_, node.source()) + ": " + what);
+  return ErrorAt(node.source(), what);
+}
+
+Status TomlTableReader::ErrorAt(const toml::source_region& where, const std::string& what) const {
+  return InvalidInput(Where(path_, where) + ": " + what);
 }
 
 Status TomlTableReader::CheckKeys(const toml::table& table, const std::string& where,

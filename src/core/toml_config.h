@@ -26,6 +26,7 @@ class TomlTableReader {
 
   const std::string& path() const { return path_; }
   Status Error(const toml::node& node, const std::string& what) const;
+  Status ErrorAt(const toml::source_region& where, const std::string& what) const;  // a key's, say
   // `where` names the table in messages: "[slice]".
   Status CheckKeys(const toml::table& table, const std::string& where,
                    const std::set<std::string_view>& allowed) const;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include "core/file.h"
 #include "core/toml_config.h"
@@ -11,48 +10,16 @@
 namespace av {
 namespace {
 
-class Reader {
- public:
-  explicit Reader(const std::string& path) : path_(path) {}
-
-  Status ErrorAt(const toml::source_region& src, const std::string& what) const {
-    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
-                        ": " + what);
+// A non-empty array of non-empty strings (globs, rule ids).
+Status NonEmptyStrings(const TomlTableReader& r, const toml::node& node, const std::string& key,
+                       std::vector<std::string>* out) {
+  AV_ASSIGN_OR_RETURN(*out, r.StringArray(node, key));
+  const toml::array& arr = *node.as_array();
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*out)[i].empty()) return r.Error(*arr.get(i), "\"" + key + "\" must hold non-empty strings");
   }
-  Status Error(const toml::node& node, const std::string& what) const { return ErrorAt(node.source(), what); }
-
-  Status CheckKeys(const toml::table& table, const std::string& where, const std::set<std::string_view>& allowed) const {
-    for (const auto& [key, value] : table) {
-      if (!allowed.count(key.str())) {
-        std::string list;
-        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return ErrorAt(key.source(), "unknown key \"" + std::string(key.str()) + "\" in " + where + " (allowed: " +
-                                         list + ")");
-      }
-    }
-    return Status::Ok();
-  }
-
-  Result<std::string> String(const toml::node& node, const std::string& key) const {
-    auto s = node.value<std::string>();
-    if (!s || s->empty()) return Error(node, "\"" + key + "\" must be a non-empty string");
-    return *s;
-  }
-
-  Status Strings(const toml::node& node, const std::string& key, std::vector<std::string>* out) const {
-    const toml::array* arr = node.as_array();
-    if (arr == nullptr) return Error(node, "\"" + key + "\" must be an array of strings");
-    for (const toml::node& item : *arr) {
-      auto s = item.value<std::string>();
-      if (!s || s->empty()) return Error(item, "\"" + key + "\" must hold non-empty strings");
-      out->push_back(*s);
-    }
-    return Status::Ok();
-  }
-
- private:
-  const std::string& path_;
-};
+  return Status::Ok();
+}
 
 bool ValidComponentName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "unassigned" || name[0] == '.') return false;
@@ -67,7 +34,7 @@ bool ValidComponentName(std::string_view name) {
 Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
                                                      const std::vector<std::string>& known_rules) {
   AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
-  Reader r(path);
+  TomlTableReader r(path);
   ReviewPackageConfig config;
   config.path = path;
   std::filesystem::path package = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
@@ -106,7 +73,7 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
         return r.ErrorAt(key->source(), "component name \"" + c.name +
                                             "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
       }
-      AV_RETURN_IF_ERROR(r.Strings(*value, c.name, &c.globs));
+      AV_RETURN_IF_ERROR(NonEmptyStrings(r, *value, c.name, &c.globs));
       if (c.globs.empty()) return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
       for (const std::string& g : c.globs) {
         Status st = ValidateGlob(g);
@@ -128,7 +95,7 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
       }
     }
     if (const toml::node* v = t->get("disable")) {
-      AV_RETURN_IF_ERROR(r.Strings(*v, "disable", &config.disabled_rules));
+      AV_RETURN_IF_ERROR(NonEmptyStrings(r, *v, "disable", &config.disabled_rules));
       const toml::array* arr = v->as_array();
       for (size_t i = 0; i < config.disabled_rules.size(); ++i) {
         const std::string& id = config.disabled_rules[i];

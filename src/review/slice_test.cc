@@ -83,6 +83,8 @@ TEST(ReviewConfigTest, ErrorsNameFileLineColumn) {
             std::string::npos);
   EXPECT_NE(err("[review]\nreviewer = \"gpt\"\n").find("must be \"builtin\""), std::string::npos);
   EXPECT_NE(err("[slice]\nbase = \"--output=x\"\n").find("not an option"), std::string::npos);
+  EXPECT_EQ(err("[components]\na = [\"src/**\", \"\"]\n"), "p/attnverify.toml:2:16: \"a\" must hold non-empty strings");
+  EXPECT_EQ(err("[review]\ndisable = [1]\n"), "p/attnverify.toml:2:12: \"disable\" must hold only strings");
 }
 
 TEST(GitDiffTest, SafeArgvDisablesRepositoryPrograms) {
