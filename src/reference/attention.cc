@@ -83,18 +83,10 @@ Result<RangeOutputs> ComputeAttentionOverRanges(const AttentionInputs& inputs,
                                                 const AttentionParams& params,
                                                 const std::vector<KeyRange>& ranges) {
   AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(inputs, params));
-  if (p.layout == AttentionLayout::kVarlen) {
-    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
-  }
+  AV_RETURN_IF_ERROR(CheckKeyRanges(p, ranges));
   const int64_t s_q = inputs.q.dim(1);
   RangeOutputs out;
   for (const KeyRange& r : ranges) {
-    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin ||
-        r.end > p.s_k[r.batch]) {
-      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
-                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                          ")) is outside the batch's keys");
-    }
     F64Array o = F64Array::Zeros({s_q, p.h_q, p.dv});
     F64Array lse = F64Array::Zeros({p.h_q, s_q});
     for (int64_t i = 0; i < s_q; ++i)

@@ -234,4 +234,17 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
   return p;
 }
 
+Status CheckKeyRanges(const AttentionProblem& p, const std::vector<KeyRange>& ranges) {
+  if (p.layout == AttentionLayout::kVarlen) {
+    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
+  }
+  for (const KeyRange& r : ranges) {
+    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin || r.end > p.s_k[r.batch]) {
+      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" + std::to_string(r.begin) + ", " +
+                          std::to_string(r.end) + ")) is outside the batch's keys");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace av

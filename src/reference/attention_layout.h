@@ -39,4 +39,8 @@ struct AttentionProblem {
 Result<AttentionProblem> ResolveAttention(const AttentionInputs& inputs,
                                           const AttentionParams& params, bool load_values = true);
 
+// What every ComputeAttentionOverRanges (oracle, fast, lowprec) requires: batched q, and
+// each range within its batch's keys.
+Status CheckKeyRanges(const AttentionProblem& p, const std::vector<KeyRange>& ranges);
+
 }  // namespace av

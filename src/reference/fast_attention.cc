@@ -268,18 +268,11 @@ template <typename T>
 Result<RangeOutputs> RangesFastT(const AttentionInputs& in, const AttentionParams& params,
                                  const std::vector<KeyRange>& ranges, const FastOptions& options) {
   AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, /*load_values=*/false));
-  if (p.layout == AttentionLayout::kVarlen) {
-    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
-  }
+  AV_RETURN_IF_ERROR(CheckKeyRanges(p, ranges));
   const int64_t s_q = in.q.dim(1);
   std::vector<Job> jobs;
   for (size_t n = 0; n < ranges.size(); ++n) {
     const KeyRange& r = ranges[n];
-    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin || r.end > p.s_k[r.batch]) {
-      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
-                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                          ")) is outside the batch's keys");
-    }
     jobs.push_back({r.batch, r.begin, r.end, int64_t(n) * s_q, false});
   }
   const int64_t rows = int64_t(ranges.size()) * s_q;

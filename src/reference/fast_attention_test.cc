@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 
+#include "reference/lowprec_attention.h"
 #include "reference/ref_test_util.h"
 
 namespace av {
@@ -248,6 +249,22 @@ TEST(FastAttentionTest, KeyRangesMatchOracle) {
     SCOPED_TRACE(n);
     ExpectClose({fast->per_range[n].first, fast->per_range[n].second},
                 {oracle->per_range[n].first, oracle->per_range[n].second});
+  }
+}
+
+// Every implementation refuses a range outside its batch's keys with the same message.
+TEST(FastAttentionTest, KeyRangesOutsideTheBatchAreRefusedByEveryImplementation) {
+  std::mt19937_64 rng(9);
+  AttentionInputs in = Batched(rng, 2, 3, 200, 4, 2, 32, 32);
+  const std::vector<KeyRange> bad = {{0, 0, 64}, {1, 150, 201}};
+  AttentionParams p;
+  LowprecOptions lp;
+  lp.dtype = DType::kBF16;
+  for (const Status& st : {ComputeAttentionOverRanges(in, p, bad).status(),
+                           ComputeAttentionOverRangesFast(in, p, bad, {}).status(),
+                           ComputeAttentionOverRangesLowprec(in, p, bad, lp).status()}) {
+    EXPECT_EQ(st.code(), StatusCode::kInvalidInput);
+    EXPECT_EQ(st.message(), "key range (batch 1, [150, 201)) is outside the batch's keys");
   }
 }
 

@@ -128,17 +128,7 @@ Result<RangeOutputs> ComputeAttentionOverRangesLowprec(const AttentionInputs& in
                                                        const LowprecOptions& options) {
   AV_ASSIGN_OR_RETURN(Prepared x, Prepare(inputs, params, options.dtype));
   const AttentionProblem& p = x.p;
-  if (p.layout == AttentionLayout::kVarlen) {
-    return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
-  }
-  for (const KeyRange& r : ranges) {
-    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin ||
-        r.end > p.s_k[r.batch]) {
-      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
-                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                          ")) is outside the batch's keys");
-    }
-  }
+  AV_RETURN_IF_ERROR(CheckKeyRanges(p, ranges));
   const int64_t s_q = inputs.q.dim(1), h_q = p.h_q, dv = p.dv;
   RangeOutputs out;
   for (size_t n = 0; n < ranges.size(); ++n) {
