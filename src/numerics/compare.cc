@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/format.h"
 #include "numerics/comparer.h"
 
 namespace av {
@@ -17,12 +18,6 @@ using internal::Sums;
 
 // FlashMLA returns cos_diff = 0 when sum(ref^2) < 1e-12.
 constexpr double kFlashMlaTinyRef = 1e-12;
-
-std::string Fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::string IndexString(const std::vector<int64_t>& index) { return ShapeToString(index); }
 
@@ -92,17 +87,17 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
     const ElementDiff& e = nf.first_mismatches.front();
     fail.push_back("NaN/inf positions differ at " + std::to_string(nf.position_mismatches) +
                    " elements (first at " + IndexString(e.index) + ": candidate " +
-                   Fmt(e.candidate) + ", reference " + Fmt(e.reference) +
+                   FormatG(e.candidate, 6) + ", reference " + FormatG(e.reference, 6) +
                    "); --allow-nan leaves such positions out");
   }
   const std::string over = std::to_string(report.mismatches) + " of " +
                            std::to_string(report.numel) + " elements (" +
-                           Fmt(100.0 * report.mismatch_fraction) + "%)";
+                           FormatG(100.0 * report.mismatch_fraction, 6) + "%)";
   switch (rule.kind) {
     case RuleKind::kAllclose:
       if (report.mismatches > 0) {
-        fail.push_back(over + " exceed atol + rtol*|ref| (atol " + Fmt(rule.atol) + ", rtol " +
-                       Fmt(rule.rtol) + ")");
+        fail.push_back(over + " exceed atol + rtol*|ref| (atol " + FormatG(rule.atol, 6) + ", rtol " +
+                       FormatG(rule.rtol, 6) + ")");
       }
       break;
     case RuleKind::kFlashMla: {
@@ -113,11 +108,11 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
       if (report.mismatches - report.nonfinite_mismatches > 0) {
         fail.push_back(std::to_string(report.mismatches - report.nonfinite_mismatches) + " of " +
                        std::to_string(report.numel) +
-                       " elements fail abs < atol or rel < rtol (atol " + Fmt(rule.atol) +
-                       ", rtol " + Fmt(rule.rtol) + ")");
+                       " elements fail abs < atol or rel < rtol (atol " + FormatG(rule.atol, 6) +
+                       ", rtol " + FormatG(rule.rtol, 6) + ")");
       }
       if (std::fabs(report.rule_cos_diff) > rule.cos_tol) {
-        fail.push_back("cos_diff " + Fmt(report.rule_cos_diff) + " > " + Fmt(rule.cos_tol));
+        fail.push_back("cos_diff " + FormatG(report.rule_cos_diff, 6) + " > " + FormatG(rule.cos_tol, 6));
       }
       break;
     }
@@ -128,14 +123,14 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
             "both tensors are all zero: cos_diff is 0/0 (DeepGEMM's calc_diff returns NaN and "
             "its assertion fails); such a reference checks nothing");
       } else if (!(m.cos_diff < rule.cos_tol)) {
-        fail.push_back("cos_diff " + Fmt(m.cos_diff) + " >= " + Fmt(rule.cos_tol));
+        fail.push_back("cos_diff " + FormatG(m.cos_diff, 6) + " >= " + FormatG(rule.cos_tol, 6));
       }
       break;
     case RuleKind::kLowprecMultiple:
       if (m.max_abs > report.threshold) {
-        fail.push_back("max |cand - ref| " + Fmt(m.max_abs) + " > k * max |lowprec - ref| + atol = " +
-                       Fmt(rule.k) + " * " + Fmt(report.lowprec_max_abs) + " + " +
-                       Fmt(rule.atol) + " = " + Fmt(report.threshold) + "; " + over +
+        fail.push_back("max |cand - ref| " + FormatG(m.max_abs, 6) + " > k * max |lowprec - ref| + atol = " +
+                       FormatG(rule.k, 6) + " * " + FormatG(report.lowprec_max_abs, 6) + " + " +
+                       FormatG(rule.atol, 6) + " = " + FormatG(report.threshold, 6) + "; " + over +
                        " are over that bound");
       }
       break;

@@ -3,16 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/format.h"
 #include "core/version.h"
 
 namespace av {
 namespace {
-
-std::string G(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -22,12 +17,12 @@ std::string Pad(std::string s, size_t width) {
 std::string RuleLine(const Rule& rule) {
   std::string s(RuleName(rule.kind));
   switch (rule.kind) {
-    case RuleKind::kAllclose: s += ": atol " + G(rule.atol) + ", rtol " + G(rule.rtol); break;
+    case RuleKind::kAllclose: s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6); break;
     case RuleKind::kFlashMla:
-      s += ": atol " + G(rule.atol) + ", rtol " + G(rule.rtol) + ", cos " + G(rule.cos_tol);
+      s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6) + ", cos " + FormatG(rule.cos_tol, 6);
       break;
-    case RuleKind::kCosDiff: s += ": cos_diff < " + G(rule.cos_tol); break;
-    case RuleKind::kLowprecMultiple: s += ": k " + G(rule.k) + ", atol " + G(rule.atol); break;
+    case RuleKind::kCosDiff: s += ": cos_diff < " + FormatG(rule.cos_tol, 6); break;
+    case RuleKind::kLowprecMultiple: s += ": k " + FormatG(rule.k, 6) + ", atol " + FormatG(rule.atol, 6); break;
     case RuleKind::kExact: s += ": bitwise"; break;
   }
   if (rule.allow_nan) s += ", NaN/inf positions left out";
@@ -37,8 +32,8 @@ std::string RuleLine(const Rule& rule) {
 }
 
 std::string DiffLine(const ElementDiff& e) {
-  return "  " + Pad(ShapeToString(e.index), 22) + " cand " + Pad(G(e.candidate), 13) + " ref " +
-         Pad(G(e.reference), 13) + " abs " + Pad(G(e.abs_err), 12) + " rel " + G(e.rel_err);
+  return "  " + Pad(ShapeToString(e.index), 22) + " cand " + Pad(FormatG(e.candidate, 6), 13) + " ref " +
+         Pad(FormatG(e.reference, 6), 13) + " abs " + Pad(FormatG(e.abs_err, 6), 12) + " rel " + FormatG(e.rel_err, 6);
 }
 
 nlohmann::json DiffJson(const ElementDiff& e) {
@@ -79,19 +74,19 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
   line("  reference  " + in.reference + "  " + std::string(DTypeName(r.reference_dtype)) + " " +
        ShapeToString(r.shape));
   if (!in.lowprec.empty()) {
-    line("  lowprec    " + in.lowprec + "  max |lowprec - ref| " + G(r.lowprec_max_abs) +
-         ", bound " + G(r.threshold));
+    line("  lowprec    " + in.lowprec + "  max |lowprec - ref| " + FormatG(r.lowprec_max_abs, 6) +
+         ", bound " + FormatG(r.threshold, 6));
   }
   const Metrics& m = r.metrics;
-  line("  metrics    max_abs " + G(m.max_abs) + "  max_rel " + G(m.max_rel) + "  mean_abs " +
-       G(m.mean_abs) + "  rmse " + G(m.rmse) + "  cos_diff " + G(m.cos_diff) + "  nmse " +
-       G(m.nmse) + "  (" + std::to_string(m.compared) + " finite pairs)");
+  line("  metrics    max_abs " + FormatG(m.max_abs, 6) + "  max_rel " + FormatG(m.max_rel, 6) + "  mean_abs " +
+       FormatG(m.mean_abs, 6) + "  rmse " + FormatG(m.rmse, 6) + "  cos_diff " + FormatG(m.cos_diff, 6) + "  nmse " +
+       FormatG(m.nmse, 6) + "  (" + std::to_string(m.compared) + " finite pairs)");
   if (r.rule.kind == RuleKind::kFlashMla) {
-    line("  cos_diff   " + G(r.rule_cos_diff) + " over float32-cast values (FlashMLA)");
+    line("  cos_diff   " + FormatG(r.rule_cos_diff, 6) + " over float32-cast values (FlashMLA)");
   }
   if (r.mismatch_defined) {
     std::string s = "  mismatch   " + std::to_string(r.mismatches) + " of " +
-                    std::to_string(r.numel) + " (" + G(100.0 * r.mismatch_fraction) + "%)";
+                    std::to_string(r.numel) + " (" + FormatG(100.0 * r.mismatch_fraction, 6) + "%)";
     if (r.mismatches > 0) {
       s += r.nonfinite_mismatches == r.mismatches
                ? ", all at NaN/inf positions"
@@ -131,7 +126,7 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
              (axis.bucket > 1 ? " ranges of " + std::to_string(axis.bucket) : " indices") +
              " touched, most in";
         for (const auto& share : axis.top) {
-          s += " " + where(share) + " (" + G(100.0 * share.fraction) + "%)";
+          s += " " + where(share) + " (" + FormatG(100.0 * share.fraction, 6) + "%)";
         }
       }
       line(s);

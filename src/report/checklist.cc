@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/format.h"
 #include "report/checklist_internal.h"
 
 namespace av {
@@ -22,13 +23,6 @@ const char* CheckStatusName(CheckStatus s) {
 
 namespace checklist {
 namespace {
-
-
-std::string G(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::optional<int64_t> ParseInt(const std::string& s) {
   if (s.empty()) return std::nullopt;
@@ -136,8 +130,8 @@ std::vector<std::string> DescribeFailure(const NumericsCase& c) {
       for (const auto& [k, v] : w->coords) {
         at += (at.empty() ? "" : ", ") + (k.size() > 1 && k[0] == 'i' && std::isdigit(static_cast<unsigned char>(k[1])) ? "" : k + "=") + std::to_string(v);
       }
-      line += " worst |err| " + G(w->abs_err) + " at [" + at + "]: candidate " + G(w->candidate) + ", reference " +
-              G(w->reference);
+      line += " worst |err| " + FormatG(w->abs_err, 6) + " at [" + at + "]: candidate " + FormatG(w->candidate, 6) +
+              ", reference " + FormatG(w->reference, 6);
     }
     if (!o.rule.empty()) line += "; rule " + o.rule + (o.tolerance.empty() ? "" : " (" + o.tolerance + ")");
     if (!o.failure.empty()) line += ": " + o.failure;

@@ -6,19 +6,10 @@
 #include <map>
 #include <set>
 
+#include "core/format.h"
 #include "report/checklist_internal.h"
 
 namespace av::checklist {
-namespace {
-
-std::string G(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-}  // namespace
-
 std::vector<Check> ResourceChecks(const Context& ctx) {
   std::vector<Check> out;
   const char* build_title = "compile evidence (ptxas -v)";
@@ -153,7 +144,7 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
       c.citations.push_back(Cite(n.file, r->group));
       std::string cases;
       for (const std::string& id : r->cases) cases += (cases.empty() ? "" : ", ") + id;
-      c.details.push_back(r->group + ": max |diff| " + G(r->max_abs_diff) +
+      c.details.push_back(r->group + ": max |diff| " + FormatG(r->max_abs_diff, 4) +
                           (r->tolerance.empty() ? "" : " > " + r->tolerance) + (r->detail.empty() ? "" : ": " + r->detail) +
                           (cases.empty() ? "" : " [" + cases + "]"));
     }

@@ -7,16 +7,11 @@
 #include <set>
 #include <tuple>
 
+#include "core/format.h"
 #include "report/checklist_internal.h"
 
 namespace av::checklist {
 namespace {
-
-std::string G(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 bool IsLowPrecision(const std::string& dtype) {
   return dtype == "f16" || dtype == "bf16" || dtype == "f8_e4m3fn" || dtype == "f8_e5m2";
@@ -294,7 +289,7 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
       for (const InvarianceResult* r : failed.empty() ? inv : failed) {
         c.citations.push_back(Cite(n.file, r->group));
         if (r->verdict != "pass") {
-          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " + G(r->max_abs_diff) +
+          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " + FormatG(r->max_abs_diff, 4) +
                               (r->tolerance.empty() ? "" : " (tolerance " + r->tolerance + ")") +
                               (r->detail.empty() ? "" : ": " + r->detail));
         }

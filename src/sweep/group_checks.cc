@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/format.h"
 #include "sweep/invariance.h"
 
 namespace av {
 namespace {
-
-std::string Short(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 std::string CheckName(VariantKind kind) {
   switch (kind) {
@@ -73,17 +68,17 @@ void GroupState::Compare(CaseResult& r, const NamedTensors& cand) {
     t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
     tol += (tol.empty() ? "" : "; ") + d.name + ": " +
            (bitwise ? std::string("bitwise")
-                    : "|diff| <= " + Short(d.bound) + " (rounding bound at max|" + d.name + "| " +
-                          Short(d.max_abs) + ")");
+                    : "|diff| <= " + FormatG(d.bound, 3) + " (rounding bound at max|" + d.name + "| " +
+                          FormatG(d.max_abs, 3) + ")");
     bool bad =
         d.nonfinite_mismatches > 0 || (bitwise ? !d.bitwise_equal : d.max_abs_diff > d.bound);
     if (!bad) continue;
     std::string what = r.spec.variant + ": " + d.name + " differs from the base run" +
                        (d.nonfinite_mismatches
                             ? " at " + std::to_string(d.nonfinite_mismatches) + " NaN/inf positions"
-                            : " by up to " + Short(d.max_abs_diff) +
+                            : " by up to " + FormatG(d.max_abs_diff, 3) +
                                   (bitwise ? " (reruns must be bitwise identical)"
-                                           : " (bound " + Short(d.bound) + ")"));
+                                           : " (bound " + FormatG(d.bound, 3) + ")"));
     t.failed = true;
     t.problems.push_back(what);
     r.verdict = "fail";
@@ -143,7 +138,7 @@ std::vector<InvarianceCheckResult> GroupState::Results(const std::string& group,
       } else {
         r.detail = std::to_string(t.cases.size() - 1) +
                    " variant(s) agree with the base run within rounding (max |diff| " +
-                   Short(t.max_abs_diff) + ")";
+                   FormatG(t.max_abs_diff, 3) + ")";
       }
       out.push_back(std::move(r));
     }
