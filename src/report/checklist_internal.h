@@ -1,5 +1,6 @@
-// Shared pieces of the checklist engine (checklist.cc assembles items and the verdict;
-// checklist_numerics.cc builds items 1-2, checklist_kernel.cc items 3-7). Internal to report/.
+// Shared pieces of the checklist engine, defined in checklist_internal.cc (checklist.cc
+// assembles items and the verdict; checklist_numerics.cc builds items 1-2,
+// checklist_kernel.cc items 3-7). Internal to report/.
 #pragma once
 
 #include <map>
