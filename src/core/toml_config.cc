@@ -81,4 +81,13 @@ Result<std::vector<std::string>> TomlTableReader::StringArray(const toml::node& 
   return out;
 }
 
+Result<std::vector<std::string>> TomlTableReader::NonEmptyStringArray(const toml::node& node,
+                                                                     const std::string& key) const {
+  AV_ASSIGN_OR_RETURN(std::vector<std::string> out, StringArray(node, key));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].empty()) return Error(*node.as_array()->get(i), "\"" + key + "\" must hold non-empty strings");
+  }
+  return out;
+}
+
 }  // namespace av

@@ -36,6 +36,8 @@ class TomlTableReader {
   Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const;
   Result<bool> Bool(const toml::node& node, const std::string& key) const;
   Result<std::vector<std::string>> StringArray(const toml::node& node, const std::string& key) const;
+  // The same, each string non-empty (globs, rule ids).
+  Result<std::vector<std::string>> NonEmptyStringArray(const toml::node& node, const std::string& key) const;
 
  private:
   std::string path_;

@@ -10,17 +10,6 @@
 namespace av {
 namespace {
 
-// A non-empty array of non-empty strings (globs, rule ids).
-Status NonEmptyStrings(const TomlTableReader& r, const toml::node& node, const std::string& key,
-                       std::vector<std::string>* out) {
-  AV_ASSIGN_OR_RETURN(*out, r.StringArray(node, key));
-  const toml::array& arr = *node.as_array();
-  for (size_t i = 0; i < out->size(); ++i) {
-    if ((*out)[i].empty()) return r.Error(*arr.get(i), "\"" + key + "\" must hold non-empty strings");
-  }
-  return Status::Ok();
-}
-
 bool ValidComponentName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "unassigned" || name[0] == '.') return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -73,7 +62,7 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
         return r.ErrorAt(key->source(), "component name \"" + c.name +
                                             "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
       }
-      AV_RETURN_IF_ERROR(NonEmptyStrings(r, *value, c.name, &c.globs));
+      AV_ASSIGN_OR_RETURN(c.globs, r.NonEmptyStringArray(*value, c.name));
       if (c.globs.empty()) return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
       for (const std::string& g : c.globs) {
         Status st = ValidateGlob(g);
@@ -95,7 +84,7 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
       }
     }
     if (const toml::node* v = t->get("disable")) {
-      AV_RETURN_IF_ERROR(NonEmptyStrings(r, *v, "disable", &config.disabled_rules));
+      AV_ASSIGN_OR_RETURN(config.disabled_rules, r.NonEmptyStringArray(*v, "disable"));
       const toml::array* arr = v->as_array();
       for (size_t i = 0; i < config.disabled_rules.size(); ++i) {
         const std::string& id = config.disabled_rules[i];
