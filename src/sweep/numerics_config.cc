@@ -1,7 +1,6 @@
 #include "sweep/numerics_config.h"
 
 #include <filesystem>
-#include <set>
 #include <toml++/toml.h>
 
 #include "core/file.h"
@@ -12,47 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TomlReader {
- public:
-  explicit TomlReader(std::string path) : path_(std::move(path)) {}
-
-  Status Error(const toml::node& node, const std::string& what) const {
-    const auto& src = node.source();
-    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
-                        ": " + what);
-  }
-
-  Status CheckKeys(const toml::table& table, const std::string& where, const std::set<std::string_view>& allowed) const {
-    for (const auto& [key, value] : table) {
-      if (!allowed.count(key.str())) {
-        std::string list;
-        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        const auto& src = key.source();
-        return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) +
-                            ": unknown key \"" + std::string(key.str()) + "\" in " + where + " (allowed: " + list + ")");
-      }
-    }
-    return Status::Ok();
-  }
-
-  Result<std::string> String(const toml::node& node, const std::string& key) const {
-    auto s = node.value<std::string>();
-    if (!s || s->empty()) return Error(node, "\"" + key + "\" must be a non-empty string");
-    return *s;
-  }
-
-  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const {
-    auto v = node.value_exact<int64_t>();
-    if (!v || *v < lo || *v > hi) {
-      return Error(node, "\"" + key + "\" must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-    }
-    return *v;
-  }
-
- private:
-  std::string path_;
-};
-
 std::string Resolve(const std::string& base, const std::string& p) {
   return (fs::path(base) / p).lexically_normal().string();
 }
@@ -61,7 +19,7 @@ std::string Resolve(const std::string& base, const std::string& p) {
 
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
   AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
-  TomlReader r(path);
+  TomlTableReader r(path);
   NumericsConfig c;
   c.path = path;
   c.base_dir = fs::absolute(fs::path(path)).parent_path().lexically_normal().string();
