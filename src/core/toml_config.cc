@@ -57,9 +57,11 @@ Result<std::string> TomlTableReader::String(const toml::node& node, const std::s
 Result<int64_t> TomlTableReader::Integer(const toml::node& node, const std::string& key, int64_t lo,
                                          int64_t hi) const {
   auto v = node.value_exact<int64_t>();
-  if (!v || *v < lo || *v > hi) {
-    return Error(node, "\"" + key + "\" must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-  }
+  const bool any = lo == INT64_MIN && hi == INT64_MAX;
+  const std::string want = "\"" + key + "\" must be an integer" +
+                           (any ? "" : " in " + std::to_string(lo) + ".." + std::to_string(hi));
+  if (!v) return Error(node, want);
+  if (*v < lo || *v > hi) return Error(node, want + ", got " + std::to_string(*v));
   return *v;
 }
 

@@ -1,7 +1,7 @@
 #include "evidence/build_config.h"
 
 #include <filesystem>
-#include <set>
+#include <utility>
 #include <toml++/toml.h>
 
 #include "core/file.h"
@@ -11,56 +11,10 @@
 namespace av {
 namespace {
 
-// Parsing state: the file name for messages.
-class ConfigReader {
+// The shared reader plus [build]'s own tables.
+class ConfigReader : public TomlTableReader {
  public:
-  explicit ConfigReader(std::string path) : path_(std::move(path)) {}
-
-  Status Error(const toml::node& node, const std::string& what) const { return ErrorAt(node.source(), what); }
-  Status ErrorAt(const toml::source_region& src, const std::string& what) const {
-    return InvalidInput(path_ + ":" + std::to_string(src.begin.line) + ":" +
-                        std::to_string(src.begin.column) + ": " + what);
-  }
-
-  Status CheckKeys(const toml::table& table, const std::string& where,
-                   const std::set<std::string_view>& allowed) const {
-    for (const auto& [key, value] : table) {
-      if (!allowed.count(key.str())) {
-        std::string list;
-        for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return ErrorAt(key.source(), "unknown key \"" + std::string(key.str()) + "\" in " + where +
-                                " (allowed: " + list + ")");
-      }
-    }
-    return Status::Ok();
-  }
-
-  Status Strings(const toml::node& node, const std::string& key, std::vector<std::string>* out) const {
-    const toml::array* arr = node.as_array();
-    if (arr == nullptr) return Error(node, "\"" + key + "\" must be an array of strings");
-    for (const toml::node& item : *arr) {
-      auto s = item.value<std::string>();
-      if (!s || s->empty()) return Error(item, "\"" + key + "\" must hold non-empty strings");
-      out->push_back(*s);
-    }
-    return Status::Ok();
-  }
-
-  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const {
-    auto v = node.value_exact<int64_t>();
-    if (!v) return Error(node, "\"" + key + "\" must be an integer");
-    if (*v < lo || *v > hi) {
-      return Error(node, "\"" + key + "\" must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                             ", got " + std::to_string(*v));
-    }
-    return *v;
-  }
-
-  Result<bool> Bool(const toml::node& node, const std::string& key) const {
-    auto v = node.value_exact<bool>();
-    if (!v) return Error(node, "\"" + key + "\" must be true or false");
-    return *v;
-  }
+  using TomlTableReader::TomlTableReader;
 
   Status Kernel(const toml::node& node, BuildConfig* config) const {
     const toml::table* t = node.as_table();
@@ -120,17 +74,16 @@ class ConfigReader {
                                  {"root", "sources", "flags", "archs", "nvcc", "timeout_s", "block_size",
                                   "constants", "kernel", "gates"}));
     if (const toml::node* n = b.get("root")) {
-      auto s = n->value<std::string>();
-      if (!s || s->empty()) return Error(*n, "\"root\" must be a non-empty string");
-      config->root = *s;
+      AV_ASSIGN_OR_RETURN(config->root, String(*n, "root"));
     }
-    if (const toml::node* n = b.get("sources")) AV_RETURN_IF_ERROR(Strings(*n, "sources", &config->sources));
-    if (const toml::node* n = b.get("flags")) AV_RETURN_IF_ERROR(Strings(*n, "flags", &config->flags));
-    if (const toml::node* n = b.get("archs")) AV_RETURN_IF_ERROR(Strings(*n, "archs", &config->archs));
+    for (auto [key, field] : {std::pair{"sources", &config->sources}, {"flags", &config->flags},
+                              {"archs", &config->archs}}) {
+      if (const toml::node* n = b.get(key)) {
+        AV_ASSIGN_OR_RETURN(*field, NonEmptyStringArray(*n, key));
+      }
+    }
     if (const toml::node* n = b.get("nvcc")) {
-      auto s = n->value<std::string>();
-      if (!s || s->empty()) return Error(*n, "\"nvcc\" must be a non-empty string");
-      config->nvcc = *s;
+      AV_ASSIGN_OR_RETURN(config->nvcc, String(*n, "nvcc"));
     }
     if (const toml::node* n = b.get("timeout_s")) {
       AV_ASSIGN_OR_RETURN(int64_t v, Integer(*n, "timeout_s", 1, 86400));
@@ -156,9 +109,6 @@ class ConfigReader {
     if (const toml::node* n = b.get("gates")) AV_RETURN_IF_ERROR(Gates(*n, &config->gates));
     return Status::Ok();
   }
-
- private:
-  std::string path_;
 };
 
 }  // namespace

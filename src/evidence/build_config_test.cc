@@ -67,6 +67,18 @@ TEST(BuildConfig, DefaultsWithoutABuildTable) {
   EXPECT_FALSE(c->block_size.has_value());
 }
 
+TEST(BuildConfig, ValueErrorsNameTheKeyAndWhatWasGiven) {
+  auto err = [](const std::string& toml) {
+    auto c = ParseBuildConfig(toml, "attnverify.toml");
+    return c.ok() ? std::string() : c.status().message();
+  };
+  EXPECT_EQ(err("[build]\nblock_size = 2048\n"), "attnverify.toml:2:14: \"block_size\" must be an integer in 1..1024, got 2048");
+  EXPECT_EQ(err("[build]\ntimeout_s = \"1h\"\n"), "attnverify.toml:2:13: \"timeout_s\" must be an integer in 1..86400");
+  EXPECT_EQ(err("[build.constants]\nkBlockN = 1.5\n"), "attnverify.toml:2:11: \"kBlockN\" must be an integer");
+  EXPECT_EQ(err("[build]\nsources = [\"a.cu\", \"\"]\n"), "attnverify.toml:2:20: \"sources\" must hold non-empty strings");
+  EXPECT_EQ(err("[build]\nnvcc = \"\"\n"), "attnverify.toml:2:8: \"nvcc\" must be a non-empty string");
+}
+
 TEST(BuildConfig, UnknownKeysInsideBuildAreErrorsWithLineAndColumn) {
   auto c = ParseBuildConfig("[build]\nsources = [\"a.cu\"]\nsoruces = [\"b.cu\"]\n", "attnverify.toml");
   ASSERT_FALSE(c.ok());
