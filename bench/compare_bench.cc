@@ -33,8 +33,8 @@ void BM_Compare(benchmark::State& state, RuleKind kind, DType cand_dtype, DType 
   req.kind = kind;
   if (kind == RuleKind::kAllclose) req.atol = 1e-2, req.rtol = 1e-2;
   for (auto _ : state) {
-    auto report = CompareTensors(cand, ref, kind == RuleKind::kLowprecMultiple ? &low : nullptr,
-                                 req);
+    auto report =
+        CompareTensors(cand, ref, kind == RuleKind::kLowprecMultiple ? &low : nullptr, req);
     benchmark::DoNotOptimize(report);
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(cand.nbytes() + ref.nbytes()));
@@ -44,21 +44,28 @@ void BM_Compare(benchmark::State& state, RuleKind kind, DType cand_dtype, DType 
 constexpr int64_t kElements = 16 << 20;  // 16 Mi elements: 64 MiB per f32 tensor
 
 BENCHMARK_CAPTURE(BM_Compare, allclose_f32_f32, RuleKind::kAllclose, DType::kF32, DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, allclose_bf16_f32, RuleKind::kAllclose, DType::kBF16, DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, flashmla_bf16_f32, RuleKind::kFlashMla, DType::kBF16, DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, cos_diff_bf16_f32, RuleKind::kCosDiff, DType::kBF16, DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, lowprec_bf16_f32, RuleKind::kLowprecMultiple, DType::kBF16,
                   DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, exact_f16_f16, RuleKind::kExact, DType::kF16, DType::kF16)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Compare, allclose_f8e4m3_f32, RuleKind::kAllclose, DType::kF8E4M3FN,
                   DType::kF32)
-    ->Arg(kElements)->Unit(benchmark::kMillisecond);
+    ->Arg(kElements)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace av

@@ -1,8 +1,8 @@
 // Throughput of the fast reference ops in GFLOP/s and as a fraction of this machine's
 // float32 FMA peak, measured in the same run (a register-resident AVX-512 FMA loop on
 // every hardware thread). FLOP counts: attention 2 (d + dv) per visible (query, key) pair
-// (split-k partials and sparse attention too); GEMM 2 m n k. Run: build/reference_bench [--benchmark_filter=...]
-// Figures go in the issue notes and doc/ops.md, never into tests.
+// (split-k partials and sparse attention too); GEMM 2 m n k. Run: build/reference_bench
+// [--benchmark_filter=...] Figures go in the issue notes and doc/ops.md, never into tests.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <sys/resource.h>
@@ -139,9 +139,11 @@ void BM_MlaDecode(benchmark::State& state) {
   const int64_t blocks_per = s_k / page;
   std::vector<int32_t> table;
   std::vector<int32_t> lens(static_cast<size_t>(b), static_cast<int32_t>(s_k));
-  for (int64_t i = 0; i < b * blocks_per; ++i) table.push_back(int32_t((i * 7919) % (b * blocks_per)));
-  MlaDecodeInputs in{RandomBf16(rng, {b, s_q, h_q, d}), RandomBf16(rng, {b * blocks_per, page, 1, d}),
-                     Ints(table, {b, blocks_per}), Ints(lens, {b})};
+  for (int64_t i = 0; i < b * blocks_per; ++i)
+    table.push_back(int32_t((i * 7919) % (b * blocks_per)));
+  MlaDecodeInputs in{RandomBf16(rng, {b, s_q, h_q, d}),
+                     RandomBf16(rng, {b * blocks_per, page, 1, d}), Ints(table, {b, blocks_per}),
+                     Ints(lens, {b})};
   MlaDecodeParams p;
   p.causal = true;
   double pairs = 0;  // visible (query, key) pairs under the bottom-right causal mask
@@ -210,15 +212,17 @@ void BM_SplitKPartialsMla(benchmark::State& state) {
   const int64_t blocks_per = s_k / page;
   std::vector<int32_t> table;
   std::vector<int32_t> lens(static_cast<size_t>(b), static_cast<int32_t>(s_k));
-  for (int64_t i = 0; i < b * blocks_per; ++i) table.push_back(int32_t((i * 7919) % (b * blocks_per)));
-  MlaDecodeInputs m{RandomBf16(rng, {b, s_q, h_q, d}), RandomBf16(rng, {b * blocks_per, page, 1, d}),
-                    Ints(table, {b, blocks_per}), Ints(lens, {b})};
+  for (int64_t i = 0; i < b * blocks_per; ++i)
+    table.push_back(int32_t((i * 7919) % (b * blocks_per)));
+  MlaDecodeInputs m{RandomBf16(rng, {b, s_q, h_q, d}),
+                    RandomBf16(rng, {b * blocks_per, page, 1, d}), Ints(table, {b, blocks_per}),
+                    Ints(lens, {b})};
   MlaDecodeParams mp;
   mp.causal = true;
   AttentionParams p;
   auto in = MlaDecodeAsAttention(m, mp, &p);
-  auto plan = FlashMlaSplitPlan(std::vector<int64_t>(size_t(b), s_k),
-                                FlashMlaNumSmParts(132, s_q, h_q, 1));
+  auto plan =
+      FlashMlaSplitPlan(std::vector<int64_t>(size_t(b), s_k), FlashMlaNumSmParts(132, s_q, h_q, 1));
   if (!in.ok() || !plan.ok()) {
     state.SkipWithError("setup failed");
     return;
@@ -265,7 +269,12 @@ BENCHMARK(BM_FmaPeak)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime
 BENCHMARK(BM_MlaDecode)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_PrefillCausal)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_Fp8Gemm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
-BENCHMARK(BM_SplitKPartialsMla)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_SplitKPartialsMla)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 BENCHMARK(BM_SparseAttention)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
 }  // namespace

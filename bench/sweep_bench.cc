@@ -162,7 +162,11 @@ void BM_PrepareDefaultMlaSweep(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * bytes);
   fs::remove_all(work);
 }
-BENCHMARK(BM_PrepareDefaultMlaSweep)->ArgName("write")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PrepareDefaultMlaSweep)
+    ->ArgName("write")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace av

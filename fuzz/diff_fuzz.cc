@@ -33,8 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   int64_t reviewed = 0, skipped = 0;
-  for (const av::Finding& f : av::ReviewDiff(*diff, "fuzz", av::ReviewOptions(), &reviewed, &skipped)) {
-    if (f.line < 1 || f.end_line < f.line || f.checklist_item < 1 || f.checklist_item > 8) __builtin_trap();
+  for (const av::Finding& f :
+       av::ReviewDiff(*diff, "fuzz", av::ReviewOptions(), &reviewed, &skipped)) {
+    if (f.line < 1 || f.end_line < f.line || f.checklist_item < 1 || f.checklist_item > 8)
+      __builtin_trap();
   }
   return 0;
 }

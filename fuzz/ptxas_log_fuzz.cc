@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (report->recognized_lines + report->unknown_lines > report->total_lines) __builtin_trap();
   // Rendering must not throw (JSON strings are UTF-8-checked: invalid bytes are replaced).
   try {
-    (void)av::PtxasReportToJson(*report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    (void)av::PtxasReportToJson(*report).dump(-1, ' ', false,
+                                              nlohmann::json::error_handler_t::replace);
   } catch (...) {
     __builtin_trap();
   }

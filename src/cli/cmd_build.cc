@@ -34,13 +34,18 @@ int RunBuild(std::vector<std::string> args) {
   CLI::App app(kBuildHelp, "attnverify build");
   std::string config_path, import_log, import_base, base_ref, out_dir;
   std::vector<std::string> archs;
-  app.add_option("--config", config_path, "attnverify.toml (default: ./attnverify.toml when present)");
-  app.add_option("--arch", archs, "target arch(s), replacing [build] archs: sm_90a or arch=compute_90a,code=sm_90a")
+  app.add_option("--config", config_path,
+                 "attnverify.toml (default: ./attnverify.toml when present)");
+  app.add_option("--arch", archs,
+                 "target arch(s), replacing [build] archs: sm_90a or arch=compute_90a,code=sm_90a")
       ->take_all();
-  app.add_option("--import", import_log, "parse this nvcc/ptxas log (a GPU box's or a CI build log) instead of compiling");
+  app.add_option("--import", import_log,
+                 "parse this nvcc/ptxas log (a GPU box's or a CI build log) instead of compiling");
   app.add_option("--import-base", import_base, "with --import: the base revision's log");
-  app.add_option("--base", base_ref, "also build this git revision (HEAD~1, main, a commit) and compare");
-  app.add_option("--out", out_dir, "package folder for logs/ and evidence/ (default: the config's folder)");
+  app.add_option("--base", base_ref,
+                 "also build this git revision (HEAD~1, main, a commit) and compare");
+  app.add_option("--out", out_dir,
+                 "package folder for logs/ and evidence/ (default: the config's folder)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (!import_base.empty() && import_log.empty()) {
     return ReportError(InvalidInput("--import-base needs --import (the head's log)"));
@@ -48,13 +53,15 @@ int RunBuild(std::vector<std::string> args) {
 
   BuildRequest request;
   std::error_code ec;
-  if (config_path.empty() && std::filesystem::exists("attnverify.toml", ec)) config_path = "attnverify.toml";
+  if (config_path.empty() && std::filesystem::exists("attnverify.toml", ec))
+    config_path = "attnverify.toml";
   if (!config_path.empty()) {
     Result<BuildConfig> config = LoadBuildConfig(config_path);
     if (!config.ok()) return ReportError(config.status());
     request.config = std::move(config).value();
   } else if (import_log.empty()) {
-    return ReportError(InvalidInput("no attnverify.toml here: pass --config FILE (or --import LOG)"));
+    return ReportError(
+        InvalidInput("no attnverify.toml here: pass --config FILE (or --import LOG)"));
   } else {
     request.config.root = std::filesystem::current_path().string();
   }

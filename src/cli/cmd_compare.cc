@@ -55,8 +55,8 @@ int RunCompare(std::vector<std::string> args) {
   if (rule_name.empty()) rule_name = lowprec_spec.empty() ? "allclose" : "lowprec_multiple";
   auto kind = ParseRuleName(rule_name);
   if (!kind) {
-    return ReportError(InvalidInput("unknown rule \"" + rule_name + "\" (rules: " +
-                                    AllRuleNames() + ")"));
+    return ReportError(
+        InvalidInput("unknown rule \"" + rule_name + "\" (rules: " + AllRuleNames() + ")"));
   }
   request.kind = *kind;
   if (*atol_opt) request.atol = atol;
@@ -73,8 +73,8 @@ int RunCompare(std::vector<std::string> args) {
     lowprec = LoadTensor(lowprec_spec);
     if (!lowprec.ok()) return ReportError(lowprec.status());
   }
-  Result<CompareReport> report = CompareTensors(
-      *cand, *ref, lowprec_spec.empty() ? nullptr : &*lowprec, request);
+  Result<CompareReport> report =
+      CompareTensors(*cand, *ref, lowprec_spec.empty() ? nullptr : &*lowprec, request);
   if (!report.ok()) {
     return ReportError(report.status().WithContext(cand_spec + " vs " + ref_spec));
   }

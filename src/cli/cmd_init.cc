@@ -13,22 +13,26 @@
 namespace av::cli {
 
 int RunInit(std::vector<std::string> args) {
-  CLI::App app("Write the attention-verify/ acceptance package: attnverify.toml, config/, the checklist.",
-               "attnverify init");
+  CLI::App app(
+      "Write the attention-verify/ acceptance package: attnverify.toml, config/, the checklist.",
+      "attnverify init");
   std::string dir = ".";
   bool force = false;
   app.add_option("dir", dir, "folder that receives attention-verify/")->capture_default_str();
   app.add_flag("--force", force, "overwrite existing package files");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
-  const std::string package = (std::filesystem::path(dir) / "attention-verify").lexically_normal().string();
+  const std::string package =
+      (std::filesystem::path(dir) / "attention-verify").lexically_normal().string();
   Result<InitResult> r = InitPackage(package, force);
   if (!r.ok()) return ReportError(r.status());
   for (const std::string& f : r->written) std::printf("wrote %s\n", f.c_str());
-  for (const std::string& f : r->kept) std::printf("kept  %s (exists; --force overwrites)\n", f.c_str());
-  std::printf("next: edit %s/attnverify.toml ([components], [build], [candidate]), then\n"
-              "      attnverify run --config %s/attnverify.toml\n",
-              package.c_str(), package.c_str());
+  for (const std::string& f : r->kept)
+    std::printf("kept  %s (exists; --force overwrites)\n", f.c_str());
+  std::printf(
+      "next: edit %s/attnverify.toml ([components], [build], [candidate]), then\n"
+      "      attnverify run --config %s/attnverify.toml\n",
+      package.c_str(), package.c_str());
   return kExitOk;
 }
 

@@ -22,7 +22,8 @@ constexpr const char* kNumericsHelp =
     "Run the candidate over the shape sweep and compare every output with the reference.\n"
     "Reads [numerics] and [candidate] of attnverify.toml (candidate prepare runs once first);\n"
     "shapes.json \"invariance\" adds num_splits / rerun / permutation / seed variants; failing\n"
-    "outputs get hints and heatmaps (evidence/heatmaps/). Shards: --shard i/N, then attnverify merge.\n"
+    "outputs get hints and heatmaps (evidence/heatmaps/). Shards: --shard i/N, then attnverify "
+    "merge.\n"
     "Formats in doc/formats/ (shapes-json.md, tolerances-json.md, candidate-protocol.md,\n"
     "numerics-json.md).";
 
@@ -41,7 +42,8 @@ int RunNumerics(std::vector<std::string> args) {
   int jobs = 0;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
-  app.add_option("--shard", shard, "i/N: run every N-th group (a case and its variants) from i (0-based)");
+  app.add_option("--shard", shard,
+                 "i/N: run every N-th group (a case and its variants) from i (0-based)");
   app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
   app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
@@ -73,8 +75,8 @@ int RunNumerics(std::vector<std::string> args) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   options.on_case = [tty](const CaseResult& c, int64_t done, int64_t total) {
     if (tty) {
-      std::fprintf(stderr, "\r[%lld/%lld] %-60.60s", static_cast<long long>(done), static_cast<long long>(total),
-                   c.spec.id.c_str());
+      std::fprintf(stderr, "\r[%lld/%lld] %-60.60s", static_cast<long long>(done),
+                   static_cast<long long>(total), c.spec.id.c_str());
       if (done == total) std::fprintf(stderr, "\n");
     } else if (c.verdict != "pass") {
       std::fprintf(stderr, "FAIL %s: %s\n", c.spec.id.c_str(), c.reason.c_str());
@@ -86,15 +88,17 @@ int RunNumerics(std::vector<std::string> args) {
   std::string command = "attnverify";
   for (const std::string& a : args) command += " " + a;
   for (const auto& [path, text] :
-       {std::pair<std::string, std::string>{options.config.evidence,
-                                            NumericsRunToJson(*run, options.config, command).dump(2) + "\n"},
+       {std::pair<std::string, std::string>{
+            options.config.evidence,
+            NumericsRunToJson(*run, options.config, command).dump(2) + "\n"},
         {options.config.junit, NumericsRunToJUnit(*run)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
     if (!st.ok()) return ReportError(st);
   }
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
-  std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(), options.config.junit.c_str());
+  std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(),
+              options.config.junit.c_str());
   for (const CaseResult& c : run->cases) {
     if (c.verdict == "error") return kExitInternal;
   }

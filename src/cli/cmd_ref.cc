@@ -26,8 +26,9 @@ std::string RefHelp() {
       "--param KEY=VALUE sets any key. The output file's __metadata__ records op, impl and\n"
       "every parameter used. Ops (inputs and parameters in doc/ops.md):\n";
   for (const ReferenceOp& op : ReferenceOps()) {
-    help += "  " + std::string(op.name) + std::string(18 - std::min<size_t>(op.name.size(), 17), ' ') +
-            std::string(op.summary) + "\n";
+    help += "  " + std::string(op.name) +
+            std::string(18 - std::min<size_t>(op.name.size(), 17), ' ') + std::string(op.summary) +
+            "\n";
   }
   return help;
 }
@@ -47,8 +48,10 @@ int RunRef(std::vector<std::string> args) {
   };
   const Flag value_flags[] = {
       {"--scale", "scale", "softmax scale (default 1/sqrt(d))"},
-      {"--window-left", "window_left", "sliding window, keys left of the diagonal (-1 = unbounded)"},
-      {"--window-right", "window_right", "sliding window, keys right of the diagonal (-1 = unbounded)"},
+      {"--window-left", "window_left",
+       "sliding window, keys left of the diagonal (-1 = unbounded)"},
+      {"--window-right", "window_right",
+       "sliding window, keys right of the diagonal (-1 = unbounded)"},
       {"--softcap", "softcap", "soft cap c: s = c * tanh(s / c) (0 = off)"},
       {"--empty-lse", "empty_lse", "LSE of a row with no visible key: -inf or +inf"},
       {"--head-dim-v", "head_dim_v", "V channels (mla_decode, sparse_attention)"},
@@ -84,7 +87,8 @@ int RunRef(std::vector<std::string> args) {
   } else if (impl == "lowprec") {
     ref_impl.kind = ImplKind::kLowprec;
   } else if (impl != "oracle") {
-    return ReportError(InvalidInput("ref: unknown --impl \"" + impl + "\" (oracle, fast, lowprec)"));
+    return ReportError(
+        InvalidInput("ref: unknown --impl \"" + impl + "\" (oracle, fast, lowprec)"));
   }
   if (threads < 0) return ReportError(InvalidInput("ref: --threads must be >= 0"));
   if (lowprec_dtype == "bf16") {
@@ -92,8 +96,8 @@ int RunRef(std::vector<std::string> args) {
   } else if (lowprec_dtype == "f16") {
     ref_impl.lowprec_dtype = DType::kF16;
   } else {
-    return ReportError(InvalidInput("ref: --lowprec-dtype must be bf16 or f16, got \"" +
-                                    lowprec_dtype + "\""));
+    return ReportError(
+        InvalidInput("ref: --lowprec-dtype must be bf16 or f16, got \"" + lowprec_dtype + "\""));
   }
   if (lowprec_partials == "f32") {
     ref_impl.lowprec_partials = DType::kF32;

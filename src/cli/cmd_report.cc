@@ -45,7 +45,8 @@ int RunReport(std::vector<std::string> args) {
   CLI::App app(kReportHelp, "attnverify report");
   std::string config_path = "attention-verify/attnverify.toml", formats;
   app.add_option("--config", config_path, "attnverify.toml of the package")->capture_default_str();
-  app.add_option("--formats", formats, "comma-separated: md,json,html,sarif (default: [report] formats, else all)");
+  app.add_option("--formats", formats,
+                 "comma-separated: md,json,html,sarif (default: [report] formats, else all)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
   Result<ReportConfig> config = LoadReportConfig(config_path);
@@ -70,10 +71,14 @@ int RunReport(std::vector<std::string> args) {
   std::vector<std::string> written;
   for (const std::string& format : config->formats) {
     std::string text;
-    if (format == "md") text = WriteAcceptanceMarkdown(report);
-    else if (format == "json") text = AcceptanceToJson(report).dump(2) + "\n";
-    else if (format == "html") text = WriteAcceptanceHtml(report);
-    else if (format == "sarif") text = AcceptanceToSarif(report).dump(2) + "\n";
+    if (format == "md")
+      text = WriteAcceptanceMarkdown(report);
+    else if (format == "json")
+      text = AcceptanceToJson(report).dump(2) + "\n";
+    else if (format == "html")
+      text = WriteAcceptanceHtml(report);
+    else if (format == "sarif")
+      text = AcceptanceToSarif(report).dump(2) + "\n";
     const std::string path = (reports / ("acceptance." + format)).string();
     Status st = WriteFileAtomically(path, text);
     if (!st.ok()) return ReportError(st);
@@ -83,12 +88,13 @@ int RunReport(std::vector<std::string> args) {
   Manifest manifest;
   manifest.tool_version = ATTNVERIFY_VERSION;
   PosixProcessRunner runner;
-  manifest.nvcc_version =
-      DetectNvccVersion(runner, evidence->resources ? evidence->resources->nvcc_version : "", &manifest.nvcc_source);
+  manifest.nvcc_version = DetectNvccVersion(
+      runner, evidence->resources ? evidence->resources->nvcc_version : "", &manifest.nvcc_source);
   manifest.host = HostName();
   manifest.created_utc = UtcNowIso8601();
   manifest.excluded = ManifestExclusions(*config);
-  Result<std::vector<ManifestEntry>> files = HashPackageFiles(config->package_dir, manifest.excluded);
+  Result<std::vector<ManifestEntry>> files =
+      HashPackageFiles(config->package_dir, manifest.excluded);
   if (!files.ok()) return ReportError(files.status());
   manifest.files = std::move(*files);
   const std::string manifest_path = (fs::path(config->package_dir) / "manifest.json").string();

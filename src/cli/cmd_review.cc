@@ -28,16 +28,20 @@ int RunReview(std::vector<std::string> args) {
   CLI::App app(kReviewHelp, "attnverify review");
   ReviewRequest request;
   bool list_rules = false;
-  app.add_option("--config", request.config_path, "attnverify.toml (default: attention-verify/attnverify.toml)");
-  app.add_option("--diff", request.diff_files, "review these unified diff files instead of the package's slice")
+  app.add_option("--config", request.config_path,
+                 "attnverify.toml (default: attention-verify/attnverify.toml)");
+  app.add_option("--diff", request.diff_files,
+                 "review these unified diff files instead of the package's slice")
       ->take_all();
-  app.add_option("--out", request.out_dir, "package folder for evidence/ and reports/ (default: the config's folder)");
+  app.add_option("--out", request.out_dir,
+                 "package folder for evidence/ and reports/ (default: the config's folder)");
   app.add_flag("--rules", list_rules, "list the built-in rules and exit");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (list_rules) {
     for (const RuleInfo& r : BuiltinRules()) {
-      std::printf("%-32s %-8s item %d  %s\n", std::string(r.id).c_str(), std::string(r.severity).c_str(),
-                  r.checklist_item, std::string(r.looks_for).c_str());
+      std::printf("%-32s %-8s item %d  %s\n", std::string(r.id).c_str(),
+                  std::string(r.severity).c_str(), r.checklist_item,
+                  std::string(r.looks_for).c_str());
     }
     return kExitOk;
   }
@@ -49,12 +53,14 @@ int RunReview(std::vector<std::string> args) {
   if (!out.ok()) return ReportError(out.status());
   const ReviewReport& report = out->report;
   for (const Finding& f : report.findings) {
-    std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), f.severity.c_str(), f.checklist_item,
-                f.file.c_str(), static_cast<long long>(f.line), f.title.c_str(), f.rule.c_str());
+    std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), f.severity.c_str(),
+                f.checklist_item, f.file.c_str(), static_cast<long long>(f.line), f.title.c_str(),
+                f.rule.c_str());
   }
-  std::printf("%zu findings in %lld files (%lld skipped)\nwrote %s\nwrote %s\n", report.findings.size(),
-              static_cast<long long>(report.files_reviewed), static_cast<long long>(report.files_skipped),
-              out->json_path.c_str(), out->markdown_path.c_str());
+  std::printf("%zu findings in %lld files (%lld skipped)\nwrote %s\nwrote %s\n",
+              report.findings.size(), static_cast<long long>(report.files_reviewed),
+              static_cast<long long>(report.files_skipped), out->json_path.c_str(),
+              out->markdown_path.c_str());
   return kExitOk;
 }
 

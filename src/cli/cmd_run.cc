@@ -47,7 +47,8 @@ int RunRun(std::vector<std::string> args) {
   std::string config_path = "attention-verify/attnverify.toml", base;
   bool verbose = false;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
-  app.add_option("--base", base, "base revision of the change (default: [run] base, else [slice] base)");
+  app.add_option("--base", base,
+                 "base revision of the change (default: [run] base, else [slice] base)");
   app.add_flag("--verbose,-v", verbose, "print every stage's full output (it is always in logs/)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
@@ -86,9 +87,9 @@ int RunRun(std::vector<std::string> args) {
     std::fprintf(stderr, "attnverify: run: no report was produced (see the report stage above)\n");
     return kExitInternal;
   }
-  return record->report_exit_code == kExitOk ? kExitOk : record->report_exit_code == kExitRejected
-                                                             ? kExitRejected
-                                                             : kExitInternal;
+  return record->report_exit_code == kExitOk         ? kExitOk
+         : record->report_exit_code == kExitRejected ? kExitRejected
+                                                     : kExitInternal;
 }
 
 }  // namespace av::cli

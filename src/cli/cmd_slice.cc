@@ -31,7 +31,8 @@ int RunSlice(std::vector<std::string> args) {
   app.add_option("--config", request.config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--base", request.base, "base revision (default: [slice] base, else HEAD~1)");
   auto* s = app.add_flag("--staged", staged, "compare the base with the index instead of HEAD");
-  auto* w = app.add_flag("--worktree", worktree, "compare the base with the work tree (tracked files)");
+  auto* w =
+      app.add_flag("--worktree", worktree, "compare the base with the work tree (tracked files)");
   s->excludes(w);
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   request.mode = staged ? DiffMode::kStaged : worktree ? DiffMode::kWorktree : DiffMode::kCommit;
@@ -43,7 +44,8 @@ int RunSlice(std::vector<std::string> args) {
   Result<SliceOutcome> out = SlicePackage(runner, request);
   if (!out.ok()) return ReportError(out.status());
   const SliceResult& slice = out->slice;
-  std::printf("base %s (%s) -> %s\n", slice.base.c_str(), slice.base_commit.c_str(), slice.head_commit.c_str());
+  std::printf("base %s (%s) -> %s\n", slice.base.c_str(), slice.base_commit.c_str(),
+              slice.head_commit.c_str());
   for (const SliceComponent& c : slice.components) {
     int64_t added = 0, deleted = 0;
     for (size_t i : c.files) {

@@ -13,11 +13,13 @@
 namespace av::cli {
 
 int RunVerifyPackage(std::vector<std::string> args) {
-  CLI::App app("Recompute manifest.json (written by attnverify report): every package file's sha256.\n"
-               "Format: doc/formats/manifest-json.md. Exit 0 all match, 1 changed/missing/extra files.",
-               "attnverify verify-package");
+  CLI::App app(
+      "Recompute manifest.json (written by attnverify report): every package file's sha256.\n"
+      "Format: doc/formats/manifest-json.md. Exit 0 all match, 1 changed/missing/extra files.",
+      "attnverify verify-package");
   std::string config_path = "attention-verify/attnverify.toml";
-  app.add_option("--config", config_path, "attnverify.toml of the package (its folder holds manifest.json)")
+  app.add_option("--config", config_path,
+                 "attnverify.toml of the package (its folder holds manifest.json)")
       ->capture_default_str();
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
@@ -26,8 +28,8 @@ int RunVerifyPackage(std::vector<std::string> args) {
   const std::string manifest_path = (package / "manifest.json").string();
   std::error_code ec;
   if (!fs::exists(manifest_path, ec)) {
-    return ReportError(NotFound(manifest_path + ": no manifest; `attnverify report --config " + config_path +
-                                "` writes it"));
+    return ReportError(NotFound(manifest_path + ": no manifest; `attnverify report --config " +
+                                config_path + "` writes it"));
   }
   Result<std::string> text = ReadFileToString(manifest_path);
   if (!text.ok()) return ReportError(text.status());
@@ -42,8 +44,9 @@ int RunVerifyPackage(std::vector<std::string> args) {
   for (const std::string& p : diff->changed) std::printf("changed  %s\n", p.c_str());
   for (const std::string& p : diff->missing) std::printf("missing  %s\n", p.c_str());
   for (const std::string& p : diff->extra) std::printf("extra    %s\n", p.c_str());
-  std::printf("%zu changed, %zu missing, %zu extra: the package no longer matches %s\n", diff->changed.size(),
-              diff->missing.size(), diff->extra.size(), manifest_path.c_str());
+  std::printf("%zu changed, %zu missing, %zu extra: the package no longer matches %s\n",
+              diff->changed.size(), diff->missing.size(), diff->extra.size(),
+              manifest_path.c_str());
   return kExitRejected;
 }
 

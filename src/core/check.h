@@ -24,7 +24,7 @@ struct Voidify {
 
 }  // namespace av::internal
 
-#define CHECK(condition)        \
-  (condition) ? (void)0         \
+#define CHECK(condition)                    \
+  (condition) ? (void)0                     \
               : ::av::internal::Voidify() & \
                     ::av::internal::CheckFailure(__FILE__, __LINE__, #condition).stream()

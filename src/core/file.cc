@@ -67,8 +67,7 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   if (p == MAP_FAILED) return IoError(path + ": cannot map: " + ErrnoText(errno));
   // Comparisons stream through the file once, front to back.
   ::madvise(p, size, MADV_SEQUENTIAL);
-  return std::shared_ptr<MappedFile>(
-      new MappedFile(path, static_cast<const std::byte*>(p), size));
+  return std::shared_ptr<MappedFile>(new MappedFile(path, static_cast<const std::byte*>(p), size));
 }
 
 MappedFile::~MappedFile() {

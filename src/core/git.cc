@@ -13,14 +13,22 @@ std::vector<std::string> SafeGitArgv(const std::vector<std::string>& args,
                                      const std::vector<std::string>& filter_drivers,
                                      const std::vector<std::string>& extra_config) {
   std::vector<std::string> argv = {"git",
-                                   "-c", "core.hooksPath=/dev/null",
-                                   "-c", "core.fsmonitor=false",
-                                   "-c", "core.untrackedCache=false",
-                                   "-c", "core.pager=cat",
-                                   "-c", "diff.external=",
-                                   "-c", "gc.auto=0",
-                                   "-c", "maintenance.auto=false",
-                                   "-c", "advice.detachedHead=false"};
+                                   "-c",
+                                   "core.hooksPath=/dev/null",
+                                   "-c",
+                                   "core.fsmonitor=false",
+                                   "-c",
+                                   "core.untrackedCache=false",
+                                   "-c",
+                                   "core.pager=cat",
+                                   "-c",
+                                   "diff.external=",
+                                   "-c",
+                                   "gc.auto=0",
+                                   "-c",
+                                   "maintenance.auto=false",
+                                   "-c",
+                                   "advice.detachedHead=false"};
   for (const std::string& setting : extra_config) {
     argv.push_back("-c");
     argv.push_back(setting);
@@ -40,8 +48,10 @@ std::vector<std::string> SafeGitArgv(const std::vector<std::string>& args,
   return argv;
 }
 
-Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir, const std::vector<std::string>& args,
-                               const std::vector<std::string>& filter_drivers, const SafeGitOptions& options) {
+Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
+                               const std::vector<std::string>& args,
+                               const std::vector<std::string>& filter_drivers,
+                               const SafeGitOptions& options) {
   ProcessRequest req;
   req.argv = SafeGitArgv(args, filter_drivers, options.config);
   req.cwd = dir;
@@ -70,7 +80,8 @@ Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir, co
 
 std::vector<std::string> GitFilterDrivers(ProcessRunner& runner, const std::string& dir) {
   std::vector<std::string> names;
-  auto out = RunSafeGit(runner, dir, {"config", "--get-regexp", "^filter\\..*\\.(smudge|clean|process)$"});
+  auto out =
+      RunSafeGit(runner, dir, {"config", "--get-regexp", "^filter\\..*\\.(smudge|clean|process)$"});
   if (!out.ok()) return names;  // exit 1: no such settings
   size_t pos = 0;
   while (pos < out->size()) {

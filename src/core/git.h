@@ -15,7 +15,7 @@
 namespace av {
 
 struct SafeGitOptions {
-  std::vector<std::string> config;  // further "key=value" settings, each passed as -c
+  std::vector<std::string> config;     // further "key=value" settings, each passed as -c
   size_t max_output_bytes = 16 << 20;  // more is an error, never a silent cut
   int timeout_ms = 300'000;
 };
@@ -27,7 +27,8 @@ std::vector<std::string> SafeGitArgv(const std::vector<std::string>& args,
                                      const std::vector<std::string>& extra_config = {});
 
 // Runs git in `dir`: stdout on success, else InvalidInput with the command and git's stderr.
-Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir, const std::vector<std::string>& args,
+Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
+                               const std::vector<std::string>& args,
                                const std::vector<std::string>& filter_drivers = {},
                                const SafeGitOptions& options = {});
 

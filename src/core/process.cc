@@ -82,10 +82,22 @@ std::string ProcessResult::Describe() const {
 }
 
 const std::vector<std::string>& EnvAllowlist() {
-  static const std::vector<std::string> kAllow = {
-      "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER",
-      "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
-      "CUDA_CACHE_PATH", "CUDA_CACHE_DISABLE", "SOURCE_DATE_EPOCH"};
+  static const std::vector<std::string> kAllow = {"PATH",
+                                                  "HOME",
+                                                  "TMPDIR",
+                                                  "LANG",
+                                                  "LC_ALL",
+                                                  "LC_CTYPE",
+                                                  "TERM",
+                                                  "USER",
+                                                  "CUDA_HOME",
+                                                  "CUDA_PATH",
+                                                  "LD_LIBRARY_PATH",
+                                                  "NVCC_PREPEND_FLAGS",
+                                                  "NVCC_APPEND_FLAGS",
+                                                  "CUDA_CACHE_PATH",
+                                                  "CUDA_CACHE_DISABLE",
+                                                  "SOURCE_DATE_EPOCH"};
   return kAllow;
 }
 
@@ -140,9 +152,11 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
   }
 
   int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    return IoError(std::string("pipe: ") + std::strerror(errno));
   Fd out_r{out_pipe[0]}, out_w{out_pipe[1]};
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
+    return IoError(std::string("pipe: ") + std::strerror(errno));
   Fd err_r{err_pipe[0]}, err_w{err_pipe[1]};
 
   posix_spawn_file_actions_t actions;
@@ -165,8 +179,8 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   std::vector<char*> argv;
   for (const std::string& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));

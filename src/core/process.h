@@ -20,7 +20,7 @@ struct ProcessRequest {
   // argv[0] is a name looked up in PATH, or a path; a relative path ("build/tool") is
   // relative to `cwd` when one is given.
   std::vector<std::string> argv;
-  std::string cwd;                // empty: the caller's working directory
+  std::string cwd;  // empty: the caller's working directory
   // Added to (or replacing names in) the scrubbed environment.
   std::map<std::string, std::string> extra_env;
   int timeout_ms = 600'000;

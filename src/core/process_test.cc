@@ -94,8 +94,8 @@ TEST(ProcessRunner, WorkingDirectoryIsApplied) {
 TEST(ProcessRunner, RelativeProgramPathIsRelativeToTheWorkingDirectory) {
   av::testing::TempDir dir;
   std::filesystem::create_directories(dir.File("bin"));
-  ASSERT_EQ(av::testing::RunShell("printf '#!/bin/sh\\necho from-bin\\n' > " + dir.File("bin/tool") + " && chmod +x " +
-                                  dir.File("bin/tool"))
+  ASSERT_EQ(av::testing::RunShell("printf '#!/bin/sh\\necho from-bin\\n' > " +
+                                  dir.File("bin/tool") + " && chmod +x " + dir.File("bin/tool"))
                 .exit_code,
             0);
   PosixProcessRunner runner;
@@ -108,7 +108,8 @@ TEST(ProcessRunner, RelativeProgramPathIsRelativeToTheWorkingDirectory) {
   req.argv = {"bin/missing"};
   r = runner.Run(req);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("looked for " + dir.path() + "/bin/missing"), std::string::npos)
+  EXPECT_NE(r.status().message().find("looked for " + dir.path() + "/bin/missing"),
+            std::string::npos)
       << r.status().message();
 }
 

@@ -44,7 +44,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidInput(std::string m) { return Status(StatusCode::kInvalidInput, std::move(m)); }
+inline Status InvalidInput(std::string m) {
+  return Status(StatusCode::kInvalidInput, std::move(m));
+}
 inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 inline Status IoError(std::string m) { return Status(StatusCode::kIoError, std::move(m)); }
 inline Status Unsupported(std::string m) { return Status(StatusCode::kUnsupported, std::move(m)); }
@@ -54,7 +56,7 @@ inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     CHECK(!status_.ok()) << "Result constructed from an ok Status without a value";
   }
@@ -89,9 +91,9 @@ class [[nodiscard]] Result {
 #define AV_CONCAT_INNER(a, b) a##b
 #define AV_CONCAT(a, b) AV_CONCAT_INNER(a, b)
 
-#define AV_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::av::Status av_status_ = (expr);     \
+#define AV_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::av::Status av_status_ = (expr);        \
     if (!av_status_.ok()) return av_status_; \
   } while (0)
 

@@ -14,6 +14,7 @@ namespace av {
 // The worker count ParallelFor will use for `requested` (0 = hardware threads, at least 1).
 int ResolveThreadCount(int requested);
 
-void ParallelFor(int64_t units, int threads, const std::function<void(int64_t unit, int worker)>& fn);
+void ParallelFor(int64_t units, int threads,
+                 const std::function<void(int64_t unit, int worker)>& fn);
 
 }  // namespace av

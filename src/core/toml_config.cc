@@ -34,13 +34,14 @@ Status TomlTableReader::CheckKeys(const toml::table& table, const std::string& w
     if (allowed.count(key.str())) continue;
     std::string list;
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    return InvalidInput(Where(path_, key.source()) + ": unknown key \"" + std::string(key.str()) + "\" in " + where +
-                        " (allowed: " + list + ")");
+    return InvalidInput(Where(path_, key.source()) + ": unknown key \"" + std::string(key.str()) +
+                        "\" in " + where + " (allowed: " + list + ")");
   }
   return Status::Ok();
 }
 
-Result<const toml::table*> TomlTableReader::OptionalTable(const toml::table& doc, std::string_view key) const {
+Result<const toml::table*> TomlTableReader::OptionalTable(const toml::table& doc,
+                                                          std::string_view key) const {
   const toml::node* n = doc.get(key);
   if (n == nullptr) return static_cast<const toml::table*>(nullptr);
   const toml::table* t = n->as_table();
@@ -71,7 +72,8 @@ Result<bool> TomlTableReader::Bool(const toml::node& node, const std::string& ke
   return *v;
 }
 
-Result<std::vector<std::string>> TomlTableReader::StringArray(const toml::node& node, const std::string& key) const {
+Result<std::vector<std::string>> TomlTableReader::StringArray(const toml::node& node,
+                                                              const std::string& key) const {
   const toml::array* arr = node.as_array();
   if (arr == nullptr) return Error(node, "\"" + key + "\" must be an array of strings");
   std::vector<std::string> out;
@@ -83,11 +85,12 @@ Result<std::vector<std::string>> TomlTableReader::StringArray(const toml::node& 
   return out;
 }
 
-Result<std::vector<std::string>> TomlTableReader::NonEmptyStringArray(const toml::node& node,
-                                                                     const std::string& key) const {
+Result<std::vector<std::string>> TomlTableReader::NonEmptyStringArray(
+    const toml::node& node, const std::string& key) const {
   AV_ASSIGN_OR_RETURN(std::vector<std::string> out, StringArray(node, key));
   for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i].empty()) return Error(*node.as_array()->get(i), "\"" + key + "\" must hold non-empty strings");
+    if (out[i].empty())
+      return Error(*node.as_array()->get(i), "\"" + key + "\" must hold non-empty strings");
   }
   return out;
 }

@@ -5,13 +5,13 @@
 // with a TomlTableReader, so every message has the same shape. Any thread.
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "core/status.h"
 
@@ -33,11 +33,14 @@ class TomlTableReader {
   // The table at `key` of `doc`, or null when absent; an error when `key` is not a table.
   Result<const toml::table*> OptionalTable(const toml::table& doc, std::string_view key) const;
   Result<std::string> String(const toml::node& node, const std::string& key) const;  // non-empty
-  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo, int64_t hi) const;
+  Result<int64_t> Integer(const toml::node& node, const std::string& key, int64_t lo,
+                          int64_t hi) const;
   Result<bool> Bool(const toml::node& node, const std::string& key) const;
-  Result<std::vector<std::string>> StringArray(const toml::node& node, const std::string& key) const;
+  Result<std::vector<std::string>> StringArray(const toml::node& node,
+                                               const std::string& key) const;
   // The same, each string non-empty (globs, rule ids).
-  Result<std::vector<std::string>> NonEmptyStringArray(const toml::node& node, const std::string& key) const;
+  Result<std::vector<std::string>> NonEmptyStringArray(const toml::node& node,
+                                                       const std::string& key) const;
 
  private:
   std::string path_;

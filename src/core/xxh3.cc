@@ -45,7 +45,9 @@ void Xxh3Stream::Update(const void* data, size_t n) { XXH3_128bits_update(state_
 
 std::string Xxh3Stream::HexDigest() const { return Hex(XXH3_128bits_digest(state_->s)); }
 
-std::string Xxh3Hex(std::string_view bytes) { return Hex(XXH3_128bits(bytes.data(), bytes.size())); }
+std::string Xxh3Hex(std::string_view bytes) {
+  return Hex(XXH3_128bits(bytes.data(), bytes.size()));
+}
 
 Result<std::string> Xxh3File(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -14,7 +14,8 @@ constexpr int64_t KiB = 1024;
 // blocks per SM, barriers); [PTXAS] ptxas 13.0's "uses too much shared data ... max"
 // (testdata/ptxas/static_smem_limits_nvcc13.0.txt).
 constexpr ArchLimits Family(std::string_view arch, int major, int minor, int64_t optin,
-                            int64_t per_sm, int threads_per_sm, int blocks_per_sm, int barrier_slots) {
+                            int64_t per_sm, int threads_per_sm, int blocks_per_sm,
+                            int barrier_slots) {
   ArchLimits a;
   a.arch = arch;
   a.compute_major = major;
@@ -24,7 +25,7 @@ constexpr ArchLimits Family(std::string_view arch, int major, int minor, int64_t
   a.max_smem_per_block_default = 48 * KiB;
   a.smem_per_sm = per_sm;
   a.reserved_smem_per_block = major >= 8 ? 1 * KiB : 0;  // [PG] "1 KB reserved for system use"
-  a.smem_allocation_unit = major >= 8 ? 128 : 256;        // [OCC] cudaOccSMemAllocationGranularity
+  a.smem_allocation_unit = major >= 8 ? 128 : 256;       // [OCC] cudaOccSMemAllocationGranularity
   a.registers_per_sm = 65536;
   a.max_registers_per_block = 65536;
   a.max_registers_per_thread = 255;
@@ -62,12 +63,27 @@ constexpr ArchLimits kSm121 = Family("sm_121", 12, 1, 99 * KiB, 100 * KiB, 1536,
 // 0x38c00 on sm_90a/sm_100a/sm_103a, 0x18c00 on sm_120a/sm_121a; 'f' (family) targets
 // keep 48 KiB like the plain ones.
 constexpr std::array kTable = {
-    kSm70, kSm72, kSm75, kSm80, kSm86, kSm87, kSm89,
-    kSm90, WithStatic(kSm90, "sm_90a", 227 * KiB),
-    kSm100, WithStatic(kSm100, "sm_100a", 227 * KiB), WithStatic(kSm100, "sm_100f", 48 * KiB),
-    kSm103, WithStatic(kSm103, "sm_103a", 227 * KiB), WithStatic(kSm103, "sm_103f", 48 * KiB),
-    kSm120, WithStatic(kSm120, "sm_120a", 99 * KiB), WithStatic(kSm120, "sm_120f", 48 * KiB),
-    kSm121, WithStatic(kSm121, "sm_121a", 99 * KiB), WithStatic(kSm121, "sm_121f", 48 * KiB),
+    kSm70,
+    kSm72,
+    kSm75,
+    kSm80,
+    kSm86,
+    kSm87,
+    kSm89,
+    kSm90,
+    WithStatic(kSm90, "sm_90a", 227 * KiB),
+    kSm100,
+    WithStatic(kSm100, "sm_100a", 227 * KiB),
+    WithStatic(kSm100, "sm_100f", 48 * KiB),
+    kSm103,
+    WithStatic(kSm103, "sm_103a", 227 * KiB),
+    WithStatic(kSm103, "sm_103f", 48 * KiB),
+    kSm120,
+    WithStatic(kSm120, "sm_120a", 99 * KiB),
+    WithStatic(kSm120, "sm_120f", 48 * KiB),
+    kSm121,
+    WithStatic(kSm121, "sm_121a", 99 * KiB),
+    WithStatic(kSm121, "sm_121f", 48 * KiB),
 };
 
 }  // namespace
@@ -88,7 +104,8 @@ std::string NormalizeArch(std::string_view arch) {
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') digits += s[i++];
   }
   std::string_view suffix = s.substr(i);
-  if (digits.size() < 2 || digits.size() > 3 || !(suffix.empty() || suffix == "a" || suffix == "f")) {
+  if (digits.size() < 2 || digits.size() > 3 ||
+      !(suffix.empty() || suffix == "a" || suffix == "f")) {
     return std::string(arch);
   }
   return "sm_" + digits + std::string(suffix);

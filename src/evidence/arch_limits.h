@@ -24,19 +24,19 @@ struct ArchLimits {
   int64_t max_smem_per_block_optin = 0;
   // Without the opt-in (cudaDevAttrMaxSharedMemoryPerBlock).
   int64_t max_smem_per_block_default = 0;
-  int64_t smem_per_sm = 0;                // the largest shared-memory carveout
-  int64_t reserved_smem_per_block = 0;    // taken by the driver per resident block (8.0+)
-  int smem_allocation_unit = 0;           // bytes; per-block usage rounds up to this
+  int64_t smem_per_sm = 0;              // the largest shared-memory carveout
+  int64_t reserved_smem_per_block = 0;  // taken by the driver per resident block (8.0+)
+  int smem_allocation_unit = 0;         // bytes; per-block usage rounds up to this
   int registers_per_sm = 0;
   int max_registers_per_block = 0;
   int max_registers_per_thread = 0;
-  int register_allocation_unit = 0;       // registers per warp round up to this
+  int register_allocation_unit = 0;  // registers per warp round up to this
   int max_threads_per_block = 0;
   int max_threads_per_sm = 0;
   int max_warps_per_sm = 0;
   int max_blocks_per_sm = 0;
-  int sub_partitions = 0;                 // registers are split between them
-  int barriers_per_block_slot = 0;        // named barriers = this x max_blocks_per_sm
+  int sub_partitions = 0;           // registers are split between them
+  int barriers_per_block_slot = 0;  // named barriers = this x max_blocks_per_sm
 };
 
 // The limits for "sm_90a", "sm_90", "compute_90a", "90a" or "9.0"; nullopt when unknown.

@@ -11,8 +11,8 @@ TEST(ArchLimits, SharedMemoryLimitsMatchPtxasAndTheProgrammingGuide) {
     const char* arch;
     int64_t static_limit, optin;
   } rows[] = {
-      {"sm_75", 0xc000, 65536},     {"sm_80", 0xc000, 166912},   {"sm_86", 0xc000, 101376},
-      {"sm_89", 0xc000, 101376},    {"sm_90", 0xc000, 232448},   {"sm_90a", 0x38c00, 232448},
+      {"sm_75", 0xc000, 65536},     {"sm_80", 0xc000, 166912},    {"sm_86", 0xc000, 101376},
+      {"sm_89", 0xc000, 101376},    {"sm_90", 0xc000, 232448},    {"sm_90a", 0x38c00, 232448},
       {"sm_100a", 0x38c00, 232448}, {"sm_103a", 0x38c00, 232448}, {"sm_100f", 0xc000, 232448},
       {"sm_120", 0xc000, 101376},   {"sm_120a", 0x18c00, 101376}, {"sm_121a", 0x18c00, 101376},
   };

@@ -1,8 +1,9 @@
 #include "evidence/build_config.h"
 
+#include <toml++/toml.h>
+
 #include <filesystem>
 #include <utility>
-#include <toml++/toml.h>
 
 #include "core/file.h"
 #include "core/toml_config.h"
@@ -51,8 +52,9 @@ class ConfigReader : public TomlTableReader {
   Status Gates(const toml::node& node, BuildGates* gates) const {
     const toml::table* t = node.as_table();
     if (t == nullptr) return Error(node, "[build.gates] must be a table");
-    AV_RETURN_IF_ERROR(CheckKeys(*t, "[build.gates]",
-                                 {"no_new_spills", "smem_within_cap", "occupancy_not_lower", "max_registers"}));
+    AV_RETURN_IF_ERROR(
+        CheckKeys(*t, "[build.gates]",
+                  {"no_new_spills", "smem_within_cap", "occupancy_not_lower", "max_registers"}));
     if (const toml::node* n = t->get("no_new_spills")) {
       AV_ASSIGN_OR_RETURN(gates->no_new_spills, Bool(*n, "no_new_spills"));
     }
@@ -71,12 +73,13 @@ class ConfigReader : public TomlTableReader {
 
   Status Build(const toml::table& b, BuildConfig* config) const {
     AV_RETURN_IF_ERROR(CheckKeys(b, "[build]",
-                                 {"root", "sources", "flags", "archs", "nvcc", "timeout_s", "block_size",
-                                  "constants", "kernel", "gates"}));
+                                 {"root", "sources", "flags", "archs", "nvcc", "timeout_s",
+                                  "block_size", "constants", "kernel", "gates"}));
     if (const toml::node* n = b.get("root")) {
       AV_ASSIGN_OR_RETURN(config->root, String(*n, "root"));
     }
-    for (auto [key, field] : {std::pair{"sources", &config->sources}, {"flags", &config->flags},
+    for (auto [key, field] : {std::pair{"sources", &config->sources},
+                              {"flags", &config->flags},
                               {"archs", &config->archs}}) {
       if (const toml::node* n = b.get(key)) {
         AV_ASSIGN_OR_RETURN(*field, NonEmptyStringArray(*n, key));
@@ -97,7 +100,8 @@ class ConfigReader : public TomlTableReader {
       const toml::table* t = n->as_table();
       if (t == nullptr) return Error(*n, "\"constants\" must be a table of integers");
       for (const auto& [key, value] : *t) {
-        AV_ASSIGN_OR_RETURN(int64_t v, Integer(value, std::string(key.str()), INT64_MIN, INT64_MAX));
+        AV_ASSIGN_OR_RETURN(int64_t v,
+                            Integer(value, std::string(key.str()), INT64_MIN, INT64_MAX));
         config->constants[std::string(key.str())] = v;
       }
     }
@@ -139,7 +143,8 @@ const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::strin
                                            std::string_view demangled) {
   std::string shortname = KernelShortName(demangled);
   std::string base = KernelBaseName(demangled);
-  for (std::string_view want : {mangled, demangled, std::string_view(shortname), std::string_view(base)}) {
+  for (std::string_view want :
+       {mangled, demangled, std::string_view(shortname), std::string_view(base)}) {
     for (const KernelLaunchConfig& k : config.kernels) {
       if (k.name == want) return &k;
     }

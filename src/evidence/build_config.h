@@ -40,7 +40,7 @@ struct BuildConfig {
   std::vector<std::string> archs;  // "sm_90a" or a gencode value "arch=compute_90a,code=sm_90a"
   std::string nvcc;                // empty: find it (CUDA_HOME, CUDA_PATH, PATH)
   int timeout_s = 900;
-  std::optional<int> block_size;   // default for kernels without their own
+  std::optional<int> block_size;  // default for kernels without their own
   IntConstants constants;
   std::vector<KernelLaunchConfig> kernels;
   BuildGates gates;

@@ -72,17 +72,24 @@ TEST(BuildConfig, ValueErrorsNameTheKeyAndWhatWasGiven) {
     auto c = ParseBuildConfig(toml, "attnverify.toml");
     return c.ok() ? std::string() : c.status().message();
   };
-  EXPECT_EQ(err("[build]\nblock_size = 2048\n"), "attnverify.toml:2:14: \"block_size\" must be an integer in 1..1024, got 2048");
-  EXPECT_EQ(err("[build]\ntimeout_s = \"1h\"\n"), "attnverify.toml:2:13: \"timeout_s\" must be an integer in 1..86400");
-  EXPECT_EQ(err("[build.constants]\nkBlockN = 1.5\n"), "attnverify.toml:2:11: \"kBlockN\" must be an integer");
-  EXPECT_EQ(err("[build]\nsources = [\"a.cu\", \"\"]\n"), "attnverify.toml:2:20: \"sources\" must hold non-empty strings");
-  EXPECT_EQ(err("[build]\nnvcc = \"\"\n"), "attnverify.toml:2:8: \"nvcc\" must be a non-empty string");
+  EXPECT_EQ(err("[build]\nblock_size = 2048\n"),
+            "attnverify.toml:2:14: \"block_size\" must be an integer in 1..1024, got 2048");
+  EXPECT_EQ(err("[build]\ntimeout_s = \"1h\"\n"),
+            "attnverify.toml:2:13: \"timeout_s\" must be an integer in 1..86400");
+  EXPECT_EQ(err("[build.constants]\nkBlockN = 1.5\n"),
+            "attnverify.toml:2:11: \"kBlockN\" must be an integer");
+  EXPECT_EQ(err("[build]\nsources = [\"a.cu\", \"\"]\n"),
+            "attnverify.toml:2:20: \"sources\" must hold non-empty strings");
+  EXPECT_EQ(err("[build]\nnvcc = \"\"\n"),
+            "attnverify.toml:2:8: \"nvcc\" must be a non-empty string");
 }
 
 TEST(BuildConfig, UnknownKeysInsideBuildAreErrorsWithLineAndColumn) {
-  auto c = ParseBuildConfig("[build]\nsources = [\"a.cu\"]\nsoruces = [\"b.cu\"]\n", "attnverify.toml");
+  auto c =
+      ParseBuildConfig("[build]\nsources = [\"a.cu\"]\nsoruces = [\"b.cu\"]\n", "attnverify.toml");
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("attnverify.toml:3:"), std::string::npos) << c.status().message();
+  EXPECT_NE(c.status().message().find("attnverify.toml:3:"), std::string::npos)
+      << c.status().message();
   EXPECT_NE(c.status().message().find("unknown key \"soruces\" in [build]"), std::string::npos);
   auto g = ParseBuildConfig("[build.gates]\nno_spills = true\n", "attnverify.toml");
   ASSERT_FALSE(g.ok());
@@ -101,7 +108,8 @@ TEST(BuildConfig, BadValuesAreErrors) {
       {"[build]\nblock_size = 2048\n", "1..1024"},
       {"[build]\ntimeout_s = \"10\"\n", "integer"},
       {"[[build.kernel]]\nblock_size = 64\n", "needs a \"name\""},
-      {"[[build.kernel]]\nname = \"k\"\ndynamic_smem = \"kUnknown * 2\"\n", "unknown name 'kUnknown'"},
+      {"[[build.kernel]]\nname = \"k\"\ndynamic_smem = \"kUnknown * 2\"\n",
+       "unknown name 'kUnknown'"},
       {"[[build.kernel]]\nname = \"k\"\ndynamic_smem = -5\n", "negative"},
       {"[build.gates]\nmax_registers = 300\n", "1..255"},
       {"[build]\nsources = [\n", "attnverify.toml:"},  // TOML syntax error
@@ -115,12 +123,16 @@ TEST(BuildConfig, BadValuesAreErrors) {
 
 TEST(BuildConfig, KernelMatchingByMangledDemangledShortAndBaseName) {
   BuildConfig c;
-  c.kernels = {{"flash_mla_fwd", 128, std::nullopt, "", 1}, {"flash_mla_fwd<256>", 256, std::nullopt, "", 2}};
+  c.kernels = {{"flash_mla_fwd", 128, std::nullopt, "", 1},
+               {"flash_mla_fwd<256>", 256, std::nullopt, "", 2}};
   const char* mangled = "_Z13flash_mla_fwdILi256EEvPKfPfi";
   const char* demangled = "void flash_mla_fwd<256>(float const*, float*, int)";
-  EXPECT_EQ(FindKernelConfig(c, mangled, demangled)->block_size, 256);  // short name beats base name
+  EXPECT_EQ(FindKernelConfig(c, mangled, demangled)->block_size,
+            256);  // short name beats base name
   EXPECT_EQ(FindKernelConfig(c, "_Z13flash_mla_fwdILi64EEvPKfPfi",
-                             "void flash_mla_fwd<64>(float const*, float*, int)")->block_size, 128);
+                             "void flash_mla_fwd<64>(float const*, float*, int)")
+                ->block_size,
+            128);
   EXPECT_EQ(FindKernelConfig(c, "_Z5otherv", "other()"), nullptr);
 }
 
@@ -134,7 +146,8 @@ TEST(BuildConfigExpr, EvaluatesArithmeticWithConstants) {
   EXPECT_FALSE(EvaluateIntExpression("9223372036854775807 + 1", k).ok());
   EXPECT_FALSE(EvaluateIntExpression("(1", k).ok());
   EXPECT_FALSE(EvaluateIntExpression("", k).ok());
-  EXPECT_FALSE(EvaluateIntExpression(std::string(200, '('), k).ok());  // depth limit, no stack overflow
+  EXPECT_FALSE(
+      EvaluateIntExpression(std::string(200, '('), k).ok());  // depth limit, no stack overflow
 }
 
 }  // namespace

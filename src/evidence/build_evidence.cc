@@ -31,9 +31,11 @@ Result<PtxasReport> ParseLogFile(const std::string& path) {
 }
 
 // Compiles in `root` and writes the raw log; fills `info`.
-Result<PtxasReport> CompileRevision(ProcessRunner& runner, const std::string& nvcc, const BuildConfig& config,
-                                    const std::vector<std::string>& targets, const std::string& root,
-                                    const std::string& log_path, RevisionInfo* info, bool* failed,
+Result<PtxasReport> CompileRevision(ProcessRunner& runner, const std::string& nvcc,
+                                    const BuildConfig& config,
+                                    const std::vector<std::string>& targets,
+                                    const std::string& root, const std::string& log_path,
+                                    RevisionInfo* info, bool* failed,
                                     std::vector<std::string>* failed_calls, std::string* version) {
   for (const std::string& s : config.sources) {
     fs::path p = fs::path(s).is_absolute() ? fs::path(s) : fs::path(root) / s;
@@ -47,7 +49,8 @@ Result<PtxasReport> CompileRevision(ProcessRunner& runner, const std::string& nv
   for (const NvccInvocation& inv : run.invocations) {
     info->commands.push_back(inv.argv);
     info->exit_codes.push_back(inv.exit_code);
-    if (inv.exit_code != 0) failed_calls->push_back(inv.source + " for " + inv.target + ": " + inv.outcome);
+    if (inv.exit_code != 0)
+      failed_calls->push_back(inv.source + " for " + inv.target + ": " + inv.outcome);
   }
   *failed = !run.all_succeeded;
   *version = run.version;
@@ -97,15 +100,17 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
   for (const std::string& t : targets) AV_RETURN_IF_ERROR(GencodeFor(t).status());
   bool importing = !req.import_log.empty();
   if (importing && !req.base_ref.empty()) {
-    return InvalidInput("--base compiles the base revision and --import does not compile: "
-                        "give the base's log with --import-base instead");
+    return InvalidInput(
+        "--base compiles the base revision and --import does not compile: "
+        "give the base's log with --import-base instead");
   }
   if (!importing) {
     if (config.sources.empty()) {
       return InvalidInput((config.path.empty() ? std::string("attnverify.toml") : config.path) +
                           ": [build] sources is empty (or use --import LOG)");
     }
-    if (targets.empty()) return InvalidInput("no target archs: set [build] archs or pass --arch sm_90a");
+    if (targets.empty())
+      return InvalidInput("no target archs: set [build] archs or pass --arch sm_90a");
   }
   std::string logs = req.out_dir + "/logs", evidence = req.out_dir + "/evidence";
   AV_RETURN_IF_ERROR(MakeDirs(logs));
@@ -113,8 +118,10 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
   BuildOutcome outcome;
   const std::string json_path = evidence + "/resources.json";
   auto write_json = [&](const ResourcesReport& r) -> Status {
-    AV_RETURN_IF_ERROR(
-        WriteFileAtomically(json_path, ResourcesReportToJson(r, req.tool_version).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+    AV_RETURN_IF_ERROR(WriteFileAtomically(
+        json_path, ResourcesReportToJson(r, req.tool_version)
+                           .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                       "\n"));
     outcome.written.push_back(json_path);
     return Status::Ok();
   };
@@ -138,34 +145,39 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
     std::string why;
     nvcc = FindNvcc(config, &why);
     if (nvcc.empty()) {
-      outcome.report = MissingResourcesReport(why + "; the compile evidence (registers, shared memory, "
-                                                    "spills, occupancy) is missing",
-                                              TargetArchs(targets));
+      outcome.report =
+          MissingResourcesReport(why +
+                                     "; the compile evidence (registers, shared memory, "
+                                     "spills, occupancy) is missing",
+                                 TargetArchs(targets));
       AV_RETURN_IF_ERROR(write_json(outcome.report));
       return outcome;
     }
-    AV_ASSIGN_OR_RETURN(head, CompileRevision(runner, nvcc, config, targets, config.root, logs + "/build.log",
-                                              &head_info, &input.head_build_failed, &input.head_failed_calls,
-                                              &version));
+    AV_ASSIGN_OR_RETURN(
+        head,
+        CompileRevision(runner, nvcc, config, targets, config.root, logs + "/build.log", &head_info,
+                        &input.head_build_failed, &input.head_failed_calls, &version));
     outcome.written.push_back(logs + "/build.log");
     if (!req.base_ref.empty()) {
-      AV_ASSIGN_OR_RETURN(std::unique_ptr<GitWorktree> tree, GitWorktree::Create(runner, config.root, req.base_ref));
+      AV_ASSIGN_OR_RETURN(std::unique_ptr<GitWorktree> tree,
+                          GitWorktree::Create(runner, config.root, req.base_ref));
       // The same folder inside the base checkout: sources and -I flags stay relative.
       std::error_code ec;
       std::string rel = fs::weakly_canonical(config.root, ec)
                             .lexically_relative(fs::weakly_canonical(tree->toplevel(), ec))
                             .string();
       if (rel.rfind("..", 0) == 0) {
-        return InvalidInput("[build] root " + config.root + " is outside the git repository " + tree->toplevel() +
-                            ": --base cannot build it from the base revision");
+        return InvalidInput("[build] root " + config.root + " is outside the git repository " +
+                            tree->toplevel() + ": --base cannot build it from the base revision");
       }
       std::string base_root = rel.empty() || rel == "." ? tree->path() : tree->path() + "/" + rel;
       base_info = RevisionInfo{"base", req.base_ref, tree->commit(), "", {}, {}, 0, false};
       std::string base_version;
       std::vector<std::string> base_failed_calls;
-      AV_ASSIGN_OR_RETURN(base, CompileRevision(runner, nvcc, config, targets, base_root,
-                                                logs + "/build-base.log", &*base_info, &input.base_build_failed,
-                                                &base_failed_calls, &base_version));
+      AV_ASSIGN_OR_RETURN(
+          base, CompileRevision(runner, nvcc, config, targets, base_root, logs + "/build-base.log",
+                                &*base_info, &input.base_build_failed, &base_failed_calls,
+                                &base_version));
       outcome.written.push_back(logs + "/build-base.log");
       input.base = &base;
     }

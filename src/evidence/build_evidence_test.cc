@@ -30,13 +30,15 @@ std::string ReadOrEmpty(const std::string& path) {
 TEST(BuildNvcc, GencodeAndArgv) {
   EXPECT_EQ(*GencodeFor("sm_90a"), "arch=compute_90a,code=sm_90a");
   EXPECT_EQ(*GencodeFor("compute_80"), "arch=compute_80,code=sm_80");
-  EXPECT_EQ(*GencodeFor("arch=compute_90a,code=[sm_90a,compute_90a]"), "arch=compute_90a,code=[sm_90a,compute_90a]");
+  EXPECT_EQ(*GencodeFor("arch=compute_90a,code=[sm_90a,compute_90a]"),
+            "arch=compute_90a,code=[sm_90a,compute_90a]");
   EXPECT_FALSE(GencodeFor("banana").ok());
   EXPECT_FALSE(GencodeFor("arch=compute_90a").ok());
   EXPECT_EQ(NvccArgv("nvcc", "k.cu", {"-O3"}, "arch=compute_80,code=sm_80", "/tmp/0.o"),
-            (std::vector<std::string>{"nvcc", "-c", "-Xptxas", "-v", "-O3", "-gencode", "arch=compute_80,code=sm_80",
-                                      "-o", "/tmp/0.o", "k.cu"}));
-  EXPECT_EQ(ParseNvccVersion("Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0"), "13.0.88");
+            (std::vector<std::string>{"nvcc", "-c", "-Xptxas", "-v", "-O3", "-gencode",
+                                      "arch=compute_80,code=sm_80", "-o", "/tmp/0.o", "k.cu"}));
+  EXPECT_EQ(ParseNvccVersion("Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0"),
+            "13.0.88");
   EXPECT_EQ(TargetArchs({"sm_80", "arch=compute_90a,code=[sm_90a,compute_90a]", "compute_80"}),
             (std::vector<std::string>{"sm_80", "sm_90a"}));
 }
@@ -70,7 +72,9 @@ struct Package {
 };
 
 TEST(BuildEvidence, CompilesEachSourceForEachTargetInTheRoot) {
-  Package p("[build]\nsources = [\"k.cu\"]\nflags = [\"-O3\"]\narchs = [\"sm_80\", \"sm_90a\"]\nnvcc = \"/bin/true\"\n");
+  Package p(
+      "[build]\nsources = [\"k.cu\"]\nflags = [\"-O3\"]\narchs = [\"sm_80\", \"sm_90a\"]\nnvcc = "
+      "\"/bin/true\"\n");
   FakeProcessRunner fake(FakeNvcc);
   auto out = CollectBuildEvidence(fake, p.request);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -102,7 +106,8 @@ TEST(BuildEvidence, ArchOverrideReplacesTheConfiguredTargets) {
 }
 
 TEST(BuildEvidence, ATimedOutCompileFailsTheBuildGateAndSaysWhy) {
-  Package p("[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/bin/true\"\ntimeout_s = 5\n");
+  Package p(
+      "[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/bin/true\"\ntimeout_s = 5\n");
   FakeProcessRunner fake([](const ProcessRequest& req) -> Result<ProcessResult> {
     if (req.argv[1] == "--version") return MakeExitedResult(0, "", "");
     EXPECT_EQ(req.timeout_ms, 5000);
@@ -124,7 +129,8 @@ TEST(BuildEvidence, ATimedOutCompileFailsTheBuildGateAndSaysWhy) {
 }
 
 TEST(BuildEvidence, MissingNvccIsReportedAsMissingEvidence) {
-  Package p("[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/nonexistent/bin/nvcc\"\n");
+  Package p(
+      "[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nnvcc = \"/nonexistent/bin/nvcc\"\n");
   FakeProcessRunner fake(FakeNvcc);
   auto out = CollectBuildEvidence(fake, p.request);
   ASSERT_TRUE(out.ok()) << out.status().message();
@@ -174,15 +180,20 @@ TEST(BuildGit, BaseWorktreeRunsNoHooksAndNoFilters) {
   TempDir repo;
   std::string r = "cd '" + repo.path() + "' && ";
   std::string marker = repo.File("MARKER");
-  ASSERT_EQ(RunShell(r + "git init -q . && git config user.email t@t && git config user.name t && "
-                         "echo 'v1' > k.cu && echo '*.cu filter=evil' > .gitattributes && "
-                         "git add -A && git commit -qm one && echo 'v2' > k.cu && git commit -qam two")
-                .exit_code, 0);
+  ASSERT_EQ(
+      RunShell(r + "git init -q . && git config user.email t@t && git config user.name t && "
+                   "echo 'v1' > k.cu && echo '*.cu filter=evil' > .gitattributes && "
+                   "git add -A && git commit -qm one && echo 'v2' > k.cu && git commit -qam two")
+          .exit_code,
+      0);
   ASSERT_EQ(RunShell(r + "mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch " + marker +
-                         "\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && "
-                         "git config filter.evil.smudge 'touch " + marker + "; cat' && "
-                         "git config filter.evil.required true")
-                .exit_code, 0);
+                     "\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && "
+                     "git config filter.evil.smudge 'touch " +
+                     marker +
+                     "; cat' && "
+                     "git config filter.evil.required true")
+                .exit_code,
+            0);
   PosixProcessRunner runner;
   std::string path;
   {
@@ -211,8 +222,8 @@ std::string Binary() { return ATTNVERIFY_BINARY; }
 
 TEST(BuildCli, ImportOfAnOverflowLogExitsOneAndWritesEvidence) {
   TempDir out;
-  auto r = RunShell("'" + Binary() + "' build --import '" + Testdata("ptxas_log/smem_over_sm90a.log") +
-                    "' --out '" + out.path() + "'");
+  auto r = RunShell("'" + Binary() + "' build --import '" +
+                    Testdata("ptxas_log/smem_over_sm90a.log") + "' --out '" + out.path() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("over by 29696 bytes"), std::string::npos) << r.output;
   EXPECT_TRUE(std::filesystem::exists(out.File("evidence/resources.json")));
@@ -223,19 +234,23 @@ TEST(BuildCli, ConfigErrorsExitTwo) {
   ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[build]\nsourcez = []\n").ok());
   auto r = RunShell("'" + Binary() + "' build --config '" + dir.File("attnverify.toml") + "'");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("attnverify.toml:2:1: unknown key \"sourcez\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("attnverify.toml:2:1: unknown key \"sourcez\""), std::string::npos)
+      << r.output;
 }
 
 TEST(BuildCli, WithoutNvccTheEvidenceIsReportedMissing) {
   TempDir dir;
   std::filesystem::copy_file(Testdata("ptxas/kernels/multi.cu"), dir.File("multi.cu"));
   ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"),
-                                  "[build]\nsources = [\"multi.cu\"]\narchs = [\"sm_90a\"]\n").ok());
-  auto r = RunShell("cd '" + dir.path() + "' && env -u CUDA_HOME -u CUDA_PATH PATH=/nonexistent '" + Binary() +
-                    "' build");
+                                  "[build]\nsources = [\"multi.cu\"]\narchs = [\"sm_90a\"]\n")
+                  .ok());
+  auto r = RunShell("cd '" + dir.path() + "' && env -u CUDA_HOME -u CUDA_PATH PATH=/nonexistent '" +
+                    Binary() + "' build");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("compile evidence missing: nvcc was not found"), std::string::npos) << r.output;
-  EXPECT_NE(ReadOrEmpty(dir.File("evidence/resources.json")).find("\"status\": \"missing\""), std::string::npos);
+  EXPECT_NE(r.output.find("compile evidence missing: nvcc was not found"), std::string::npos)
+      << r.output;
+  EXPECT_NE(ReadOrEmpty(dir.File("evidence/resources.json")).find("\"status\": \"missing\""),
+            std::string::npos);
 }
 
 }  // namespace

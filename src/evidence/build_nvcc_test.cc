@@ -26,9 +26,10 @@ bool HaveNvcc() {
   return !FindNvcc(none, nullptr).empty();
 }
 
-#define SKIP_WITHOUT_NVCC()                                                                  \
-  if (!HaveNvcc()) GTEST_SKIP() << "nvcc not found ($CUDA_HOME/bin, $CUDA_PATH/bin, PATH): " \
-                                   "the committed logs cover the parser; this checks them against a real compile"
+#define SKIP_WITHOUT_NVCC()                                                 \
+  if (!HaveNvcc())                                                          \
+  GTEST_SKIP() << "nvcc not found ($CUDA_HOME/bin, $CUDA_PATH/bin, PATH): " \
+                  "the committed logs cover the parser; this checks them against a real compile"
 
 const PtxasKernel* Find(const PtxasReport& r, const std::string& mangled, const std::string& arch) {
   for (const auto& k : r.kernels) {
@@ -59,7 +60,8 @@ void ExpectSameNumbers(const PtxasReport& fresh, const PtxasReport& committed) {
   EXPECT_GT(compared, 0);
 }
 
-Result<BuildOutcome> Build(const std::string& dir, const std::string& toml, const std::string& base = "") {
+Result<BuildOutcome> Build(const std::string& dir, const std::string& toml,
+                           const std::string& base = "") {
   EXPECT_TRUE(WriteFileAtomically(dir + "/attnverify.toml", toml).ok());
   auto config = LoadBuildConfig(dir + "/attnverify.toml");
   if (!config.ok()) return config.status();
@@ -80,9 +82,10 @@ TEST(BuildEndToEnd, TestdataKernelsCompileToTheCommittedNumbers) {
   for (const char* f : {"multi.cu", "smem_over_sm80.cu"}) {
     std::filesystem::copy_file(Testdata(std::string("ptxas/kernels/") + f), dir.File(f));
   }
-  auto out = Build(dir.path(),
-                   "[build]\nsources = [\"multi.cu\", \"smem_over_sm80.cu\"]\narchs = [\"sm_80\", \"sm_90a\"]\n"
-                   "block_size = 128\n[[build.kernel]]\nname = \"dyn_reduce\"\ndynamic_smem = 1024\n");
+  auto out = Build(
+      dir.path(),
+      "[build]\nsources = [\"multi.cu\", \"smem_over_sm80.cu\"]\narchs = [\"sm_80\", \"sm_90a\"]\n"
+      "block_size = 128\n[[build.kernel]]\nname = \"dyn_reduce\"\ndynamic_smem = 1024\n");
   ASSERT_TRUE(out.ok()) << out.status().message();
   auto log = ReadFileToString(dir.File("logs/build.log"));
   ASSERT_TRUE(log.ok()) << log.status().message();
@@ -95,7 +98,8 @@ TEST(BuildEndToEnd, TestdataKernelsCompileToTheCommittedNumbers) {
   bool sm80_over = false, sm90_fits = false, dyn_declared = false;
   for (const KernelRow& row : r.kernels) {
     if (row.demangled == "big_static_smem(float*)" && row.arch == "sm_80") {
-      sm80_over = row.head->ptxas_overflow && row.head->overflow_bytes == 65536 && row.head->overflow_max_bytes == 49152;
+      sm80_over = row.head->ptxas_overflow && row.head->overflow_bytes == 65536 &&
+                  row.head->overflow_max_bytes == 49152;
     }
     if (row.demangled == "big_static_smem(float*)" && row.arch == "sm_90a") {
       sm90_fits = !row.head->ptxas_overflow && row.head->static_smem_bytes == 65536 &&
@@ -114,7 +118,9 @@ TEST(BuildEndToEnd, ForcedSpillsUnderMaxrregcount) {
   SKIP_WITHOUT_NVCC();
   TempDir dir;
   std::filesystem::copy_file(Testdata("ptxas/kernels/spill.cu"), dir.File("spill.cu"));
-  auto out = Build(dir.path(), "[build]\nsources = [\"spill.cu\"]\nflags = [\"-maxrregcount=32\"]\narchs = [\"sm_80\"]\n");
+  auto out = Build(
+      dir.path(),
+      "[build]\nsources = [\"spill.cu\"]\nflags = [\"-maxrregcount=32\"]\narchs = [\"sm_80\"]\n");
   ASSERT_TRUE(out.ok()) << out.status().message();
   auto log = ReadFileToString(dir.File("logs/build.log"));
   ASSERT_TRUE(log.ok()) << log.status().message();
@@ -134,17 +140,23 @@ TEST(BuildEndToEnd, BaseVersusHeadShowsTheSharedMemoryOverflow) {
   if (RunShell("git --version").exit_code != 0) GTEST_SKIP() << "git is not installed";
   TempDir repo;
   auto kernel = [](int kib) {
-    return "constexpr int kTileKB = " + std::to_string(kib) + ";  // the refactor changes the tile\n"
+    return "constexpr int kTileKB = " + std::to_string(kib) +
+           ";  // the refactor changes the tile\n"
            "__global__ void flash_mla_fwd(const float* in, float* out) {\n"
-           "  __shared__ float buf[kTileKB * 256];\n  buf[threadIdx.x] = in[threadIdx.x];\n  __syncthreads();\n"
+           "  __shared__ float buf[kTileKB * 256];\n  buf[threadIdx.x] = in[threadIdx.x];\n  "
+           "__syncthreads();\n"
            "  out[threadIdx.x] = buf[(threadIdx.x * 3) % (kTileKB * 256)];\n}\n";
   };
   ASSERT_TRUE(WriteFileAtomically(repo.File("flash.cu"), kernel(200)).ok());
-  ASSERT_TRUE(WriteFileAtomically(repo.File("attnverify.toml"),
-                                  "[build]\nsources = [\"flash.cu\"]\narchs = [\"sm_90a\"]\nblock_size = 128\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(
+                  repo.File("attnverify.toml"),
+                  "[build]\nsources = [\"flash.cu\"]\narchs = [\"sm_90a\"]\nblock_size = 128\n")
+                  .ok());
   std::string r = "cd '" + repo.path() + "' && ";
   ASSERT_EQ(RunShell(r + "git init -q . && git config user.email t@t && git config user.name t && "
-                         "git add -A && git commit -qm 'tile 200 KiB'").exit_code, 0);
+                         "git add -A && git commit -qm 'tile 200 KiB'")
+                .exit_code,
+            0);
   ASSERT_TRUE(WriteFileAtomically(repo.File("flash.cu"), kernel(240)).ok());
   ASSERT_EQ(RunShell(r + "git commit -qam 'tile 240 KiB'").exit_code, 0);
 
@@ -154,7 +166,8 @@ TEST(BuildEndToEnd, BaseVersusHeadShowsTheSharedMemoryOverflow) {
   // 240 KiB = 245760 bytes against sm_90a's 232448: over by 13312.
   EXPECT_NE(run.output.find("flash_mla_fwd(float const*, float*) on sm_90a: ptxas: 245760 bytes of "
                             "static shared memory, 232448 bytes max: over by 13312 bytes"),
-            std::string::npos) << run.output;
+            std::string::npos)
+      << run.output;
   EXPECT_NE(run.output.find("204800 -> 245760"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("changed"), std::string::npos);
   auto written = ReadFileToString(repo.File("evidence/resources.json"));

@@ -16,7 +16,8 @@ namespace av {
 class GitWorktree {
  public:
   // `repo_dir` is any folder inside the repository; `ref` a commit-ish ("HEAD~1").
-  static Result<std::unique_ptr<GitWorktree>> Create(ProcessRunner& runner, const std::string& repo_dir,
+  static Result<std::unique_ptr<GitWorktree>> Create(ProcessRunner& runner,
+                                                     const std::string& repo_dir,
                                                      const std::string& ref);
   ~GitWorktree();
   GitWorktree(const GitWorktree&) = delete;
@@ -29,8 +30,11 @@ class GitWorktree {
  private:
   GitWorktree(ProcessRunner& runner, std::string toplevel, std::string path, std::string commit,
               std::string temp_root)
-      : runner_(runner), toplevel_(std::move(toplevel)), path_(std::move(path)),
-        commit_(std::move(commit)), temp_root_(std::move(temp_root)) {}
+      : runner_(runner),
+        toplevel_(std::move(toplevel)),
+        path_(std::move(path)),
+        commit_(std::move(commit)),
+        temp_root_(std::move(temp_root)) {}
   ProcessRunner& runner_;
   std::string toplevel_, path_, commit_, temp_root_;
 };

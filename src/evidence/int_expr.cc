@@ -84,8 +84,8 @@ class ExprParser {
     if (std::isdigit(static_cast<unsigned char>(c))) return Number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
-                                  s_[pos_] == ':')) {
+      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                  s_[pos_] == '_' || s_[pos_] == ':')) {
         ++pos_;
       }
       std::string_view name = s_.substr(start, pos_ - start);
@@ -111,16 +111,21 @@ class ExprParser {
         ++pos_;
         continue;
       }
-      if (c >= '0' && c <= '9') d = c - '0';
-      else if (base == 16 && std::isxdigit(static_cast<unsigned char>(c))) d = std::tolower(c) - 'a' + 10;
-      else break;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (base == 16 && std::isxdigit(static_cast<unsigned char>(c)))
+        d = std::tolower(c) - 'a' + 10;
+      else
+        break;
       if (v > (static_cast<uint64_t>(INT64_MAX) - d) / base) return Error("number too large");
       v = v * base + d;
       ++digits;
       ++pos_;
     }
     if (digits == 0) return Error("malformed number");
-    while (pos_ < s_.size() && (s_[pos_] == 'u' || s_[pos_] == 'U' || s_[pos_] == 'l' || s_[pos_] == 'L')) ++pos_;
+    while (pos_ < s_.size() &&
+           (s_[pos_] == 'u' || s_[pos_] == 'U' || s_[pos_] == 'l' || s_[pos_] == 'L'))
+      ++pos_;
     return static_cast<int64_t>(v);
   }
 

@@ -15,7 +15,8 @@ namespace {
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "attnverify-nvcc-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "attnverify-nvcc-XXXXXX").string();
     if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
   ~ScratchDir() {
@@ -58,7 +59,8 @@ Result<std::string> GencodeFor(const std::string& target) {
   }
   std::string sm = NormalizeArch(target);
   if (sm.rfind("sm_", 0) != 0) {
-    return InvalidInput("target \"" + target + "\" is neither an arch (sm_90a) nor a gencode "
+    return InvalidInput("target \"" + target +
+                        "\" is neither an arch (sm_90a) nor a gencode "
                         "value (arch=compute_90a,code=sm_90a)");
   }
   return "arch=compute_" + sm.substr(3) + ",code=" + sm;
@@ -81,7 +83,9 @@ std::string ParseNvccVersion(const std::string& text) {
   size_t at = text.find(", V");
   if (at == std::string::npos) return "";
   size_t start = at + 3, end = start;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.'))
+    ++end;
   return text.substr(start, end - start);
 }
 
@@ -117,9 +121,11 @@ Result<NvccRun> RunNvcc(ProcessRunner& runner, const std::string& nvcc, const Bu
       run.log += r.stderr_text;
       run.log += r.stdout_text;
       if (r.stderr_truncated || r.stdout_truncated) {
-        run.log += "attnverify: output of " + source + " for " + target + " was cut at the capture limit\n";
+        run.log += "attnverify: output of " + source + " for " + target +
+                   " was cut at the capture limit\n";
       }
-      if (r.timed_out) run.log += "attnverify: nvcc " + source + " for " + target + ": " + inv.outcome + "\n";
+      if (r.timed_out)
+        run.log += "attnverify: nvcc " + source + " for " + target + ": " + inv.outcome + "\n";
       run.invocations.push_back(std::move(inv));
     }
   }

@@ -17,7 +17,7 @@ namespace av {
 struct NvccInvocation {
   std::vector<std::string> argv;
   std::string source;
-  std::string target;  // as configured: "sm_90a" or "arch=compute_90a,code=sm_90a"
+  std::string target;   // as configured: "sm_90a" or "arch=compute_90a,code=sm_90a"
   std::string outcome;  // ProcessResult::Describe()
   int exit_code = -1;
 };
@@ -26,7 +26,7 @@ struct NvccRun {
   std::string nvcc;     // the program run (path)
   std::string version;  // "13.0.88" from `nvcc --version`, or empty
   std::vector<NvccInvocation> invocations;
-  std::string log;      // stderr then stdout of every invocation, in order: logs/build.log
+  std::string log;  // stderr then stdout of every invocation, in order: logs/build.log
   bool all_succeeded = true;
 };
 

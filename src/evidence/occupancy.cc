@@ -13,12 +13,18 @@ int64_t RoundUp(int64_t x, int64_t y) { return y * DivideRoundUp(x, y); }
 
 const char* OccupancyLimiterName(OccupancyLimiter l) {
   switch (l) {
-    case OccupancyLimiter::kNone: return "none";
-    case OccupancyLimiter::kBlocks: return "blocks per SM";
-    case OccupancyLimiter::kWarps: return "warps per SM";
-    case OccupancyLimiter::kRegisters: return "registers";
-    case OccupancyLimiter::kSharedMemory: return "shared memory";
-    case OccupancyLimiter::kBarriers: return "barriers";
+    case OccupancyLimiter::kNone:
+      return "none";
+    case OccupancyLimiter::kBlocks:
+      return "blocks per SM";
+    case OccupancyLimiter::kWarps:
+      return "warps per SM";
+    case OccupancyLimiter::kRegisters:
+      return "registers";
+    case OccupancyLimiter::kSharedMemory:
+      return "shared memory";
+    case OccupancyLimiter::kBarriers:
+      return "barriers";
   }
   return "none";
 }
@@ -41,7 +47,8 @@ Result<Occupancy> ComputeOccupancy(const ArchLimits& a, const OccupancyInput& in
 
   // Registers (cudaOccMaxBlocksPerSMRegsLimit): per warp, rounded to the allocation
   // unit; warps are placed on 4 sub-partitions, each with a quarter of the file.
-  int64_t regs_per_warp = RoundUp(int64_t{in.registers_per_thread} * 32, a.register_allocation_unit);
+  int64_t regs_per_warp =
+      RoundUp(int64_t{in.registers_per_thread} * 32, a.register_allocation_unit);
   o.registers_allocated_per_block = static_cast<int>(regs_per_warp * warps_per_block);
   int64_t regs_assumed = regs_per_warp * RoundUp(warps_per_block, a.sub_partitions);
   if (in.registers_per_thread > a.max_registers_per_thread) {
@@ -51,8 +58,9 @@ Result<Occupancy> ComputeOccupancy(const ArchLimits& a, const OccupancyInput& in
   } else if (regs_assumed > a.max_registers_per_block ||
              o.registers_allocated_per_block > a.max_registers_per_block) {
     o.limit_registers = 0;
-    o.reason = std::to_string(o.registers_allocated_per_block) + " registers per block is over the " +
-               std::to_string(a.max_registers_per_block) + " limit";
+    o.reason = std::to_string(o.registers_allocated_per_block) +
+               " registers per block is over the " + std::to_string(a.max_registers_per_block) +
+               " limit";
   } else if (regs_per_warp == 0) {
     o.limit_registers = INT_MAX;
   } else {

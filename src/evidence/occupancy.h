@@ -13,7 +13,7 @@
 namespace av {
 
 struct OccupancyInput {
-  int block_size = 0;           // threads per block
+  int block_size = 0;            // threads per block
   int registers_per_thread = 0;  // ptxas "Used N registers"
   int64_t static_smem_bytes = 0;
   int64_t dynamic_smem_bytes = 0;

@@ -14,7 +14,8 @@
 namespace av {
 namespace {
 
-Occupancy Compute(const char* arch, int block, int regs, int64_t smem, int64_t dyn = 0, int bars = 0) {
+Occupancy Compute(const char* arch, int block, int regs, int64_t smem, int64_t dyn = 0,
+                  int bars = 0) {
   auto limits = FindArchLimits(arch);
   EXPECT_TRUE(limits.has_value()) << arch;
   auto o = ComputeOccupancy(*limits, {block, regs, smem, dyn, bars});
@@ -129,8 +130,8 @@ TEST(Occupancy, AgreesWithTheToolkitCalculatorEverywhere) {
             auto mine = ComputeOccupancy(a, in);
             ASSERT_TRUE(mine.ok());
             int theirs = ToolkitBlocks(a, in);
-            ASSERT_EQ(mine->blocks_per_sm, theirs)
-                << a.arch << " block " << block << " regs " << regs << " smem " << smem << " bars " << bars;
+            ASSERT_EQ(mine->blocks_per_sm, theirs) << a.arch << " block " << block << " regs "
+                                                   << regs << " smem " << smem << " bars " << bars;
             ++checked;
           }
         }

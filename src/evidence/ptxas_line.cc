@@ -98,14 +98,15 @@ bool ParseItem(std::string_view item, UsedLine* out) {
 
 std::string_view TrimSpaces(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
 std::string_view StripTimestamp(std::string_view line) {
   // YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM] then a space (GitHub Actions, GitLab).
-  if (line.size() < 20 || line[4] != '-' || line[7] != '-' || (line[10] != 'T' && line[10] != ' ') ||
-      line[13] != ':' || line[16] != ':') {
+  if (line.size() < 20 || line[4] != '-' || line[7] != '-' ||
+      (line[10] != 'T' && line[10] != ' ') || line[13] != ':' || line[16] != ':') {
     return line;
   }
   for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}) {
@@ -145,9 +146,12 @@ bool ParsePtxasLine(std::string_view line, PtxasLine* out) {
       if (c.Until(", line ", &file) && c.Int(&n) && c.Eat("; ") && n < (1 << 30)) {
         pl.file = file;
         pl.file_line = static_cast<int>(n);
-        if (c.Eat("error")) pl.level = PtxasLevel::kError, ok = true;
-        else if (c.Eat("warning")) pl.level = PtxasLevel::kWarning, ok = true;
-        else if (c.Eat("fatal")) pl.level = PtxasLevel::kFatal, ok = true;
+        if (c.Eat("error"))
+          pl.level = PtxasLevel::kError, ok = true;
+        else if (c.Eat("warning"))
+          pl.level = PtxasLevel::kWarning, ok = true;
+        else if (c.Eat("fatal"))
+          pl.level = PtxasLevel::kFatal, ok = true;
       }
     }
     if (ok) {
@@ -205,7 +209,8 @@ bool ParseModuleLine(std::string_view payload, UsedLine* out) {
   while (true) {
     size_t comma = items.find(',');
     std::string_view item = TrimSpaces(items.substr(0, comma));
-    if (!(item.find("gmem") != std::string_view::npos || item.find("cmem[") != std::string_view::npos) ||
+    if (!(item.find("gmem") != std::string_view::npos ||
+          item.find("cmem[") != std::string_view::npos) ||
         !ParseItem(item, &tmp)) {
       return false;
     }
@@ -253,22 +258,22 @@ bool ParseOverflow(std::string_view payload, SmemOverflow* out) {
 
 bool ParseSpillWarning(std::string_view payload, SpillWarning* out) {
   Cursor c(payload);
-  return c.Eat("Registers are spilled to local memory in function '") && c.Until("', ", &out->name) &&
-         c.Int(&out->stores) && c.Eat(" bytes spill stores, ") && c.Int(&out->loads) &&
-         c.Eat(" bytes spill loads");
+  return c.Eat("Registers are spilled to local memory in function '") &&
+         c.Until("', ", &out->name) && c.Int(&out->stores) && c.Eat(" bytes spill stores, ") &&
+         c.Int(&out->loads) && c.Eat(" bytes spill loads");
 }
 
 bool ParseLocalMemoryWarning(std::string_view payload, SpillWarning* out) {
   Cursor c(payload);
-  return c.Eat("Local memory used for function '") && c.Until("', size of stack frame: ", &out->name) &&
-         c.Int(&out->stores) && c.Eat(" bytes");
+  return c.Eat("Local memory used for function '") &&
+         c.Until("', size of stack frame: ", &out->name) && c.Int(&out->stores) && c.Eat(" bytes");
 }
 
 bool ParseStackLine(std::string_view line, StackLine* out) {
   Cursor c(TrimSpaces(line));
   return c.Int(&out->stack_frame) && c.Eat(" bytes stack frame, ") && c.Int(&out->spill_stores) &&
-         c.Eat(" bytes spill stores, ") && c.Int(&out->spill_loads) && c.Eat(" bytes spill loads") &&
-         c.Done();
+         c.Eat(" bytes spill stores, ") && c.Int(&out->spill_loads) &&
+         c.Eat(" bytes spill loads") && c.Done();
 }
 
 bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {
@@ -278,9 +283,12 @@ bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {
     std::string_view level;
     if (!c.Until(":", &level)) return false;
     level = TrimSpaces(level);
-    if (level == "fatal" || level == "error") out->severity = Severity::kError;
-    else if (level == "warning") out->severity = Severity::kWarning;
-    else return false;
+    if (level == "fatal" || level == "error")
+      out->severity = Severity::kError;
+    else if (level == "warning")
+      out->severity = Severity::kWarning;
+    else
+      return false;
     out->tool = "nvcc";
     out->file = {};
     out->line = 0;
@@ -288,8 +296,8 @@ bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {
     return true;
   }
   // FILE(LINE): error: / warning #N-D: / catastrophic error: / remark
-  static constexpr std::string_view kLevels[] = {"error", "catastrophic error", "fatal error",
-                                                 "warning", "note", "remark"};
+  static constexpr std::string_view kLevels[] = {
+      "error", "catastrophic error", "fatal error", "warning", "note", "remark"};
   auto level_of = [](std::string_view rest, Severity* sev, std::string_view* msg) {
     for (std::string_view lv : kLevels) {
       if (rest.substr(0, lv.size()) != lv) continue;
@@ -297,7 +305,7 @@ bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {
       size_t colon = after.find(": ");
       // "warning #177-D: ..." carries a number between the level and the colon.
       if (colon == std::string_view::npos || (colon > 0 && after[0] != ' ') || colon > 16) continue;
-      *sev = lv == "warning" ? Severity::kWarning
+      *sev = lv == "warning"                    ? Severity::kWarning
              : (lv == "note" || lv == "remark") ? Severity::kNote
                                                 : Severity::kError;
       *msg = TrimSpaces(after.substr(colon + 2));
@@ -309,7 +317,8 @@ bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {
   if (paren != std::string_view::npos) {
     size_t open = t.rfind('(', paren);
     int64_t n = 0;
-    Cursor num(open == std::string_view::npos ? std::string_view() : t.substr(open + 1, paren - open - 1));
+    Cursor num(open == std::string_view::npos ? std::string_view()
+                                              : t.substr(open + 1, paren - open - 1));
     if (open != std::string_view::npos && open > 0 && num.Int(&n) && num.Done() && n < (1 << 30) &&
         level_of(t.substr(paren + 3), &out->severity, &out->message)) {
       out->tool = "nvcc";

@@ -26,8 +26,8 @@ class Parser {
   PtxasReport Finish();
 
  private:
-  PtxasDiagnostic& Diagnose(Severity sev, std::string kind, std::string tool,
-                            std::string message, int line) {
+  PtxasDiagnostic& Diagnose(Severity sev, std::string kind, std::string tool, std::string message,
+                            int line) {
     PtxasDiagnostic d;
     d.severity = sev;
     d.kind = std::move(kind);
@@ -157,8 +157,8 @@ bool Parser::HandlePtxas(const PtxasLine& pl, int number) {
   bool is_error = pl.level != PtxasLevel::kWarning;
   Severity sev = is_error ? Severity::kError : Severity::kWarning;
   if (is_error) last_ptxas_error_line_ = number;
-  PtxasDiagnostic& d = Diagnose(sev, is_error ? "ptxas_error" : "ptxas_warning", "ptxas",
-                                std::string(p), number);
+  PtxasDiagnostic& d =
+      Diagnose(sev, is_error ? "ptxas_error" : "ptxas_warning", "ptxas", std::string(p), number);
   d.source_file = std::string(pl.file);
   d.source_line = pl.file_line;
   SmemOverflow of;
@@ -177,7 +177,8 @@ bool Parser::HandlePtxas(const PtxasLine& pl, int number) {
     d.function = std::string(sw.name);
     d.bytes = sw.stores;
   } else {
-    if (p.find("register") != std::string_view::npos || p.find("maxrregcount") != std::string_view::npos) {
+    if (p.find("register") != std::string_view::npos ||
+        p.find("maxrregcount") != std::string_view::npos) {
       d.kind = "register_limit";
     }
     d.function = std::string(FirstQuoted(p));
@@ -216,9 +217,11 @@ void Parser::Line(std::string_view raw, int number, bool last_without_newline) {
   } else if (ParseCompilerMessage(line, &cm)) {
     in_compiler_context_ = true;
     bool err = cm.severity == Severity::kError;
-    PtxasDiagnostic& d = Diagnose(cm.severity, std::string(cm.file.empty() ? (err ? "nvcc_error" : "nvcc_warning")
-                                                                   : (err ? "compile_error" : "compile_warning")),
-                                  std::string(cm.tool), std::string(cm.message), number);
+    PtxasDiagnostic& d =
+        Diagnose(cm.severity,
+                 std::string(cm.file.empty() ? (err ? "nvcc_error" : "nvcc_warning")
+                                             : (err ? "compile_error" : "compile_warning")),
+                 std::string(cm.tool), std::string(cm.message), number);
     d.source_file = std::string(cm.file);
     d.source_line = cm.line;
     if (cm.severity == Severity::kNote) d.kind = "note";
@@ -299,9 +302,12 @@ PtxasReport Parser::Finish() {
 
 const char* SeverityName(Severity s) {
   switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kNote: return "note";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
   }
   return "note";
 }

@@ -58,8 +58,8 @@ struct PtxasDiagnostic {
   std::string arch;         // when known (smem_overflow is matched to its block)
   std::string source_file;  // compile errors: FILE of FILE(LINE) or FILE:LINE:COL
   int source_line = 0;
-  int log_line = 0;         // 1-based line in the log
-  int64_t bytes = -1;       // "(0x40000 bytes, 0x38c00 max)"
+  int log_line = 0;    // 1-based line in the log
+  int64_t bytes = -1;  // "(0x40000 bytes, 0x38c00 max)"
   int64_t max_bytes = -1;
 };
 

@@ -47,7 +47,8 @@ TEST(PtxasLogGolden, EveryCommittedLogMatchesItsJson) {
     if (entry.path().extension() != ".log") continue;
     std::string name = entry.path().filename().string();
     std::string got = PtxasReportToJson(ParseFile(name)).dump(2) + "\n";
-    std::string golden = entry.path().string().substr(0, entry.path().string().size() - 4) + ".json";
+    std::string golden =
+        entry.path().string().substr(0, entry.path().string().size() - 4) + ".json";
     if (update) {
       ASSERT_TRUE(WriteFileAtomically(golden, got).ok());
     } else {
@@ -262,10 +263,12 @@ TEST(PtxasLog, ALastLineCutInsideAPtxasLineIsTruncation) {
   const char* block =
       "ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
       "ptxas info    : Used 4 registers, 0 bytes smem\n";
-  PtxasReport entry = ParseText(std::string(block) + "ptxas info    : Compiling entry function 'j' for 'sm_8");
+  PtxasReport entry =
+      ParseText(std::string(block) + "ptxas info    : Compiling entry function 'j' for 'sm_8");
   EXPECT_TRUE(entry.truncated);
   PtxasReport used = ParseText(
-      "ptxas info    : Compiling entry function 'k' for 'sm_80'\nptxas info    : Used 10 registers, used 1 bar");
+      "ptxas info    : Compiling entry function 'k' for 'sm_80'\nptxas info    : Used 10 "
+      "registers, used 1 bar");
   EXPECT_TRUE(used.truncated);
   EXPECT_EQ(used.kernels[0].registers, 10);
   EXPECT_FALSE(ParseText(block).truncated);
@@ -288,7 +291,8 @@ TEST(PtxasLog, EveryPrefixOfARealLogParses) {
 TEST(PtxasDemangle, KeepsTemplateArguments) {
   EXPECT_EQ(DemangleKernelName("_Z13flash_mla_fwdILi64EEvPKfPfi"),
             "void flash_mla_fwd<64>(float const*, float*, int)");
-  EXPECT_EQ(KernelShortName("void flash_mla_fwd<64>(float const*, float*, int)"), "flash_mla_fwd<64>");
+  EXPECT_EQ(KernelShortName("void flash_mla_fwd<64>(float const*, float*, int)"),
+            "flash_mla_fwd<64>");
   EXPECT_EQ(KernelBaseName("void ns::flash_mla_fwd<64, (bool)1>(float const*)"), "flash_mla_fwd");
   EXPECT_EQ(DemangleKernelName("_Znot a name"), "_Znot a name");
   EXPECT_EQ(DemangleKernelName("my_c_kernel"), "my_c_kernel");

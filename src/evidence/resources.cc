@@ -16,8 +16,10 @@ std::string Bytes(int64_t n) { return std::to_string(n) + " bytes"; }
 void FillBudget(const BuildConfig& config, KernelResources* k) {
   const KernelLaunchConfig* kc = FindKernelConfig(config, k->mangled, k->demangled);
   if (kc && kc->dynamic_smem_bytes) k->dynamic_smem_bytes = *kc->dynamic_smem_bytes;
-  if (kc && kc->block_size) k->block_size = *kc->block_size;
-  else if (config.block_size) k->block_size = *config.block_size;
+  if (kc && kc->block_size)
+    k->block_size = *kc->block_size;
+  else if (config.block_size)
+    k->block_size = *config.block_size;
   auto limits = FindArchLimits(k->arch);
   if (k->static_smem_bytes >= 0) {
     k->total_smem_bytes = k->static_smem_bytes + std::max<int64_t>(k->dynamic_smem_bytes, 0);
@@ -39,8 +41,10 @@ void FillBudget(const BuildConfig& config, KernelResources* k) {
     OccupancyInput in{k->block_size, k->registers, std::max<int64_t>(k->static_smem_bytes, 0),
                       std::max<int64_t>(k->dynamic_smem_bytes, 0), std::max(k->barriers, 0)};
     auto occ = ComputeOccupancy(*limits, in);
-    if (occ.ok()) k->occupancy = *occ;
-    else k->occupancy_note = occ.status().message();
+    if (occ.ok())
+      k->occupancy = *occ;
+    else
+      k->occupancy_note = occ.status().message();
   }
 }
 
@@ -92,21 +96,22 @@ std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasRepor
 }
 
 bool SameResources(const KernelResources& a, const KernelResources& b) {
-  return a.registers == b.registers && a.barriers == b.barriers && a.static_smem_bytes == b.static_smem_bytes &&
-         a.SpillBytes() == b.SpillBytes() && a.stack_frame_bytes == b.stack_frame_bytes &&
-         a.ptxas_overflow == b.ptxas_overflow;
+  return a.registers == b.registers && a.barriers == b.barriers &&
+         a.static_smem_bytes == b.static_smem_bytes && a.SpillBytes() == b.SpillBytes() &&
+         a.stack_frame_bytes == b.stack_frame_bytes && a.ptxas_overflow == b.ptxas_overflow;
 }
 
 std::string Name(const KernelResources& k) { return k.demangled + " on " + k.arch; }
 
-void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>& head, ResourcesReport* r) {
+void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>& head,
+                    ResourcesReport* r) {
   for (const DynamicSmemSite& site : in.sites) {
     BuildFinding f;
     f.file = site.file;
     f.line = site.line;
     f.kernel = site.kernel_base;
-    std::string where = site.via == "launch" ? "the launch of " + site.kernel
-                                             : site.via + " for " + site.kernel;
+    std::string where =
+        site.via == "launch" ? "the launch of " + site.kernel : site.via + " for " + site.kernel;
     const KernelLaunchConfig* kc = nullptr;
     for (const KernelLaunchConfig& k : in.config->kernels) {
       if (k.name == site.kernel_base || KernelBaseName(k.name) == site.kernel_base) kc = &k;
@@ -116,8 +121,9 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
       f.kind = "dynamic_smem_runtime";
       f.message = where + " sets dynamic shared memory from \"" + site.value_expr +
                   "\", not a compile-time constant of this file; the budget uses attnverify.toml's "
-                  "dynamic_smem" + (kc && kc->dynamic_smem_bytes ? " (" + Bytes(*kc->dynamic_smem_bytes) + ")"
-                                                                  : " (not declared: counted as 0)");
+                  "dynamic_smem" +
+                  (kc && kc->dynamic_smem_bytes ? " (" + Bytes(*kc->dynamic_smem_bytes) + ")"
+                                                : " (not declared: counted as 0)");
       r->findings.push_back(std::move(f));
       continue;
     }
@@ -132,12 +138,15 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
       continue;
     }
     f.kind = "dynamic_smem_in_source";
-    f.message = where + " sets " + Bytes(v) + " of dynamic shared memory (" + site.value_expr +
-                "), which attnverify.toml does not declare: the budget counts 0 dynamic bytes for " +
-                site.kernel_base + "; add [[build.kernel]] name = \"" + site.kernel_base +
-                "\", dynamic_smem = " + std::to_string(v);
+    f.message =
+        where + " sets " + Bytes(v) + " of dynamic shared memory (" + site.value_expr +
+        "), which attnverify.toml does not declare: the budget counts 0 dynamic bytes for " +
+        site.kernel_base + "; add [[build.kernel]] name = \"" + site.kernel_base +
+        "\", dynamic_smem = " + std::to_string(v);
     for (const KernelResources& k : head) {
-      if (KernelBaseName(k.demangled) != site.kernel_base || k.smem_cap_bytes < 0 || k.static_smem_bytes < 0) continue;
+      if (KernelBaseName(k.demangled) != site.kernel_base || k.smem_cap_bytes < 0 ||
+          k.static_smem_bytes < 0)
+        continue;
       int64_t total = k.static_smem_bytes + v;
       if (total > k.smem_cap_bytes) {
         f.message += "; with it, " + k.arch + " would need " + Bytes(total) + ", over the " +
@@ -156,11 +165,16 @@ int64_t KernelResources::SpillBytes() const {
 
 const char* KernelChangeName(KernelChange c) {
   switch (c) {
-    case KernelChange::kSame: return "same";
-    case KernelChange::kChanged: return "changed";
-    case KernelChange::kNew: return "new";
-    case KernelChange::kVanished: return "vanished";
-    case KernelChange::kHeadOnly: return "head";
+    case KernelChange::kSame:
+      return "same";
+    case KernelChange::kChanged:
+      return "changed";
+    case KernelChange::kNew:
+      return "new";
+    case KernelChange::kVanished:
+      return "vanished";
+    case KernelChange::kHeadOnly:
+      return "head";
   }
   return "head";
 }
@@ -172,7 +186,8 @@ bool ResourcesReport::Passed() const {
   return true;
 }
 
-ResourcesReport MissingResourcesReport(const std::string& reason, const std::vector<std::string>& archs) {
+ResourcesReport MissingResourcesReport(const std::string& reason,
+                                       const std::vector<std::string>& archs) {
   ResourcesReport r;
   r.status = "missing";
   r.missing_reason = reason;
@@ -198,8 +213,10 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
     row.arch = k.arch;
     row.head = k;
     auto b = base_by_key.find({k.demangled, k.arch});
-    if (!in.base) row.change = KernelChange::kHeadOnly;
-    else if (b == base_by_key.end()) row.change = KernelChange::kNew;
+    if (!in.base)
+      row.change = KernelChange::kHeadOnly;
+    else if (b == base_by_key.end())
+      row.change = KernelChange::kNew;
     else {
       row.base = *b->second;
       row.change = SameResources(*b->second, k) ? KernelChange::kSame : KernelChange::kChanged;
@@ -223,17 +240,21 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
   for (const std::string& arch : in.archs) {
     if (!FindArchLimits(arch)) {
       r.findings.push_back({Severity::kWarning, "unknown_arch",
-                            arch + ": no limits known (doc/arch-limits.md); its shared-memory cap and "
-                                   "occupancy are not checked",
+                            arch +
+                                ": no limits known (doc/arch-limits.md); its shared-memory cap and "
+                                "occupancy are not checked",
                             "", 0, ""});
     }
   }
   if (in.head->truncated) {
-    r.findings.push_back({Severity::kWarning, "truncated_log", "the head log is truncated: kernels after the cut are missing", "", 0, ""});
+    r.findings.push_back({Severity::kWarning, "truncated_log",
+                          "the head log is truncated: kernels after the cut are missing", "", 0,
+                          ""});
   }
   if (in.base && (in.base_build_failed || in.base->CountErrors() > 0)) {
     r.findings.push_back({Severity::kWarning, "base_build_failed",
-                          "the base revision did not build cleanly (" + std::to_string(in.base->CountErrors()) +
+                          "the base revision did not build cleanly (" +
+                              std::to_string(in.base->CountErrors()) +
                               " error lines in its log); kernels missing from it show as new",
                           "", 0, ""});
   }
@@ -241,36 +262,61 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
 
   // Gates.
   const BuildGates& gates = config.gates;
-  GateResult builds{"head_builds", true, false, true, "no compile errors (shared-memory overflows are judged by smem_within_cap)", {}};
+  GateResult builds{"head_builds",
+                    true,
+                    false,
+                    true,
+                    "no compile errors (shared-memory overflows are judged by smem_within_cap)",
+                    {}};
   bool overflow_only = true;
   for (const PtxasDiagnostic& d : in.head->diagnostics) {
     if (d.severity != Severity::kError) continue;
     if (d.kind == "smem_overflow" || d.kind == "resource_overflow") continue;
     overflow_only = false;
-    std::string where = d.source_file.empty() ? "" : d.source_file + ":" + std::to_string(d.source_line) + ": ";
+    std::string where =
+        d.source_file.empty() ? "" : d.source_file + ":" + std::to_string(d.source_line) + ": ";
     builds.failures.push_back(where + d.message);
   }
   if (in.head_build_failed && overflow_only && builds.failures.empty()) {
     bool any_overflow = false;
     for (const KernelResources& k : head) any_overflow |= k.ptxas_overflow;
     if (!any_overflow) {
-      for (const std::string& call : in.head_failed_calls) builds.failures.push_back("nvcc " + call);
+      for (const std::string& call : in.head_failed_calls)
+        builds.failures.push_back("nvcc " + call);
       if (builds.failures.empty()) {
-        builds.failures.push_back("nvcc failed without an error line in the log (see logs/build.log)");
+        builds.failures.push_back(
+            "nvcc failed without an error line in the log (see logs/build.log)");
       }
     }
   }
   builds.passed = builds.failures.empty();
   r.gates.push_back(builds);
 
-  GateResult regs{"registers_max", true, false, true,
-                  "registers per thread <= " + std::to_string(gates.max_registers), {}};
-  GateResult spills{"no_new_spills", gates.no_new_spills, false, true,
-                    in.base ? "no kernel spills where the base did not" : "no kernel spills (no base to compare)", {}};
-  GateResult smem{"smem_within_cap", gates.smem_within_cap, false, true,
-                  "static + dynamic shared memory <= the opt-in cap on every target arch", {}};
-  GateResult occ{"occupancy_not_lower", gates.occupancy_not_lower, !in.base, true,
-                 in.base ? "warps per SM not lower than the base" : "needs --base", {}};
+  GateResult regs{"registers_max",
+                  true,
+                  false,
+                  true,
+                  "registers per thread <= " + std::to_string(gates.max_registers),
+                  {}};
+  GateResult spills{
+      "no_new_spills",
+      gates.no_new_spills,
+      false,
+      true,
+      in.base ? "no kernel spills where the base did not" : "no kernel spills (no base to compare)",
+      {}};
+  GateResult smem{"smem_within_cap",
+                  gates.smem_within_cap,
+                  false,
+                  true,
+                  "static + dynamic shared memory <= the opt-in cap on every target arch",
+                  {}};
+  GateResult occ{"occupancy_not_lower",
+                 gates.occupancy_not_lower,
+                 !in.base,
+                 true,
+                 in.base ? "warps per SM not lower than the base" : "needs --base",
+                 {}};
   for (const KernelRow& row : r.kernels) {
     if (!row.head) continue;
     const KernelResources& k = *row.head;
@@ -280,29 +326,32 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
     if (k.SpillBytes() > 0) {
       int64_t before = row.base ? row.base->SpillBytes() : 0;
       if (!in.base || !row.base || before == 0) {
-        spills.failures.push_back(Name(k) + ": " + std::to_string(k.spill_store_bytes) + " bytes spill stores, " +
-                                  std::to_string(k.spill_load_bytes) + " bytes spill loads" +
+        spills.failures.push_back(Name(k) + ": " + std::to_string(k.spill_store_bytes) +
+                                  " bytes spill stores, " + std::to_string(k.spill_load_bytes) +
+                                  " bytes spill loads" +
                                   (in.base ? (row.base ? " (base: none)" : " (new kernel)") : ""));
       } else if (k.SpillBytes() > before) {
-        r.findings.push_back({Severity::kWarning, "spills_increased",
-                              Name(k) + ": spills grew from " + Bytes(before) + " to " + Bytes(k.SpillBytes()), "", 0,
-                              k.demangled});
+        r.findings.push_back(
+            {Severity::kWarning, "spills_increased",
+             Name(k) + ": spills grew from " + Bytes(before) + " to " + Bytes(k.SpillBytes()), "",
+             0, k.demangled});
       }
     }
     if (k.ptxas_overflow) {
-      smem.failures.push_back(Name(k) + ": ptxas: " + Bytes(k.overflow_bytes) + " of static shared memory, " +
-                              Bytes(k.overflow_max_bytes) + " max: over by " +
-                              Bytes(k.overflow_bytes - k.overflow_max_bytes));
+      smem.failures.push_back(Name(k) + ": ptxas: " + Bytes(k.overflow_bytes) +
+                              " of static shared memory, " + Bytes(k.overflow_max_bytes) +
+                              " max: over by " + Bytes(k.overflow_bytes - k.overflow_max_bytes));
     } else if (k.smem_cap_bytes >= 0 && k.total_smem_bytes > k.smem_cap_bytes) {
       smem.failures.push_back(Name(k) + ": " + Bytes(k.static_smem_bytes) + " static + " +
                               Bytes(std::max<int64_t>(k.dynamic_smem_bytes, 0)) + " dynamic = " +
-                              Bytes(k.total_smem_bytes) + ", over the " + Bytes(k.smem_cap_bytes) + " cap by " +
-                              Bytes(k.total_smem_bytes - k.smem_cap_bytes));
+                              Bytes(k.total_smem_bytes) + ", over the " + Bytes(k.smem_cap_bytes) +
+                              " cap by " + Bytes(k.total_smem_bytes - k.smem_cap_bytes));
     }
     if (in.base && row.base && row.base->occupancy && k.occupancy &&
         k.occupancy->warps_per_sm < row.base->occupancy->warps_per_sm) {
-      occ.failures.push_back(Name(k) + ": " + std::to_string(row.base->occupancy->warps_per_sm) + " -> " +
-                             std::to_string(k.occupancy->warps_per_sm) + " warps per SM (limited by " +
+      occ.failures.push_back(Name(k) + ": " + std::to_string(row.base->occupancy->warps_per_sm) +
+                             " -> " + std::to_string(k.occupancy->warps_per_sm) +
+                             " warps per SM (limited by " +
                              OccupancyLimiterName(k.occupancy->limiter) + ")");
     }
   }

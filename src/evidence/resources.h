@@ -35,7 +35,7 @@ struct KernelResources {
   double smem_headroom_pct = 0;     // of the cap
   int block_size = 0;               // 0: not configured
   std::optional<Occupancy> occupancy;
-  std::string occupancy_note;       // why there is none
+  std::string occupancy_note;  // why there is none
   // ptxas refused the kernel ("uses too much shared data (X bytes, Y max)").
   bool ptxas_overflow = false;
   int64_t overflow_bytes = -1, overflow_max_bytes = -1;
@@ -62,7 +62,8 @@ struct BuildFinding {
 };
 
 struct GateResult {
-  std::string name;  // head_builds, registers_max, no_new_spills, smem_within_cap, occupancy_not_lower
+  std::string
+      name;  // head_builds, registers_max, no_new_spills, smem_within_cap, occupancy_not_lower
   bool enabled = true;
   bool skipped = false;  // enabled but without the evidence to decide (no base, no block size)
   bool passed = true;
@@ -101,10 +102,10 @@ struct ResourcesReport {
 struct ResourcesInput {
   const BuildConfig* config = nullptr;
   const PtxasReport* head = nullptr;
-  const PtxasReport* base = nullptr;  // null: no --base
-  std::vector<DynamicSmemSite> sites;  // from the head's sources
-  std::vector<std::string> archs;      // the targets built (normalized "sm_90a")
-  bool head_build_failed = false;      // an nvcc exit status other than 0
+  const PtxasReport* base = nullptr;           // null: no --base
+  std::vector<DynamicSmemSite> sites;          // from the head's sources
+  std::vector<std::string> archs;              // the targets built (normalized "sm_90a")
+  bool head_build_failed = false;              // an nvcc exit status other than 0
   std::vector<std::string> head_failed_calls;  // "k.cu for sm_80: timed out after 900 s"
   bool base_build_failed = false;
 };
@@ -112,7 +113,8 @@ struct ResourcesInput {
 ResourcesReport ComputeResourcesReport(const ResourcesInput& in);
 
 // A report that says the evidence is missing (no nvcc): status "missing", no gates run.
-ResourcesReport MissingResourcesReport(const std::string& reason, const std::vector<std::string>& archs);
+ResourcesReport MissingResourcesReport(const std::string& reason,
+                                       const std::vector<std::string>& archs);
 
 const char* KernelChangeName(KernelChange c);
 

@@ -26,7 +26,8 @@ BuildConfig Config(const std::string& toml) {
   return *c;
 }
 
-const KernelRow* Row(const ResourcesReport& r, std::string_view demangled_prefix, std::string_view arch) {
+const KernelRow* Row(const ResourcesReport& r, std::string_view demangled_prefix,
+                     std::string_view arch) {
   for (const KernelRow& row : r.kernels) {
     if (row.demangled.rfind(demangled_prefix, 0) == 0 && row.arch == arch) return &row;
   }
@@ -108,9 +109,12 @@ TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
   const GateResult& g = Gate(r, "smem_within_cap");
   EXPECT_FALSE(g.passed);
   ASSERT_EQ(g.failures.size(), 1u);
-  EXPECT_NE(g.failures[0].find("void flash_mla_fwd<256>(float const*, float*, int) on sm_90a"), std::string::npos);
-  EXPECT_NE(g.failures[0].find("262144 bytes of static shared memory, 232448 bytes max: over by 29696 bytes"),
-            std::string::npos) << g.failures[0];
+  EXPECT_NE(g.failures[0].find("void flash_mla_fwd<256>(float const*, float*, int) on sm_90a"),
+            std::string::npos);
+  EXPECT_NE(g.failures[0].find(
+                "262144 bytes of static shared memory, 232448 bytes max: over by 29696 bytes"),
+            std::string::npos)
+      << g.failures[0];
   EXPECT_TRUE(Gate(r, "head_builds").passed);  // the overflow is the smem gate's, not a build error
   EXPECT_EQ(r.status, "rejected");
 
@@ -118,19 +122,25 @@ TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
   ResourcesReport r80 = Report(c, sm80, nullptr, {"sm_80", "sm_90a"});
   const GateResult& g80 = Gate(r80, "smem_within_cap");
   ASSERT_EQ(g80.failures.size(), 1u);
-  EXPECT_NE(g80.failures[0].find("on sm_80: ptxas: 65536 bytes of static shared memory, 49152 bytes max: over by 16384"),
-            std::string::npos) << g80.failures[0];
+  EXPECT_NE(
+      g80.failures[0].find(
+          "on sm_80: ptxas: 65536 bytes of static shared memory, 49152 bytes max: over by 16384"),
+      std::string::npos)
+      << g80.failures[0];
 }
 
 TEST(ResourceReport, DynamicSmemFromTheConfigCountsAgainstTheCap) {
   // 64 KiB static (fits sm_90a's 227 KiB) + 170 KiB dynamic = 234 KiB: over by 7168 bytes.
-  BuildConfig c = Config("[[build.kernel]]\nname = \"flash_mla_fwd<64>\"\ndynamic_smem = \"170 * 1024\"\n");
+  BuildConfig c =
+      Config("[[build.kernel]]\nname = \"flash_mla_fwd<64>\"\ndynamic_smem = \"170 * 1024\"\n");
   PtxasReport head = Log("smem_over_sm90a.log");
   ResourcesReport r = Report(c, head, nullptr, {"sm_90a"});
   const GateResult& g = Gate(r, "smem_within_cap");
   ASSERT_EQ(g.failures.size(), 2u);
-  EXPECT_NE(g.failures[1].find("65536 bytes static + 174080 bytes dynamic = 239616 bytes, over the 232448 bytes cap by 7168 bytes"),
-            std::string::npos) << g.failures[1];
+  EXPECT_NE(g.failures[1].find("65536 bytes static + 174080 bytes dynamic = 239616 bytes, over the "
+                               "232448 bytes cap by 7168 bytes"),
+            std::string::npos)
+      << g.failures[1];
 }
 
 TEST(ResourceReport, SpillsWithoutABaseFailTheSpillGate) {
@@ -177,13 +187,15 @@ TEST(ResourceReport, BaseVersusHeadMatchesByDemangledName) {
 TEST(ResourceReport, OccupancyLowerThanBaseFails) {
   BuildConfig c = Config("[build]\nblock_size = 256\n");
   std::string head_text = kBaseLog;
-  head_text.replace(head_text.find("Used 24"), 7, "Used 72");  // 72 regs: 3 blocks of 256 instead of 8
+  head_text.replace(head_text.find("Used 24"), 7,
+                    "Used 72");  // 72 regs: 3 blocks of 256 instead of 8
   PtxasReport head = ParsePtxasLog(head_text, "head.log").value();
   PtxasReport base = ParsePtxasLog(kBaseLog, "base.log").value();
   ResourcesReport r = Report(c, head, &base, {"sm_80"});
   const GateResult& g = Gate(r, "occupancy_not_lower");
   ASSERT_EQ(g.failures.size(), 1u);
-  EXPECT_NE(g.failures[0].find("64 -> 24 warps per SM (limited by registers)"), std::string::npos) << g.failures[0];
+  EXPECT_NE(g.failures[0].find("64 -> 24 warps per SM (limited by registers)"), std::string::npos)
+      << g.failures[0];
 }
 
 TEST(ResourceReport, CompileErrorsFailTheBuildGateWithFileAndLine) {
@@ -203,8 +215,10 @@ TEST(ResourceReport, CompileErrorsFailTheBuildGateWithFileAndLine) {
 TEST(ResourceReport, UnknownArchIsAFindingNotAGuess) {
   BuildConfig c = Config("");
   PtxasReport head = ParsePtxasLog(
-      "ptxas info    : Compiling entry function 'k' for 'sm_110'\n"
-      "ptxas info    : Used 8 registers, 70000 bytes smem\n", "x.log").value();
+                         "ptxas info    : Compiling entry function 'k' for 'sm_110'\n"
+                         "ptxas info    : Used 8 registers, 70000 bytes smem\n",
+                         "x.log")
+                         .value();
   ResourcesReport r = Report(c, head, nullptr, {"sm_110"});
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].kind, "unknown_arch");
@@ -231,14 +245,17 @@ TEST(ResourceScan, CompileTimeConstantInCudaFuncSetAttributeIsFound) {
   ResourcesReport r = Report(c, head, nullptr, {"sm_90a"}, sites);
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].kind, "dynamic_smem_in_source");
-  EXPECT_NE(r.findings[0].message.find("sets 204800 bytes of dynamic shared memory (kDynSmemBytes)"),
-            std::string::npos) << r.findings[0].message;
+  EXPECT_NE(
+      r.findings[0].message.find("sets 204800 bytes of dynamic shared memory (kDynSmemBytes)"),
+      std::string::npos)
+      << r.findings[0].message;
   EXPECT_EQ(r.kernels[0].head->dynamic_smem_bytes, -1);  // reported, not guessed into the budget
 
   BuildConfig declared = Config("[[build.kernel]]\nname = \"dyn_attn\"\ndynamic_smem = 204800\n");
   EXPECT_TRUE(Report(declared, head, nullptr, {"sm_90a"}, sites).findings.empty());
   BuildConfig wrong = Config("[[build.kernel]]\nname = \"dyn_attn\"\ndynamic_smem = 1000\n");
-  EXPECT_EQ(Report(wrong, head, nullptr, {"sm_90a"}, sites).findings[0].kind, "dynamic_smem_mismatch");
+  EXPECT_EQ(Report(wrong, head, nullptr, {"sm_90a"}, sites).findings[0].kind,
+            "dynamic_smem_mismatch");
 }
 
 TEST(ResourceScan, RuntimeValuesCommentsAndTemplates) {

@@ -33,7 +33,8 @@ json KernelJson(const KernelResources& k) {
     j["smem_headroom_pct"] = std::round(k.smem_headroom_pct * 100) / 100;
   }
   if (k.ptxas_overflow) {
-    j["ptxas_overflow"] = {{"bytes", k.overflow_bytes}, {"max_bytes", k.overflow_max_bytes},
+    j["ptxas_overflow"] = {{"bytes", k.overflow_bytes},
+                           {"max_bytes", k.overflow_max_bytes},
                            {"over_by_bytes", k.overflow_bytes - k.overflow_max_bytes}};
   }
   if (k.occupancy) {
@@ -53,12 +54,18 @@ json KernelJson(const KernelResources& k) {
 }
 
 json RevisionJson(const RevisionInfo& r) {
-  return {{"ref", r.ref}, {"commit", r.commit.empty() ? json() : json(r.commit)}, {"log", r.log_path},
-          {"commands", r.commands}, {"exit_codes", r.exit_codes}, {"errors", r.errors},
+  return {{"ref", r.ref},
+          {"commit", r.commit.empty() ? json() : json(r.commit)},
+          {"log", r.log_path},
+          {"commands", r.commands},
+          {"exit_codes", r.exit_codes},
+          {"errors", r.errors},
           {"truncated", r.truncated}};
 }
 
-std::string Cut(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+std::string Cut(const std::string& s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
 
 std::string Num(int64_t v) { return v < 0 ? "?" : std::to_string(v); }
 
@@ -78,7 +85,8 @@ std::string SmemCell(const KernelResources& k) {
 }
 
 std::string HeadroomCell(const KernelResources& k) {
-  if (k.ptxas_overflow) return "over by " + std::to_string(k.overflow_bytes - k.overflow_max_bytes) + " (ptxas)";
+  if (k.ptxas_overflow)
+    return "over by " + std::to_string(k.overflow_bytes - k.overflow_max_bytes) + " (ptxas)";
   if (k.smem_cap_bytes < 0 || k.total_smem_bytes < 0) return "?";
   if (k.smem_headroom_bytes < 0) return "over by " + std::to_string(-k.smem_headroom_bytes);
   return fmt::format("{} ({:.1f}%)", k.smem_headroom_bytes, k.smem_headroom_pct);
@@ -86,7 +94,8 @@ std::string HeadroomCell(const KernelResources& k) {
 
 std::string OccupancyCell(const KernelResources& k) {
   if (!k.occupancy) return "-";
-  return fmt::format("{} ({})", k.occupancy->warps_per_sm, OccupancyLimiterName(k.occupancy->limiter));
+  return fmt::format("{} ({})", k.occupancy->warps_per_sm,
+                     OccupancyLimiterName(k.occupancy->limiter));
 }
 
 }  // namespace
@@ -102,8 +111,12 @@ json ResourcesReportToJson(const ResourcesReport& r, const std::string& tool_ver
   }
   json gates = json::array();
   for (const GateResult& g : r.gates) {
-    gates.push_back({{"gate", g.name}, {"enabled", g.enabled}, {"skipped", g.skipped},
-                     {"passed", g.passed}, {"rule", g.reason}, {"failures", g.failures}});
+    gates.push_back({{"gate", g.name},
+                     {"enabled", g.enabled},
+                     {"skipped", g.skipped},
+                     {"passed", g.passed},
+                     {"rule", g.reason},
+                     {"failures", g.failures}});
   }
   json findings = json::array();
   for (const BuildFinding& f : r.findings) {
@@ -118,8 +131,9 @@ json ResourcesReportToJson(const ResourcesReport& r, const std::string& tool_ver
           {"tool", {{"name", "attnverify"}, {"version", tool_version}}},
           {"status", r.status},
           {"missing_reason", r.missing_reason.empty() ? json() : json(r.missing_reason)},
-          {"nvcc", {{"path", r.nvcc_path.empty() ? json() : json(r.nvcc_path)},
-                    {"version", r.nvcc_version.empty() ? json() : json(r.nvcc_version)}}},
+          {"nvcc",
+           {{"path", r.nvcc_path.empty() ? json() : json(r.nvcc_path)},
+            {"version", r.nvcc_version.empty() ? json() : json(r.nvcc_version)}}},
           {"archs", r.archs},
           {"head", RevisionJson(r.head)},
           {"base", r.base ? RevisionJson(*r.base) : json()},
@@ -135,20 +149,26 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     return "compile evidence missing: " + r.missing_reason + "\n";
   }
   out += "compile evidence for " + (r.head.ref.empty() ? std::string("head") : r.head.ref);
-  if (r.base) out += " vs base " + r.base->ref + (r.base->commit.empty() ? "" : " (" + r.base->commit.substr(0, 12) + ")");
+  if (r.base)
+    out += " vs base " + r.base->ref +
+           (r.base->commit.empty() ? "" : " (" + r.base->commit.substr(0, 12) + ")");
   if (!r.nvcc_version.empty()) out += ", nvcc " + r.nvcc_version;
   out += "\n\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"kernel", "arch", "regs", "spill B", "stack B", "smem B (static+dyn)", "cap B", "headroom B", "warps/SM", "change"}};
+  std::vector<std::vector<std::string>> rows = {{"kernel", "arch", "regs", "spill B", "stack B",
+                                                 "smem B (static+dyn)", "cap B", "headroom B",
+                                                 "warps/SM", "change"}};
   for (const KernelRow& row : r.kernels) {
     const KernelResources& any = row.head ? *row.head : *row.base;
-    rows.push_back({Cut(row.demangled, 60), row.arch,
-                    Pair(row.base, row.head, [](const KernelResources& k) { return Num(k.registers); }),
-                    Pair(row.base, row.head, [](const KernelResources& k) { return std::to_string(k.SpillBytes()); }),
-                    Pair(row.base, row.head, [](const KernelResources& k) { return Num(k.stack_frame_bytes); }),
-                    Pair(row.base, row.head, SmemCell), Num(any.smem_cap_bytes),
-                    row.head ? HeadroomCell(*row.head) : "", Pair(row.base, row.head, OccupancyCell),
-                    KernelChangeName(row.change)});
+    rows.push_back(
+        {Cut(row.demangled, 60), row.arch,
+         Pair(row.base, row.head, [](const KernelResources& k) { return Num(k.registers); }),
+         Pair(row.base, row.head,
+              [](const KernelResources& k) { return std::to_string(k.SpillBytes()); }),
+         Pair(row.base, row.head,
+              [](const KernelResources& k) { return Num(k.stack_frame_bytes); }),
+         Pair(row.base, row.head, SmemCell), Num(any.smem_cap_bytes),
+         row.head ? HeadroomCell(*row.head) : "", Pair(row.base, row.head, OccupancyCell),
+         KernelChangeName(row.change)});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
@@ -167,7 +187,8 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     out += "\nfindings:\n";
     for (const BuildFinding& f : r.findings) {
       out += std::string("  ") + SeverityName(f.severity) + ": " +
-             (f.file.empty() ? "" : f.file + ":" + std::to_string(f.line) + ": ") + f.message + "\n";
+             (f.file.empty() ? "" : f.file + ":" + std::to_string(f.line) + ": ") + f.message +
+             "\n";
     }
   }
   int errors = 0;
@@ -176,7 +197,9 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     out += "\nerrors in the log:\n";
     for (const PtxasDiagnostic& d : r.diagnostics) {
       if (d.severity != Severity::kError) continue;
-      out += "  " + (d.source_file.empty() ? "" : d.source_file + ":" + std::to_string(d.source_line) + ": ") +
+      out += "  " +
+             (d.source_file.empty() ? ""
+                                    : d.source_file + ":" + std::to_string(d.source_line) + ": ") +
              d.tool + ": " + d.message + "\n";
     }
   }
@@ -189,7 +212,8 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     for (const std::string& f : g.failures) out += "         " + f + "\n";
   }
   out += "\nverdict: " + r.status;
-  if (failed > 0) out += " (" + std::to_string(failed) + (failed == 1 ? " gate" : " gates") + " failed)";
+  if (failed > 0)
+    out += " (" + std::to_string(failed) + (failed == 1 ? " gate" : " gates") + " failed)";
   out += "\n";
   return out;
 }

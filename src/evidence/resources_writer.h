@@ -3,9 +3,8 @@
 // they compute nothing. Pure functions; any thread.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "evidence/resources.h"
 
@@ -13,7 +12,8 @@ namespace av {
 
 inline constexpr const char* kResourcesJsonSchema = "attnverify.resources/1";
 
-nlohmann::json ResourcesReportToJson(const ResourcesReport& report, const std::string& tool_version);
+nlohmann::json ResourcesReportToJson(const ResourcesReport& report,
+                                     const std::string& tool_version);
 
 // One row per kernel and arch ("before -> after" when a base was built), then findings
 // and gate verdicts. Columns are padded; names longer than 60 characters are cut with

@@ -72,7 +72,8 @@ IntConstants CollectConstants(const std::string& text) {
       size_t start = end;
       while (start > 0 && IsIdent(t[start - 1])) --start;
       std::string_view before = std::string_view(t).substr(0, start);
-      if (before.find("constexpr") == std::string_view::npos && before.find("const ") == std::string_view::npos) {
+      if (before.find("constexpr") == std::string_view::npos &&
+          before.find("const ") == std::string_view::npos) {
         continue;
       }
       name = t.substr(start, end - start);
@@ -154,7 +155,8 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
         if (text[close] == ')' && --depth == 0) break;
       }
       if (close >= text.size()) break;
-      std::vector<std::string> args = SplitArgs(std::string_view(text).substr(open + 1, close - open - 1));
+      std::vector<std::string> args =
+          SplitArgs(std::string_view(text).substr(open + 1, close - open - 1));
       if (args.size() != 3) continue;
       if (args[1].find("MaxDynamicSharedMemorySize") == std::string::npos &&
           args[1].find("MAX_DYNAMIC_SHARED_SIZE_BYTES") == std::string::npos) {
@@ -172,7 +174,8 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
     size_t start = at;
     size_t close = text.find(">>>", at + 3);
     if (close == std::string::npos) break;
-    std::vector<std::string> args = SplitArgs(std::string_view(text).substr(at + 3, close - at - 3));
+    std::vector<std::string> args =
+        SplitArgs(std::string_view(text).substr(at + 3, close - at - 3));
     at = close + 3;
     if (args.size() < 3) continue;
     // The kernel expression: back from "<<<" over identifiers, '::' and template arguments.
@@ -180,9 +183,12 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
     int angle = 0;
     while (k > 0) {
       char c = text[k - 1];
-      if (c == '>') ++angle;
-      else if (c == '<' && angle > 0) --angle;
-      else if (angle == 0 && !IsIdent(c) && c != ':') break;
+      if (c == '>')
+        ++angle;
+      else if (c == '<' && angle > 0)
+        --angle;
+      else if (angle == 0 && !IsIdent(c) && c != ':')
+        break;
       --k;
     }
     DynamicSmemSite site;

@@ -19,10 +19,10 @@ namespace av {
 struct DynamicSmemSite {
   std::string file;
   int line = 0;
-  std::string via;          // "cudaFuncSetAttribute", "cuFuncSetAttribute" or "launch"
-  std::string kernel;       // the kernel expression as written ("&flash_fwd<64>")
-  std::string kernel_base;  // "flash_fwd": what is matched against ptxas' names
-  std::string value_expr;   // "kDynSmemBytes"
+  std::string via;               // "cudaFuncSetAttribute", "cuFuncSetAttribute" or "launch"
+  std::string kernel;            // the kernel expression as written ("&flash_fwd<64>")
+  std::string kernel_base;       // "flash_fwd": what is matched against ptxas' names
+  std::string value_expr;        // "kDynSmemBytes"
   std::optional<int64_t> value;  // when it evaluates to a compile-time constant
 };
 

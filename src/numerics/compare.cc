@@ -37,8 +37,8 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
   if (lowprec != nullptr && request.kind != RuleKind::kLowprecMultiple) {
     return InvalidInput("a low-precision reference is only used by rule lowprec_multiple");
   }
-  AV_ASSIGN_OR_RETURN(Rule rule, ResolveRule(request, candidate.dtype(), reference.dtype(),
-                                              lowprec != nullptr));
+  AV_ASSIGN_OR_RETURN(
+      Rule rule, ResolveRule(request, candidate.dtype(), reference.dtype(), lowprec != nullptr));
   CompareReport report;
   report.rule = rule;
   report.shape = reference.shape();
@@ -72,9 +72,9 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
   }
   const double denom = sums.aa.value() + sums.rr.value();
   m.cos_diff = denom > 0 ? sums.sq.value() / denom : 0.0;
-  m.nmse = sums.rr.value() > 0 ? sums.sq.value() / sums.rr.value()
+  m.nmse = sums.rr.value() > 0   ? sums.sq.value() / sums.rr.value()
            : sums.sq.value() > 0 ? std::numeric_limits<double>::infinity()
-                                : 0.0;
+                                 : 0.0;
   comparer.Finish();
   if (report.numel > 0) {
     report.mismatch_fraction =
@@ -96,8 +96,8 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
   switch (rule.kind) {
     case RuleKind::kAllclose:
       if (report.mismatches > 0) {
-        fail.push_back(over + " exceed atol + rtol*|ref| (atol " + FormatG(rule.atol, 6) + ", rtol " +
-                       FormatG(rule.rtol, 6) + ")");
+        fail.push_back(over + " exceed atol + rtol*|ref| (atol " + FormatG(rule.atol, 6) +
+                       ", rtol " + FormatG(rule.rtol, 6) + ")");
       }
       break;
     case RuleKind::kFlashMla: {
@@ -112,7 +112,8 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
                        ", rtol " + FormatG(rule.rtol, 6) + ")");
       }
       if (std::fabs(report.rule_cos_diff) > rule.cos_tol) {
-        fail.push_back("cos_diff " + FormatG(report.rule_cos_diff, 6) + " > " + FormatG(rule.cos_tol, 6));
+        fail.push_back("cos_diff " + FormatG(report.rule_cos_diff, 6) + " > " +
+                       FormatG(rule.cos_tol, 6));
       }
       break;
     }
@@ -128,10 +129,10 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
       break;
     case RuleKind::kLowprecMultiple:
       if (m.max_abs > report.threshold) {
-        fail.push_back("max |cand - ref| " + FormatG(m.max_abs, 6) + " > k * max |lowprec - ref| + atol = " +
-                       FormatG(rule.k, 6) + " * " + FormatG(report.lowprec_max_abs, 6) + " + " +
-                       FormatG(rule.atol, 6) + " = " + FormatG(report.threshold, 6) + "; " + over +
-                       " are over that bound");
+        fail.push_back("max |cand - ref| " + FormatG(m.max_abs, 6) +
+                       " > k * max |lowprec - ref| + atol = " + FormatG(rule.k, 6) + " * " +
+                       FormatG(report.lowprec_max_abs, 6) + " + " + FormatG(rule.atol, 6) + " = " +
+                       FormatG(report.threshold, 6) + "; " + over + " are over that bound");
       }
       break;
     case RuleKind::kExact:

@@ -70,9 +70,9 @@ struct AxisShare {
 struct AxisBreakdown {
   int axis = 0;
   int64_t size = 0;
-  int64_t bucket = 1;             // indices per range
-  int64_t indices_touched = 0;    // ranges holding any of the amount
-  std::vector<AxisShare> top;     // largest first, at most 3
+  int64_t bucket = 1;           // indices per range
+  int64_t indices_touched = 0;  // ranges holding any of the amount
+  std::vector<AxisShare> top;   // largest first, at most 3
 };
 
 struct CompareReport {

@@ -22,7 +22,8 @@ Tensor Vec(const std::vector<double>& values, DType dtype = DType::kF32) {
   return Make(dtype, {static_cast<int64_t>(values.size())}, values);
 }
 
-CompareReport Check(const Tensor& a, const Tensor& r, RuleRequest req, const Tensor* low = nullptr) {
+CompareReport Check(const Tensor& a, const Tensor& r, RuleRequest req,
+                    const Tensor* low = nullptr) {
   auto report = CompareTensors(a, r, low, req);
   CHECK(report.ok()) << report.status().message();
   return *report;
@@ -59,8 +60,8 @@ TEST(CompareMetricsTest, HandComputedValues) {
 
 TEST(CompareMetricsTest, IdenticalTensorsPassEveryRule) {
   Tensor r = Vec({0.5, -1.25, 3.0, 1e-3});
-  for (RuleKind kind : {RuleKind::kAllclose, RuleKind::kFlashMla, RuleKind::kCosDiff,
-                        RuleKind::kExact}) {
+  for (RuleKind kind :
+       {RuleKind::kAllclose, RuleKind::kFlashMla, RuleKind::kCosDiff, RuleKind::kExact}) {
     CompareReport rep = Check(r, r, Req(kind));
     EXPECT_TRUE(rep.passed) << RuleName(kind);
     EXPECT_EQ(rep.metrics.cos_diff, 0.0);
@@ -202,8 +203,8 @@ TEST(CompareRulesTest, CosDiffThresholdIsStrict) {
 
 TEST(CompareRulesTest, LowprecMultipleScalesWithTheLowPrecisionError) {
   Tensor r = Vec({1.0, 2.0, 3.0, 4.0}, DType::kF64);
-  Tensor low = Vec({1.0, 2.01, 3.0, 4.0}, DType::kF64);   // its own error: 0.01
-  Tensor a = Vec({1.0, 2.0, 3.025, 4.0}, DType::kF64);    // 0.025 = 2.5x that
+  Tensor low = Vec({1.0, 2.01, 3.0, 4.0}, DType::kF64);  // its own error: 0.01
+  Tensor a = Vec({1.0, 2.0, 3.025, 4.0}, DType::kF64);   // 0.025 = 2.5x that
   CompareReport two = Check(a, r, Req(RuleKind::kLowprecMultiple), &low);
   EXPECT_FALSE(two.passed);
   EXPECT_NEAR(two.lowprec_max_abs, 0.01, 1e-15);
@@ -230,9 +231,8 @@ TEST(CompareRulesTest, ExactIsBitwise) {
   CompareReport rep = Check(a, r, Req(RuleKind::kExact));
   EXPECT_FALSE(rep.passed);
   EXPECT_EQ(rep.mismatches, 1);
-  EXPECT_FALSE(CompareTensors(Vec({1.0}, DType::kF16), Vec({1.0}), nullptr,
-                              Req(RuleKind::kExact))
-                   .ok());
+  EXPECT_FALSE(
+      CompareTensors(Vec({1.0}, DType::kF16), Vec({1.0}), nullptr, Req(RuleKind::kExact)).ok());
 }
 
 TEST(CompareRulesTest, ExactDistinguishesLargeIntegersDoubleCannot) {
@@ -288,7 +288,7 @@ TEST(CompareTest, BreakdownFindsTheBadRowAndHead) {
   cand = ref;
   for (int c = 0; c < 16; c += 2) cand[(5 * 4 + 2) * 16 + static_cast<size_t>(c)] += 1.0;
   CompareReport rep = Check(Make(DType::kF32, shape, cand), Make(DType::kF32, shape, ref),
-                          Req(RuleKind::kAllclose));
+                            Req(RuleKind::kAllclose));
   EXPECT_EQ(rep.mismatches, 8);
   ASSERT_EQ(rep.breakdown.size(), 3u);
   EXPECT_EQ(rep.breakdown[0].indices_touched, 1);

@@ -17,13 +17,22 @@ std::string Pad(std::string s, size_t width) {
 std::string RuleLine(const Rule& rule) {
   std::string s(RuleName(rule.kind));
   switch (rule.kind) {
-    case RuleKind::kAllclose: s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6); break;
-    case RuleKind::kFlashMla:
-      s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6) + ", cos " + FormatG(rule.cos_tol, 6);
+    case RuleKind::kAllclose:
+      s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6);
       break;
-    case RuleKind::kCosDiff: s += ": cos_diff < " + FormatG(rule.cos_tol, 6); break;
-    case RuleKind::kLowprecMultiple: s += ": k " + FormatG(rule.k, 6) + ", atol " + FormatG(rule.atol, 6); break;
-    case RuleKind::kExact: s += ": bitwise"; break;
+    case RuleKind::kFlashMla:
+      s += ": atol " + FormatG(rule.atol, 6) + ", rtol " + FormatG(rule.rtol, 6) + ", cos " +
+           FormatG(rule.cos_tol, 6);
+      break;
+    case RuleKind::kCosDiff:
+      s += ": cos_diff < " + FormatG(rule.cos_tol, 6);
+      break;
+    case RuleKind::kLowprecMultiple:
+      s += ": k " + FormatG(rule.k, 6) + ", atol " + FormatG(rule.atol, 6);
+      break;
+    case RuleKind::kExact:
+      s += ": bitwise";
+      break;
   }
   if (rule.allow_nan) s += ", NaN/inf positions left out";
   if (rule.equal_nan) s += ", equal_nan";
@@ -32,8 +41,9 @@ std::string RuleLine(const Rule& rule) {
 }
 
 std::string DiffLine(const ElementDiff& e) {
-  return "  " + Pad(ShapeToString(e.index), 22) + " cand " + Pad(FormatG(e.candidate, 6), 13) + " ref " +
-         Pad(FormatG(e.reference, 6), 13) + " abs " + Pad(FormatG(e.abs_err, 6), 12) + " rel " + FormatG(e.rel_err, 6);
+  return "  " + Pad(ShapeToString(e.index), 22) + " cand " + Pad(FormatG(e.candidate, 6), 13) +
+         " ref " + Pad(FormatG(e.reference, 6), 13) + " abs " + Pad(FormatG(e.abs_err, 6), 12) +
+         " rel " + FormatG(e.rel_err, 6);
 }
 
 nlohmann::json DiffJson(const ElementDiff& e) {
@@ -78,9 +88,10 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
          ", bound " + FormatG(r.threshold, 6));
   }
   const Metrics& m = r.metrics;
-  line("  metrics    max_abs " + FormatG(m.max_abs, 6) + "  max_rel " + FormatG(m.max_rel, 6) + "  mean_abs " +
-       FormatG(m.mean_abs, 6) + "  rmse " + FormatG(m.rmse, 6) + "  cos_diff " + FormatG(m.cos_diff, 6) + "  nmse " +
-       FormatG(m.nmse, 6) + "  (" + std::to_string(m.compared) + " finite pairs)");
+  line("  metrics    max_abs " + FormatG(m.max_abs, 6) + "  max_rel " + FormatG(m.max_rel, 6) +
+       "  mean_abs " + FormatG(m.mean_abs, 6) + "  rmse " + FormatG(m.rmse, 6) + "  cos_diff " +
+       FormatG(m.cos_diff, 6) + "  nmse " + FormatG(m.nmse, 6) + "  (" +
+       std::to_string(m.compared) + " finite pairs)");
   if (r.rule.kind == RuleKind::kFlashMla) {
     line("  cos_diff   " + FormatG(r.rule_cos_diff, 6) + " over float32-cast values (FlashMLA)");
   }
@@ -117,8 +128,8 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
                    ? std::to_string(share.begin)
                    : std::to_string(share.begin) + ".." + std::to_string(share.end - 1);
       };
-      std::string s = "    axis " + std::to_string(axis.axis) + " (size " +
-                      std::to_string(axis.size) + "): ";
+      std::string s =
+          "    axis " + std::to_string(axis.axis) + " (size " + std::to_string(axis.size) + "): ";
       if (axis.indices_touched == 1) {
         s += "all in " + std::string(axis.bucket > 1 ? "range " : "index ") + where(axis.top[0]);
       } else {
@@ -160,9 +171,9 @@ nlohmann::json CompareReportToJson(const CompareReport& r, const CompareInputs& 
                {"defaults_source", rule.defaults_source}};
   j["numel"] = r.numel;
   const Metrics& m = r.metrics;
-  j["metrics"] = {{"compared", m.compared},       {"max_abs", JsonNumber(m.max_abs)},
+  j["metrics"] = {{"compared", m.compared},           {"max_abs", JsonNumber(m.max_abs)},
                   {"max_rel", JsonNumber(m.max_rel)}, {"mean_abs", JsonNumber(m.mean_abs)},
-                  {"rmse", JsonNumber(m.rmse)},   {"cos_diff", JsonNumber(m.cos_diff)},
+                  {"rmse", JsonNumber(m.rmse)},       {"cos_diff", JsonNumber(m.cos_diff)},
                   {"nmse", JsonNumber(m.nmse)}};
   j["rule_cos_diff"] = JsonNumber(r.rule_cos_diff);
   j["mismatches"] = {{"defined", r.mismatch_defined},
@@ -186,8 +197,8 @@ nlohmann::json CompareReportToJson(const CompareReport& r, const CompareInputs& 
   for (const auto& axis : r.breakdown) {
     nlohmann::json top = nlohmann::json::array();
     for (const auto& s : axis.top) {
-      top.push_back({{"begin", s.begin}, {"end", s.end}, {"amount", s.amount},
-                     {"fraction", s.fraction}});
+      top.push_back(
+          {{"begin", s.begin}, {"end", s.end}, {"amount", s.amount}, {"fraction", s.fraction}});
     }
     axes.push_back({{"axis", axis.axis},
                     {"size", axis.size},

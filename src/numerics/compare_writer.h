@@ -3,9 +3,8 @@
 // holds; they compute nothing. Pure functions, any thread.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "numerics/compare.h"
 

@@ -21,8 +21,8 @@ struct LowprecScan {
 LowprecScan ScanLowprec(const Tensor& lowprec, const Tensor& reference);
 
 struct Sums {
-  Accumulator abs, sq, aa, rr;    // over the compared (finite) pairs
-  Accumulator f_sq, f_aa, f_rr;   // FlashMLA's: over float32-cast values
+  Accumulator abs, sq, aa, rr;   // over the compared (finite) pairs
+  Accumulator f_sq, f_aa, f_rr;  // FlashMLA's: over float32-cast values
 };
 
 class Comparer {
@@ -55,7 +55,7 @@ class Comparer {
   AxisTally tally_;
   std::vector<int64_t> row_;  // indices of all axes but the last, for the current row
   int64_t row_len_;
-  int64_t linear_ = 0;        // linear index of the segment's first element
+  int64_t linear_ = 0;  // linear index of the segment's first element
   std::vector<unsigned char> flags_;
 };
 

@@ -25,8 +25,8 @@ void ExpectRelClose(double ours, double theirs, const std::string& what) {
     return;
   }
   double scale = std::max(std::fabs(theirs), 1e-300);
-  EXPECT_LE(std::fabs(ours - theirs) / scale, 1e-12) << what << ": ours " << ours << ", numpy "
-                                                     << theirs;
+  EXPECT_LE(std::fabs(ours - theirs) / scale, 1e-12)
+      << what << ": ours " << ours << ", numpy " << theirs;
 }
 
 struct Variant {

@@ -56,11 +56,11 @@ std::string RenderHeatmapSvg(const Localisation& loc, const std::string& title) 
        Fmt("%.0f", height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s += "<title>" + EscapeMarkup(title) +
        "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s +=
-      "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" + EscapeMarkup(title) + "</text>\n";
+  s += "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" + EscapeMarkup(title) +
+       "</text>\n";
   s += "<text x=\"8\" y=\"36\">" +
        EscapeMarkup(std::to_string(loc.errors) + " of " + std::to_string(loc.elements) +
-              " elements out of tolerance; colour = max error / tolerance per cell") +
+                    " elements out of tolerance; colour = max error / tolerance per cell") +
        "</text>\n";
   s += "<g shape-rendering=\"crispEdges\">\n";
   for (int64_t r = 0; r < h.rows; ++r) {

@@ -91,29 +91,38 @@ struct ValueStats {
   }
 
   std::string Hint(int64_t errors) const {
-    auto all = [&](int64_t k) { return k >= kMinErrors && static_cast<double>(k) >= kNearlyAll * errors; };
+    auto all = [&](int64_t k) {
+      return k >= kMinErrors && static_cast<double>(k) >= kNearlyAll * errors;
+    };
     auto lead = [&](int64_t k) {
-      return k == errors ? "all " + Num(errors) + " errors" : "nearly all errors (" + Num(k) + " of " + Num(errors) + ")";
+      return k == errors ? "all " + Num(errors) + " errors"
+                         : "nearly all errors (" + Num(k) + " of " + Num(errors) + ")";
     };
     if (all(ratio_log2)) {
-      return lead(ratio_log2) + ": candidate = reference x 1.4427 (1 / ln 2): log2 values reported where the natural "
-                                "log is expected (e.g. an LSE kept in log2 for exp2)";
+      return lead(ratio_log2) +
+             ": candidate = reference x 1.4427 (1 / ln 2): log2 values reported where the natural "
+             "log is expected (e.g. an LSE kept in log2 for exp2)";
     }
     if (all(ratio_ln2)) {
-      return lead(ratio_ln2) + ": candidate = reference x 0.6931 (ln 2): natural-log values where log2 is expected";
+      return lead(ratio_ln2) +
+             ": candidate = reference x 0.6931 (ln 2): natural-log values where log2 is expected";
     }
     if (all(nan_cand)) {
-      return lead(nan_cand) + ": the candidate is NaN where the reference is finite: it reads memory it must not "
-                              "(past a sequence length, a masked page) or divides 0 by 0";
+      return lead(nan_cand) +
+             ": the candidate is NaN where the reference is finite: it reads memory it must not "
+             "(past a sequence length, a masked page) or divides 0 by 0";
     }
     if (all(zero_cand)) {
-      return lead(zero_cand) + ": the candidate is exactly 0 where the reference is not: that part of the output was "
-                               "never computed or written";
+      return lead(zero_cand) +
+             ": the candidate is exactly 0 where the reference is not: that part of the output was "
+             "never computed or written";
     }
-    if (all(ratio_n) && ratio_max - ratio_min <= 1e-3 * std::fabs(ratio_max) && std::fabs(ratio_max - 1) > 1e-2) {
+    if (all(ratio_n) && ratio_max - ratio_min <= 1e-3 * std::fabs(ratio_max) &&
+        std::fabs(ratio_max - 1) > 1e-2) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.6g", ratio_max);
-      return lead(ratio_n) + ": candidate = reference x " + buf + " throughout: a scale factor is wrong";
+      return lead(ratio_n) + ": candidate = reference x " + buf +
+             " throughout: a scale factor is wrong";
     }
     return "";
   }

@@ -162,7 +162,8 @@ TEST(LocaliseTest, ValueSignaturesLog2ZerosNanAndScale) {
   };
   EXPECT_TRUE(AnyHintHas(run([](double r) { return r / std::log(2.0); }), "1 / ln 2"));
   EXPECT_TRUE(AnyHintHas(run([](double) { return 0.0; }), "exactly 0"));
-  EXPECT_TRUE(AnyHintHas(run([](double) { return std::nan(""); }), "NaN where the reference is finite"));
+  EXPECT_TRUE(
+      AnyHintHas(run([](double) { return std::nan(""); }), "NaN where the reference is finite"));
   EXPECT_TRUE(AnyHintHas(run([](double r) { return r * 0.125; }), "x 0.125 throughout"));
   // An additive error has no value signature.
   Localisation shifted = run([](double r) { return r + 0.5; });

@@ -12,10 +12,8 @@ struct RuleInfo {
 };
 
 constexpr RuleInfo kRules[] = {
-    {RuleKind::kAllclose, "allclose"},
-    {RuleKind::kFlashMla, "flashmla"},
-    {RuleKind::kCosDiff, "cos_diff"},
-    {RuleKind::kLowprecMultiple, "lowprec_multiple"},
+    {RuleKind::kAllclose, "allclose"}, {RuleKind::kFlashMla, "flashmla"},
+    {RuleKind::kCosDiff, "cos_diff"},  {RuleKind::kLowprecMultiple, "lowprec_multiple"},
     {RuleKind::kExact, "exact"},
 };
 
@@ -65,11 +63,16 @@ std::string AllRuleNames() {
 TorchTolerance TorchDefaultTolerance(DType dtype) {
   // torch/testing/_comparison.py _DTYPE_PRECISIONS.
   switch (dtype) {
-    case DType::kF16: return {1e-3, 1e-5};
-    case DType::kBF16: return {1.6e-2, 1e-5};
-    case DType::kF32: return {1.3e-6, 1e-5};
-    case DType::kF64: return {1e-7, 1e-7};
-    default: return {0.0, 0.0};
+    case DType::kF16:
+      return {1e-3, 1e-5};
+    case DType::kBF16:
+      return {1.6e-2, 1e-5};
+    case DType::kF32:
+      return {1.3e-6, 1e-5};
+    case DType::kF64:
+      return {1e-7, 1e-7};
+    default:
+      return {0.0, 0.0};
   }
 }
 
@@ -82,11 +85,21 @@ Result<Rule> ResolveRule(const RuleRequest& request, DType candidate, DType refe
   };
   Uses uses{};
   switch (request.kind) {
-    case RuleKind::kAllclose: uses = {true, true, false, false}; break;
-    case RuleKind::kFlashMla: uses = {true, true, true, false}; break;
-    case RuleKind::kCosDiff: uses = {false, false, true, false}; break;
-    case RuleKind::kLowprecMultiple: uses = {true, false, false, true}; break;
-    case RuleKind::kExact: uses = {false, false, false, false}; break;
+    case RuleKind::kAllclose:
+      uses = {true, true, false, false};
+      break;
+    case RuleKind::kFlashMla:
+      uses = {true, true, true, false};
+      break;
+    case RuleKind::kCosDiff:
+      uses = {false, false, true, false};
+      break;
+    case RuleKind::kLowprecMultiple:
+      uses = {true, false, false, true};
+      break;
+    case RuleKind::kExact:
+      uses = {false, false, false, false};
+      break;
   }
   const std::string rule_name(RuleName(request.kind));
   if (request.atol && !uses.atol) return InvalidInput("rule " + rule_name + " takes no --atol");

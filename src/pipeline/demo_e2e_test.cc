@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
@@ -43,13 +42,16 @@ class DemoEndToEnd : public ::testing::Test {
   void SetUp() override {
     const std::string ex = SourceDir() + "/examples/splitk_decode";
     repo_ = dir_.File("repo");
-    const std::string git = "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
-                            "-c core.hooksPath=/dev/null";
-    auto r = RunShell("cp -r " + ex + "/repo " + repo_ + " && cd " + repo_ + " && " + git + " init -q -b main && " +
-                      git + " add -A && " + git + " commit -qm before && " + git + " apply " + ex +
-                      "/refactor.patch && " + git + " commit -qam refactor");
+    const std::string git =
+        "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
+        "-c core.hooksPath=/dev/null";
+    auto r =
+        RunShell("cp -r " + ex + "/repo " + repo_ + " && cd " + repo_ + " && " + git +
+                 " init -q -b main && " + git + " add -A && " + git + " commit -qm before && " +
+                 git + " apply " + ex + "/refactor.patch && " + git + " commit -qam refactor");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    fix_ = "cd " + repo_ + " && " + git + " apply " + ex + "/fix.patch && " + git + " commit -qam fix";
+    fix_ =
+        "cd " + repo_ + " && " + git + " apply " + ex + "/fix.patch && " + git + " commit -qam fix";
   }
 
   json Run(const std::string& base, int* exit_code) {
@@ -57,7 +59,8 @@ class DemoEndToEnd : public ::testing::Test {
                       " run --config attention-verify/attnverify.toml --base " + base);
     *exit_code = r.exit_code;
     output_ = r.output;
-    Result<std::string> text = ReadFileToString(repo_ + "/attention-verify/reports/acceptance.json");
+    Result<std::string> text =
+        ReadFileToString(repo_ + "/attention-verify/reports/acceptance.json");
     if (!text.ok()) {
       ADD_FAILURE() << "no acceptance.json:\n" << r.output;
       return json::object();
@@ -75,7 +78,8 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
   bool have_nvcc = !FindExecutable("nvcc").empty();
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     const char* dir = std::getenv(var);
-    if (dir != nullptr && *dir != 0) have_nvcc |= RunShell(std::string("test -x ") + dir + "/bin/nvcc").exit_code == 0;
+    if (dir != nullptr && *dir != 0)
+      have_nvcc |= RunShell(std::string("test -x ") + dir + "/bin/nvcc").exit_code == 0;
   }
   int rc = -1;
   json report = Run("HEAD~1", &rc);
@@ -86,7 +90,8 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
   const json* alignment = FindCheck(report, 2, "2.causal_alignment");
   ASSERT_NE(alignment, nullptr);
   EXPECT_EQ((*alignment)["status"], "FAIL");
-  EXPECT_NE(alignment->dump().find("query rows i < s_q - 1"), std::string::npos) << alignment->dump(1);
+  EXPECT_NE(alignment->dump().find("query rows i < s_q - 1"), std::string::npos)
+      << alignment->dump(1);
   EXPECT_EQ(ItemStatus(report, 5), "PASS");  // the bug is not a split-k bug: splits agree
   const json* perf = FindCheck(report, 4, "4.perf");
   ASSERT_NE(perf, nullptr);
@@ -98,8 +103,10 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
   json findings = json::parse(*review)["findings"];
   bool tile = false, mask = false;
   for (const json& f : findings) {
-    tile |= f["rule"] == "tile.constant_changed" && f["file"] == "src/flash_mla/splitk_decode.h" && f["line"] > 0;
-    mask |= f["rule"] == "mask.expression_changed" && f["file"] == "src/flash_mla/splitk_decode.h" && f["line"] > 0;
+    tile |= f["rule"] == "tile.constant_changed" && f["file"] == "src/flash_mla/splitk_decode.h" &&
+            f["line"] > 0;
+    mask |= f["rule"] == "mask.expression_changed" &&
+            f["file"] == "src/flash_mla/splitk_decode.h" && f["line"] > 0;
   }
   EXPECT_TRUE(tile) << findings.dump(1);
   EXPECT_TRUE(mask) << findings.dump(1);
@@ -119,7 +126,8 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
   ASSERT_EQ(RunShell(fix_).exit_code, 0);
   report = Run("HEAD~2", &rc);
   ASSERT_TRUE(report.contains("items")) << output_;
-  for (int item : {1, 2, 5, 6, 7, 8}) EXPECT_EQ(ItemStatus(report, item), "PASS") << "item " << item << "\n" << output_;
+  for (int item : {1, 2, 5, 6, 7, 8})
+    EXPECT_EQ(ItemStatus(report, item), "PASS") << "item " << item << "\n" << output_;
   if (have_nvcc) {
     EXPECT_EQ(rc, 0) << output_;
     EXPECT_EQ(report["verdict"], "accepted");

@@ -87,8 +87,8 @@ std::string LastLine(const std::string& text) {
 nlohmann::json PipelineRecordToJson(const PipelineRecord& record, const PipelineOptions& options) {
   nlohmann::json stages = nlohmann::json::array();
   for (const StageRecord& s : record.stages) {
-    nlohmann::json j{{"name", s.name}, {"command", Join(s.argv)}, {"status", s.status},
-                     {"exit_code", s.exit_code}, {"reason", s.reason}, {"wall_ms", s.wall_ms}};
+    nlohmann::json j{{"name", s.name},           {"command", Join(s.argv)}, {"status", s.status},
+                     {"exit_code", s.exit_code}, {"reason", s.reason},      {"wall_ms", s.wall_ms}};
     if (!s.log.empty()) {
       j["log"] = s.log;
       Result<std::string> sha = Sha256File((fs::path(options.config.base_dir) / s.log).string());
@@ -96,12 +96,13 @@ nlohmann::json PipelineRecordToJson(const PipelineRecord& record, const Pipeline
     }
     stages.push_back(std::move(j));
   }
-  return nlohmann::json{{"schema", kRunJsonSchema},
-                        {"tool", {{"name", "attnverify"}, {"version", ATTNVERIFY_VERSION}}},
-                        {"command", options.command},
-                        {"config", options.config.path},
-                        {"base", options.base_override.empty() ? options.config.base : options.base_override},
-                        {"stages", stages}};
+  return nlohmann::json{
+      {"schema", kRunJsonSchema},
+      {"tool", {{"name", "attnverify"}, {"version", ATTNVERIFY_VERSION}}},
+      {"command", options.command},
+      {"config", options.config.path},
+      {"base", options.base_override.empty() ? options.config.base : options.base_override},
+      {"stages", stages}};
 }
 
 Result<PipelineRecord> RunPipeline(const PipelineOptions& options) {

@@ -24,20 +24,24 @@ std::vector<std::string> Names(const std::vector<StagePlan>& plan, bool skipped)
 }
 
 TEST(RunConfig, DefaultsRunEveryStageWhoseTableExists) {
-  Result<RunConfig> c = ParseRunConfig("[slice]\nbase = \"main\"\n[build]\nsources = []\n", "/p/attnverify.toml");
+  Result<RunConfig> c =
+      ParseRunConfig("[slice]\nbase = \"main\"\n[build]\nsources = []\n", "/p/attnverify.toml");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->base, "main");
   std::vector<StagePlan> plan = PlanStages(*c, "");
   EXPECT_EQ(Names(plan, false), (std::vector<std::string>{"slice", "review", "build", "report"}));
   EXPECT_EQ(Names(plan, true), (std::vector<std::string>{"numerics"}));
-  EXPECT_EQ(plan[0].args, (std::vector<std::string>{"slice", "--config", "/p/attnverify.toml", "--base", "main"}));
-  EXPECT_EQ(plan[2].args, (std::vector<std::string>{"build", "--config", "/p/attnverify.toml", "--base", "main"}));
+  EXPECT_EQ(plan[0].args, (std::vector<std::string>{"slice", "--config", "/p/attnverify.toml",
+                                                    "--base", "main"}));
+  EXPECT_EQ(plan[2].args, (std::vector<std::string>{"build", "--config", "/p/attnverify.toml",
+                                                    "--base", "main"}));
   EXPECT_NE(plan[3].skip_reason.find("[candidate]"), std::string::npos);
 }
 
 TEST(RunConfig, BaseOverrideWinsAndStagesKeepTheirOrder) {
   Result<RunConfig> c = ParseRunConfig(
-      "[run]\nstages = [\"report\", \"build\"]\nbase = \"v1\"\n[build]\n[slice]\nbase = \"v0\"\n", "/p/a.toml");
+      "[run]\nstages = [\"report\", \"build\"]\nbase = \"v1\"\n[build]\n[slice]\nbase = \"v0\"\n",
+      "/p/a.toml");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->stages, (std::vector<std::string>{"build", "report"}));
   std::vector<StagePlan> plan = PlanStages(*c, "v2");
@@ -48,7 +52,8 @@ TEST(RunConfig, BaseOverrideWinsAndStagesKeepTheirOrder) {
 TEST(RunConfig, ErrorsNameFileLineAndKey) {
   Result<RunConfig> c = ParseRunConfig("[run]\nstagse = [\"build\"]\n", "pkg/attnverify.toml");
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("pkg/attnverify.toml:2:1: unknown key \"stagse\" in [run]"), std::string::npos)
+  EXPECT_NE(c.status().message().find("pkg/attnverify.toml:2:1: unknown key \"stagse\" in [run]"),
+            std::string::npos)
       << c.status().message();
   c = ParseRunConfig("[run]\nstages = [\"bulid\"]\n", "a.toml");
   ASSERT_FALSE(c.ok());
@@ -61,7 +66,8 @@ TEST(RunConfig, ErrorsNameFileLineAndKey) {
 // A pipeline whose stages are answered by a fake: slice crashes, build rejects, report accepts.
 TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
   TempDir dir;
-  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[slice]\n[build]\n[candidate]\n").ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(dir.File("attnverify.toml"), "[slice]\n[build]\n[candidate]\n").ok());
   Result<RunConfig> config = LoadRunConfig(dir.File("attnverify.toml"));
   ASSERT_TRUE(config.ok()) << config.status().message();
   bool run_json_seen_by_report = false;
@@ -90,7 +96,8 @@ TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
   ASSERT_TRUE(record.ok()) << record.status().message();
   ASSERT_EQ(record->stages.size(), 5u);
   EXPECT_EQ(record->stages[0].status, "error");
-  EXPECT_NE(record->stages[0].reason.find("signal 11"), std::string::npos) << record->stages[0].reason;
+  EXPECT_NE(record->stages[0].reason.find("signal 11"), std::string::npos)
+      << record->stages[0].reason;
   EXPECT_EQ(record->stages[1].status, "ok");  // review still ran
   EXPECT_EQ(record->stages[2].status, "rejected");
   EXPECT_EQ(record->stages[3].status, "ok");
@@ -112,8 +119,9 @@ TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
 
 TEST(Pipeline, ProgramThatCannotStartIsAnErrorStageNotAFailure) {
   TempDir dir;
-  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[run]\nstages = [\"numerics\", \"report\"]\n"
-                                                               "[candidate]\n")
+  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"),
+                                  "[run]\nstages = [\"numerics\", \"report\"]\n"
+                                  "[candidate]\n")
                   .ok());
   Result<RunConfig> config = LoadRunConfig(dir.File("attnverify.toml"));
   ASSERT_TRUE(config.ok());

@@ -26,7 +26,9 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
   c.has_candidate = candidate != nullptr;
   // [slice] belongs to `attnverify slice`, which validates it; only its base is shared.
   if (slice != nullptr) {
-    if (const toml::node* b = slice->get("base")) { AV_ASSIGN_OR_RETURN(c.base, r.String(*b, "base")); }
+    if (const toml::node* b = slice->get("base")) {
+      AV_ASSIGN_OR_RETURN(c.base, r.String(*b, "base"));
+    }
   }
   AV_ASSIGN_OR_RETURN(const toml::table* run, r.OptionalTable(doc, "run"));
   if (run == nullptr) return c;
@@ -37,11 +39,13 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
     // Stages keep their canonical order: review reads slice's diffs, report reads everything.
     std::vector<std::string> ordered;
     for (std::string_view known : kRunStages) {
-      if (std::find(stages.begin(), stages.end(), known) != stages.end()) ordered.emplace_back(known);
+      if (std::find(stages.begin(), stages.end(), known) != stages.end())
+        ordered.emplace_back(known);
     }
     for (const std::string& s : stages) {
       if (std::find(std::begin(kRunStages), std::end(kRunStages), s) == std::end(kRunStages)) {
-        return r.Error(*n, "unknown stage \"" + s + "\" (stages: slice, review, build, numerics, report)");
+        return r.Error(
+            *n, "unknown stage \"" + s + "\" (stages: slice, review, build, numerics, report)");
       }
     }
     c.stages = ordered;
@@ -50,7 +54,9 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
     AV_ASSIGN_OR_RETURN(int64_t t, r.Integer(*n, "stage_timeout_s", 1, 7 * 86400));
     c.stage_timeout_s = static_cast<int>(t);
   }
-  if (const toml::node* n = run->get("base")) { AV_ASSIGN_OR_RETURN(c.base, r.String(*n, "base")); }
+  if (const toml::node* n = run->get("base")) {
+    AV_ASSIGN_OR_RETURN(c.base, r.String(*n, "base"));
+  }
   return c;
 }
 
@@ -66,15 +72,20 @@ std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& ba
   for (const std::string& name : config.stages) {
     StagePlan s{name, {name, "--config", config.path}, ""};
     if (name == "slice") {
-      if (!config.has_slice) s.skip_reason = "no [slice] or [components] table in attnverify.toml";
-      else if (!base.empty()) s.args.insert(s.args.end(), {"--base", base});
+      if (!config.has_slice)
+        s.skip_reason = "no [slice] or [components] table in attnverify.toml";
+      else if (!base.empty())
+        s.args.insert(s.args.end(), {"--base", base});
       sliced = s.skip_reason.empty();
     } else if (name == "review") {
       // Without a slice this run, the diffs already in the package are reviewed.
-      if (!sliced && !config.has_slice) s.skip_reason = "nothing to review: no [slice] or [components] table";
+      if (!sliced && !config.has_slice)
+        s.skip_reason = "nothing to review: no [slice] or [components] table";
     } else if (name == "build") {
-      if (!config.has_build) s.skip_reason = "no [build] table in attnverify.toml";
-      else if (!base.empty()) s.args.insert(s.args.end(), {"--base", base});
+      if (!config.has_build)
+        s.skip_reason = "no [build] table in attnverify.toml";
+      else if (!base.empty())
+        s.args.insert(s.args.end(), {"--base", base});
     } else if (name == "numerics") {
       if (!config.has_candidate) s.skip_reason = "no [candidate] table in attnverify.toml";
     }

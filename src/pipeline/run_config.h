@@ -15,8 +15,8 @@ namespace av {
 inline constexpr std::string_view kRunStages[] = {"slice", "review", "build", "numerics", "report"};
 
 struct RunConfig {
-  std::string path;      // attnverify.toml (absolute)
-  std::string base_dir;  // its folder
+  std::string path;                 // attnverify.toml (absolute)
+  std::string base_dir;             // its folder
   std::vector<std::string> stages;  // [run] stages, default all of kRunStages
   int stage_timeout_s = 86400;      // [run] stage_timeout_s: per stage
   std::string base;                 // [run] base, else [slice] base; empty: none

@@ -46,7 +46,7 @@ enum class EmptyLse { kNegInf, kPosInf };
 struct AttentionParams {
   std::optional<double> scale;  // default 1 / sqrt(d)
   MaskSpec mask;
-  double softcap = 0;  // > 0: s = softcap * tanh(s / softcap), applied before mask and bias
+  double softcap = 0;     // > 0: s = softcap * tanh(s / softcap), applied before mask and bias
   bool lse_log2 = false;  // report lse / ln 2 (FlashMLA's in-kernel unit)
   EmptyLse empty_lse = EmptyLse::kNegInf;
 };

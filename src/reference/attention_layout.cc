@@ -18,8 +18,8 @@ Result<std::vector<int64_t>> LoadCuSeqlens(const Tensor& t, const std::string& w
   if (cu[0] != 0) return InvalidInput(what + "[0] must be 0, got " + Str(cu[0]));
   for (size_t i = 1; i < cu.size(); ++i) {
     if (cu[i] < cu[i - 1]) {
-      return InvalidInput(what + " must be non-decreasing: [" + Str(i - 1) + "] = " +
-                          Str(cu[i - 1]) + " > [" + Str(i) + "] = " + Str(cu[i]));
+      return InvalidInput(what + " must be non-decreasing: [" + Str(i - 1) +
+                          "] = " + Str(cu[i - 1]) + " > [" + Str(i) + "] = " + Str(cu[i]));
     }
   }
   if (cu.back() != total) {
@@ -54,8 +54,8 @@ Status LoadBatchedQ(const Tensor& q, AttentionProblem& p, bool load_values) {
 
 }  // namespace
 
-Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
-                                          const AttentionParams& params, bool load_values) {
+Result<AttentionProblem> ResolveAttention(const AttentionInputs& in, const AttentionParams& params,
+                                          bool load_values) {
   AttentionProblem p;
   if (!in.q.defined()) return InvalidInput("q is required");
   AV_RETURN_IF_ERROR(ExpectFloating(in.q, "q"));
@@ -105,8 +105,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
       const int64_t len = lens[static_cast<size_t>(b)];
       if (len < 0 || len > layout_s_k[static_cast<size_t>(b)]) {
         return InvalidInput("seqlens_k[" + Str(b) + "] = " + Str(len) + " is outside [0, " +
-                            Str(layout_s_k[static_cast<size_t>(b)]) +
-                            "] (max_blocks * page)");
+                            Str(layout_s_k[static_cast<size_t>(b)]) + "] (max_blocks * page)");
       }
       // Only entries that cover used keys must name a block; the rest may hold anything
       // (frameworks pad block tables with -1 or stale ids).
@@ -114,8 +113,8 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in,
       for (int64_t j = 0; j < len; ++j) {
         const int64_t block = table[static_cast<size_t>(b * max_blocks + j / page)];
         if (block < 0 || block >= blocks) {
-          return InvalidInput("block_table[" + Str(b) + ", " + Str(j / page) + "] = " +
-                              Str(block) + " is not a block of k_cache (0.." + Str(blocks - 1) +
+          return InvalidInput("block_table[" + Str(b) + ", " + Str(j / page) + "] = " + Str(block) +
+                              " is not a block of k_cache (0.." + Str(blocks - 1) +
                               ") but covers key " + Str(j) + " < seqlens_k");
         }
         rows.push_back(block * page + j % page);
@@ -239,9 +238,11 @@ Status CheckKeyRanges(const AttentionProblem& p, const std::vector<KeyRange>& ra
     return Unsupported("split-k needs batched q [b, s_q, h_q, d]; varlen q is not supported");
   }
   for (const KeyRange& r : ranges) {
-    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin || r.end > p.s_k[r.batch]) {
-      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" + std::to_string(r.begin) + ", " +
-                          std::to_string(r.end) + ")) is outside the batch's keys");
+    if (r.batch < 0 || r.batch >= p.batch || r.begin < 0 || r.end < r.begin ||
+        r.end > p.s_k[r.batch]) {
+      return InvalidInput("key range (batch " + std::to_string(r.batch) + ", [" +
+                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                          ")) is outside the batch's keys");
     }
   }
   return Status::Ok();

@@ -18,16 +18,16 @@ enum class AttentionLayout { kBatched, kVarlen, kPaged };
 struct AttentionProblem {
   AttentionLayout layout = AttentionLayout::kBatched;
   int64_t batch = 0, h_q = 0, h_kv = 0, d = 0, dv = 0;
-  int64_t total_q = 0;  // packed query rows
-  F64Array q;           // [total_q, h_q, d]
-  F64Array k;           // [kv_rows, h_kv, d]   (paged: blocks * page rows)
-  F64Array v;           // [kv_rows, h_kv, dv]
-  std::vector<int64_t> q_begin;  // [b] first packed row of batch b
-  std::vector<int64_t> s_q;      // [b] query rows of batch b
-  std::vector<int64_t> s_k;      // [b] keys used by batch b (positions align to it)
+  int64_t total_q = 0;                        // packed query rows
+  F64Array q;                                 // [total_q, h_q, d]
+  F64Array k;                                 // [kv_rows, h_kv, d]   (paged: blocks * page rows)
+  F64Array v;                                 // [kv_rows, h_kv, dv]
+  std::vector<int64_t> q_begin;               // [b] first packed row of batch b
+  std::vector<int64_t> s_q;                   // [b] query rows of batch b
+  std::vector<int64_t> s_k;                   // [b] keys used by batch b (positions align to it)
   std::vector<std::vector<int64_t>> key_row;  // [b][j] physical row of key j, j < s_k[b]
-  F64Array alibi;             // [b, h_q] slopes, empty when ALiBi is off
-  std::vector<double> sink;   // [h_q], empty when there is no sink
+  F64Array alibi;                             // [b, h_q] slopes, empty when ALiBi is off
+  std::vector<double> sink;                   // [h_q], empty when there is no sink
   double scale = 0;
 
   // The query head's KV head under GQA/MQA: h / (h_q / h_kv).

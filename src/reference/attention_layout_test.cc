@@ -76,9 +76,8 @@ TEST(AttentionLayoutTest, VarlenWithUnequalAndZeroLengthsEqualsEachSequenceAlone
     one.v = *varlen.v.Slice(0, ck[s], ck[s + 1])->Contiguous().Reshape({1, lk[s], h, d});
     auto ref = ComputeAttention(one, Causal());
     ASSERT_TRUE(ref.ok());
-    EXPECT_TRUE(BitwiseEqual(*all->o.Slice(0, cq[s], cq[s + 1])->Contiguous().Reshape(
-                                 {1, lq[s], h, d}),
-                             ref->o))
+    EXPECT_TRUE(BitwiseEqual(
+        *all->o.Slice(0, cq[s], cq[s + 1])->Contiguous().Reshape({1, lq[s], h, d}), ref->o))
         << "sequence " << s;
   }
 }
@@ -100,7 +99,8 @@ TEST(AttentionLayoutTest, PagedWithRandomBlockTableAndNaNPoisonEqualsBatched) {
     std::vector<int64_t> perm(static_cast<size_t>(blocks));
     std::iota(perm.begin(), perm.end(), 0);
     std::shuffle(perm.begin(), perm.end(), rng);
-    F64Array kc = F64Array::Zeros({blocks, page, h_kv, d}), vc = F64Array::Zeros({blocks, page, h_kv, dv});
+    F64Array kc = F64Array::Zeros({blocks, page, h_kv, d}),
+             vc = F64Array::Zeros({blocks, page, h_kv, dv});
     std::fill(kc.data.begin(), kc.data.end(), kNaN);
     std::fill(vc.data.begin(), vc.data.end(), kNaN);
     std::vector<int64_t> table(size_t(b * max_blocks), -1);  // -1 past each length
@@ -136,7 +136,8 @@ TEST(AttentionLayoutTest, NaNBeyondSeqlensAndUnderTheWindowNeverReachesTheOutput
   const int64_t s_q = 3, s_k = 10, len = 7, left = 1;
   AttentionInputs in;
   in.q = RandomTensor(rng, {1, s_q, 2, 4});
-  F64Array k = LoadF64(RandomTensor(rng, {1, s_k, 2, 4})), v = LoadF64(RandomTensor(rng, {1, s_k, 2, 4}));
+  F64Array k = LoadF64(RandomTensor(rng, {1, s_k, 2, 4})),
+           v = LoadF64(RandomTensor(rng, {1, s_k, 2, 4}));
   // Keys >= len are padding; with causal window left = 1 and s_q = 3, s_k = 7 the rows are
   // aligned at keys 4..6, so keys < 3 are never visible either.
   for (int64_t j = 0; j < s_k; ++j) {

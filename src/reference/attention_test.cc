@@ -67,7 +67,8 @@ std::vector<std::vector<bool>> Visibility(int64_t s_q, int64_t s_k, const MaskSp
   auto out = ComputeAttention(in, p);
   EXPECT_TRUE(out.ok()) << out.status().message();
   F64Array o = LoadF64(out->o);
-  std::vector<std::vector<bool>> seen(static_cast<size_t>(s_q), std::vector<bool>(static_cast<size_t>(s_k)));
+  std::vector<std::vector<bool>> seen(static_cast<size_t>(s_q),
+                                      std::vector<bool>(static_cast<size_t>(s_k)));
   for (int64_t i = 0; i < s_q; ++i)
     for (int64_t j = 0; j < s_k; ++j) seen[i][j] = o(0, i, 0, j) > 0;
   if (lse_out) *lse_out = LoadF64(out->lse).data;
@@ -102,8 +103,8 @@ TEST(AttentionMaskTest, MoreQueriesThanKeysLeavesTopRowsEmpty) {
 
 TEST(AttentionMaskTest, WindowsMatchTheFormulaAroundEveryEdge) {
   const int64_t sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {3, 7}, {7, 3}, {6, 6}, {2, 9}};
-  const int64_t windows[][2] = {{-1, -1}, {0, 0}, {1, 1}, {2, 0}, {-1, 0}, {0, -1},
-                                {3, -1}, {-1, 2}, {0, 2}, {5, 5}, {100, 100}};
+  const int64_t windows[][2] = {{-1, -1}, {0, 0},  {1, 1}, {2, 0}, {-1, 0},   {0, -1},
+                                {3, -1},  {-1, 2}, {0, 2}, {5, 5}, {100, 100}};
   for (const auto& sz : sizes) {
     for (const auto& w : windows) {
       for (bool causal : {false, true}) {
@@ -116,9 +117,9 @@ TEST(AttentionMaskTest, WindowsMatchTheFormulaAroundEveryEdge) {
           for (int64_t j = 0; j < sk; ++j) {
             bool want = Expected(i, j, sq, sk, w[0], causal ? 0 : w[1]);
             any |= want;
-            EXPECT_EQ(seen[i][j], want) << "s_q " << sq << " s_k " << sk << " window (" << w[0]
-                                        << ", " << w[1] << ") causal " << causal << " row " << i
-                                        << " key " << j;
+            EXPECT_EQ(seen[i][j], want)
+                << "s_q " << sq << " s_k " << sk << " window (" << w[0] << ", " << w[1]
+                << ") causal " << causal << " row " << i << " key " << j;
           }
           EXPECT_EQ(std::isinf(lse[i]), !any);
         }

@@ -47,8 +47,9 @@ double WorstDifference(const Tensor& ours, const Tensor& theirs, std::string* wh
   for (size_t i = 0; i < a.data.size(); ++i) {
     const double x = a.data[i], y = b.data[i];
     if ((std::isnan(x) && std::isnan(y)) || x == y) continue;
-    double diff = std::isfinite(x) && std::isfinite(y) ? std::fabs(x - y) / std::max(std::fabs(y), 1.0)
-                                                       : INFINITY;
+    double diff = std::isfinite(x) && std::isfinite(y)
+                      ? std::fabs(x - y) / std::max(std::fabs(y), 1.0)
+                      : INFINITY;
     if (diff > worst) {
       worst = diff;
       *where = "element " + std::to_string(i) + ": ours " + std::to_string(x) + ", torch " +

@@ -57,11 +57,30 @@ Result<std::vector<int64_t>> LoadIndices(const Tensor& tensor, const std::string
   for (size_t i = 0; i < out.size(); ++i) {
     const std::byte* p = c.data() + i * size;
     switch (c.dtype()) {
-      case DType::kI8: out[i] = static_cast<int8_t>(p[0]); break;
-      case DType::kU8: out[i] = static_cast<uint8_t>(p[0]); break;
-      case DType::kI16: { int16_t v; std::memcpy(&v, p, 2); out[i] = v; break; }
-      case DType::kI32: { int32_t v; std::memcpy(&v, p, 4); out[i] = v; break; }
-      default: { int64_t v; std::memcpy(&v, p, 8); out[i] = v; break; }
+      case DType::kI8:
+        out[i] = static_cast<int8_t>(p[0]);
+        break;
+      case DType::kU8:
+        out[i] = static_cast<uint8_t>(p[0]);
+        break;
+      case DType::kI16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        out[i] = v;
+        break;
+      }
+      case DType::kI32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out[i] = v;
+        break;
+      }
+      default: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out[i] = v;
+        break;
+      }
     }
   }
   return out;

@@ -29,8 +29,8 @@ struct F64Array {
   template <typename... I>
   int64_t Offset(I... index) const {
     const int64_t idx[] = {static_cast<int64_t>(index)...};
-    CHECK(sizeof...(I) == shape.size()) << "F64Array: index rank " << sizeof...(I)
-                                        << " != array rank " << shape.size();
+    CHECK(sizeof...(I) == shape.size())
+        << "F64Array: index rank " << sizeof...(I) << " != array rank " << shape.size();
     int64_t offset = 0;
     for (size_t d = 0; d < sizeof...(I); ++d) {
       CHECK(idx[d] >= 0 && idx[d] < shape[d])

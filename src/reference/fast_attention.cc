@@ -61,8 +61,8 @@ struct Context {
   std::vector<Job> jobs;
   std::vector<Unit> units;
   int64_t out_rows = 0;
-  std::vector<T>* o;        // [out_rows, h_q, dv]
-  std::vector<double>* lse; // [h_q, out_rows], natural log
+  std::vector<T>* o;         // [out_rows, h_q, dv]
+  std::vector<double>* lse;  // [h_q, out_rows], natural log
 };
 
 template <typename T>
@@ -110,7 +110,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   sc.row.resize(NB * d);
   const T scale = static_cast<T>(p.scale);
   for (int64_t r = 0; r < M; ++r) {
-    cx.q.template Read<T>(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g, d, scale, &sc.q[r * d]);
+    cx.q.template Read<T>(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g, d, scale,
+                          &sc.q[r * d]);
   }
 
   for (int64_t j0 = jlo; j0 < jhi; j0 += NB) {
@@ -157,7 +158,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
         }
         if (alibi) {
           const double slope = p.alibi(b, h);
-          for (int64_t n = 0; n < nb; ++n) srow[n] += static_cast<T>(AlibiBias(slope, i, j0 + n, s_q, s_k));
+          for (int64_t n = 0; n < nb; ++n)
+            srow[n] += static_cast<T>(AlibiBias(slope, i, j0 + n, s_q, s_k));
         }
         if (partial) {
           for (int64_t n = 0; n < NB; ++n)
@@ -166,8 +168,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
         sc.alpha[r] = kern.softmax_step(srow, NB, &sc.m[r], &sc.l[r]);
       }
     }
-    kern.accumulate(&sc.s[ra * NB], NB, &sc.alpha[ra], rb - ra, v_in_k ? sc.row.data() : sc.v.data(), ldv, dvp,
-                    &sc.o[ra * dvp], dvp);
+    kern.accumulate(&sc.s[ra * NB], NB, &sc.alpha[ra], rb - ra,
+                    v_in_k ? sc.row.data() : sc.v.data(), ldv, dvp, &sc.o[ra * dvp], dvp);
   }
 
   // Normalise, apply the sink, write this unit's rows.
@@ -196,7 +198,8 @@ void AddUnits(int64_t job, int64_t s_q, int64_t h_kv, int64_t g, int64_t tile_ro
               std::vector<Unit>& units) {
   const int64_t tq = std::max<int64_t>(1, tile_rows / g);
   for (int64_t i1 = s_q; i1 > 0; i1 -= tq)
-    for (int64_t hk = 0; hk < h_kv; ++hk) units.push_back({job, hk, std::max<int64_t>(0, i1 - tq), i1});
+    for (int64_t hk = 0; hk < h_kv; ++hk)
+      units.push_back({job, hk, std::max<int64_t>(0, i1 - tq), i1});
 }
 
 template <typename T>
@@ -259,7 +262,8 @@ Result<AttentionOutputs> AttentionFastT(const AttentionInputs& in, const Attenti
   std::vector<double> lse_b(lse.size());
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.h_q; ++h)
-      for (int64_t i = 0; i < s_q; ++i) lse_b[(b * p.h_q + h) * s_q + i] = lse[h * p.total_q + b * s_q + i];
+      for (int64_t i = 0; i < s_q; ++i)
+        lse_b[(b * p.h_q + h) * s_q + i] = lse[h * p.total_q + b * s_q + i];
   out.lse = ToTensorOf(lse_b, {p.batch, p.h_q, s_q});
   return out;
 }

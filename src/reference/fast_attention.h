@@ -17,9 +17,9 @@
 namespace av {
 
 struct FastOptions {
-  int threads = 0;             // 0 = one worker per hardware thread
-  bool accumulate_f64 = false; // float64 accumulation (o is then f64)
-  bool allow_avx512 = true;    // false forces the portable kernels (tests)
+  int threads = 0;              // 0 = one worker per hardware thread
+  bool accumulate_f64 = false;  // float64 accumulation (o is then f64)
+  bool allow_avx512 = true;     // false forces the portable kernels (tests)
 };
 
 // As ComputeAttention; o is float32 (float64 with accumulate_f64), lse float64 holding the

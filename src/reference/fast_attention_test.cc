@@ -94,9 +94,9 @@ TEST(FastAttentionTest, EveryMaskKindAndCombination) {
       for (int64_t left : {-1, 0, 5, 80})
         for (int64_t right : {-1, 0, 7})
           for (double softcap : {0.0, 0.7}) {
-            SCOPED_TRACE(::testing::Message() << "variant " << variant << " causal " << causal
-                                              << " window (" << left << ", " << right
-                                              << ") softcap " << softcap);
+            SCOPED_TRACE(::testing::Message()
+                         << "variant " << variant << " causal " << causal << " window (" << left
+                         << ", " << right << ") softcap " << softcap);
             AttentionParams p;
             p.mask = {causal, left, right};
             p.softcap = softcap;

@@ -67,7 +67,8 @@ Tensor Multiply(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int
     }
     sc.tile.resize(static_cast<size_t>(rows * NB));
     kern.scores(&a[r0 * k], k, rows, k, sc.bt.data(), sc.tile.data(), NB);
-    for (int64_t r = 0; r < rows; ++r) std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[r * NB], nb * sizeof(T));
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[r * NB], nb * sizeof(T));
   });
   return d;
 }

@@ -24,7 +24,7 @@ using testing::Named;
 using testing::RandomTensor;
 
 struct Grouped {
-  Tensor a, sa, b, sb;             // a [rows, k] (contiguous form), b [groups, n, k]
+  Tensor a, sa, b, sb;  // a [rows, k] (contiguous form), b [groups, n, k]
   std::vector<Fp8Quantized> per_group;
 };
 
@@ -87,7 +87,8 @@ TEST(FastGroupedFp8GemmTest, ContiguousMatchesOracleAndPaddingIsZero) {
   for (int64_t g = 0; g < 3; ++g) {
     auto db = DequantizePerBlock(in.per_group[g].data, in.per_group[g].scales);
     auto bound = ComputeGemmNt(Abs(*da), Abs(*db));
-    auto plain = ComputeFp8GemmNtFast(in.a, in.sa, in.per_group[g].data, in.per_group[g].scales, {});
+    auto plain =
+        ComputeFp8GemmNtFast(in.a, in.sa, in.per_group[g].data, in.per_group[g].scales, {});
     ASSERT_TRUE(db.ok() && bound.ok() && plain.ok());
     F64Array bd = LoadF64(*bound), p = LoadF64(*plain);
     for (int64_t r = 0; r < rows; ++r) {
@@ -139,14 +140,14 @@ TEST(FastGroupedFp8GemmTest, BitwiseIdenticalAcrossThreadCountsAndRefOp) {
   auto one = ComputeFp8GemmNtGroupedFast(in.a, in.sa, in.b, in.sb, m_indices, {}, {.threads = 1});
   ASSERT_TRUE(one.ok());
   for (int threads : {2, 3, 8}) {
-    auto many = ComputeFp8GemmNtGroupedFast(in.a, in.sa, in.b, in.sb, m_indices, {},
-                                            {.threads = threads});
+    auto many =
+        ComputeFp8GemmNtGroupedFast(in.a, in.sa, in.b, in.sb, m_indices, {}, {.threads = threads});
     ASSERT_TRUE(many.ok());
     EXPECT_TRUE(BitwiseEqual(*many, *one)) << threads;
   }
   RefImpl impl{.kind = ImplKind::kFast, .threads = 2};
-  NamedTensors named = {{"a", in.a}, {"sa", in.sa}, {"b", in.b}, {"sb", in.sb},
-                        {"m_indices", m_indices}};
+  NamedTensors named = {
+      {"a", in.a}, {"sa", in.sa}, {"b", in.b}, {"sb", in.sb}, {"m_indices", m_indices}};
   auto op = RunReferenceOp("fp8_gemm", named, {}, impl);
   ASSERT_TRUE(op.ok()) << op.status().message();
   EXPECT_TRUE(BitwiseEqual(Named(*op, "d"), *one));
@@ -157,8 +158,8 @@ TEST(FastGroupedFp8GemmTest, BitwiseIdenticalAcrossThreadCountsAndRefOp) {
 TEST(FastGroupedFp8GemmTest, RejectsBadGroupIndices) {
   std::mt19937_64 rng(504);
   Grouped in = MakeGrouped(rng, 4, 8, 128, 2, std::vector<bool>(4, false));
-  auto bad = ComputeFp8GemmNtGroupedFast(in.a, in.sa, in.b, in.sb, IntTensor({0, 1, 2, -1}, {4}),
-                                         {}, {});
+  auto bad =
+      ComputeFp8GemmNtGroupedFast(in.a, in.sa, in.b, in.sb, IntTensor({0, 1, 2, -1}, {4}), {}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("m_indices[2] = 2"), std::string::npos)
       << bad.status().message();

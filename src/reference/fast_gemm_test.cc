@@ -25,7 +25,8 @@ Tensor Abs(const Tensor& t) {
   return a.ToTensor();
 }
 
-void ExpectWithinBound(const Tensor& fast, const Tensor& oracle, const Tensor& abs_product, int64_t k) {
+void ExpectWithinBound(const Tensor& fast, const Tensor& oracle, const Tensor& abs_product,
+                       int64_t k) {
   F64Array f = LoadF64(fast), o = LoadF64(oracle), bound = LoadF64(abs_product);
   ASSERT_EQ(f.shape, o.shape);
   for (size_t i = 0; i < f.data.size(); ++i) {

@@ -19,12 +19,11 @@ template <typename T>
 struct BlockKernels {
   // s[r][n] = sum_c q[r * ldq + c] * kt[c * kKeyBlock + n] for r < rows, n < kKeyBlock,
   // c < d; s has row stride lds and is overwritten.
-  void (*scores)(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s,
-                 int64_t lds);
+  void (*scores)(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s, int64_t lds);
   // o[r][c] = alpha[r] * o[r][c] + sum_n p[r * ldp + n] * v[n * ldv + c] for r < rows,
   // c < cols (a multiple of kKeyBlock), n < kKeyBlock.
-  void (*accumulate)(const T* p, int64_t ldp, const T* alpha, int64_t rows, const T* v,
-                     int64_t ldv, int64_t cols, T* o, int64_t ldo);
+  void (*accumulate)(const T* p, int64_t ldp, const T* alpha, int64_t rows, const T* v, int64_t ldv,
+                     int64_t cols, T* o, int64_t ldo);
   // One online-softmax step on a row of scores x[i], i < n (a multiple of kKeyBlock), with
   // the running max *m and sum *l: m' = max(*m, max_i x[i]); x[i] = exp(x[i] - m') (x = -inf
   // gives exactly 0); *l = alpha *l + sum_i x[i]; *m = m'; returns alpha = exp(*m - m'),

@@ -46,15 +46,15 @@ struct Avx512F32 {
   // pairs, then gather the four 128-bit lanes of each column across the four row groups.
   static void Transpose16(const T* src, int64_t lds, T* dst, int64_t ldd) {
     V r[16];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
     V a[16];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) {
       a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
       a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
     }
-    #pragma GCC unroll 4
+#pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
       const __m512d x0 = _mm512_castps_pd(a[4 * i]), x1 = _mm512_castps_pd(a[4 * i + 1]),
                     x2 = _mm512_castps_pd(a[4 * i + 2]), x3 = _mm512_castps_pd(a[4 * i + 3]);
@@ -63,8 +63,8 @@ struct Avx512F32 {
       r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(x1, x3));
       r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(x1, x3));
     }
-    // Lane L of r[4 i + k] is column 4 L + k of rows 4 i .. 4 i + 3.
-    #pragma GCC unroll 4
+// Lane L of r[4 i + k] is column 4 L + k of rows 4 i .. 4 i + 3.
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       const V c0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
       const V c1 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);

@@ -33,15 +33,15 @@ struct Kernels {
   static void ScoresTile(const T* q, int64_t ldq, const T* kt, int64_t c0, int64_t c1, T* s,
                          int64_t lds, bool first) {
     V acc[R][4];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int j = 0; j < 4; ++j) acc[r][j] = first ? O::Zero() : O::Load(s + r * lds + j * L);
     for (int64_t c = c0; c < c1; ++c) {
       const T* k = kt + c * NB;
       const V k0 = O::Load(k), k1 = O::Load(k + L), k2 = O::Load(k + 2 * L),
               k3 = O::Load(k + 3 * L);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const V a = O::Set1(q[r * ldq + c]);
         acc[r][0] = O::Fma(a, k0, acc[r][0]);
@@ -50,9 +50,9 @@ struct Kernels {
         acc[r][3] = O::Fma(a, k3, acc[r][3]);
       }
     }
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int j = 0; j < 4; ++j) O::Store(s + r * lds + j * L, acc[r][j]);
   }
 
@@ -68,12 +68,24 @@ struct Kernels {
       const int64_t left = rows - r;
       const int64_t n = left >= 12 || left == 6 ? 6 : left > 6 ? (left + 1) / 2 : left;
       switch (n) {
-        case 6: f(r, std::integral_constant<int, 6>{}); break;
-        case 5: f(r, std::integral_constant<int, 5>{}); break;
-        case 4: f(r, std::integral_constant<int, 4>{}); break;
-        case 3: f(r, std::integral_constant<int, 3>{}); break;
-        case 2: f(r, std::integral_constant<int, 2>{}); break;
-        default: f(r, std::integral_constant<int, 1>{}); break;
+        case 6:
+          f(r, std::integral_constant<int, 6>{});
+          break;
+        case 5:
+          f(r, std::integral_constant<int, 5>{});
+          break;
+        case 4:
+          f(r, std::integral_constant<int, 4>{});
+          break;
+        case 3:
+          f(r, std::integral_constant<int, 3>{});
+          break;
+        case 2:
+          f(r, std::integral_constant<int, 2>{});
+          break;
+        default:
+          f(r, std::integral_constant<int, 1>{});
+          break;
       }
       r += n;
     }
@@ -91,20 +103,20 @@ struct Kernels {
   }
 
   template <int R>
-  static void AccumulateTile(const T* p, int64_t ldp, const T* alpha, const T* v, int64_t ldv,
-                             T* o, int64_t ldo) {
+  static void AccumulateTile(const T* p, int64_t ldp, const T* alpha, const T* v, int64_t ldv, T* o,
+                             int64_t ldo) {
     V acc[R][4];
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const V a = O::Set1(alpha[r]);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int j = 0; j < 4; ++j) acc[r][j] = O::Mul(O::Load(o + r * ldo + j * L), a);
     }
     for (int64_t n = 0; n < NB; ++n) {
       const T* vr = v + n * ldv;
       const V v0 = O::Load(vr), v1 = O::Load(vr + L), v2 = O::Load(vr + 2 * L),
               v3 = O::Load(vr + 3 * L);
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const V b = O::Set1(p[r * ldp + n]);
         acc[r][0] = O::Fma(b, v0, acc[r][0]);
@@ -113,9 +125,9 @@ struct Kernels {
         acc[r][3] = O::Fma(b, v3, acc[r][3]);
       }
     }
-    #pragma GCC unroll 8
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-      #pragma GCC unroll 8
+#pragma GCC unroll 8
       for (int j = 0; j < 4; ++j) O::Store(o + r * ldo + j * L, acc[r][j]);
   }
 
@@ -125,7 +137,8 @@ struct Kernels {
     // stays in L1 while every row tile passes over it.
     for (int64_t col = 0; col < cols; col += NB) {
       ForRowTiles(rows, [&](int64_t r, auto R) {
-        AccumulateTile<decltype(R)::value>(p + r * ldp, ldp, alpha + r, v + col, ldv, o + r * ldo + col, ldo);
+        AccumulateTile<decltype(R)::value>(p + r * ldp, ldp, alpha + r, v + col, ldv,
+                                           o + r * ldo + col, ldo);
       });
     }
   }
@@ -167,7 +180,8 @@ struct Kernels {
     int64_t c0 = 0;
     if constexpr (requires { O::Transpose16(rows, ld, kt, NB); }) {
       for (; c0 + 16 <= d; c0 += 16)
-        for (int64_t n0 = 0; n0 < keys; n0 += 16) O::Transpose16(rows + n0 * ld + c0, ld, kt + c0 * NB + n0, NB);
+        for (int64_t n0 = 0; n0 < keys; n0 += 16)
+          O::Transpose16(rows + n0 * ld + c0, ld, kt + c0 * NB + n0, NB);
     }
     for (; c0 < d; c0 += 16)
       for (int64_t n0 = 0; n0 < keys; n0 += 16)

@@ -36,7 +36,8 @@ const float* Fp8Table() {
 
 Result<RowSource> RowSource::Make(const Tensor& t, const char* what) {
   if (!t.defined() || t.ndim() < 2 || !IsFloatingPoint(t.dtype())) {
-    return InvalidInput(std::string(what) + ": expected a floating tensor [rows..., heads, channels]");
+    return InvalidInput(std::string(what) +
+                        ": expected a floating tensor [rows..., heads, channels]");
   }
   RowSource s;
   s.holder_ = t;
@@ -134,7 +135,8 @@ void RowSource::Read(int64_t row, int64_t head, int64_t n, T scale, T* out) cons
       return;
     }
     default:
-      for (int64_t c = 0; c < n; ++c) out[c] = scale * static_cast<T>(LoadOneAsDouble(dtype_, p + c * cs));
+      for (int64_t c = 0; c < n; ++c)
+        out[c] = scale * static_cast<T>(LoadOneAsDouble(dtype_, p + c * cs));
       return;
   }
 }

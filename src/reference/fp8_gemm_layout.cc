@@ -59,7 +59,8 @@ Result<Fp8GemmProblem> ResolveFp8Gemm(const Tensor& a, const Tensor& sa, const T
     return InvalidInput("fp8_gemm needs a, sa, b and sb");
   }
   if (m_indices.defined() && masked_m.defined()) {
-    return InvalidInput("give m_indices (grouped contiguous) or masked_m (grouped masked), not both");
+    return InvalidInput(
+        "give m_indices (grouped contiguous) or masked_m (grouped masked), not both");
   }
   AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
   Fp8GemmProblem p;
@@ -111,8 +112,8 @@ Result<Fp8GemmProblem> ResolveFp8Gemm(const Tensor& a, const Tensor& sa, const T
       AV_RETURN_IF_ERROR(ExpectFp8(b, "b"));
       AV_RETURN_IF_ERROR(ExpectDim(b, 1, p.k, "b", "k"));
       p.n = b.dim(0);
-      AV_RETURN_IF_ERROR(ExpectScales(sb, CeilDiv(p.n, kFp8Group), p.k, "sb",
-                                      "[ceil(n/128), ceil(k/128)]"));
+      AV_RETURN_IF_ERROR(
+          ExpectScales(sb, CeilDiv(p.n, kFp8Group), p.k, "sb", "[ceil(n/128), ceil(k/128)]"));
       p.b.push_back(b);
       p.sb.push_back(sb);
       p.group_of.assign(static_cast<size_t>(p.rows), 0);

@@ -16,10 +16,10 @@ namespace av {
 
 struct Fp8GemmProblem {
   int64_t rows = 0, n = 0, k = 0;
-  Tensor a, sa;                      // [rows, k] fp8, [rows, ceil(k/128)]
-  std::vector<Tensor> b, sb;         // per group: [n, k] fp8, [ceil(n/128), ceil(k/128)]
-  std::vector<int64_t> group_of;     // [rows]: group of each row of a, -1 = skipped (0)
-  Shape out_shape;                   // plain/contiguous [rows, n], masked [groups, max_m, n]
+  Tensor a, sa;                   // [rows, k] fp8, [rows, ceil(k/128)]
+  std::vector<Tensor> b, sb;      // per group: [n, k] fp8, [ceil(n/128), ceil(k/128)]
+  std::vector<int64_t> group_of;  // [rows]: group of each row of a, -1 = skipped (0)
+  Shape out_shape;                // plain/contiguous [rows, n], masked [groups, max_m, n]
 };
 
 // m_indices and masked_m are optional (undefined tensors); at most one may be given.

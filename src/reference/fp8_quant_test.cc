@@ -94,7 +94,8 @@ TEST(Fp8QuantTest, DequantizeRejectsMisshapedScales) {
   auto out = DequantizePerToken(Tensor::Zeros(DType::kF8E4M3FN, {4, 256}),
                                 Tensor::Zeros(DType::kF32, {4, 1}));
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("ceil(k/128)"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("ceil(k/128)"), std::string::npos)
+      << out.status().message();
 }
 
 }  // namespace

@@ -72,9 +72,8 @@ Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor&
   return MultiplyNt(LoadF64(*ad), LoadF64(*bd), a.dim(0)).ToTensor();
 }
 
-Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa,
-                                                 const Tensor& b, const Tensor& sb,
-                                                 const Tensor& m_indices) {
+Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                                 const Tensor& sb, const Tensor& m_indices) {
   AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m_sum, k]"));
   AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
   AV_RETURN_IF_ERROR(ExpectGroupedB(b, sb, a.dim(1)));
@@ -85,8 +84,8 @@ Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& 
   for (int64_t r = 0; r < m; ++r) {
     const int64_t g = group_of[static_cast<size_t>(r)];
     if (g < -1 || g >= groups) {
-      return InvalidInput("m_indices[" + Str(r) + "] = " + Str(g) + " is neither -1 nor a group (0.." +
-                          Str(groups - 1) + ")");
+      return InvalidInput("m_indices[" + Str(r) + "] = " + Str(g) +
+                          " is neither -1 nor a group (0.." + Str(groups - 1) + ")");
     }
   }
   Result<Tensor> ad = DequantizePerToken(a, sa);

@@ -23,9 +23,8 @@ Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor&
 // b [groups, n, k], sb [groups, ceil(n/128), ceil(k/128)], m_indices (int) [m_sum]: row r
 // uses group m_indices[r]; -1 marks a padding row, whose output row is 0 (DeepGEMM leaves
 // it unspecified; compare only valid rows). -> d [m_sum, n] f64.
-Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa,
-                                                 const Tensor& b, const Tensor& sb,
-                                                 const Tensor& m_indices);
+Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa, const Tensor& b,
+                                                 const Tensor& sb, const Tensor& m_indices);
 
 // DeepGEMM m_grouped_fp8_gemm_nt_masked: a [groups, max_m, k], sa [groups, max_m,
 // ceil(k/128)], b [groups, n, k], sb [groups, ceil(n/128), ceil(k/128)], masked_m (int)

@@ -36,7 +36,7 @@ TEST(GemmTest, TwoByTwoByHand) {
 }
 
 struct Fp8Operands {
-  Tensor a, b;       // original operands (bf16)
+  Tensor a, b;  // original operands (bf16)
   Fp8Quantized qa, qb;
 };
 
@@ -78,9 +78,9 @@ TEST(Fp8GemmTest, GroupedContiguousUsesEachRowsGroupAndZeroesPadding) {
     std::copy(s.data.begin(), s.data.end(), bscale.data.begin() + g * 4);
   }
   const std::vector<int64_t> m_indices = {0, 0, 2, -1, 1, 2, -1};
-  auto d = ComputeFp8GemmNtGroupedContiguous(qa.data, qa.scales, bdata.ToTensor(DType::kF8E4M3FN),
-                                             bscale.ToTensor(DType::kF32),
-                                             IntTensor(m_indices, {m}));
+  auto d =
+      ComputeFp8GemmNtGroupedContiguous(qa.data, qa.scales, bdata.ToTensor(DType::kF8E4M3FN),
+                                        bscale.ToTensor(DType::kF32), IntTensor(m_indices, {m}));
   ASSERT_TRUE(d.ok()) << d.status().message();
   F64Array got = LoadF64(*d);
   for (int64_t g = 0; g < groups; ++g) {
@@ -120,8 +120,8 @@ TEST(Fp8GemmTest, GroupedMaskedComputesOnlyTheValidRows) {
                                          IntTensor({3, 0}, {groups}));
   ASSERT_TRUE(d.ok()) << d.status().message();
   F64Array got = LoadF64(*d);
-  F64Array want = LoadF64(*ComputeFp8GemmNt(ops[0].qa.data, ops[0].qa.scales, ops[0].qb.data,
-                                             ops[0].qb.scales));
+  F64Array want = LoadF64(
+      *ComputeFp8GemmNt(ops[0].qa.data, ops[0].qa.scales, ops[0].qb.data, ops[0].qb.scales));
   for (int64_t i = 0; i < max_m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       EXPECT_EQ(got(0, i, j), i < 3 ? want(i, j) : 0.0);

@@ -7,8 +7,8 @@
 
 #include "core/thread_pool.h"
 #include "reference/attention_layout.h"
-#include "reference/softmax_row.h"
 #include "reference/lowprec_row.h"
+#include "reference/softmax_row.h"
 
 namespace av {
 namespace {
@@ -144,8 +144,8 @@ Result<RangeOutputs> ComputeAttentionOverRangesLowprec(const AttentionInputs& in
     float* lp = reinterpret_cast<float*>(lse.mutable_data());
     RowScratch sc;
     for (int64_t h = 0; h < h_q; ++h) {
-      lp[h * s_q + i] = AttendRowLowprec(x, params, r.batch, i, p.q_begin[r.batch] + i, h,
-                                         r.begin, r.end, sc, op + (i * h_q + h) * dv);
+      lp[h * s_q + i] = AttendRowLowprec(x, params, r.batch, i, p.q_begin[r.batch] + i, h, r.begin,
+                                         r.end, sc, op + (i * h_q + h) * dv);
     }
   });
   return out;

@@ -51,8 +51,10 @@ TEST(LowprecAttentionTest, WithinDtypeErrorOfOracle) {
       // lse is float32 throughout: within S's rounding (1.5 eps |S|) of the oracle.
       F64Array a = LoadF64(low->lse), b = LoadF64(oracle->lse);
       for (size_t i = 0; i < a.data.size(); ++i) {
-        if (std::isinf(b.data[i])) EXPECT_EQ(a.data[i], b.data[i]);
-        else EXPECT_NEAR(a.data[i], b.data[i], 4 * eps);
+        if (std::isinf(b.data[i]))
+          EXPECT_EQ(a.data[i], b.data[i]);
+        else
+          EXPECT_NEAR(a.data[i], b.data[i], 4 * eps);
       }
     }
   }

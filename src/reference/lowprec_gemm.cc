@@ -24,7 +24,8 @@ std::vector<float> AsFloats(const Tensor& t, DType dtype) {
 
 }  // namespace
 
-Result<Tensor> ComputeGemmNtLowprec(const Tensor& a, const Tensor& b, const LowprecOptions& options) {
+Result<Tensor> ComputeGemmNtLowprec(const Tensor& a, const Tensor& b,
+                                    const LowprecOptions& options) {
   const DType dt = options.dtype;
   AV_RETURN_IF_ERROR(ExpectHalfDtype(dt, "lowprec dtype"));
   AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
@@ -76,7 +77,8 @@ Result<Tensor> ComputeFp8GemmNtLowprec(const Tensor& a, const Tensor& sa, const 
         for (int64_t c = kb * kFp8Group; c < std::min(k, (kb + 1) * kFp8Group); ++c) {
           accum += x[c] * y[c];
         }
-        const float scale = sav[size_t(r * kb_count + kb)] * sbg[size_t((j / kFp8Group) * kb_count + kb)];
+        const float scale =
+            sav[size_t(r * kb_count + kb)] * sbg[size_t((j / kFp8Group) * kb_count + kb)];
         final_accum = std::fma(scale, accum, final_accum);
       }
       d(r, j) = RoundTo(dt, final_accum);

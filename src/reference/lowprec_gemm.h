@@ -23,7 +23,8 @@
 namespace av {
 
 // a [m, k], b [n, k] (any floating dtypes) -> d [m, n].
-Result<Tensor> ComputeGemmNtLowprec(const Tensor& a, const Tensor& b, const LowprecOptions& options);
+Result<Tensor> ComputeGemmNtLowprec(const Tensor& a, const Tensor& b,
+                                    const LowprecOptions& options);
 
 // The forms and shapes of gemm.h's fp8 oracles; m_indices / masked_m optional (undefined).
 Result<Tensor> ComputeFp8GemmNtLowprec(const Tensor& a, const Tensor& sa, const Tensor& b,

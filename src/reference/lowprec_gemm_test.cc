@@ -62,7 +62,8 @@ TEST(LowprecGemmTest, WithinDerivedBoundAndRounded) {
       const double subnormal = dt == DType::kF16 ? double(2 * k + 1) * 0x1p-25 : 0.0;
       ExpectWithin(*low, *exact, *bound, 2 * Eps(dt) + double(k) * kU, Eps(dt), subnormal);
       EXPECT_GT(testing::MaxRelDiff(*low, *exact, 1e-3), 0.0);
-      for (double x : LoadF64(*low).data) EXPECT_EQ(x, LoadF64(F64Array{{1}, {x}}.ToTensor(dt)).data[0]);
+      for (double x : LoadF64(*low).data)
+        EXPECT_EQ(x, LoadF64(F64Array{{1}, {x}}.ToTensor(dt)).data[0]);
     }
   }
 }
@@ -104,7 +105,8 @@ TEST(LowprecGemmTest, Fp8PromotionPerKBlockByHand) {
                                      {}, {DType::kF16, 1});
   ASSERT_TRUE(low.ok()) << low.status().message();
   const float expected = std::fma(sa1 * sb1, 128.0f, std::fma(sa0 * sb0, 128.0f, 0.0f));
-  EXPECT_EQ(LoadF64(*low).data[0], LoadF64(F64Array{{1}, {expected}}.ToTensor(DType::kF16)).data[0]);
+  EXPECT_EQ(LoadF64(*low).data[0],
+            LoadF64(F64Array{{1}, {expected}}.ToTensor(DType::kF16)).data[0]);
 }
 
 TEST(LowprecGemmTest, Fp8GroupedFormsMatchPlainPerGroup) {
@@ -124,15 +126,15 @@ TEST(LowprecGemmTest, Fp8GroupedFormsMatchPlainPerGroup) {
   std::vector<int64_t> m_idx;
   for (int64_t r = 0; r < groups * max_m; ++r) m_idx.push_back(r % 3 == 2 ? -1 : (r / 2) % 3);
   const Tensor m_indices = IntTensor(m_idx, {groups * max_m});
-  auto contiguous = ComputeFp8GemmNtLowprec(qa->data, qa->scales, b, sb, m_indices, {},
-                                            {DType::kBF16, 2});
+  auto contiguous =
+      ComputeFp8GemmNtLowprec(qa->data, qa->scales, b, sb, m_indices, {}, {DType::kBF16, 2});
   // Masked: a reshaped [groups, max_m, k]; group g keeps rows < masked_m[g].
   auto a3 = qa->data.Reshape({groups, max_m, k});
   auto sa3 = qa->scales.Reshape({groups, max_m, 2});
   ASSERT_TRUE(a3.ok() && sa3.ok());
   const std::vector<int64_t> valid = {5, 0, 2};
-  auto masked = ComputeFp8GemmNtLowprec(*a3, *sa3, b, sb, {}, IntTensor(valid, {groups}),
-                                        {DType::kBF16, 3});
+  auto masked =
+      ComputeFp8GemmNtLowprec(*a3, *sa3, b, sb, {}, IntTensor(valid, {groups}), {DType::kBF16, 3});
   ASSERT_TRUE(contiguous.ok() && masked.ok()) << contiguous.status().message();
   F64Array dc = LoadF64(*contiguous), dm = LoadF64(*masked);
   for (int64_t g = 0; g < groups; ++g) {
@@ -172,9 +174,9 @@ TEST(LowprecGemmTest, BitwiseAcrossThreadsAndRefOps) {
   auto qa = QuantizePerToken(a, false);
   auto qb = QuantizePerBlock(b, false);
   ASSERT_TRUE(qa.ok() && qb.ok());
-  auto fp8 = RunReferenceOp("fp8_gemm",
-                            {{"a", qa->data}, {"sa", qa->scales}, {"b", qb->data}, {"sb", qb->scales}},
-                            {}, impl);
+  auto fp8 = RunReferenceOp(
+      "fp8_gemm", {{"a", qa->data}, {"sa", qa->scales}, {"b", qb->data}, {"sb", qb->scales}}, {},
+      impl);
   ASSERT_TRUE(fp8.ok()) << fp8.status().message();
   EXPECT_EQ(Named(*fp8, "d").shape(), (Shape{33, 17}));
 }

@@ -17,9 +17,12 @@ Status ExpectHalfDtype(DType dtype, const char* what) {
 
 float RoundTo(DType dtype, float x) {
   switch (dtype) {
-    case DType::kF16: return HalfToFloat(FloatToHalf(x));
-    case DType::kBF16: return BFloat16ToFloat(FloatToBFloat16(x));
-    default: return x;
+    case DType::kF16:
+      return HalfToFloat(FloatToHalf(x));
+    case DType::kBF16:
+      return BFloat16ToFloat(FloatToBFloat16(x));
+    default:
+      return x;
   }
 }
 

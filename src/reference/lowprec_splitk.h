@@ -22,8 +22,8 @@
 namespace av {
 
 struct LowprecSplitOptions {
-  LowprecOptions lowprec;             // compute dtype (bf16/f16) and threads
-  DType partials = DType::kF32;       // o_accum dtype: f32, bf16 or f16
+  LowprecOptions lowprec;        // compute dtype (bf16/f16) and threads
+  DType partials = DType::kF32;  // o_accum dtype: f32, bf16 or f16
 };
 
 // o_accum [total_splits, s_q, h_q, dv] of the partial dtype; lse_accum f32

@@ -25,7 +25,9 @@ using testing::RandomTensor;
 
 const std::vector<int64_t>& kLens = testing::kSplitkLens;
 
-AttentionInputs Case(std::mt19937_64& rng, bool with_sink) { return testing::SplitkCase(rng, with_sink, 32, 24); }
+AttentionInputs Case(std::mt19937_64& rng, bool with_sink) {
+  return testing::SplitkCase(rng, with_sink, 32, 24);
+}
 
 std::vector<SplitPlan> Plans() { return testing::SplitkPlans(); }
 
@@ -41,9 +43,12 @@ Tensor Counts(const SplitPlan& plan) {
 
 double Eps(DType dt) {
   switch (dt) {
-    case DType::kBF16: return 0x1p-8;
-    case DType::kF16: return 0x1p-11;
-    default: return 0;  // f32 partials: no rounding at the partial
+    case DType::kBF16:
+      return 0x1p-8;
+    case DType::kF16:
+      return 0x1p-11;
+    default:
+      return 0;  // f32 partials: no rounding at the partial
   }
 }
 
@@ -105,8 +110,10 @@ TEST(LowprecSplitKTest, EveryPlanWithinDerivedBoundOfOracle) {
           // lse: float32 throughout, within S's perturbation (as lowprec attention's test).
           F64Array a = LoadF64(low->lse), b = LoadF64(oracle->lse);
           for (size_t i = 0; i < a.data.size(); ++i) {
-            if (std::isinf(b.data[i])) EXPECT_EQ(a.data[i], b.data[i]);
-            else EXPECT_NEAR(a.data[i], b.data[i], 4 * eps);
+            if (std::isinf(b.data[i]))
+              EXPECT_EQ(a.data[i], b.data[i]);
+            else
+              EXPECT_NEAR(a.data[i], b.data[i], 4 * eps);
           }
         }
       }
@@ -184,10 +191,13 @@ TEST(LowprecSplitKTest, RefOpLowprecWithPartialDtypes) {
                      {"v", RandomTensor(rng, {2, 640, 2, 16}, DType::kBF16)},
                      {"seqlens_k", IntTensor({640, 65}, {2})}};
   const OpParams params({{"num_sms", "16"}, {"causal", "1"}});
-  auto oracle = RunReferenceOp("attention", in, OpParams(std::map<std::string, std::string>{{"causal", "1"}}));
+  auto oracle = RunReferenceOp("attention", in,
+                               OpParams(std::map<std::string, std::string>{{"causal", "1"}}));
   ASSERT_TRUE(oracle.ok()) << oracle.status().message();
   for (DType pt : {DType::kF32, DType::kBF16}) {
-    RefImpl impl{.kind = ImplKind::kLowprec, .threads = 2, .lowprec_dtype = DType::kBF16,
+    RefImpl impl{.kind = ImplKind::kLowprec,
+                 .threads = 2,
+                 .lowprec_dtype = DType::kBF16,
                  .lowprec_partials = pt};
     auto low = RunReferenceOp("attention_splitk", in, params, impl);
     ASSERT_TRUE(low.ok()) << low.status().message();

@@ -11,8 +11,8 @@ Status OpParams::CheckOnly(const std::set<std::string>& accepted, const std::str
     if (accepted.count(key)) continue;
     std::string list;
     for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
-    return InvalidInput("parameter \"" + key + "\" does not apply to " + op + " (it takes: " +
-                        (list.empty() ? "none" : list) + ")");
+    return InvalidInput("parameter \"" + key + "\" does not apply to " + op +
+                        " (it takes: " + (list.empty() ? "none" : list) + ")");
   }
   return Status::Ok();
 }

@@ -3,15 +3,15 @@
 #include <string>
 
 #include "reference/attention.h"
+#include "reference/f64_array.h"
 #include "reference/fast_attention.h"
 #include "reference/fast_gemm.h"
-#include "reference/lowprec_attention.h"
-#include "reference/lowprec_gemm.h"
-#include "reference/lowprec_splitk.h"
-#include "reference/f64_array.h"
 #include "reference/fp8_quant.h"
 #include "reference/fp8_quant_fast.h"
 #include "reference/gemm.h"
+#include "reference/lowprec_attention.h"
+#include "reference/lowprec_gemm.h"
+#include "reference/lowprec_splitk.h"
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention.h"
 #include "reference/sparse_attention_fast.h"
@@ -92,7 +92,8 @@ FastOptions FastFrom(const RefImpl& impl) {
   return f;
 }
 
-Result<NamedTensors> RunAttentionFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+Result<NamedTensors> RunAttentionFast(const NamedTensors& in, const OpParams& p,
+                                      const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
   AV_ASSIGN_OR_RETURN(AttentionOutputs out,
                       ComputeAttentionFast(AttentionInputsFrom(in), params, FastFrom(impl)));
@@ -102,13 +103,14 @@ Result<NamedTensors> RunAttentionFast(const NamedTensors& in, const OpParams& p,
 Result<NamedTensors> RunAttentionLowprec(const NamedTensors& in, const OpParams& p,
                                          const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
-  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
-                      ComputeAttentionLowprec(AttentionInputsFrom(in), params,
-                                              {impl.lowprec_dtype, impl.threads}));
+  AV_ASSIGN_OR_RETURN(
+      AttentionOutputs out,
+      ComputeAttentionLowprec(AttentionInputsFrom(in), params, {impl.lowprec_dtype, impl.threads}));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
 }
 
-Result<NamedTensors> RunMlaDecodeFast(const NamedTensors& in, const OpParams& p, const RefImpl& impl) {
+Result<NamedTensors> RunMlaDecodeFast(const NamedTensors& in, const OpParams& p,
+                                      const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(MlaDecodeParams params, ParseMlaParams(p));
   MlaDecodeInputs m{Get(in, "q"), Get(in, "k_cache"), Get(in, "block_table"),
                     Get(in, "cache_seqlens")};
@@ -139,10 +141,10 @@ Result<NamedTensors> RunFp8GemmFast(const NamedTensors& in, const OpParams&, con
   AV_ASSIGN_OR_RETURN(Tensor b, Require(in, "b"));
   AV_ASSIGN_OR_RETURN(Tensor sb, Require(in, "sb"));
   Tensor m_indices = Get(in, "m_indices"), masked_m = Get(in, "masked_m");
-  Result<Tensor> d = m_indices.defined() || masked_m.defined()
-                         ? ComputeFp8GemmNtGroupedFast(a, sa, b, sb, m_indices, masked_m,
-                                                       FastFrom(impl))
-                         : ComputeFp8GemmNtFast(a, sa, b, sb, FastFrom(impl));
+  Result<Tensor> d =
+      m_indices.defined() || masked_m.defined()
+          ? ComputeFp8GemmNtGroupedFast(a, sa, b, sb, m_indices, masked_m, FastFrom(impl))
+          : ComputeFp8GemmNtFast(a, sa, b, sb, FastFrom(impl));
   if (!d.ok()) return d.status();
   return NamedTensors{{"d", *d}};
 }
@@ -181,8 +183,9 @@ Result<SplitPlan> PlanFrom(const NamedTensors& in, const OpParams& p, const Atte
   Tensor ranges = Get(in, "split_ranges"), counts = Get(in, "num_splits");
   AV_ASSIGN_OR_RETURN(std::optional<int64_t> num_sms, p.OptionalInt("num_sms"));
   if (num_sms.has_value() == (ranges.defined() || counts.defined())) {
-    return InvalidInput("attention_splitk needs either num_sms (FlashMLA's scheduler) or the "
-                        "tensors split_ranges and num_splits, not both");
+    return InvalidInput(
+        "attention_splitk needs either num_sms (FlashMLA's scheduler) or the "
+        "tensors split_ranges and num_splits, not both");
   }
   if (num_sms) {
     const Tensor& kv = a.k_cache.defined() ? a.k_cache : a.k;
@@ -244,7 +247,7 @@ Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, co
   // lowprec stores partials in impl.lowprec_partials (--lowprec-partials); partials_f32
   // (oracle and fast) does not apply to it.
   Result<SplitPartials> computed =
-      impl.kind == ImplKind::kFast      ? ComputeSplitPartialsFast(a, params, plan, FastFrom(impl), f32)
+      impl.kind == ImplKind::kFast ? ComputeSplitPartialsFast(a, params, plan, FastFrom(impl), f32)
       : impl.kind == ImplKind::kLowprec ? ComputeSplitPartialsLowprec(a, params, plan, lowprec)
                                         : ComputeSplitPartials(a, params, plan, f32);
   if (!computed.ok()) return computed.status();
@@ -262,9 +265,12 @@ Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, co
       impl.kind == ImplKind::kLowprec
           ? CombineSplitsLowprec(parts.o_accum, parts.lse_accum, counts, a.sink, params, lowprec)
           : CombineSplits(parts.o_accum, parts.lse_accum, counts, a.sink, params));
-  return NamedTensors{{"o", out.o},           {"lse", out.lse},
-                      {"o_accum", parts.o_accum}, {"lse_accum", parts.lse_accum},
-                      {"num_splits", counts},  {"split_ranges", ranges}};
+  return NamedTensors{{"o", out.o},
+                      {"lse", out.lse},
+                      {"o_accum", parts.o_accum},
+                      {"lse_accum", parts.lse_accum},
+                      {"num_splits", counts},
+                      {"split_ranges", ranges}};
 }
 
 Result<NamedTensors> RunSplitK(const NamedTensors& in, const OpParams& p) {
@@ -284,11 +290,11 @@ Result<NamedTensors> RunCombineWith(const NamedTensors& in, const OpParams& p,
   AV_ASSIGN_OR_RETURN(Tensor o, Require(in, "o_accum"));
   AV_ASSIGN_OR_RETURN(Tensor lse, Require(in, "lse_accum"));
   AV_ASSIGN_OR_RETURN(Tensor counts, Require(in, "num_splits"));
-  AV_ASSIGN_OR_RETURN(
-      AttentionOutputs out,
-      lowprec ? CombineSplitsLowprec(o, lse, counts, Get(in, "sink"), params,
-                                     {LowprecFrom(*lowprec), lowprec->lowprec_partials})
-              : CombineSplits(o, lse, counts, Get(in, "sink"), params));
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
+                      lowprec
+                          ? CombineSplitsLowprec(o, lse, counts, Get(in, "sink"), params,
+                                                 {LowprecFrom(*lowprec), lowprec->lowprec_partials})
+                          : CombineSplits(o, lse, counts, Get(in, "sink"), params));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
 }
 
@@ -339,8 +345,9 @@ Result<NamedTensors> RunSparseFast(const NamedTensors& in, const OpParams& p, co
 Result<NamedTensors> RunSparseLowprec(const NamedTensors& in, const OpParams& p,
                                       const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(SparseAttentionParams params, ParseSparseParams(p));
-  AV_ASSIGN_OR_RETURN(SparseAttentionOutputs out,
-                      ComputeSparseAttentionLowprec(SparseInputsFrom(in), params, LowprecFrom(impl)));
+  AV_ASSIGN_OR_RETURN(
+      SparseAttentionOutputs out,
+      ComputeSparseAttentionLowprec(SparseInputsFrom(in), params, LowprecFrom(impl)));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}, {"max_logits", out.max_logits}};
 }
 
@@ -358,9 +365,11 @@ Result<NamedTensors> RunFp8Gemm(const NamedTensors& in, const OpParams&) {
   AV_ASSIGN_OR_RETURN(Tensor sb, Require(in, "sb"));
   Tensor m_indices = Get(in, "m_indices"), masked_m = Get(in, "masked_m");
   if (m_indices.defined() && masked_m.defined()) {
-    return InvalidInput("give m_indices (grouped contiguous) or masked_m (grouped masked), not both");
+    return InvalidInput(
+        "give m_indices (grouped contiguous) or masked_m (grouped masked), not both");
   }
-  Result<Tensor> d = m_indices.defined()  ? ComputeFp8GemmNtGroupedContiguous(a, sa, b, sb, m_indices)
+  Result<Tensor> d = m_indices.defined()
+                         ? ComputeFp8GemmNtGroupedContiguous(a, sa, b, sb, m_indices)
                      : masked_m.defined() ? ComputeFp8GemmNtGroupedMasked(a, sa, b, sb, masked_m)
                                           : ComputeFp8GemmNt(a, sa, b, sb);
   if (!d.ok()) return d.status();
@@ -378,7 +387,8 @@ Result<NamedTensors> RunFp8Quant(const NamedTensors& in, const OpParams& p) {
   AV_ASSIGN_OR_RETURN(Tensor x, Require(in, "x"));
   AV_ASSIGN_OR_RETURN(bool block, PerBlock(p));
   AV_ASSIGN_OR_RETURN(bool ue8m0, p.Bool("ue8m0", false));
-  AV_ASSIGN_OR_RETURN(Fp8Quantized q, block ? QuantizePerBlock(x, ue8m0) : QuantizePerToken(x, ue8m0));
+  AV_ASSIGN_OR_RETURN(Fp8Quantized q,
+                      block ? QuantizePerBlock(x, ue8m0) : QuantizePerToken(x, ue8m0));
   return NamedTensors{{"data", q.data}, {"scales", q.scales}};
 }
 
@@ -386,8 +396,8 @@ Result<NamedTensors> RunFp8Dequant(const NamedTensors& in, const OpParams& p) {
   AV_ASSIGN_OR_RETURN(Tensor data, Require(in, "data"));
   AV_ASSIGN_OR_RETURN(Tensor scales, Require(in, "scales"));
   AV_ASSIGN_OR_RETURN(bool block, PerBlock(p));
-  AV_ASSIGN_OR_RETURN(Tensor x, block ? DequantizePerBlock(data, scales)
-                                      : DequantizePerToken(data, scales));
+  AV_ASSIGN_OR_RETURN(Tensor x,
+                      block ? DequantizePerBlock(data, scales) : DequantizePerToken(data, scales));
   return NamedTensors{{"x", x}};
 }
 
@@ -409,11 +419,20 @@ Result<NamedTensors> RunFp8DequantFast(const NamedTensors& in, const OpParams& p
   return NamedTensors{{"x", x}};
 }
 
-const std::set<std::string> kAttentionParams = {"scale", "causal", "window_left", "window_right",
-                                                "softcap", "lse_log2", "empty_lse", "out_dtype"};
-const std::set<std::string> kAttentionInputs = {
-    "q", "k", "v", "k_cache", "v_cache", "block_table", "cu_seqlens_q", "cu_seqlens_k",
-    "seqlens_k", "alibi_slopes", "sink"};
+const std::set<std::string> kAttentionParams = {"scale",        "causal",   "window_left",
+                                                "window_right", "softcap",  "lse_log2",
+                                                "empty_lse",    "out_dtype"};
+const std::set<std::string> kAttentionInputs = {"q",
+                                                "k",
+                                                "v",
+                                                "k_cache",
+                                                "v_cache",
+                                                "block_table",
+                                                "cu_seqlens_q",
+                                                "cu_seqlens_k",
+                                                "seqlens_k",
+                                                "alibi_slopes",
+                                                "sink"};
 
 std::set<std::string> Union(std::set<std::string> a, const std::set<std::string>& b) {
   a.insert(b.begin(), b.end());
@@ -423,30 +442,57 @@ std::set<std::string> Union(std::set<std::string> a, const std::set<std::string>
 const ReferenceOp kOps[] = {
     {"attention", "dense / varlen / paged attention with every mask", kAttentionInputs,
      kAttentionParams, &RunAttention, &RunAttentionFast, &RunAttentionLowprec},
-    {"mla_decode", "FlashMLA dense decode (latent cache, V inside K)",
+    {"mla_decode",
+     "FlashMLA dense decode (latent cache, V inside K)",
      {"q", "k_cache", "block_table", "cache_seqlens"},
-     {"scale", "causal", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunMlaDecode,
-     &RunMlaDecodeFast, &RunMlaDecodeLowprec},
+     {"scale", "causal", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"},
+     &RunMlaDecode,
+     &RunMlaDecodeFast,
+     &RunMlaDecodeLowprec},
     {"attention_splitk", "split-k partials and their combine",
      Union(kAttentionInputs, {"cache_seqlens", "split_ranges", "num_splits"}),
-     Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK,
-     &RunSplitKImpl, &RunSplitKImpl},
-    {"combine", "merge split-k partials (o_accum, lse_accum)",
-     {"o_accum", "lse_accum", "num_splits", "sink"}, {"lse_log2", "empty_lse", "out_dtype"},
-     &RunCombine, &RunCombineFast, &RunCombineLowprec},
-    {"sparse_attention", "top-k sparse attention (FlashMLA sparse prefill)",
+     Union(kAttentionParams, {"num_sms", "partials_f32", "head_dim_v"}), &RunSplitK, &RunSplitKImpl,
+     &RunSplitKImpl},
+    {"combine",
+     "merge split-k partials (o_accum, lse_accum)",
+     {"o_accum", "lse_accum", "num_splits", "sink"},
+     {"lse_log2", "empty_lse", "out_dtype"},
+     &RunCombine,
+     &RunCombineFast,
+     &RunCombineLowprec},
+    {"sparse_attention",
+     "top-k sparse attention (FlashMLA sparse prefill)",
      {"q", "kv", "indices", "topk_length", "attn_sink"},
-     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"}, &RunSparse, &RunSparseFast,
+     {"scale", "head_dim_v", "lse_log2", "empty_lse", "out_dtype"},
+     &RunSparse,
+     &RunSparseFast,
      &RunSparseLowprec},
-    {"gemm", "D = A B^T for f32/f16/bf16 operands", {"a", "b"}, {"out_dtype"}, &RunGemm, &RunGemmFast,
+    {"gemm",
+     "D = A B^T for f32/f16/bf16 operands",
+     {"a", "b"},
+     {"out_dtype"},
+     &RunGemm,
+     &RunGemmFast,
      &RunGemmLowprec},
-    {"fp8_gemm", "DeepGEMM block-scaled FP8 GEMM (plain, contiguous, masked)",
-     {"a", "sa", "b", "sb", "m_indices", "masked_m"}, {"out_dtype"}, &RunFp8Gemm, &RunFp8GemmFast,
+    {"fp8_gemm",
+     "DeepGEMM block-scaled FP8 GEMM (plain, contiguous, masked)",
+     {"a", "sa", "b", "sb", "m_indices", "masked_m"},
+     {"out_dtype"},
+     &RunFp8Gemm,
+     &RunFp8GemmFast,
      &RunFp8GemmLowprec},
-    {"fp8_quant", "DeepGEMM per-token / per-block FP8 quantisation", {"x"},
-     {"granularity", "ue8m0", "out_dtype"}, &RunFp8Quant, &RunFp8QuantFast},
-    {"fp8_dequant", "fp8 data times its per-token / per-block scales", {"data", "scales"},
-     {"granularity", "out_dtype"}, &RunFp8Dequant, &RunFp8DequantFast},
+    {"fp8_quant",
+     "DeepGEMM per-token / per-block FP8 quantisation",
+     {"x"},
+     {"granularity", "ue8m0", "out_dtype"},
+     &RunFp8Quant,
+     &RunFp8QuantFast},
+    {"fp8_dequant",
+     "fp8 data times its per-token / per-block scales",
+     {"data", "scales"},
+     {"granularity", "out_dtype"},
+     &RunFp8Dequant,
+     &RunFp8DequantFast},
 };
 
 }  // namespace
@@ -479,8 +525,10 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
   std::string dtype_name = params.String("out_dtype", "f64");
   std::optional<DType> out_dtype = ParseDTypeName(dtype_name);
   if (!out_dtype || !IsFloatingPoint(*out_dtype)) {
-    return InvalidInput("parameter out_dtype: expected a floating dtype (f64, f32, bf16, ...), "
-                        "got \"" + dtype_name + "\"");
+    return InvalidInput(
+        "parameter out_dtype: expected a floating dtype (f64, f32, bf16, ...), "
+        "got \"" +
+        dtype_name + "\"");
   }
   Result<NamedTensors> out = Unsupported("");
   if (impl.kind == ImplKind::kOracle) {
@@ -498,8 +546,8 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
   for (auto& [n, t] : *out) {
     // The fast paths return float32 results; they follow out_dtype like float64 ones —
     // except fp8_quant's scales, float32 by definition (the oracle's too).
-    const bool fast_result = impl.kind == ImplKind::kFast && t.dtype() == DType::kF32 &&
-                             op_name != "fp8_quant";
+    const bool fast_result =
+        impl.kind == ImplKind::kFast && t.dtype() == DType::kF32 && op_name != "fp8_quant";
     const bool convert = t.dtype() == DType::kF64 || fast_result;
     if (convert && t.dtype() != *out_dtype) t = LoadF64(t).ToTensor(*out_dtype);
   }

@@ -105,7 +105,8 @@ TEST_F(RefCliTest, MetadataAndFlagsSetParametersAndOutputsRoundTrip) {
   const std::string inputs = dir_.File("in.safetensors"), outputs = dir_.File("out.safetensors");
   ASSERT_TRUE(WriteSafetensors(inputs, in, {{"causal", "true"}, {"format", "pt"}}).ok());
   int code = -1;
-  std::string log = Run("attention --inputs " + inputs + " --out " + outputs + " --softcap 2", &code);
+  std::string log =
+      Run("attention --inputs " + inputs + " --out " + outputs + " --softcap 2", &code);
   ASSERT_EQ(code, 0) << log;
   auto file = ReadSafetensors(outputs);
   ASSERT_TRUE(file.ok()) << file.status().message();
@@ -128,7 +129,8 @@ TEST_F(RefCliTest, FastAndLowprecRunAndMatchTheLibrary) {
     const std::string impl = kind == ImplKind::kFast ? "fast" : "lowprec";
     int code = -1;
     std::string log = Run("attention --inputs " + inputs + " --out " + outputs + " --impl " + impl +
-                              " --threads 2 --causal", &code);
+                              " --threads 2 --causal",
+                          &code);
     ASSERT_EQ(code, 0) << log;
     auto file = ReadSafetensors(outputs);
     ASSERT_TRUE(file.ok()) << file.status().message();
@@ -150,16 +152,19 @@ TEST_F(RefCliTest, ImplNotBuiltForAnOpExits2) {
   ASSERT_TRUE(WriteSafetensors(inputs, AttentionCase(rng)).ok());
   int code = -1;
   std::string log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
-                            " --impl lowprec --lowprec-dtype f32", &code);
+                            " --impl lowprec --lowprec-dtype f32",
+                        &code);
   EXPECT_EQ(code, 2) << log;
-  log = Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
-                " --num-sms 8", &code);
+  log =
+      Run("attention --inputs " + inputs + " --out " + dir_.File("o.safetensors") + " --num-sms 8",
+          &code);
   EXPECT_EQ(code, 2) << log;
   EXPECT_NE(log.find("does not apply"), std::string::npos) << log;
   NamedTensors x = {{"x", testing::RandomTensor(rng, {2, 128})}};
   ASSERT_TRUE(WriteSafetensors(inputs, x).ok());
-  log = Run("fp8_quant --inputs " + inputs + " --out " + dir_.File("o.safetensors") +
-                " --impl lowprec", &code);  // fp8_quant has oracle and fast only
+  log = Run(
+      "fp8_quant --inputs " + inputs + " --out " + dir_.File("o.safetensors") + " --impl lowprec",
+      &code);  // fp8_quant has oracle and fast only
   EXPECT_EQ(code, 2) << log;
   EXPECT_NE(log.find("not built"), std::string::npos) << log;
 }

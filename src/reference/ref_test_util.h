@@ -53,7 +53,8 @@ inline double MaxRelDiff(const Tensor& a, const Tensor& b, double floor = 1.0) {
     if (!std::isfinite(x.data[i]) || !std::isfinite(y.data[i])) {
       return std::numeric_limits<double>::infinity();
     }
-    worst = std::max(worst, std::fabs(x.data[i] - y.data[i]) / std::max(std::fabs(y.data[i]), floor));
+    worst =
+        std::max(worst, std::fabs(x.data[i] - y.data[i]) / std::max(std::fabs(y.data[i]), floor));
   }
   return worst;
 }
@@ -100,13 +101,15 @@ inline std::vector<SplitPlan> SplitkPlans() {
   std::vector<KeyRange> cuts;
   for (int64_t b = 0; b < int64_t(kSplitkLens.size()); ++b) {
     const int64_t n = kSplitkLens[size_t(b)], mid = n / 2;
-    for (auto [lo, hi] : {std::pair{int64_t(0), int64_t(0)}, {0, mid}, {mid, mid}, {mid, n}, {n, n}})
+    for (auto [lo, hi] :
+         {std::pair{int64_t(0), int64_t(0)}, {0, mid}, {mid, mid}, {mid, n}, {n, n}})
       cuts.push_back({b, lo, hi});
   }
   auto explicit_plan = MakeSplitPlan(cuts, kSplitkLens);
   EXPECT_TRUE(explicit_plan.ok()) << explicit_plan.status().message();
   if (explicit_plan.ok()) plans.push_back(*explicit_plan);
-  for (int64_t parts = 1; parts <= 6; ++parts) plans.push_back(*FlashMlaSplitPlan(kSplitkLens, parts));
+  for (int64_t parts = 1; parts <= 6; ++parts)
+    plans.push_back(*FlashMlaSplitPlan(kSplitkLens, parts));
   return plans;
 }
 

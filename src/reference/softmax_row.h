@@ -12,8 +12,8 @@
 namespace av {
 
 struct RowSoftmax {
-  double lse = 0;          // natural log; -inf when there are no scores
-  std::vector<double> p;   // one weight per score, summing to 1
+  double lse = 0;         // natural log; -inf when there are no scores
+  std::vector<double> p;  // one weight per score, summing to 1
 };
 
 RowSoftmax SoftmaxOfRow(std::span<const double> scores);

@@ -52,8 +52,9 @@ Result<SparseProblem> ResolveSparseAttention(const SparseAttentionInputs& in,
     sink = LoadF64(in.attn_sink).data;
   }
   const double scale = params.sm_scale.value_or(1.0 / std::sqrt(static_cast<double>(d)));
-  SparseProblem p{s_q, h_q, d, s_kv, h_kv, topk, dv, std::move(idx), std::move(topk_len),
-                  std::move(sink), scale};
+  SparseProblem p{
+      s_q,  h_q, d, s_kv, h_kv, topk, dv, std::move(idx), std::move(topk_len), std::move(sink),
+      scale};
   for (int64_t& n : p.listed) n = std::clamp<int64_t>(n, 0, topk);
   return p;
 }

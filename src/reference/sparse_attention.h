@@ -24,8 +24,8 @@ struct SparseAttentionInputs {
 };
 
 struct SparseAttentionParams {
-  std::optional<double> sm_scale;         // default 1 / sqrt(d)
-  std::optional<int64_t> head_dim_v;      // default d (FlashMLA's MLA kernels use 512)
+  std::optional<double> sm_scale;     // default 1 / sqrt(d)
+  std::optional<int64_t> head_dim_v;  // default d (FlashMLA's MLA kernels use 512)
   bool lse_log2 = false;
   EmptyLse empty_lse = EmptyLse::kPosInf;  // FlashMLA's convention
 };

@@ -66,17 +66,20 @@ TEST(LowprecSparseTest, WithinDtypeErrorOfOracle) {
       const double eps = dt == DType::kBF16 ? 0x1p-8 : 0x1p-11;
       F64Array a = LoadF64(low->o), b = LoadF64(oracle->o);
       double err = 0;
-      for (size_t i = 0; i < a.data.size(); ++i) err = std::max(err, std::fabs(a.data[i] - b.data[i]));
+      for (size_t i = 0; i < a.data.size(); ++i)
+        err = std::max(err, std::fabs(a.data[i] - b.data[i]));
       EXPECT_LE(err, 8 * eps);
       if (topk > 1) {
         EXPECT_GT(err, 0.01 * eps) << "no rounding happened";
       }
-      for (const auto& [x, y] : {std::pair{&low->lse, &oracle->lse},
-                                 {&low->max_logits, &oracle->max_logits}}) {
+      for (const auto& [x, y] :
+           {std::pair{&low->lse, &oracle->lse}, {&low->max_logits, &oracle->max_logits}}) {
         F64Array l = LoadF64(*x), r = LoadF64(*y);
         for (size_t i = 0; i < l.data.size(); ++i) {
-          if (std::isinf(r.data[i])) EXPECT_EQ(l.data[i], r.data[i]);
-          else EXPECT_NEAR(l.data[i], r.data[i], 4 * eps);
+          if (std::isinf(r.data[i]))
+            EXPECT_EQ(l.data[i], r.data[i]);
+          else
+            EXPECT_NEAR(l.data[i], r.data[i], 4 * eps);
         }
       }
       // Row 1 has no valid entry: o = 0, lse = +inf (FlashMLA's), max_logits = -inf.
@@ -109,10 +112,12 @@ TEST(LowprecSparseTest, BitwiseReproducibleAcrossThreadsAndDtypeValued) {
 TEST(LowprecSparseTest, RefOpImplLowprec) {
   std::mt19937_64 rng(303);
   const SparseAttentionInputs in = Case(rng, 64, false);
-  NamedTensors named = {{"q", in.q}, {"kv", in.kv}, {"indices", in.indices},
-                        {"topk_length", in.topk_length}};
+  NamedTensors named = {
+      {"q", in.q}, {"kv", in.kv}, {"indices", in.indices}, {"topk_length", in.topk_length}};
   RefImpl impl{.kind = ImplKind::kLowprec, .threads = 2, .lowprec_dtype = DType::kBF16};
-  auto out = RunReferenceOp("sparse_attention", named, OpParams(std::map<std::string, std::string>{{"head_dim_v", "16"}}), impl);
+  auto out =
+      RunReferenceOp("sparse_attention", named,
+                     OpParams(std::map<std::string, std::string>{{"head_dim_v", "16"}}), impl);
   ASSERT_TRUE(out.ok()) << out.status().message();
   SparseAttentionParams p;
   p.head_dim_v = 16;

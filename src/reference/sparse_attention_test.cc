@@ -111,8 +111,7 @@ TEST(SparseAttentionTest, TopkLengthDuplicatesAndSinkByHand) {
   in.attn_sink = sink.ToTensor();
   auto sunk = ComputeSparseAttention(in, p);
   ASSERT_TRUE(sunk.ok());
-  EXPECT_NEAR(LoadF64(sunk->o).data[0],
-              LoadF64(out->o).data[0] / (1 + std::exp(1.5 - lse)), 1e-15);
+  EXPECT_NEAR(LoadF64(sunk->o).data[0], LoadF64(out->o).data[0] / (1 + std::exp(1.5 - lse)), 1e-15);
 }
 
 }  // namespace

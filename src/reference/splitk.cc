@@ -110,7 +110,9 @@ Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
   if (total > 0) dv = parts.per_range[0].first.dim(2);
   F64Array o = F64Array::Zeros({total, s_q, h_q, dv});
   F64Array lse = F64Array::Zeros({total, h_q, s_q});
-  auto store = [&](double x) { return round_to_f32 ? static_cast<double>(static_cast<float>(x)) : x; };
+  auto store = [&](double x) {
+    return round_to_f32 ? static_cast<double>(static_cast<float>(x)) : x;
+  };
   for (int64_t s = 0; s < total; ++s) {
     F64Array os = LoadF64(parts.per_range[static_cast<size_t>(s)].first);
     F64Array ls = LoadF64(parts.per_range[static_cast<size_t>(s)].second);
@@ -124,9 +126,8 @@ Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
 }
 
 Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
-                                               const AttentionParams& params,
-                                               const SplitPlan& plan, const FastOptions& options,
-                                               bool round_to_f32) {
+                                               const AttentionParams& params, const SplitPlan& plan,
+                                               const FastOptions& options, bool round_to_f32) {
   FastOptions f32 = options;
   f32.accumulate_f64 = false;  // partials are float32, as the kernels keep them
   AV_ASSIGN_OR_RETURN(RangeOutputs parts,
@@ -156,8 +157,8 @@ Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
   return SplitPartials{std::move(o), std::move(lse)};
 }
 
-Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum, const Tensor& num_splits,
-                                        const Tensor& sink) {
+Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum,
+                                        const Tensor& num_splits, const Tensor& sink) {
   AV_RETURN_IF_ERROR(ExpectRank(o_accum, 4, "o_accum", "[total_splits, s_q, h_q, dv]"));
   AV_RETURN_IF_ERROR(ExpectRank(lse_accum, 3, "lse_accum", "[total_splits, h_q, s_q]"));
   AV_RETURN_IF_ERROR(ExpectFloating(o_accum, "o_accum"));

@@ -56,8 +56,8 @@ Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
 // o_accum is a float32 tensor, as the kernels store it; lse_accum is float32 when
 // round_to_f32, else float64 holding the float32-accumulated log-sum-exp.
 Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
-                                               const AttentionParams& params,
-                                               const SplitPlan& plan, const FastOptions& options,
+                                               const AttentionParams& params, const SplitPlan& plan,
+                                               const FastOptions& options,
                                                bool round_to_f32 = true);
 
 // The combine. num_splits (int) [b + 1] cumulative; sink [h_q] optional (applied after
@@ -69,8 +69,8 @@ struct CombineShape {
   std::vector<int64_t> cum;   // num_splits: splits of batch b are cum[b] .. cum[b + 1]
   std::vector<double> sinks;  // [h_q], empty without a sink
 };
-Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum, const Tensor& num_splits,
-                                        const Tensor& sink);
+Result<CombineShape> CheckCombineInputs(const Tensor& o_accum, const Tensor& lse_accum,
+                                        const Tensor& num_splits, const Tensor& sink);
 
 Result<AttentionOutputs> CombineSplits(const Tensor& o_accum, const Tensor& lse_accum,
                                        const Tensor& num_splits, const Tensor& sink,

@@ -23,7 +23,9 @@ using testing::RandomTensor;
 
 const std::vector<int64_t>& kLens = testing::kSplitkLens;
 
-AttentionInputs Case(std::mt19937_64& rng, bool with_sink) { return testing::SplitkCase(rng, with_sink, 24, 16); }
+AttentionInputs Case(std::mt19937_64& rng, bool with_sink) {
+  return testing::SplitkCase(rng, with_sink, 24, 16);
+}
 
 std::vector<SplitPlan> Plans() { return testing::SplitkPlans(); }
 

@@ -43,10 +43,10 @@ TEST(SplitKPlanTest, FlashMlaSchedulerMatchesHandWorkedPlans) {
 
 TEST(SplitKPlanTest, ExplicitPlansMustTileEachBatch) {
   EXPECT_TRUE(MakeSplitPlan({{0, 0, 3}, {0, 3, 3}, {0, 3, 5}, {1, 0, 0}}, {5, 0}).ok());
-  EXPECT_FALSE(MakeSplitPlan({{0, 0, 3}, {0, 4, 5}}, {5}).ok());   // gap
-  EXPECT_FALSE(MakeSplitPlan({{0, 0, 3}, {0, 2, 5}}, {5}).ok());   // overlap
-  EXPECT_FALSE(MakeSplitPlan({{0, 0, 4}}, {5}).ok());              // short
-  EXPECT_FALSE(MakeSplitPlan({{0, 0, 5}}, {5, 2}).ok());           // batch 1 missing
+  EXPECT_FALSE(MakeSplitPlan({{0, 0, 3}, {0, 4, 5}}, {5}).ok());  // gap
+  EXPECT_FALSE(MakeSplitPlan({{0, 0, 3}, {0, 2, 5}}, {5}).ok());  // overlap
+  EXPECT_FALSE(MakeSplitPlan({{0, 0, 4}}, {5}).ok());             // short
+  EXPECT_FALSE(MakeSplitPlan({{0, 0, 5}}, {5, 2}).ok());          // batch 1 missing
 }
 
 // Random cuts (some empty) of each batch's keys.
@@ -55,7 +55,8 @@ SplitPlan RandomPlan(std::mt19937_64& rng, const std::vector<int64_t>& s_k) {
   for (int64_t b = 0; b < int64_t(s_k.size()); ++b) {
     int64_t n = std::uniform_int_distribution<int64_t>(1, 5)(rng);
     std::vector<int64_t> cuts = {0, s_k[b]};
-    for (int64_t i = 1; i < n; ++i) cuts.push_back(std::uniform_int_distribution<int64_t>(0, s_k[b])(rng));
+    for (int64_t i = 1; i < n; ++i)
+      cuts.push_back(std::uniform_int_distribution<int64_t>(0, s_k[b])(rng));
     std::sort(cuts.begin(), cuts.end());
     for (size_t i = 0; i + 1 < cuts.size(); ++i) splits.push_back({b, cuts[i], cuts[i + 1]});
   }

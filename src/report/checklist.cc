@@ -10,9 +10,12 @@ namespace av {
 
 const char* CheckStatusName(CheckStatus s) {
   switch (s) {
-    case CheckStatus::kPass: return "PASS";
-    case CheckStatus::kFail: return "FAIL";
-    case CheckStatus::kMissing: return "MISSING";
+    case CheckStatus::kPass:
+      return "PASS";
+    case CheckStatus::kFail:
+      return "FAIL";
+    case CheckStatus::kMissing:
+      return "MISSING";
   }
   return "?";
 }
@@ -24,31 +27,43 @@ using checklist::MakeCheck;
 using checklist::Missing;
 
 constexpr const char* kItemTitles[8] = {
-    "Numerical correctness", "Masks and boundaries",  "Shared memory and registers",
-    "GEMM tile scheduling",  "Split-k",               "Attention interface",
-    "Fallback",              "Evidence",
+    "Numerical correctness",
+    "Masks and boundaries",
+    "Shared memory and registers",
+    "GEMM tile scheduling",
+    "Split-k",
+    "Attention interface",
+    "Fallback",
+    "Evidence",
 };
 
-std::vector<Check> EvidenceChecks(const checklist::Context& ctx, const std::vector<EvidenceFile>& files) {
+std::vector<Check> EvidenceChecks(const checklist::Context& ctx,
+                                  const std::vector<EvidenceFile>& files) {
   std::vector<Check> out;
   const Evidence& ev = ctx.ev;
   {
     const char* title = "cited files exist and match their sha256";
     std::vector<std::string> bad;
     for (const ReferencedFile& r : ev.referenced) {
-      if (!r.exists) bad.push_back(r.path + " (cited by " + r.cited_by + ") does not exist");
+      if (!r.exists)
+        bad.push_back(r.path + " (cited by " + r.cited_by + ") does not exist");
       else if (!r.expected_sha256.empty() && r.expected_sha256 != r.actual_sha256) {
-        bad.push_back(r.path + " (cited by " + r.cited_by + ") has sha256 " + r.actual_sha256.substr(0, 12) +
-                      ", the evidence recorded " + r.expected_sha256.substr(0, 12));
+        bad.push_back(r.path + " (cited by " + r.cited_by + ") has sha256 " +
+                      r.actual_sha256.substr(0, 12) + ", the evidence recorded " +
+                      r.expected_sha256.substr(0, 12));
       }
     }
     if (files.empty()) {
-      out.push_back(Missing("8.files", title, "the package holds no evidence files", ctx.numerics_cmd));
+      out.push_back(
+          Missing("8.files", title, "the package holds no evidence files", ctx.numerics_cmd));
     } else {
-      Check c = MakeCheck("8.files", title, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                          bad.empty() ? std::to_string(files.size()) + " evidence files read; " +
-                                            std::to_string(ev.referenced.size()) + " files they cite exist and match"
-                                      : std::to_string(bad.size()) + " cited files are missing or changed since the evidence was written");
+      Check c = MakeCheck(
+          "8.files", title, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+          bad.empty()
+              ? std::to_string(files.size()) + " evidence files read; " +
+                    std::to_string(ev.referenced.size()) + " files they cite exist and match"
+              : std::to_string(bad.size()) +
+                    " cited files are missing or changed since the evidence was written");
       c.details = bad;
       for (const EvidenceFile& f : files) c.citations.push_back(Cite(f));
       out.push_back(std::move(c));
@@ -56,26 +71,33 @@ std::vector<Check> EvidenceChecks(const checklist::Context& ctx, const std::vect
   }
   if (!ev.review) {
     std::string why = StageNote(ctx, "review");
-    out.push_back(Missing("8.review", "the diff was reviewed",
-                          "no evidence/review.json in the package" + (why.empty() ? "" : ": " + why), ctx.review_cmd));
+    out.push_back(
+        Missing("8.review", "the diff was reviewed",
+                "no evidence/review.json in the package" + (why.empty() ? "" : ": " + why),
+                ctx.review_cmd));
     return out;
   }
   const ReviewEvidence& r = *ev.review;
   Check reviewed = MakeCheck("8.review", "the diff was reviewed", CheckStatus::kPass,
-                             "reviewer " + (r.reviewer.empty() ? std::string("?") : r.reviewer) + " over " +
-                                 std::to_string(r.diffs.size()) + " diffs: " + std::to_string(r.findings.size()) + " findings");
+                             "reviewer " + (r.reviewer.empty() ? std::string("?") : r.reviewer) +
+                                 " over " + std::to_string(r.diffs.size()) +
+                                 " diffs: " + std::to_string(r.findings.size()) + " findings");
   reviewed.citations.push_back(Cite(r.file));
   out.push_back(std::move(reviewed));
   std::vector<std::string> unverifiable;
   for (const ReviewFinding& f : r.findings) {
-    if (f.verify.empty()) unverifiable.push_back(f.id + " (" + f.rule + ", " + f.file + ":" + std::to_string(f.line) + ")");
+    if (f.verify.empty())
+      unverifiable.push_back(f.id + " (" + f.rule + ", " + f.file + ":" + std::to_string(f.line) +
+                             ")");
   }
-  Check verifiable = MakeCheck("8.findings_verifiable", "every finding names the command that verifies it",
-                               unverifiable.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                               unverifiable.empty() ? "all " + std::to_string(r.findings.size()) + " findings name a verify command"
-                                                    : std::to_string(unverifiable.size()) +
-                                                          (unverifiable.size() == 1 ? " finding names" : " findings name") +
-                                                          " no verify command");
+  Check verifiable =
+      MakeCheck("8.findings_verifiable", "every finding names the command that verifies it",
+                unverifiable.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                unverifiable.empty()
+                    ? "all " + std::to_string(r.findings.size()) + " findings name a verify command"
+                    : std::to_string(unverifiable.size()) +
+                          (unverifiable.size() == 1 ? " finding names" : " findings name") +
+                          " no verify command");
   verifiable.details = unverifiable;
   verifiable.citations.push_back(Cite(r.file));
   out.push_back(std::move(verifiable));
@@ -86,7 +108,8 @@ std::vector<Check> EvidenceChecks(const checklist::Context& ctx, const std::vect
 // it to `attnverify report` when relative; else, when evidence/run.json records that
 // `attnverify run` was given a relative --config for this same file, that one (the stages
 // ran in the run's folder); else the absolute path, all we know.
-std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg, std::vector<std::string>* absolutes) {
+std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg,
+                          std::vector<std::string>* absolutes) {
   namespace fs = std::filesystem;
   auto norm = [](const std::string& p) { return fs::path(p).lexically_normal().string(); };
   if (fs::path(cfg.path).is_absolute()) absolutes->push_back(cfg.path);
@@ -105,11 +128,13 @@ std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg, std::vect
   return cfg.path;
 }
 
-void RewriteConfig(const std::vector<std::string>& absolutes, const std::string& display, std::string* command) {
+void RewriteConfig(const std::vector<std::string>& absolutes, const std::string& display,
+                   std::string* command) {
   for (const std::string& a : absolutes) {
     if (a == display) continue;
     for (const std::string& from : {"--config " + checklist::QuoteArg(a), "--config " + a}) {
-      for (size_t at = command->find(from); at != std::string::npos; at = command->find(from, at + 1)) {
+      for (size_t at = command->find(from); at != std::string::npos;
+           at = command->find(from, at + 1)) {
         const size_t end = at + from.size();
         if (end < command->size() && (*command)[end] != ' ' && (*command)[end] != '\n') continue;
         command->replace(at, from.size(), "--config " + checklist::QuoteArg(display));
@@ -125,7 +150,9 @@ void ApplyWaiver(const ReportConfig& cfg, Check* c) {
     c->required = false;
     c->waiver = it->second;
   } else if (c->status == CheckStatus::kFail) {
-    c->details.push_back("[policy] waive does not apply: the evidence says FAIL (waivers cover missing evidence only)");
+    c->details.push_back(
+        "[policy] waive does not apply: the evidence says FAIL (waivers cover missing evidence "
+        "only)");
   }
 }
 
@@ -160,10 +187,11 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   ReportConfig cfg = given_cfg;
   cfg.path = DisplayConfig(given, given_cfg, &absolutes);
   Evidence ev = given;
-  for (std::string* cmd : {ev.numerics ? &ev.numerics->file.command : nullptr,
-                           ev.resources ? &ev.resources->file.command : nullptr,
-                           ev.review ? &ev.review->file.command : nullptr, ev.slice ? &ev.slice->command : nullptr,
-                           ev.perf ? &ev.perf->command : nullptr, ev.run ? &ev.run->file.command : nullptr}) {
+  for (std::string* cmd :
+       {ev.numerics ? &ev.numerics->file.command : nullptr,
+        ev.resources ? &ev.resources->file.command : nullptr,
+        ev.review ? &ev.review->file.command : nullptr, ev.slice ? &ev.slice->command : nullptr,
+        ev.perf ? &ev.perf->command : nullptr, ev.run ? &ev.run->file.command : nullptr}) {
     if (cmd != nullptr) RewriteConfig(absolutes, cfg.path, cmd);
   }
   if (ev.review) {
@@ -183,8 +211,8 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   if (ev.run) report.evidence.push_back(ev.run->file);
   if (ev.review) {
     for (const ReviewFinding& f : ev.review->findings) {
-      report.findings.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify, f.line,
-                                 f.end_line, f.checklist_item, f.related_items});
+      report.findings.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message,
+                                 f.verify, f.line, f.end_line, f.checklist_item, f.related_items});
     }
   }
   std::vector<std::vector<Check>> checks(8);
@@ -209,12 +237,14 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
         if (auto it = explains.find(c.id); it != explains.end() && c.status == CheckStatus::kFail) {
           std::string ids;
           for (const std::string& id : it->second) ids += (ids.empty() ? "" : ", ") + id;
-          c.details.insert(c.details.begin(), "explains the failures of " + ids + " (each is a case of this check)");
+          c.details.insert(c.details.begin(),
+                           "explains the failures of " + ids + " (each is a case of this check)");
         }
         std::vector<Citation> unique;
         for (const Citation& x : c.citations) {
           bool seen = std::any_of(unique.begin(), unique.end(), [&](const Citation& u) {
-            return u.file == x.file && u.sha256 == x.sha256 && u.command == x.command && u.subject == x.subject;
+            return u.file == x.file && u.sha256 == x.sha256 && u.command == x.command &&
+                   u.subject == x.subject;
           });
           if (!seen) unique.push_back(x);
         }
@@ -237,14 +267,17 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   {
     const char* title = "every conclusion cites evidence";
     if (report.evidence.empty()) {
-      checks[7].push_back(Missing("8.conclusions_cited", title, "no evidence to cite", ctx.numerics_cmd));
+      checks[7].push_back(
+          Missing("8.conclusions_cited", title, "no evidence to cite", ctx.numerics_cmd));
     } else if (!uncited.empty()) {
       std::string ids;
       for (const std::string& id : uncited) ids += (ids.empty() ? "" : ", ") + id;
-      checks[7].push_back(Missing("8.conclusions_cited", title, "left out as uncited: " + ids, ctx.numerics_cmd));
+      checks[7].push_back(
+          Missing("8.conclusions_cited", title, "left out as uncited: " + ids, ctx.numerics_cmd));
     } else {
-      Check c = MakeCheck("8.conclusions_cited", title, CheckStatus::kPass,
-                          "every PASS and FAIL above cites a file, its sha256 and the command that wrote it");
+      Check c = MakeCheck(
+          "8.conclusions_cited", title, CheckStatus::kPass,
+          "every PASS and FAIL above cites a file, its sha256 and the command that wrote it");
       for (const EvidenceFile& f : report.evidence) c.citations.push_back(Cite(f));
       checks[7].push_back(std::move(c));
     }
@@ -257,7 +290,8 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
     item.checks = std::move(checks[i]);
     for (Check& c : item.checks) ApplyWaiver(cfg, &c);
     for (const FindingView& f : report.findings) {
-      bool related = std::find(f.related_items.begin(), f.related_items.end(), i + 1) != f.related_items.end();
+      bool related =
+          std::find(f.related_items.begin(), f.related_items.end(), i + 1) != f.related_items.end();
       if (f.checklist_item == i + 1 || related) item.findings.push_back(f);
     }
     JudgeItem(&item);
@@ -266,9 +300,13 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   if (ev.resources) {
     for (const KernelResourceRow& k : ev.resources->kernels) {
       ResourceBar bar{k.kernel, k.arch};
-      auto smem = [](const KernelSide& s) { return s.ptxas_overflow ? s.overflow_bytes : s.total_smem_bytes; };
+      auto smem = [](const KernelSide& s) {
+        return s.ptxas_overflow ? s.overflow_bytes : s.total_smem_bytes;
+      };
       if (k.base) bar.base_smem = smem(*k.base), bar.cap = k.base->smem_cap_bytes;
-      if (k.head) bar.head_smem = smem(*k.head), bar.cap = k.head->smem_cap_bytes, bar.overflow = k.head->ptxas_overflow;
+      if (k.head)
+        bar.head_smem = smem(*k.head), bar.cap = k.head->smem_cap_bytes,
+        bar.overflow = k.head->ptxas_overflow;
       report.resources.push_back(bar);
     }
   }
@@ -277,10 +315,12 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   std::string failed, lacking;
   bool all_required_pass = true;
   for (const ItemResult& item : report.items) {
-    if (item.status == CheckStatus::kFail) failed += (failed.empty() ? "" : ", ") + std::to_string(item.number);
+    if (item.status == CheckStatus::kFail)
+      failed += (failed.empty() ? "" : ", ") + std::to_string(item.number);
     if (item.required && item.status != CheckStatus::kPass) {
       all_required_pass = false;
-      if (item.status == CheckStatus::kMissing) lacking += (lacking.empty() ? "" : ", ") + std::to_string(item.number);
+      if (item.status == CheckStatus::kMissing)
+        lacking += (lacking.empty() ? "" : ", ") + std::to_string(item.number);
     }
   }
   if (!failed.empty()) {

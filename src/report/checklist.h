@@ -21,7 +21,7 @@ enum class CheckStatus { kPass, kFail, kMissing };
 const char* CheckStatusName(CheckStatus s);  // "PASS", "FAIL", "MISSING"
 
 struct Citation {
-  std::string file;     // package-relative
+  std::string file;  // package-relative
   std::string sha256;
   std::string command;  // the command that produced the file
   std::string subject;  // case id, kernel@arch, gate, finding id; empty: the whole file
@@ -31,9 +31,9 @@ struct Check {
   std::string id;     // "2.window" (doc/report.md)
   std::string title;  // "sliding window"
   CheckStatus status = CheckStatus::kMissing;
-  bool required = true;      // false: optional, or waived by [policy] waive
-  std::string waiver;        // the policy's reason when waived
-  std::string summary;       // one line
+  bool required = true;              // false: optional, or waived by [policy] waive
+  std::string waiver;                // the policy's reason when waived
+  std::string summary;               // one line
   std::vector<std::string> details;  // further lines (worst elements, hints, gate failures)
   std::vector<Citation> citations;
   std::string missing_command;  // MISSING: the command that would produce the evidence

@@ -20,7 +20,8 @@ std::optional<int64_t> ParseInt(const std::string& s) {
   return v;
 }
 
-const nlohmann::json* Lookup(const NumericsCase& c, const char* key, const nlohmann::json** from_op_params) {
+const nlohmann::json* Lookup(const NumericsCase& c, const char* key,
+                             const nlohmann::json** from_op_params) {
   *from_op_params = nullptr;
   if (c.params.is_object()) {
     auto it = c.params.find(key);
@@ -49,17 +50,21 @@ Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
       "on a GPU host, for the base and the head build: ncu --csv --metrics "
       "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
       "dram__throughput.avg.pct_of_peak_sustained_elapsed <your benchmark> > ncu_head.csv\n"
-      "then: attnverify profile --import ncu_head.csv --config " + c + "   # attnverify profile is not implemented yet";
+      "then: attnverify profile --import ncu_head.csv --config " +
+      c + "   # attnverify profile is not implemented yet";
   ctx.bank_conflicts_cmd =
       "on a GPU host: ncu --csv --metrics "
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv\n"
-      "then: attnverify profile --import ncu_smem.csv --config " + c + "   # attnverify profile is not implemented yet";
+      "then: attnverify profile --import ncu_smem.csv --config " +
+      c + "   # attnverify profile is not implemented yet";
   if (ev.numerics) ctx.attribution = AttributeFailures(*ev.numerics);
   return ctx;
 }
 
-Citation Cite(const EvidenceFile& f, std::string subject) { return {f.path, f.sha256, f.command, std::move(subject)}; }
+Citation Cite(const EvidenceFile& f, std::string subject) {
+  return {f.path, f.sha256, f.command, std::move(subject)};
+}
 
 Check MakeCheck(std::string id, std::string title, CheckStatus status, std::string summary) {
   Check c;
@@ -116,12 +121,17 @@ std::vector<std::string> DescribeFailure(const NumericsCase& c) {
     if (w != nullptr) {
       std::string at;
       for (const auto& [k, v] : w->coords) {
-        at += (at.empty() ? "" : ", ") + (k.size() > 1 && k[0] == 'i' && std::isdigit(static_cast<unsigned char>(k[1])) ? "" : k + "=") + std::to_string(v);
+        at += (at.empty() ? "" : ", ") +
+              (k.size() > 1 && k[0] == 'i' && std::isdigit(static_cast<unsigned char>(k[1]))
+                   ? ""
+                   : k + "=") +
+              std::to_string(v);
       }
-      line += " worst |err| " + FormatG(w->abs_err, 6) + " at [" + at + "]: candidate " + FormatG(w->candidate, 6) +
-              ", reference " + FormatG(w->reference, 6);
+      line += " worst |err| " + FormatG(w->abs_err, 6) + " at [" + at + "]: candidate " +
+              FormatG(w->candidate, 6) + ", reference " + FormatG(w->reference, 6);
     }
-    if (!o.rule.empty()) line += "; rule " + o.rule + (o.tolerance.empty() ? "" : " (" + o.tolerance + ")");
+    if (!o.rule.empty())
+      line += "; rule " + o.rule + (o.tolerance.empty() ? "" : " (" + o.tolerance + ")");
     if (!o.failure.empty()) line += ": " + o.failure;
     out.push_back(line);
   }
@@ -155,12 +165,14 @@ double Severity(const NumericsCase& c) {
 }
 
 void SortWorstFirst(std::vector<const NumericsCase*>* cases) {
-  std::stable_sort(cases->begin(), cases->end(),
-                   [](const NumericsCase* a, const NumericsCase* b) { return Severity(*a) > Severity(*b); });
+  std::stable_sort(cases->begin(), cases->end(), [](const NumericsCase* a, const NumericsCase* b) {
+    return Severity(*a) > Severity(*b);
+  });
 }
 
 // Up to `limit` failing cases: their failure lines, localisation hints and citations.
-void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, size_t limit, Check* check) {
+void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, size_t limit,
+                 Check* check) {
   SortWorstFirst(&failing);
   for (size_t i = 0; i < failing.size() && i < limit; ++i) {
     const NumericsCase& c = *failing[i];
@@ -169,8 +181,8 @@ void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, s
     for (const std::string& h : MergedHints(c)) check->details.push_back(c.id + ": hint: " + h);
   }
   if (failing.size() > limit) {
-    check->details.push_back("... and " + std::to_string(failing.size() - limit) + " more failing cases in " +
-                             ctx.ev.numerics->file.path);
+    check->details.push_back("... and " + std::to_string(failing.size() - limit) +
+                             " more failing cases in " + ctx.ev.numerics->file.path);
   }
 }
 
@@ -210,7 +222,8 @@ std::vector<std::string> MergedHints(const NumericsCase& c) {
     bool all = parsed[i].lead == "all errors";
     size_t merged = 1;
     for (size_t j = i + 1; j < parsed.size(); ++j) {
-      if (used[j] || parsed[j].text != parsed[i].text || parsed[j].output == parsed[i].output) continue;
+      if (used[j] || parsed[j].text != parsed[i].text || parsed[j].output == parsed[i].output)
+        continue;
       used[j] = true;
       outputs += ", " + parsed[j].output;
       all &= parsed[j].lead == "all errors";
@@ -218,7 +231,8 @@ std::vector<std::string> MergedHints(const NumericsCase& c) {
     }
     // A hint of one output keeps its counts; merged ones drop them (the failure lines have them).
     out.push_back(merged == 1 ? parsed[i].original
-                              : outputs + ": " + (all ? "all errors " : "nearly all errors ") + parsed[i].text);
+                              : outputs + ": " + (all ? "all errors " : "nearly all errors ") +
+                                    parsed[i].text);
   }
   return out;
 }
@@ -247,8 +261,9 @@ const ReportAttribution* AttributionOf(const Context& ctx, const NumericsCase* c
   return it == ctx.attribution.end() ? nullptr : &it->second;
 }
 
-std::vector<const NumericsCase*> AttributedElsewhere(const Context& ctx, const std::string& self_id,
-                                                     const std::vector<const NumericsCase*>& failing) {
+std::vector<const NumericsCase*> AttributedElsewhere(
+    const Context& ctx, const std::string& self_id,
+    const std::vector<const NumericsCase*>& failing) {
   std::vector<const NumericsCase*> out;
   for (const NumericsCase* c : failing) {
     const ReportAttribution* a = AttributionOf(ctx, c);
@@ -257,16 +272,19 @@ std::vector<const NumericsCase*> AttributedElsewhere(const Context& ctx, const s
   return out;
 }
 
-Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title, const std::string& noun,
-                         const std::vector<const NumericsCase*>& passing,
+Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
+                         const std::string& noun, const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how) {
   // Group the failures by the check they are attributed to, in first-seen order.
   std::vector<std::pair<const ReportAttribution*, size_t>> groups;
   for (const NumericsCase* c : failing) {
     const ReportAttribution* a = AttributionOf(ctx, c);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first->check_id == a->check_id; });
-    if (it == groups.end()) groups.push_back({a, 1});
-    else ++it->second;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first->check_id == a->check_id; });
+    if (it == groups.end())
+      groups.push_back({a, 1});
+    else
+      ++it->second;
   }
   // "causal s_q > 1 cases" -> "causal s_q > 1 case".
   auto singular = [](const std::string& noun) {
@@ -274,28 +292,33 @@ Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title, 
   };
   std::string where;
   if (groups.size() == 1) {
-    where = (failing.size() == 1 ? "is a " + singular(groups[0].first->cases) : "are all " + groups[0].first->cases) +
+    where = (failing.size() == 1 ? "is a " + singular(groups[0].first->cases)
+                                 : "are all " + groups[0].first->cases) +
             ", see " + groups[0].first->check_id;
   } else {
     where = "are explained elsewhere: ";
     for (size_t i = 0; i < groups.size(); ++i) {
       const std::string& cases = groups[i].first->cases;
       where += (i ? ", " : "") + std::to_string(groups[i].second) + " " +
-               (groups[i].second == 1 ? singular(cases) : cases) + " (" + groups[i].first->check_id + ")";
+               (groups[i].second == 1 ? singular(cases) : cases) + " (" +
+               groups[i].first->check_id + ")";
     }
   }
-  const std::string failures = failing.size() == 1 ? "its 1 failure " : "its " + std::to_string(failing.size()) + " failures ";
+  const std::string failures = failing.size() == 1
+                                   ? "its 1 failure "
+                                   : "its " + std::to_string(failing.size()) + " failures ";
   Check c;
   if (!passing.empty()) {
     c = MakeCheck(std::move(id), std::move(title), CheckStatus::kPass,
                   Plural(passing.size(), singular(noun).c_str(), noun.c_str()) +
-                      (passing.size() == 1 ? " passes (e.g. " : " pass (e.g. ") + passing.front()->id + "); " + failures +
-                      where);
+                      (passing.size() == 1 ? " passes (e.g. " : " pass (e.g. ") +
+                      passing.front()->id + "); " + failures + where);
     c.citations.push_back(Cite(ctx.ev.numerics->file, passing.front()->id));
   } else {
     c = Missing(std::move(id), std::move(title),
                 "no " + singular(noun) + " passed: " + failures + where +
-                    ", so nothing shows this category works on its own; add " + how + " to shapes.json",
+                    ", so nothing shows this category works on its own; add " + how +
+                    " to shapes.json",
                 ctx.numerics_cmd);
   }
   for (const auto& [a, n] : groups) c.attributed_to.push_back(a->check_id);
@@ -308,9 +331,10 @@ std::string Plural(size_t n, const char* one, const char* many) {
 
 Check NoNumerics(const Context& ctx, std::string id, std::string title) {
   std::string why = StageNote(ctx, "numerics");
-  return Missing(std::move(id), std::move(title),
-                 "no " + ctx.cfg.numerics_evidence + " in the package" + (why.empty() ? "" : ": " + why),
-                 ctx.numerics_cmd);
+  return Missing(
+      std::move(id), std::move(title),
+      "no " + ctx.cfg.numerics_evidence + " in the package" + (why.empty() ? "" : ": " + why),
+      ctx.numerics_cmd);
 }
 
 std::string StageNote(const Context& ctx, const std::string& stage) {
@@ -318,7 +342,8 @@ std::string StageNote(const Context& ctx, const std::string& stage) {
   const ReportRunStage* s = ctx.ev.run->Stage(stage);
   const std::string log = s == nullptr || s->log.empty() ? "" : " (log " + s->log + ")";
   if (s == nullptr) return "evidence/run.json has no " + stage + " stage";
-  if (s->status == "skipped") return stage + " skipped: " + (s->reason.empty() ? "no reason recorded" : s->reason);
+  if (s->status == "skipped")
+    return stage + " skipped: " + (s->reason.empty() ? "no reason recorded" : s->reason);
   if (s->status == "error") {
     return "the " + stage + " stage failed" + (s->reason.empty() ? "" : ": " + s->reason) + log;
   }
@@ -331,8 +356,8 @@ std::vector<FindingView> FindingsOf(const Context& ctx, int item) {
   if (!ctx.ev.review) return out;
   for (const ReviewFinding& f : ctx.ev.review->findings) {
     if (f.checklist_item == item) {
-      out.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify, f.line, f.end_line,
-                     f.checklist_item, f.related_items});
+      out.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify,
+                     f.line, f.end_line, f.checklist_item, f.related_items});
     }
   }
   return out;

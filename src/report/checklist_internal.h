@@ -18,7 +18,8 @@ namespace av::checklist {
 struct ReportAttribution {
   std::string check_id;  // "2.causal_alignment"
   std::string cases;     // what its cases are, for notes: "causal s_q > 1 cases"
-  std::string why;       // "every one of its 18 cases fails; the hints say the causal mask is misaligned"
+  std::string
+      why;  // "every one of its 18 cases fails; the hints say the causal mask is misaligned"
 };
 
 struct Context {
@@ -53,7 +54,8 @@ std::vector<const NumericsCase*> BaseCases(const NumericsEvidence& n);
 double Severity(const NumericsCase& c);
 void SortWorstFirst(std::vector<const NumericsCase*>* cases);
 // Up to `limit` failing cases, worst first: failure lines, localisation hints, citations.
-void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, size_t limit, Check* check);
+void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, size_t limit,
+                 Check* check);
 std::string Plural(size_t n, const char* one, const char* many);  // "1 case", "3 cases"
 Check NoNumerics(const Context& ctx, std::string id, std::string title);
 // Why a stage's evidence is absent according to evidence/run.json ("the build stage failed:
@@ -71,22 +73,23 @@ std::vector<std::string> MergedHints(const NumericsCase& c);
 // line), then "... and N more"; cites the cases listed.
 void ListFailures(const Context& ctx, std::vector<const NumericsCase*> failing, Check* check);
 // The failing cases of check `self_id` that are attributed to another check.
-std::vector<const NumericsCase*> AttributedElsewhere(const Context& ctx, const std::string& self_id,
-                                                     const std::vector<const NumericsCase*>& failing);
+std::vector<const NumericsCase*> AttributedElsewhere(
+    const Context& ctx, const std::string& self_id,
+    const std::vector<const NumericsCase*>& failing);
 // A check whose every failure is attributed elsewhere: PASS with a note when `passing`
 // holds cases, else MISSING (nothing shows the category works). `noun`: "padding cases".
-Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title, const std::string& noun,
-                         const std::vector<const NumericsCase*>& passing,
+Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
+                         const std::string& noun, const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how);
 std::vector<FindingView> FindingsOf(const Context& ctx, int item);
 
 // Checks of items 1-7 (item 8 is judged in checklist.cc, over the other seven).
-std::vector<Check> NumericsChecks(const Context& ctx);      // item 1
+std::vector<Check> NumericsChecks(const Context& ctx);                                   // item 1
 std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* coverage);  // item 2
-std::vector<Check> ResourceChecks(const Context& ctx);      // item 3
-std::vector<Check> GemmChecks(const Context& ctx);          // item 4
-std::vector<Check> SplitKChecks(const Context& ctx);        // item 5
-std::vector<Check> InterfaceChecks(const Context& ctx);     // item 6
-std::vector<Check> FallbackChecks(const Context& ctx);      // item 7
+std::vector<Check> ResourceChecks(const Context& ctx);                                   // item 3
+std::vector<Check> GemmChecks(const Context& ctx);                                       // item 4
+std::vector<Check> SplitKChecks(const Context& ctx);                                     // item 5
+std::vector<Check> InterfaceChecks(const Context& ctx);                                  // item 6
+std::vector<Check> FallbackChecks(const Context& ctx);                                   // item 7
 
 }  // namespace av::checklist

@@ -15,8 +15,10 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
   const char* build_title = "compile evidence (ptxas -v)";
   if (!ctx.ev.resources) {
     std::string why = StageNote(ctx, "build");
-    out.push_back(Missing("3.build", build_title,
-                          "no evidence/resources.json in the package" + (why.empty() ? "" : ": " + why), ctx.build_cmd));
+    out.push_back(
+        Missing("3.build", build_title,
+                "no evidence/resources.json in the package" + (why.empty() ? "" : ": " + why),
+                ctx.build_cmd));
   } else if (ctx.ev.resources->status == "missing") {
     out.push_back(Missing("3.build", build_title,
                           "compile evidence missing: " + ctx.ev.resources->missing_reason +
@@ -28,7 +30,9 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
       if (!g.enabled) continue;
       const std::string id = "3." + g.gate;
       if (g.skipped) {
-        out.push_back(Missing(id, g.gate, g.rule + (r.has_base ? "" : " (no base build to compare with)"), ctx.build_cmd));
+        out.push_back(Missing(id, g.gate,
+                              g.rule + (r.has_base ? "" : " (no base build to compare with)"),
+                              ctx.build_cmd));
         continue;
       }
       Check c = MakeCheck(id, g.gate, g.passed ? CheckStatus::kPass : CheckStatus::kFail, g.rule);
@@ -40,13 +44,15 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
             if (!k.head) continue;
             const KernelSide& h = *k.head;
             if (h.ptxas_overflow) {
-              c.details.push_back(k.kernel + " (" + k.arch + "): ptxas: uses too much shared data (" +
-                                  std::to_string(h.overflow_bytes) + " bytes, " + std::to_string(h.overflow_max_bytes) +
-                                  " max)");
+              c.details.push_back(k.kernel + " (" + k.arch +
+                                  "): ptxas: uses too much shared data (" +
+                                  std::to_string(h.overflow_bytes) + " bytes, " +
+                                  std::to_string(h.overflow_max_bytes) + " max)");
               c.citations.push_back(Cite(r.file, k.kernel + " @ " + k.arch));
             } else if (h.smem_cap_bytes >= 0 && h.total_smem_bytes > h.smem_cap_bytes) {
-              c.details.push_back(k.kernel + " (" + k.arch + "): " + std::to_string(h.total_smem_bytes) +
-                                  " bytes of shared memory > cap " + std::to_string(h.smem_cap_bytes));
+              c.details.push_back(
+                  k.kernel + " (" + k.arch + "): " + std::to_string(h.total_smem_bytes) +
+                  " bytes of shared memory > cap " + std::to_string(h.smem_cap_bytes));
               c.citations.push_back(Cite(r.file, k.kernel + " @ " + k.arch));
             }
           }
@@ -55,12 +61,14 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
       out.push_back(std::move(c));
     }
     if (r.gates.empty()) {
-      out.push_back(Missing("3.build", build_title, "evidence/resources.json holds no gate verdicts", ctx.build_cmd));
+      out.push_back(Missing("3.build", build_title,
+                            "evidence/resources.json holds no gate verdicts", ctx.build_cmd));
     }
   }
-  Check bank = Missing("3.bank_conflicts", "shared-memory bank conflicts",
-                       "not measured: bank conflicts need ncu on a GPU (attnverify profile is not implemented yet)",
-                       ctx.bank_conflicts_cmd);
+  Check bank = Missing(
+      "3.bank_conflicts", "shared-memory bank conflicts",
+      "not measured: bank conflicts need ncu on a GPU (attnverify profile is not implemented yet)",
+      ctx.bank_conflicts_cmd);
   bank.required = false;
   out.push_back(std::move(bank));
   return out;
@@ -83,28 +91,33 @@ std::vector<Check> GemmChecks(const Context& ctx) {
     }
     if (!failing.empty()) {
       Check c = MakeCheck("4.unaligned_gemm", title, CheckStatus::kFail,
-                          std::to_string(failing.size()) + " of " + Plural(gemm.size(), "GEMM case", "GEMM cases") + " failed");
+                          std::to_string(failing.size()) + " of " +
+                              Plural(gemm.size(), "GEMM case", "GEMM cases") + " failed");
       ListFailures(ctx, failing, &c);
       out.push_back(std::move(c));
     } else if (unaligned.empty()) {
-      out.push_back(Missing("4.unaligned_gemm", title,
-                            gemm.empty() ? "no gemm or fp8_gemm case in the sweep; add a sweep with op fp8_gemm and m, n, k "
-                                           "not multiples of 128 (e.g. m 3, n 130, k 200) to shapes.json"
-                                         : "every GEMM case is a multiple of 128 in m, n and k; add e.g. m 3, n 130, k 200",
-                            ctx.numerics_cmd));
+      out.push_back(Missing(
+          "4.unaligned_gemm", title,
+          gemm.empty()
+              ? "no gemm or fp8_gemm case in the sweep; add a sweep with op fp8_gemm and m, n, k "
+                "not multiples of 128 (e.g. m 3, n 130, k 200) to shapes.json"
+              : "every GEMM case is a multiple of 128 in m, n and k; add e.g. m 3, n 130, k 200",
+          ctx.numerics_cmd));
     } else {
       Check c = MakeCheck("4.unaligned_gemm", title, CheckStatus::kPass,
-                          Plural(unaligned.size(), "GEMM case", "GEMM cases") + " off the 128 tile passed (e.g. " +
-                              unaligned.front()->id + ")");
+                          Plural(unaligned.size(), "GEMM case", "GEMM cases") +
+                              " off the 128 tile passed (e.g. " + unaligned.front()->id + ")");
       c.citations.push_back(Cite(ctx.ev.numerics->file, unaligned.front()->id));
       out.push_back(std::move(c));
     }
   }
-  out.push_back(Missing("4.perf", "time and throughput before and after, same shapes",
-                        ctx.ev.perf ? "evidence/perf.json is present but this version of attnverify does not read it yet"
-                                    : "no evidence/perf.json: GPU timing needs a GPU host (attnverify profile is not "
-                                      "implemented yet)",
-                        ctx.profile_cmd));
+  out.push_back(Missing(
+      "4.perf", "time and throughput before and after, same shapes",
+      ctx.ev.perf
+          ? "evidence/perf.json is present but this version of attnverify does not read it yet"
+          : "no evidence/perf.json: GPU timing needs a GPU host (attnverify profile is not "
+            "implemented yet)",
+      ctx.profile_cmd));
   return out;
 }
 
@@ -125,27 +138,33 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
     entries.push_back(&r);
     if (r.verdict == "fail") failed.push_back(&r);
     const NumericsCase* base = by_id.count(r.group) ? by_id[r.group] : nullptr;
-    if (base == nullptr && !r.cases.empty() && by_id.count(r.cases.front())) base = by_id[r.cases.front()];
+    if (base == nullptr && !r.cases.empty() && by_id.count(r.cases.front()))
+      base = by_id[r.cases.front()];
     if (base != nullptr && r.verdict != "fail") {
       if (auto sk = IntParam(*base, "s_k")) lengths.insert(*sk);
     }
   }
   const std::string how =
-      "add \"invariance\": {\"num_splits\": [1, 2, 4]} to an mla_decode sweep with at least two s_k values in shapes.json";
+      "add \"invariance\": {\"num_splits\": [1, 2, 4]} to an mla_decode sweep with at least two "
+      "s_k values in shapes.json";
   if (entries.empty()) {
-    out.push_back(Missing("5.num_splits", title, "no num_splits invariance in " + n.file.path + "; " + how, ctx.numerics_cmd));
+    out.push_back(Missing("5.num_splits", title,
+                          "no num_splits invariance in " + n.file.path + "; " + how,
+                          ctx.numerics_cmd));
     return out;
   }
   if (!failed.empty()) {
     Check c = MakeCheck("5.num_splits", title, CheckStatus::kFail,
-                        std::to_string(failed.size()) + " of " + Plural(entries.size(), "group", "groups") +
+                        std::to_string(failed.size()) + " of " +
+                            Plural(entries.size(), "group", "groups") +
                             " changed with num_splits beyond rounding");
     for (const InvarianceResult* r : failed) {
       c.citations.push_back(Cite(n.file, r->group));
       std::string cases;
       for (const std::string& id : r->cases) cases += (cases.empty() ? "" : ", ") + id;
       c.details.push_back(r->group + ": max |diff| " + FormatG(r->max_abs_diff, 4) +
-                          (r->tolerance.empty() ? "" : " > " + r->tolerance) + (r->detail.empty() ? "" : ": " + r->detail) +
+                          (r->tolerance.empty() ? "" : " > " + r->tolerance) +
+                          (r->detail.empty() ? "" : ": " + r->detail) +
                           (cases.empty() ? "" : " [" + cases + "]"));
     }
     out.push_back(std::move(c));
@@ -154,14 +173,17 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
   std::string list;
   for (int64_t s : lengths) list += (list.empty() ? "" : ", ") + std::to_string(s);
   if (lengths.size() < 2) {
-    out.push_back(Missing("5.num_splits", title,
-                          "num_splits invariance held at only " +
-                              (lengths.empty() ? std::string("an unknown sequence length") : "s_k = " + list) + "; " + how,
-                          ctx.numerics_cmd));
+    out.push_back(Missing(
+        "5.num_splits", title,
+        "num_splits invariance held at only " +
+            (lengths.empty() ? std::string("an unknown sequence length") : "s_k = " + list) + "; " +
+            how,
+        ctx.numerics_cmd));
     return out;
   }
   Check c = MakeCheck("5.num_splits", title, CheckStatus::kPass,
-                      "invariant in num_splits at s_k = " + list + " (" + Plural(entries.size(), "group", "groups") + ")");
+                      "invariant in num_splits at s_k = " + list + " (" +
+                          Plural(entries.size(), "group", "groups") + ")");
   for (const InvarianceResult* r : entries) {
     c.citations.push_back(Cite(n.file, r->group));
     if (c.citations.size() >= 5) break;
@@ -185,8 +207,9 @@ std::vector<Check> InterfaceChecks(const Context& ctx) {
     if (BoolParam(*c, "padded") && c->passed()) padded.push_back(c);
     if (BoolParam(*c, "padded") && c->failed()) padded_failing.push_back(c);
     const std::string& r = c->reason;
-    bool contract = r.find(" has shape ") != std::string::npos || r.find(" has dtype ") != std::string::npos ||
-                    r.rfind("no output", 0) == 0 || r.find("has no tensor") != std::string::npos;
+    bool contract = r.find(" has shape ") != std::string::npos ||
+                    r.find(" has dtype ") != std::string::npos || r.rfind("no output", 0) == 0 ||
+                    r.find("has no tensor") != std::string::npos;
     if (contract) contract_failing.push_back(c);
     read_outputs += !c->outputs.empty();
   }
@@ -216,25 +239,29 @@ std::vector<Check> InterfaceChecks(const Context& ctx) {
       }
     }
     if (!padded_failing.empty() && own.empty()) {
-      out.push_back(ExplainedElsewhere(ctx, "6.padded_strides", title, "padded-stride cases", padded, padded_failing,
-                                       "\"padded\": true to a case the mask bug does not touch (e.g. s_q = 1)"));
+      out.push_back(ExplainedElsewhere(
+          ctx, "6.padded_strides", title, "padded-stride cases", padded, padded_failing,
+          "\"padded\": true to a case the mask bug does not touch (e.g. s_q = 1)"));
     } else if (!padded_failing.empty()) {
       Check c = MakeCheck("6.padded_strides", title, CheckStatus::kFail,
                           std::to_string(own.size()) + " padded-stride cases failed" +
-                              (twin_passed.empty() ? "" : " (" + std::to_string(twin_passed.size()) +
-                                                              " whose unpadded twin passed)") +
-                              (explained.empty() ? "" : "; " + std::to_string(explained.size()) +
-                                                            " more attributed to other checks"));
+                              (twin_passed.empty() ? ""
+                                                   : " (" + std::to_string(twin_passed.size()) +
+                                                         " whose unpadded twin passed)") +
+                              (explained.empty() ? ""
+                                                 : "; " + std::to_string(explained.size()) +
+                                                       " more attributed to other checks"));
       ListFailures(ctx, own, &c);
       out.push_back(std::move(c));
     } else if (padded.empty()) {
       out.push_back(Missing("6.padded_strides", title,
-                            "no case passed inputs with padded strides; add \"padded\": true to a case in shapes.json",
+                            "no case passed inputs with padded strides; add \"padded\": true to a "
+                            "case in shapes.json",
                             ctx.numerics_cmd));
     } else {
       Check c = MakeCheck("6.padded_strides", title, CheckStatus::kPass,
-                          Plural(padded.size(), "padded-stride case", "padded-stride cases") + " passed (e.g. " +
-                              padded.front()->id + ")");
+                          Plural(padded.size(), "padded-stride case", "padded-stride cases") +
+                              " passed (e.g. " + padded.front()->id + ")");
       c.citations.push_back(Cite(n.file, padded.front()->id));
       out.push_back(std::move(c));
     }
@@ -242,18 +269,21 @@ std::vector<Check> InterfaceChecks(const Context& ctx) {
   const char* title = "output names, shapes and dtypes";
   if (!contract_failing.empty()) {
     Check c = MakeCheck("6.output_contract", title, CheckStatus::kFail,
-                        Plural(contract_failing.size(), "case", "cases") + " returned outputs that break the interface");
+                        Plural(contract_failing.size(), "case", "cases") +
+                            " returned outputs that break the interface");
     for (size_t i = 0; i < contract_failing.size() && i < 5; ++i) {
       c.citations.push_back(Cite(n.file, contract_failing[i]->id));
       c.details.push_back(contract_failing[i]->id + ": " + contract_failing[i]->reason);
     }
     out.push_back(std::move(c));
   } else if (read_outputs == 0) {
-    out.push_back(Missing("6.output_contract", title, "no case's outputs were read (every candidate run failed first)",
+    out.push_back(Missing("6.output_contract", title,
+                          "no case's outputs were read (every candidate run failed first)",
                           ctx.numerics_cmd));
   } else {
     Check c = MakeCheck("6.output_contract", title, CheckStatus::kPass,
-                        "the outputs of " + Plural(read_outputs, "case", "cases") + " had the expected names, shapes and dtypes");
+                        "the outputs of " + Plural(read_outputs, "case", "cases") +
+                            " had the expected names, shapes and dtypes");
     c.citations.push_back(Cite(n.file));
     out.push_back(std::move(c));
   }
@@ -276,26 +306,31 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
           break;
         }
       }
-      if (path.empty()) ++unrecorded;
-      else ++paths[path], example = example ? example : &c;
+      if (path.empty())
+        ++unrecorded;
+      else
+        ++paths[path], example = example ? example : &c;
     }
   }
   std::string path_list;
-  for (const auto& [p, k] : paths) path_list += (path_list.empty() ? "" : ", ") + p + " x" + std::to_string(k);
+  for (const auto& [p, k] : paths)
+    path_list += (path_list.empty() ? "" : ", ") + p + " x" + std::to_string(k);
   const char* recorded_title = "the chosen kernel path is recorded";
   if (!ctx.ev.numerics) {
     out.push_back(NoNumerics(ctx, "7.path_recorded", recorded_title));
   } else if (ran == 0 || unrecorded > 0) {
-    out.push_back(Missing("7.path_recorded", recorded_title,
-                          (ran == 0 ? std::string("no case reached the candidate's outputs")
-                                    : std::to_string(unrecorded) + " of " + std::to_string(ran) +
-                                          " cases record no kernel path") +
-                              "; the candidate should put \"kernel_path\" in its outputs' __metadata__ "
-                              "(doc/formats/candidate-protocol.md)",
-                          ctx.numerics_cmd));
+    out.push_back(
+        Missing("7.path_recorded", recorded_title,
+                (ran == 0 ? std::string("no case reached the candidate's outputs")
+                          : std::to_string(unrecorded) + " of " + std::to_string(ran) +
+                                " cases record no kernel path") +
+                    "; the candidate should put \"kernel_path\" in its outputs' __metadata__ "
+                    "(doc/formats/candidate-protocol.md)",
+                ctx.numerics_cmd));
   } else {
-    Check c = MakeCheck("7.path_recorded", recorded_title, CheckStatus::kPass,
-                        "every one of " + Plural(ran, "case", "cases") + " records its path: " + path_list);
+    Check c = MakeCheck(
+        "7.path_recorded", recorded_title, CheckStatus::kPass,
+        "every one of " + Plural(ran, "case", "cases") + " records its path: " + path_list);
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     out.push_back(std::move(c));
   }
@@ -306,12 +341,13 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     out.push_back(std::move(c));
   } else if (ctx.ev.numerics) {
-    out.push_back(Missing("7.paths_exercised", exercised_title,
-                          paths.empty() ? "no kernel path recorded"
-                                        : "only path \"" + paths.begin()->first +
-                                              "\" was exercised; add a shape or dtype that selects the fallback to "
-                                              "shapes.json",
-                          ctx.numerics_cmd));
+    out.push_back(Missing(
+        "7.paths_exercised", exercised_title,
+        paths.empty() ? "no kernel path recorded"
+                      : "only path \"" + paths.begin()->first +
+                            "\" was exercised; add a shape or dtype that selects the fallback to "
+                            "shapes.json",
+        ctx.numerics_cmd));
   } else {
     out.push_back(NoNumerics(ctx, "7.paths_exercised", exercised_title));
   }
@@ -320,7 +356,8 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
   if (!ctx.ev.review) {
     std::string why = StageNote(ctx, "review");
     out.push_back(Missing("7.fallback_kept", kept_title,
-                          "no evidence/review.json: the diff was not reviewed" + (why.empty() ? "" : " (" + why + ")"),
+                          "no evidence/review.json: the diff was not reviewed" +
+                              (why.empty() ? "" : " (" + why + ")"),
                           ctx.review_cmd));
   } else if (findings.empty()) {
     Check c = MakeCheck("7.fallback_kept", kept_title, CheckStatus::kPass,
@@ -329,19 +366,20 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
     out.push_back(std::move(c));
   } else if (paths.size() >= 2) {
     Check c = MakeCheck("7.fallback_kept", kept_title, CheckStatus::kPass,
-                        "the diff touches a fallback (" + findings.front().id + "), and " + std::to_string(paths.size()) +
-                            " paths still ran: " + path_list);
+                        "the diff touches a fallback (" + findings.front().id + "), and " +
+                            std::to_string(paths.size()) + " paths still ran: " + path_list);
     c.citations.push_back(Cite(ctx.ev.review->file, findings.front().id));
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     out.push_back(std::move(c));
   } else {
     const FindingView& f = findings.front();
-    out.push_back(Missing("7.fallback_kept", kept_title,
-                          f.id + " (" + f.file + ":" + std::to_string(f.line) + ") " +
-                              (f.title.empty() ? f.rule : f.title) +
-                              "; no case shows the old path still selected (record kernel_path and add a case that "
-                              "selects it)",
-                          ctx.numerics_cmd));
+    out.push_back(Missing(
+        "7.fallback_kept", kept_title,
+        f.id + " (" + f.file + ":" + std::to_string(f.line) + ") " +
+            (f.title.empty() ? f.rule : f.title) +
+            "; no case shows the old path still selected (record kernel_path and add a case that "
+            "selects it)",
+        ctx.numerics_cmd));
   }
   (void)example;
   return out;

@@ -33,56 +33,92 @@ bool OnBlockEdge(int64_t s) { return s >= 63 && (s % 64 == 63 || s % 64 == 1); }
 
 const std::vector<Category>& Categories() {
   static const std::vector<Category> kCategories = {
-      {"causal", "causal mask", "\"causal\": [false, true]", {"attention"},
+      {"causal",
+       "causal mask",
+       "\"causal\": [false, true]",
+       {"attention"},
        [](const NumericsCase& c) { return BoolParam(c, "causal"); },
-       "causal cases", {}},
-      {"causal_alignment", "causal with s_q > 1 and s_q != s_k (bottom-right alignment)",
-       "a causal case with 1 < s_q != s_k, e.g. {\"causal\": true, \"s_q\": 5, \"s_k\": 33}", {"attention", "mla_decode"},
+       "causal cases",
+       {}},
+      {"causal_alignment",
+       "causal with s_q > 1 and s_q != s_k (bottom-right alignment)",
+       "a causal case with 1 < s_q != s_k, e.g. {\"causal\": true, \"s_q\": 5, \"s_k\": 33}",
+       {"attention", "mla_decode"},
        [](const NumericsCase& c) {
          int64_t sq = IntParam(c, "s_q").value_or(1), sk = IntParam(c, "s_k").value_or(0);
          return BoolParam(c, "causal") && sq > 1 && sq != sk;
        },
-       "causal s_q > 1 cases", {"causal mask is misaligned", "not bottom-right"}},
-      {"window", "sliding window", "\"window_left\": [-1, 16] (or window_right >= 0)", {"attention"},
+       "causal s_q > 1 cases",
+       {"causal mask is misaligned", "not bottom-right"}},
+      {"window",
+       "sliding window",
+       "\"window_left\": [-1, 16] (or window_right >= 0)",
+       {"attention"},
        [](const NumericsCase& c) {
-         return IntParam(c, "window_left").value_or(-1) >= 0 || IntParam(c, "window_right").value_or(-1) >= 0;
+         return IntParam(c, "window_left").value_or(-1) >= 0 ||
+                IntParam(c, "window_right").value_or(-1) >= 0;
        },
-       "sliding-window cases", {"window edge", "window is clipped", "right window edge"}},
-      {"varlen", "variable-length batches (layout varlen)", "\"layout\": \"varlen\"", {"attention"},
+       "sliding-window cases",
+       {"window edge", "window is clipped", "right window edge"}},
+      {"varlen",
+       "variable-length batches (layout varlen)",
+       "\"layout\": \"varlen\"",
+       {"attention"},
        [](const NumericsCase& c) { return StrParam(c, "layout") == "varlen"; },
-       "varlen cases", {}},
-      {"padding", "key padding (lengths shorter than s_k)", "\"lengths\": \"random\" (or \"edges\", \"half_empty\")",
+       "varlen cases",
+       {}},
+      {"padding",
+       "key padding (lengths shorter than s_k)",
+       "\"lengths\": \"random\" (or \"edges\", \"half_empty\")",
        {"attention", "mla_decode"},
        [](const NumericsCase& c) {
          std::string l = StrParam(c, "lengths");
          return !l.empty() && l != "full";
        },
-       "key-padding cases", {"empty sequences (s_k = 0)"}},
-      {"paged", "paged KV cache (layout paged)", "\"layout\": \"paged\"", {"attention"},
+       "key-padding cases",
+       {"empty sequences (s_k = 0)"}},
+      {"paged",
+       "paged KV cache (layout paged)",
+       "\"layout\": \"paged\"",
+       {"attention"},
        [](const NumericsCase& c) { return StrParam(c, "layout") == "paged"; },
-       "paged cases", {}},
-      {"partial_block", "s_k not a multiple of the 64-key block", "an s_k that is not a multiple of 64, e.g. 70",
+       "paged cases",
+       {}},
+      {"partial_block",
+       "s_k not a multiple of the 64-key block",
+       "an s_k that is not a multiple of 64, e.g. 70",
        {"attention", "mla_decode"},
        [](const NumericsCase& c) { return IntParam(c, "s_k").value_or(0) % 64 != 0; },
-       "partial-block cases", {"key length is not a multiple of 64", "ends a partial 64-key tile"}},
-      {"block_edges", "s_k one key either side of a block edge (64m-1, 64m+1)",
-       "\"s_k\": [63, 65, 127, 129] or \"lengths\": \"edges\"", {"attention", "mla_decode"},
-       [](const NumericsCase& c) { return OnBlockEdge(IntParam(c, "s_k").value_or(0)) || StrParam(c, "lengths") == "edges"; },
-       "block-edge cases", {}},
-      {"invalid_indices", "sparse indices out of range or -1", "\"indices\": [\"random\", \"mixed\"]",
+       "partial-block cases",
+       {"key length is not a multiple of 64", "ends a partial 64-key tile"}},
+      {"block_edges",
+       "s_k one key either side of a block edge (64m-1, 64m+1)",
+       "\"s_k\": [63, 65, 127, 129] or \"lengths\": \"edges\"",
+       {"attention", "mla_decode"},
+       [](const NumericsCase& c) {
+         return OnBlockEdge(IntParam(c, "s_k").value_or(0)) || StrParam(c, "lengths") == "edges";
+       },
+       "block-edge cases",
+       {}},
+      {"invalid_indices",
+       "sparse indices out of range or -1",
+       "\"indices\": [\"random\", \"mixed\"]",
        {"sparse_attention"},
        [](const NumericsCase& c) {
          std::string i = StrParam(c, "indices");
          return i == "mixed" || i == "all_invalid";
        },
-       "invalid-index cases", {}},
+       "invalid-index cases",
+       {}},
   };
   return kCategories;
 }
 
 bool Judged(const NumericsCase& c) { return c.passed() || c.failed(); }
 
-bool InCategory(const Category& cat, const NumericsCase& c) { return cat.ops.count(c.op) && cat.match(c); }
+bool InCategory(const Category& cat, const NumericsCase& c) {
+  return cat.ops.count(c.op) && cat.match(c);
+}
 
 bool HintPointsAt(const Category& cat, const NumericsCase& c) {
   for (const std::string& h : c.hints) {
@@ -121,15 +157,18 @@ std::map<const NumericsCase*, ReportAttribution> AttributeFailures(const Numeric
       const bool full = failed[k] == total[k];
       const bool hinted = HintPointsAt(cats[k], *c);
       if (!full && !hinted) continue;
-      std::tuple<bool, bool, size_t, int64_t, size_t> rank{hinted, full, failed[k], -static_cast<int64_t>(total[k]), k};
+      std::tuple<bool, bool, size_t, int64_t, size_t> rank{hinted, full, failed[k],
+                                                           -static_cast<int64_t>(total[k]), k};
       if (best < 0 || rank > best_rank) best = static_cast<int>(k), best_rank = rank;
     }
     if (best < 0) continue;
     const Category& cat = cats[static_cast<size_t>(best)];
     const size_t k = static_cast<size_t>(best);
     std::string why;
-    if (failed[k] == total[k]) why = "every one of its " + Plural(total[k], "case", "cases") + " fails";
-    if (HintPointsAt(cat, *c)) why += std::string(why.empty() ? "" : "; ") + "the case's localisation hint names it";
+    if (failed[k] == total[k])
+      why = "every one of its " + Plural(total[k], "case", "cases") + " fails";
+    if (HintPointsAt(cat, *c))
+      why += std::string(why.empty() ? "" : "; ") + "the case's localisation hint names it";
     out[c] = {std::string("2.") + cat.id, cat.cases, why};
   }
   return out;
@@ -144,12 +183,14 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
   const NumericsEvidence& n = *ctx.ev.numerics;
   std::vector<const NumericsCase*> base = BaseCases(n), failing, unjudged;
   for (const NumericsCase* c : base) {
-    if (c->failed()) failing.push_back(c);
-    else if (!c->passed()) unjudged.push_back(c);
+    if (c->failed())
+      failing.push_back(c);
+    else if (!c->passed())
+      unjudged.push_back(c);
   }
   if (base.empty()) {
-    out.push_back(Missing("1.base_cases", "every base case within tolerance", n.file.path + " holds no cases",
-                          ctx.numerics_cmd));
+    out.push_back(Missing("1.base_cases", "every base case within tolerance",
+                          n.file.path + " holds no cases", ctx.numerics_cmd));
     return out;
   }
   std::map<std::string, std::pair<int, int>> by_op, by_dtype;  // passed, total
@@ -162,19 +203,23 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
   }
   auto counts = [](const std::map<std::string, std::pair<int, int>>& m) {
     std::string s;
-    for (const auto& [k, v] : m) s += (s.empty() ? "" : ", ") + k + " " + std::to_string(v.first) + "/" + std::to_string(v.second);
+    for (const auto& [k, v] : m)
+      s += (s.empty() ? "" : ", ") + k + " " + std::to_string(v.first) + "/" +
+           std::to_string(v.second);
     return s;
   };
   {
     Check c = MakeCheck("1.base_cases", "every base case within tolerance", CheckStatus::kPass, "");
     if (failing.empty() && !unjudged.empty()) {
       c = Missing("1.base_cases", "every base case within tolerance",
-                  std::to_string(unjudged.size()) + " of " + Plural(base.size(), "base case", "base cases") +
-                      " could not be judged (" + unjudged.front()->id + ": " + unjudged.front()->verdict + ": " +
+                  std::to_string(unjudged.size()) + " of " +
+                      Plural(base.size(), "base case", "base cases") + " could not be judged (" +
+                      unjudged.front()->id + ": " + unjudged.front()->verdict + ": " +
                       unjudged.front()->reason + ")",
                   ctx.numerics_cmd);
     } else if (failing.empty()) {
-      c.summary = "all " + Plural(base.size(), "base case", "base cases") + " passed (" + counts(by_op) + ")";
+      c.summary = "all " + Plural(base.size(), "base case", "base cases") + " passed (" +
+                  counts(by_op) + ")";
       c.citations.push_back(Cite(n.file));
     } else {
       std::vector<const NumericsCase*> sorted = failing;
@@ -189,18 +234,23 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
         attributed = failing.size() == 1 ? ", attributed to " + by_check.begin()->first
                                          : ", all attributed to " + by_check.begin()->first;
       } else if (!by_check.empty()) {
-        for (const auto& [id, k] : by_check) attributed += (attributed.empty() ? " (" : ", ") + std::to_string(k) + " attributed to " + id;
+        for (const auto& [id, k] : by_check)
+          attributed +=
+              (attributed.empty() ? " (" : ", ") + std::to_string(k) + " attributed to " + id;
         attributed += ")";
       }
-      c.summary = std::to_string(failing.size()) + " of " + Plural(base.size(), "base case", "base cases") +
-                  " failed" + attributed + "; worst: " + sorted.front()->id;
+      c.summary = std::to_string(failing.size()) + " of " +
+                  Plural(base.size(), "base case", "base cases") + " failed" + attributed +
+                  "; worst: " + sorted.front()->id;
       AddFailures(ctx, failing, 3, &c);
     }
     out.push_back(std::move(c));
   }
   {
-    Check c = MakeCheck("1.dtypes", "FP16/BF16/FP8 coverage", CheckStatus::kPass, "passed per dtype: " + counts(by_dtype));
-    bool low = std::any_of(by_dtype.begin(), by_dtype.end(), [](const auto& d) { return IsLowPrecision(d.first); });
+    Check c = MakeCheck("1.dtypes", "FP16/BF16/FP8 coverage", CheckStatus::kPass,
+                        "passed per dtype: " + counts(by_dtype));
+    bool low = std::any_of(by_dtype.begin(), by_dtype.end(),
+                           [](const auto& d) { return IsLowPrecision(d.first); });
     std::string failed;
     std::set<std::string> failed_dtypes;
     std::vector<const NumericsCase*> dtype_failing, dtype_passing;
@@ -209,14 +259,16 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
     }
     for (const NumericsCase* b : base) {
       if (!failed_dtypes.count(b->dtype)) continue;
-      if (b->failed()) dtype_failing.push_back(b);
-      else if (b->passed()) dtype_passing.push_back(b);
+      if (b->failed())
+        dtype_failing.push_back(b);
+      else if (b->passed())
+        dtype_passing.push_back(b);
     }
     if (!failed.empty() && !dtype_passing.empty() &&
         AttributedElsewhere(ctx, "1.dtypes", dtype_failing).size() == dtype_failing.size()) {
       // Every failure is explained by a mask bug: the dtype itself is not what fails.
-      c = ExplainedElsewhere(ctx, "1.dtypes", "FP16/BF16/FP8 coverage", failed + " cases", dtype_passing,
-                             dtype_failing, "");
+      c = ExplainedElsewhere(ctx, "1.dtypes", "FP16/BF16/FP8 coverage", failed + " cases",
+                             dtype_passing, dtype_failing, "");
       c.summary += " (passed per dtype: " + counts(by_dtype) + ")";
     } else if (!failed.empty()) {
       c.status = CheckStatus::kFail;
@@ -242,19 +294,21 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
     }
     const char* title = "softmax stability (large logits)";
     if (stress.empty()) {
-      out.push_back(Missing("1.softmax_stability", title,
-                            "no attention case used generator large_logits (scores ~100: exp overflows without max "
-                            "subtraction); add \"generators\": [\"randn\", \"large_logits\"] to shapes.json",
-                            ctx.numerics_cmd));
+      out.push_back(Missing(
+          "1.softmax_stability", title,
+          "no attention case used generator large_logits (scores ~100: exp overflows without max "
+          "subtraction); add \"generators\": [\"randn\", \"large_logits\"] to shapes.json",
+          ctx.numerics_cmd));
     } else if (!stress_failing.empty()) {
       Check c = MakeCheck("1.softmax_stability", title, CheckStatus::kFail,
-                          std::to_string(stress_failing.size()) + " of " + std::to_string(stress.size()) +
-                              " large-logit cases failed");
+                          std::to_string(stress_failing.size()) + " of " +
+                              std::to_string(stress.size()) + " large-logit cases failed");
       AddFailures(ctx, stress_failing, 3, &c);
       out.push_back(std::move(c));
     } else {
-      Check c = MakeCheck("1.softmax_stability", title, CheckStatus::kPass,
-                          Plural(stress.size(), "large-logit case", "large-logit cases") + " passed");
+      Check c =
+          MakeCheck("1.softmax_stability", title, CheckStatus::kPass,
+                    Plural(stress.size(), "large-logit case", "large-logit cases") + " passed");
       c.citations.push_back(Cite(n.file, stress.front()->id));
       out.push_back(std::move(c));
     }
@@ -267,10 +321,11 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
     Check c;
     const char* title = "determinism and accumulation order (reruns, permutations, seeds)";
     if (inv.empty()) {
-      c = Missing("1.invariance", title,
-                  "no rerun, permutation or seed invariance in " + n.file.path +
-                      "; add \"invariance\": {\"reruns\": 1, \"batch_permutation\": true} to a sweep",
-                  ctx.numerics_cmd);
+      c = Missing(
+          "1.invariance", title,
+          "no rerun, permutation or seed invariance in " + n.file.path +
+              "; add \"invariance\": {\"reruns\": 1, \"batch_permutation\": true} to a sweep",
+          ctx.numerics_cmd);
       c.required = false;
     } else {
       std::vector<const InvarianceResult*> failed;
@@ -282,14 +337,16 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
       std::string kind_list;
       for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
       c = MakeCheck("1.invariance", title, failed.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                    failed.empty() ? Plural(inv.size(), "group", "groups") + " invariant (" + kind_list + ")"
-                                   : std::to_string(failed.size()) + " of " + Plural(inv.size(), "group", "groups") +
-                                         " changed beyond rounding");
+                    failed.empty()
+                        ? Plural(inv.size(), "group", "groups") + " invariant (" + kind_list + ")"
+                        : std::to_string(failed.size()) + " of " +
+                              Plural(inv.size(), "group", "groups") + " changed beyond rounding");
       c.required = false;
       for (const InvarianceResult* r : failed.empty() ? inv : failed) {
         c.citations.push_back(Cite(n.file, r->group));
         if (r->verdict != "pass") {
-          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " + FormatG(r->max_abs_diff, 4) +
+          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " +
+                              FormatG(r->max_abs_diff, 4) +
                               (r->tolerance.empty() ? "" : " (tolerance " + r->tolerance + ")") +
                               (r->detail.empty() ? "" : ": " + r->detail));
         }
@@ -320,8 +377,10 @@ std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* cov
     std::vector<const NumericsCase*> passing, failing;
     for (const NumericsCase* c : base) {
       if (!cat.ops.count(c->op) || !cat.match(*c)) continue;
-      if (c->passed()) passing.push_back(c);
-      else if (c->failed()) failing.push_back(c);
+      if (c->passed())
+        passing.push_back(c);
+      else if (c->failed())
+        failing.push_back(c);
     }
     for (const std::string& op : applicable) {
       CoverageCell cell{op, cat.id, 0, 0};
@@ -341,24 +400,27 @@ std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* cov
       out.push_back(ExplainedElsewhere(ctx, id, cat.title, noun, passing, failing, cat.how));
     } else if (!failing.empty()) {
       // The item table shows "title: summary": the summary does not repeat the title.
-      Check c = MakeCheck(id, cat.title, CheckStatus::kFail,
-                          passing.empty() ? "all " + Plural(failing.size(), "case", "cases") + " failed"
-                                          : std::to_string(failing.size()) + " of " +
-                                                Plural(failing.size() + passing.size(), "case", "cases") + " failed");
+      Check c =
+          MakeCheck(id, cat.title, CheckStatus::kFail,
+                    passing.empty()
+                        ? "all " + Plural(failing.size(), "case", "cases") + " failed"
+                        : std::to_string(failing.size()) + " of " +
+                              Plural(failing.size() + passing.size(), "case", "cases") + " failed");
       if (!elsewhere.empty()) {
-        c.summary += "; " + std::to_string(elsewhere.size()) + " of them attributed to other checks, " +
-                     std::to_string(own.size()) + " not";
+        c.summary += "; " + std::to_string(elsewhere.size()) +
+                     " of them attributed to other checks, " + std::to_string(own.size()) + " not";
       }
       ListFailures(ctx, own, &c);
       out.push_back(std::move(c));
     } else if (passing.empty()) {
       out.push_back(Missing(id, cat.title,
-                            "no case exercised " + std::string(cat.title) + " (" + op_list + "), however many others passed; add " +
-                                cat.how + " to shapes.json",
+                            "no case exercised " + std::string(cat.title) + " (" + op_list +
+                                "), however many others passed; add " + cat.how + " to shapes.json",
                             ctx.numerics_cmd));
     } else {
       Check c = MakeCheck(id, cat.title, CheckStatus::kPass,
-                          Plural(passing.size(), "case", "cases") + " exercised it, all passed (e.g. " + passing.front()->id + ")");
+                          Plural(passing.size(), "case", "cases") +
+                              " exercised it, all passed (e.g. " + passing.front()->id + ")");
       c.citations.push_back(Cite(n.file, passing.front()->id));
       out.push_back(std::move(c));
     }
@@ -375,7 +437,8 @@ std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* cov
   for (const auto& [key, cell] : dtypes) coverage->push_back(cell);
   if (out.empty()) {
     out.push_back(Missing("2.coverage", "mask and boundary coverage",
-                          "no attention, mla_decode or sparse_attention case in " + n.file.path, ctx.numerics_cmd));
+                          "no attention, mla_decode or sparse_attention case in " + n.file.path,
+                          ctx.numerics_cmd));
   }
   return out;
 }

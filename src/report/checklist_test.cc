@@ -28,7 +28,8 @@ TEST(ChecklistTest, SlidingWindowMissingEvenThoughAHundredOtherCasesPassed) {
   std::vector<std::string> cases;
   for (int i = 0; i < 100; ++i) {
     cases.push_back(Case("attn." + std::to_string(i), "attention",
-                         R"({"s_q": 5, "s_k": )" + std::to_string(33 + i) + R"(, "causal": )" + (i % 2 ? "true" : "false") + "}",
+                         R"({"s_q": 5, "s_k": )" + std::to_string(33 + i) + R"(, "causal": )" +
+                             (i % 2 ? "true" : "false") + "}",
                          true));
   }
   Evidence ev;
@@ -37,8 +38,10 @@ TEST(ChecklistTest, SlidingWindowMissingEvenThoughAHundredOtherCasesPassed) {
   const Check* window = FindCheck(r, "2.window");
   ASSERT_NE(window, nullptr);
   EXPECT_EQ(window->status, CheckStatus::kMissing);
-  EXPECT_NE(window->summary.find("no case exercised sliding window"), std::string::npos) << window->summary;
-  EXPECT_EQ(window->missing_command, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_NE(window->summary.find("no case exercised sliding window"), std::string::npos)
+      << window->summary;
+  EXPECT_EQ(window->missing_command,
+            "attnverify numerics --config attention-verify/attnverify.toml");
   EXPECT_EQ(FindCheck(r, "2.causal")->status, CheckStatus::kPass);
   EXPECT_EQ(r.items[1].status, CheckStatus::kMissing);
   EXPECT_EQ(r.items[0].status, CheckStatus::kMissing);  // softmax stability: no large_logits case
@@ -51,13 +54,15 @@ TEST(ChecklistTest, NumericsFailureCitesTheWorstCaseWithCoordinatesAndHints) {
   std::string loc = R"(, "localisation": {"hints": ["errors only in rows i < s_q - 1"],
       "worst": [{"output": "o", "coords": {"batch": 0, "row": 3}, "candidate": 9.0, "reference": 1.0, "abs_err": 8.0}]})";
   Evidence ev;
-  ev.numerics = Numerics({Case("mild", "attention", R"({"s_q": 4, "s_k": 64})", false),
-                          R"({"id": "bad", "op": "attention", "dtype": "bf16", "verdict": "fail", "reason": "o: off",
+  ev.numerics = Numerics(
+      {Case("mild", "attention", R"({"s_q": 4, "s_k": 64})", false),
+       R"({"id": "bad", "op": "attention", "dtype": "bf16", "verdict": "fail", "reason": "o: off",
                               "params": {"s_q": 4, "s_k": 64, "causal": true},
                               "outputs": [{"name": "o", "tolerance": "$.ops.attention.o.bf16", "passed": false,
                                            "compare": {"rule": {"name": "allclose"}, "metrics": {"max_abs": 8.0},
-                                                       "failures": ["8 > atol"]}}])" + loc + "}",
-                          Case("fine", "attention", R"({"s_q": 4, "s_k": 64})", true)});
+                                                       "failures": ["8 > atol"]}}])" +
+           loc + "}",
+       Case("fine", "attention", R"({"s_q": 4, "s_k": 64})", true)});
   ChecklistReport r = Compute(ev);
   const Check* base = FindCheck(r, "1.base_cases");
   ASSERT_NE(base, nullptr);
@@ -68,29 +73,34 @@ TEST(ChecklistTest, NumericsFailureCitesTheWorstCaseWithCoordinatesAndHints) {
   EXPECT_EQ(base->citations[0].subject, "bad");
   EXPECT_EQ(base->citations[0].file, "evidence/numerics.json");
   EXPECT_EQ(base->citations[0].sha256, ev.numerics->file.sha256);
-  EXPECT_EQ(base->citations[0].command, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_EQ(base->citations[0].command,
+            "attnverify numerics --config attention-verify/attnverify.toml");
   ASSERT_GE(base->details.size(), 2u);
   EXPECT_EQ(base->details[0],
-            "bad: o worst |err| 8 at [batch=0, row=3]: candidate 9, reference 1; rule allclose ($.ops.attention.o.bf16): 8 > atol");
+            "bad: o worst |err| 8 at [batch=0, row=3]: candidate 9, reference 1; rule allclose "
+            "($.ops.attention.o.bf16): 8 > atol");
   EXPECT_EQ(base->details[1], "bad: hint: errors only in rows i < s_q - 1");
   EXPECT_EQ(r.items[0].status, CheckStatus::kFail);
   // "bad" is the only causal case, and causal with s_q > 1: the narrower check fails with
   // it; 2.causal has no passing case of its own to show.
   EXPECT_EQ(FindCheck(r, "2.causal_alignment")->status, CheckStatus::kFail);
   EXPECT_EQ(FindCheck(r, "2.causal")->status, CheckStatus::kMissing);
-  EXPECT_EQ(FindCheck(r, "2.causal")->attributed_to, std::vector<std::string>{"2.causal_alignment"});
+  EXPECT_EQ(FindCheck(r, "2.causal")->attributed_to,
+            std::vector<std::string>{"2.causal_alignment"});
   EXPECT_EQ(r.verdict, "rejected");
 }
 
 TEST(ChecklistTest, ReferenceErrorIsUnjudgedNotAFailure) {
   Evidence ev;
-  ev.numerics = Numerics({Case("ok", "attention", R"({"s_k": 64})", true),
-                          R"({"id": "err", "op": "attention", "dtype": "bf16", "verdict": "error", "params": {"s_k": 65},
+  ev.numerics = Numerics(
+      {Case("ok", "attention", R"({"s_k": 64})", true),
+       R"({"id": "err", "op": "attention", "dtype": "bf16", "verdict": "error", "params": {"s_k": 65},
                               "reason": "reference: out of memory", "outputs": []})"});
   ChecklistReport r = Compute(ev);
   const Check* base = FindCheck(r, "1.base_cases");
   EXPECT_EQ(base->status, CheckStatus::kMissing);
-  EXPECT_NE(base->summary.find("1 of 2 base cases could not be judged (err: error: reference: out of memory)"),
+  EXPECT_NE(base->summary.find(
+                "1 of 2 base cases could not be judged (err: error: reference: out of memory)"),
             std::string::npos)
       << base->summary;
   EXPECT_EQ(FindCheck(r, "2.block_edges")->status, CheckStatus::kMissing);  // s_k 65 was not judged
@@ -109,26 +119,31 @@ TEST(ChecklistTest, FindingsAreListedUnderTheirItemAndRelatedItems) {
   ASSERT_EQ(r.items[3].findings.size(), 1u);
   ASSERT_EQ(r.items[2].findings.size(), 1u);
   EXPECT_TRUE(r.items[0].findings.empty());
-  EXPECT_FALSE(ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "note", "related_items": [9]}]})",
-                                   "evidence/review.json")
+  EXPECT_FALSE(ParseReviewEvidence(
+                   R"({"findings": [{"rule": "x", "severity": "note", "related_items": [9]}]})",
+                   "evidence/review.json")
                    .ok());
 }
 
 TEST(ChecklistTest, NoNumericsIsMissingWithTheCommand) {
   ChecklistReport r = Compute(Evidence{});
   EXPECT_EQ(r.items[0].status, CheckStatus::kMissing);
-  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command,
+            "attnverify numerics --config attention-verify/attnverify.toml");
   EXPECT_EQ(FindCheck(r, "3.build")->missing_command,
             "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
-  EXPECT_EQ(FindCheck(r, "8.review")->missing_command, "attnverify review --config attention-verify/attnverify.toml");
-  for (const ItemResult& item : r.items) EXPECT_EQ(item.status, CheckStatus::kMissing) << item.number;
+  EXPECT_EQ(FindCheck(r, "8.review")->missing_command,
+            "attnverify review --config attention-verify/attnverify.toml");
+  for (const ItemResult& item : r.items)
+    EXPECT_EQ(item.status, CheckStatus::kMissing) << item.number;
   EXPECT_EQ(r.verdict, "incomplete");
 }
 
-ResourcesEvidence Resources(const std::string& status, const std::string& gates, const std::string& kernels = "[]") {
+ResourcesEvidence Resources(const std::string& status, const std::string& gates,
+                            const std::string& kernels = "[]") {
   std::string text = R"({"schema": "attnverify.resources/1", "status": ")" + status +
-                     R"(", "missing_reason": "nvcc not found on PATH", "base": null, "kernels": )" + kernels +
-                     R"(, "gates": )" + gates + "}";
+                     R"(", "missing_reason": "nvcc not found on PATH", "base": null, "kernels": )" +
+                     kernels + R"(, "gates": )" + gates + "}";
   Result<ResourcesEvidence> r = ParseResourcesEvidence(text, "evidence/resources.json");
   EXPECT_TRUE(r.ok()) << r.status().message();
   return *r;
@@ -148,15 +163,18 @@ TEST(ChecklistTest, SharedMemoryOverflowFailsWithPtxasBytesPerKernel) {
   const Check* smem = FindCheck(r, "3.smem_within_cap");
   ASSERT_NE(smem, nullptr);
   EXPECT_EQ(smem->status, CheckStatus::kFail);
-  EXPECT_NE(std::find(smem->details.begin(), smem->details.end(),
-                      "splitk<128> (sm_90a): ptxas: uses too much shared data (294912 bytes, 232448 max)"),
-            smem->details.end());
+  EXPECT_NE(
+      std::find(
+          smem->details.begin(), smem->details.end(),
+          "splitk<128> (sm_90a): ptxas: uses too much shared data (294912 bytes, 232448 max)"),
+      smem->details.end());
   EXPECT_EQ(smem->citations.back().subject, "splitk<128> @ sm_90a");
   EXPECT_EQ(smem->citations.back().sha256, ev.resources->file.sha256);
   EXPECT_EQ(FindCheck(r, "3.occupancy_not_lower")->status, CheckStatus::kMissing);
   const Check* bank = FindCheck(r, "3.bank_conflicts");
   EXPECT_FALSE(bank->required);
-  EXPECT_NE(bank->missing_command.find("ncu --csv --metrics l1tex__data_bank_conflicts"), std::string::npos);
+  EXPECT_NE(bank->missing_command.find("ncu --csv --metrics l1tex__data_bank_conflicts"),
+            std::string::npos);
   EXPECT_EQ(r.items[2].status, CheckStatus::kFail);
 }
 
@@ -177,19 +195,23 @@ TEST(ChecklistTest, GemmPerfIsAlwaysMissingWithTheNcuCommand) {
   EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kPass);
   const Check* perf = FindCheck(r, "4.perf");
   EXPECT_EQ(perf->status, CheckStatus::kMissing);
-  EXPECT_NE(perf->missing_command.find("ncu --csv --metrics gpu__time_duration.sum"), std::string::npos);
+  EXPECT_NE(perf->missing_command.find("ncu --csv --metrics gpu__time_duration.sum"),
+            std::string::npos);
   EXPECT_NE(perf->missing_command.find("attnverify profile --import"), std::string::npos);
   EXPECT_NE(perf->missing_command.find("not implemented yet"), std::string::npos);
   EXPECT_EQ(r.items[3].status, CheckStatus::kMissing);
 }
 
 std::string NumSplits(const std::string& group, const std::string& verdict) {
-  return R"({"check": "num_splits", "group": ")" + group + R"(", "cases": [")" + group + R"(.ns4"], "verdict": ")" +
-         verdict + R"(", "max_abs_diff": 0.5, "tolerance": "4 eps", "detail": "d"})";
+  return R"({"check": "num_splits", "group": ")" + group + R"(", "cases": [")" + group +
+         R"(.ns4"], "verdict": ")" + verdict +
+         R"(", "max_abs_diff": 0.5, "tolerance": "4 eps", "detail": "d"})";
 }
 
 TEST(ChecklistTest, SplitKNeedsInvarianceAtTwoSequenceLengths) {
-  auto mla = [](const std::string& id, int sk) { return Case(id, "mla_decode", R"({"s_k": )" + std::to_string(sk) + "}", true); };
+  auto mla = [](const std::string& id, int sk) {
+    return Case(id, "mla_decode", R"({"s_k": )" + std::to_string(sk) + "}", true);
+  };
   Evidence ev;
   ev.numerics = Numerics({mla("a", 70)});
   EXPECT_EQ(FindCheck(Compute(ev), "5.num_splits")->status, CheckStatus::kMissing);
@@ -197,11 +219,13 @@ TEST(ChecklistTest, SplitKNeedsInvarianceAtTwoSequenceLengths) {
   const Check one = *FindCheck(Compute(ev), "5.num_splits");
   EXPECT_EQ(one.status, CheckStatus::kMissing);
   EXPECT_NE(one.summary.find("only s_k = 70"), std::string::npos) << one.summary;
-  ev.numerics = Numerics({mla("a", 70), mla("b", 140)}, "[" + NumSplits("a", "pass") + "," + NumSplits("b", "pass") + "]");
+  ev.numerics = Numerics({mla("a", 70), mla("b", 140)},
+                         "[" + NumSplits("a", "pass") + "," + NumSplits("b", "pass") + "]");
   ChecklistReport two = Compute(ev);
   EXPECT_EQ(FindCheck(two, "5.num_splits")->status, CheckStatus::kPass);
   EXPECT_EQ(two.items[4].status, CheckStatus::kPass);
-  ev.numerics = Numerics({mla("a", 70), mla("b", 140)}, "[" + NumSplits("a", "pass") + "," + NumSplits("b", "fail") + "]");
+  ev.numerics = Numerics({mla("a", 70), mla("b", 140)},
+                         "[" + NumSplits("a", "pass") + "," + NumSplits("b", "fail") + "]");
   const Check fail = *FindCheck(Compute(ev), "5.num_splits");
   EXPECT_EQ(fail.status, CheckStatus::kFail);
   EXPECT_EQ(fail.citations[0].subject, "b");
@@ -215,7 +239,8 @@ TEST(ChecklistTest, InterfacePaddedStridesAndOutputShape) {
   EXPECT_EQ(FindCheck(r, "6.padded_strides")->status, CheckStatus::kPass);
   EXPECT_EQ(FindCheck(r, "6.output_contract")->status, CheckStatus::kPass);
   EXPECT_EQ(r.items[5].status, CheckStatus::kPass);
-  ev.numerics = Numerics({R"({"id": "s", "op": "attention", "dtype": "bf16", "verdict": "fail", "params": {"s_k": 64},
+  ev.numerics = Numerics(
+      {R"({"id": "s", "op": "attention", "dtype": "bf16", "verdict": "fail", "params": {"s_k": 64},
                               "reason": "output o has shape [2, 5, 4, 32], expected [2, 5, 4, 64]", "outputs": []})"});
   r = Compute(ev);
   EXPECT_EQ(FindCheck(r, "6.output_contract")->status, CheckStatus::kFail);
@@ -223,8 +248,8 @@ TEST(ChecklistTest, InterfacePaddedStridesAndOutputShape) {
 }
 
 ReviewEvidence Review(const std::string& findings, const std::string& diffs = "[]") {
-  std::string text = R"({"schema": "attnverify.review/1", "reviewer": "builtin", "diffs": )" + diffs +
-                     R"(, "findings": )" + findings + "}";
+  std::string text = R"({"schema": "attnverify.review/1", "reviewer": "builtin", "diffs": )" +
+                     diffs + R"(, "findings": )" + findings + "}";
   Result<ReviewEvidence> r = ParseReviewEvidence(text, "evidence/review.json");
   EXPECT_TRUE(r.ok()) << r.status().message();
   return *r;
@@ -232,7 +257,8 @@ ReviewEvidence Review(const std::string& findings, const std::string& diffs = "[
 
 TEST(ChecklistTest, FallbackNeedsTheChosenPathRecordedAndTwoPathsExercised) {
   auto with_path = [](const std::string& id, const std::string& path) {
-    return Case(id, "attention", R"({"s_k": 64})", true, R"(, "candidate": {"metadata": {"kernel_path": ")" + path + R"("}})");
+    return Case(id, "attention", R"({"s_k": 64})", true,
+                R"(, "candidate": {"metadata": {"kernel_path": ")" + path + R"("}})");
   };
   const std::string removal =
       R"([{"id": "F7", "rule": "fallback.removed", "severity": "error", "file": "a.cu", "line": 9, "checklist_item": 7,
@@ -245,7 +271,8 @@ TEST(ChecklistTest, FallbackNeedsTheChosenPathRecordedAndTwoPathsExercised) {
   EXPECT_EQ(FindCheck(r, "7.paths_exercised")->status, CheckStatus::kMissing);
   const Check* kept = FindCheck(r, "7.fallback_kept");
   EXPECT_EQ(kept->status, CheckStatus::kMissing);
-  EXPECT_NE(kept->summary.find("F7 (a.cu:9) legacy path removed"), std::string::npos) << kept->summary;
+  EXPECT_NE(kept->summary.find("F7 (a.cu:9) legacy path removed"), std::string::npos)
+      << kept->summary;
   ASSERT_EQ(r.items[6].findings.size(), 1u);
   ev.numerics = Numerics({with_path("a", "tiled"), with_path("b", "legacy")});
   r = Compute(ev);
@@ -258,14 +285,17 @@ TEST(ChecklistTest, FallbackNeedsTheChosenPathRecordedAndTwoPathsExercised) {
 
 TEST(ChecklistTest, EvidenceItemChecksDigestsAndVerifyCommands) {
   Evidence ev;
-  ev.review = Review(R"([{"id": "F1", "rule": "r", "severity": "note", "file": "a.cu", "line": 1, "checklist_item": 3, "verify": ""}])",
-                     R"([{"component": "c", "path": "diff/c.diff", "sha256": "aaaa"}])");
-  ev.referenced.push_back({"diff/c.diff", "evidence/review.json $.diffs[0]", std::string(64, 'a'), std::string(64, 'b'), true});
+  ev.review = Review(
+      R"([{"id": "F1", "rule": "r", "severity": "note", "file": "a.cu", "line": 1, "checklist_item": 3, "verify": ""}])",
+      R"([{"component": "c", "path": "diff/c.diff", "sha256": "aaaa"}])");
+  ev.referenced.push_back({"diff/c.diff", "evidence/review.json $.diffs[0]", std::string(64, 'a'),
+                           std::string(64, 'b'), true});
   ChecklistReport r = Compute(ev);
   const Check* files = FindCheck(r, "8.files");
   EXPECT_EQ(files->status, CheckStatus::kFail);
   ASSERT_EQ(files->details.size(), 1u);
-  EXPECT_NE(files->details[0].find("diff/c.diff (cited by evidence/review.json $.diffs[0]) has sha256 bbbbbbbbbbbb"),
+  EXPECT_NE(files->details[0].find(
+                "diff/c.diff (cited by evidence/review.json $.diffs[0]) has sha256 bbbbbbbbbbbb"),
             std::string::npos);
   EXPECT_EQ(FindCheck(r, "8.findings_verifiable")->status, CheckStatus::kFail);
   EXPECT_EQ(FindCheck(r, "8.review")->status, CheckStatus::kPass);
@@ -323,13 +353,19 @@ TEST(ChecklistTest, WaiverCoversMissingEvidenceButNeverAFailure) {
 // The demo's shape: one mask bug (causal, s_q > 1) fails every case of 2.causal_alignment;
 // the same cases also sit in 2.padding, 2.partial_block and padded strides.
 std::string MaskBugCase(const std::string& id, const std::string& params) {
-  const std::string hint = "all 12 errors in query rows i < s_q - 1 (not the last query row of each sequence): the causal "
-                           "mask is misaligned for s_q > 1 (row i must see keys j <= i + s_k - s_q, bottom-right aligned)";
-  return R"({"id": ")" + id + R"(", "op": "mla_decode", "dtype": "bf16", "verdict": "fail", "reason": "o: off",
-             "params": )" + params + R"(, "outputs": [
+  const std::string hint =
+      "all 12 errors in query rows i < s_q - 1 (not the last query row of each sequence): the "
+      "causal "
+      "mask is misaligned for s_q > 1 (row i must see keys j <= i + s_k - s_q, bottom-right "
+      "aligned)";
+  return R"({"id": ")" + id +
+         R"(", "op": "mla_decode", "dtype": "bf16", "verdict": "fail", "reason": "o: off",
+             "params": )" +
+         params + R"(, "outputs": [
                {"name": "o", "passed": false, "compare": {"metrics": {"max_abs": 2.0}, "failures": ["12 of 64 fail"]}},
                {"name": "lse", "passed": false, "compare": {"metrics": {"max_abs": 1.0}, "failures": ["3 of 8 fail"]}}],
-             "localisation": {"hints": ["o: )" + hint + R"(", "lse: )" + hint + R"("]}})";
+             "localisation": {"hints": ["o: )" +
+         hint + R"(", "lse: )" + hint + R"("]}})";
 }
 
 std::vector<std::string> MaskBugSweep() {
@@ -337,13 +373,18 @@ std::vector<std::string> MaskBugSweep() {
   for (int sk : {64, 128, 140}) {
     for (int sq : {2, 4}) {
       cases.push_back(MaskBugCase("bug.s_k=" + std::to_string(sk) + ".s_q=" + std::to_string(sq),
-                                  R"({"causal": true, "lengths": "random", "s_q": )" + std::to_string(sq) +
-                                      R"(, "s_k": )" + std::to_string(sk) + "}"));
+                                  R"({"causal": true, "lengths": "random", "s_q": )" +
+                                      std::to_string(sq) + R"(, "s_k": )" + std::to_string(sk) +
+                                      "}"));
     }
-    cases.push_back(Case("ok.s_k=" + std::to_string(sk), "mla_decode",
-                         R"({"causal": true, "lengths": "random", "s_q": 1, "s_k": )" + std::to_string(sk) + "}", true));
+    cases.push_back(Case(
+        "ok.s_k=" + std::to_string(sk), "mla_decode",
+        R"({"causal": true, "lengths": "random", "s_q": 1, "s_k": )" + std::to_string(sk) + "}",
+        true));
   }
-  cases.push_back(MaskBugCase("bug.padded", R"({"causal": true, "lengths": "random", "padded": true, "s_q": 2, "s_k": 300})"));
+  cases.push_back(MaskBugCase(
+      "bug.padded",
+      R"({"causal": true, "lengths": "random", "padded": true, "s_q": 2, "s_k": 300})"));
   return cases;
 }
 
@@ -363,31 +404,36 @@ TEST(ChecklistAttributionTest, OneMaskBugFailsOneCheckAndTheOthersPassWithANote)
   ASSERT_EQ(align->details.size(), 7u);  // explains-line, 5 cases, "... and 2 more"
   EXPECT_EQ(align->details[6], "... and 2 more in evidence/numerics.json");
   EXPECT_EQ(align->details[1].rfind("bug.", 0), 0u) << align->details[1];
-  EXPECT_NE(align->details[1].find(": o, lse: all errors in query rows i < s_q - 1"), std::string::npos)
+  EXPECT_NE(align->details[1].find(": o, lse: all errors in query rows i < s_q - 1"),
+            std::string::npos)
       << align->details[1];
   EXPECT_EQ(align->citations.size(), 5u);
 
   const Check* padding = FindCheck(r, "2.padding");
   EXPECT_EQ(padding->status, CheckStatus::kPass);
-  EXPECT_EQ(padding->summary,
-            "3 key-padding cases pass (e.g. ok.s_k=64); its 7 failures are all causal s_q > 1 cases, see "
-            "2.causal_alignment");
+  EXPECT_EQ(
+      padding->summary,
+      "3 key-padding cases pass (e.g. ok.s_k=64); its 7 failures are all causal s_q > 1 cases, see "
+      "2.causal_alignment");
   EXPECT_EQ(padding->attributed_to, std::vector<std::string>{"2.causal_alignment"});
   EXPECT_TRUE(padding->details.empty());
   EXPECT_EQ(FindCheck(r, "2.partial_block")->status, CheckStatus::kPass);
-  EXPECT_EQ(FindCheck(r, "2.block_edges")->status, CheckStatus::kMissing);  // no s_k = 64m+-1 case judged
+  EXPECT_EQ(FindCheck(r, "2.block_edges")->status,
+            CheckStatus::kMissing);  // no s_k = 64m+-1 case judged
 
   // Item 6: the padded case failed from the mask bug; no padded case passed: MISSING, not FAIL.
   const Check* padded = FindCheck(r, "6.padded_strides");
   EXPECT_EQ(padded->status, CheckStatus::kMissing);
-  EXPECT_NE(padded->summary.find("its 1 failure is a causal s_q > 1 case, see 2.causal_alignment"), std::string::npos)
+  EXPECT_NE(padded->summary.find("its 1 failure is a causal s_q > 1 case, see 2.causal_alignment"),
+            std::string::npos)
       << padded->summary;
   EXPECT_NE(r.items[5].status, CheckStatus::kFail);
 
   // Item 1 still fails (cases failed), names the attribution, details at most 3 cases.
   const Check* base = FindCheck(r, "1.base_cases");
   EXPECT_EQ(base->status, CheckStatus::kFail);
-  EXPECT_NE(base->summary.find("7 of 10 base cases failed, all attributed to 2.causal_alignment"), std::string::npos)
+  EXPECT_NE(base->summary.find("7 of 10 base cases failed, all attributed to 2.causal_alignment"),
+            std::string::npos)
       << base->summary;
   EXPECT_EQ(base->citations.size(), 3u);
   EXPECT_EQ(base->details.back(), "... and 4 more failing cases in evidence/numerics.json");
@@ -403,40 +449,50 @@ TEST(ChecklistAttributionTest, OneMaskBugFailsOneCheckAndTheOthersPassWithANote)
 TEST(ChecklistAttributionTest, ACategoryFailingOnCasesNotExplainedElsewhereStillFails) {
   std::vector<std::string> cases = MaskBugSweep();
   // A padding failure with s_q = 1: the mask bug cannot explain it.
-  cases.push_back(Case("pad.own", "mla_decode", R"({"causal": false, "lengths": "half_empty", "s_q": 1, "s_k": 128})", false));
+  cases.push_back(Case("pad.own", "mla_decode",
+                       R"({"causal": false, "lengths": "half_empty", "s_q": 1, "s_k": 128})",
+                       false));
   Evidence ev;
   ev.numerics = Numerics(cases);
   ChecklistReport r = Compute(ev);
   const Check* padding = FindCheck(r, "2.padding");
   EXPECT_EQ(padding->status, CheckStatus::kFail);
-  EXPECT_NE(padding->summary.find("7 of them attributed to other checks, 1 not"), std::string::npos) << padding->summary;
+  EXPECT_NE(padding->summary.find("7 of them attributed to other checks, 1 not"), std::string::npos)
+      << padding->summary;
   ASSERT_EQ(padding->details.size(), 1u);  // only its own failure is listed
   EXPECT_EQ(padding->details[0].rfind("pad.own: ", 0), 0u) << padding->details[0];
   EXPECT_TRUE(padding->attributed_to.empty());
   EXPECT_EQ(FindCheck(r, "2.causal_alignment")->status, CheckStatus::kFail);
-  EXPECT_NE(FindCheck(r, "1.base_cases")->summary.find("(7 attributed to 2.causal_alignment)"), std::string::npos);
+  EXPECT_NE(FindCheck(r, "1.base_cases")->summary.find("(7 attributed to 2.causal_alignment)"),
+            std::string::npos);
 }
 
 TEST(ChecklistAttributionTest, PaddedCaseWhoseUnpaddedTwinPassedIsAStrideFailure) {
   Evidence ev;
   // The twin differs only in "padded" and passed, so padding is what broke the case,
   // even though its hint points at the causal mask.
-  ev.numerics = Numerics({Case("twin", "mla_decode", R"({"causal": true, "s_q": 2, "s_k": 100})", true),
-                          MaskBugCase("padded", R"({"causal": true, "s_q": 2, "s_k": 100, "padded": true})"),
-                          Case("other", "mla_decode", R"({"causal": true, "s_q": 1, "s_k": 100, "padded": true})", true)});
+  ev.numerics =
+      Numerics({Case("twin", "mla_decode", R"({"causal": true, "s_q": 2, "s_k": 100})", true),
+                MaskBugCase("padded", R"({"causal": true, "s_q": 2, "s_k": 100, "padded": true})"),
+                Case("other", "mla_decode",
+                     R"({"causal": true, "s_q": 1, "s_k": 100, "padded": true})", true)});
   ChecklistReport r = Compute(ev);
   const Check* padded = FindCheck(r, "6.padded_strides");
   EXPECT_EQ(padded->status, CheckStatus::kFail);
-  EXPECT_NE(padded->summary.find("1 padded-stride cases failed (1 whose unpadded twin passed)"), std::string::npos)
+  EXPECT_NE(padded->summary.find("1 padded-stride cases failed (1 whose unpadded twin passed)"),
+            std::string::npos)
       << padded->summary;
   // With the twin failing the same way, the padded failure is the mask bug's.
-  ev.numerics = Numerics({MaskBugCase("twin", R"({"causal": true, "s_q": 2, "s_k": 100})"),
-                          MaskBugCase("padded", R"({"causal": true, "s_q": 2, "s_k": 100, "padded": true})"),
-                          Case("other", "mla_decode", R"({"causal": true, "s_q": 1, "s_k": 100, "padded": true})", true)});
+  ev.numerics =
+      Numerics({MaskBugCase("twin", R"({"causal": true, "s_q": 2, "s_k": 100})"),
+                MaskBugCase("padded", R"({"causal": true, "s_q": 2, "s_k": 100, "padded": true})"),
+                Case("other", "mla_decode",
+                     R"({"causal": true, "s_q": 1, "s_k": 100, "padded": true})", true)});
   r = Compute(ev);
   padded = FindCheck(r, "6.padded_strides");
   EXPECT_EQ(padded->status, CheckStatus::kPass);
-  EXPECT_NE(padded->summary.find("1 padded-stride case passes (e.g. other); its 1 failure is a causal s_q > 1 case"),
+  EXPECT_NE(padded->summary.find(
+                "1 padded-stride case passes (e.g. other); its 1 failure is a causal s_q > 1 case"),
             std::string::npos)
       << padded->summary;
   EXPECT_EQ(r.items[5].status, CheckStatus::kPass);
@@ -444,8 +500,12 @@ TEST(ChecklistAttributionTest, PaddedCaseWhoseUnpaddedTwinPassedIsAStrideFailure
 
 TEST(ChecklistAttributionTest, MergedHintsKeepDistinctLinesAndCounts) {
   NumericsCase c;
-  c.hints = {"o: all 5 errors in rows A", "lse: all 2 errors in rows A", "o: all 5 errors in batch entries >= 1 only",
-             "lse: nearly all errors (9 of 10) in rows B", "o: all 4 errors in rows B", "free text"};
+  c.hints = {"o: all 5 errors in rows A",
+             "lse: all 2 errors in rows A",
+             "o: all 5 errors in batch entries >= 1 only",
+             "lse: nearly all errors (9 of 10) in rows B",
+             "o: all 4 errors in rows B",
+             "free text"};
   std::vector<std::string> m = checklist::MergedHints(c);
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0], "o, lse: all errors in rows A");
@@ -454,27 +514,34 @@ TEST(ChecklistAttributionTest, MergedHintsKeepDistinctLinesAndCounts) {
   EXPECT_EQ(m[3], "free text");
 }
 
-ReportRunEvidence RunRecord(const std::string& stages, const std::string& command = "attnverify run --config pkg/attnverify.toml") {
-  Result<ReportRunEvidence> r = ParseRunEvidence(R"({"schema": "attnverify.run/1", "command": ")" + command +
-                                                     R"(", "config": "/work/pkg/attnverify.toml", "stages": )" + stages + "}",
-                                                 "evidence/run.json");
+ReportRunEvidence RunRecord(
+    const std::string& stages,
+    const std::string& command = "attnverify run --config pkg/attnverify.toml") {
+  Result<ReportRunEvidence> r =
+      ParseRunEvidence(R"({"schema": "attnverify.run/1", "command": ")" + command +
+                           R"(", "config": "/work/pkg/attnverify.toml", "stages": )" + stages + "}",
+                       "evidence/run.json");
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : ReportRunEvidence{};
 }
 
 TEST(ChecklistRunTest, MissingChecksSayWhyTheirStageProducedNothing) {
   Evidence ev;
-  ev.run = RunRecord(R"([{"name": "slice", "status": "skipped", "reason": "no [slice] or [components] table in attnverify.toml"},
+  ev.run = RunRecord(
+      R"([{"name": "slice", "status": "skipped", "reason": "no [slice] or [components] table in attnverify.toml"},
                   {"name": "review", "status": "skipped", "reason": "nothing to review: no [slice] or [components] table"},
                   {"name": "build", "status": "error", "reason": "exit 2: attnverify.toml:3:1: unknown key", "log": "logs/run-build.log"},
                   {"name": "numerics", "status": "skipped", "reason": "no [candidate] table in attnverify.toml"}])");
   ChecklistReport r = Compute(ev);
   EXPECT_EQ(FindCheck(r, "3.build")->summary,
-            "no evidence/resources.json in the package: the build stage failed: exit 2: attnverify.toml:3:1: unknown key "
+            "no evidence/resources.json in the package: the build stage failed: exit 2: "
+            "attnverify.toml:3:1: unknown key "
             "(log logs/run-build.log)");
   EXPECT_EQ(FindCheck(r, "1.base_cases")->summary,
-            "no evidence/numerics.json in the package: numerics skipped: no [candidate] table in attnverify.toml");
-  EXPECT_NE(FindCheck(r, "8.review")->summary.find("review skipped: nothing to review"), std::string::npos);
+            "no evidence/numerics.json in the package: numerics skipped: no [candidate] table in "
+            "attnverify.toml");
+  EXPECT_NE(FindCheck(r, "8.review")->summary.find("review skipped: nothing to review"),
+            std::string::npos);
   // run.json is evidence: listed, and cited by 8.files.
   ASSERT_EQ(r.evidence.size(), 1u);
   EXPECT_EQ(r.evidence[0].path, "evidence/run.json");
@@ -490,11 +557,14 @@ TEST(ChecklistRunTest, MissingChecksSayWhyTheirStageProducedNothing) {
 
 TEST(ChecklistRunTest, RunJsonParsesTheUserConfigAndRejectsBadStages) {
   EXPECT_EQ(RunRecord("[]").user_config, "pkg/attnverify.toml");
-  EXPECT_EQ(RunRecord("[]", "attnverify run --base HEAD~2").user_config, "attention-verify/attnverify.toml");
+  EXPECT_EQ(RunRecord("[]", "attnverify run --base HEAD~2").user_config,
+            "attention-verify/attnverify.toml");
   EXPECT_EQ(RunRecord("[]", "attnverify run --config=a/b.toml").user_config, "a/b.toml");
-  Result<ReportRunEvidence> bad = ParseRunEvidence(R"({"stages": [{"name": 3}]})", "evidence/run.json");
+  Result<ReportRunEvidence> bad =
+      ParseRunEvidence(R"({"stages": [{"name": 3}]})", "evidence/run.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "evidence/run.json: $.stages[0].name: must be a string, got a number");
+  EXPECT_EQ(bad.status().message(),
+            "evidence/run.json: $.stages[0].name: must be a string, got a number");
   bad = ParseRunEvidence(R"({"schema": "attnverify.numerics/1"})", "evidence/run.json");
   EXPECT_FALSE(bad.ok());
 }
@@ -502,7 +572,8 @@ TEST(ChecklistRunTest, RunJsonParsesTheUserConfigAndRejectsBadStages) {
 TEST(ChecklistRunTest, CommandsNameTheConfigAsTheUserGaveIt) {
   Evidence ev;
   Result<NumericsEvidence> n = ParseNumericsEvidence(
-      R"({"command": "attnverify numerics --config /work/pkg/attnverify.toml", "cases": []})", "evidence/numerics.json");
+      R"({"command": "attnverify numerics --config /work/pkg/attnverify.toml", "cases": []})",
+      "evidence/numerics.json");
   ASSERT_TRUE(n.ok());
   ev.numerics = *n;
   ReportConfig cfg = Config();
@@ -511,13 +582,17 @@ TEST(ChecklistRunTest, CommandsNameTheConfigAsTheUserGaveIt) {
   // Only the absolute path is known: it stays.
   ChecklistReport r = ComputeChecklist(ev, cfg, "0.1.0");
   EXPECT_EQ(r.config, "/work/pkg/attnverify.toml");
-  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command, "attnverify numerics --config /work/pkg/attnverify.toml");
-  // run.json records that the user typed "pkg/attnverify.toml" for this file: every command uses it.
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command,
+            "attnverify numerics --config /work/pkg/attnverify.toml");
+  // run.json records that the user typed "pkg/attnverify.toml" for this file: every command uses
+  // it.
   ev.run = RunRecord("[]", "attnverify run --config pkg/attnverify.toml --base HEAD~2");
   r = ComputeChecklist(ev, cfg, "0.1.0");
   EXPECT_EQ(r.config, "pkg/attnverify.toml");
-  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command, "attnverify numerics --config pkg/attnverify.toml");
-  EXPECT_EQ(FindCheck(r, "3.build")->missing_command, "attnverify build --config pkg/attnverify.toml --base HEAD~1");
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command,
+            "attnverify numerics --config pkg/attnverify.toml");
+  EXPECT_EQ(FindCheck(r, "3.build")->missing_command,
+            "attnverify build --config pkg/attnverify.toml --base HEAD~1");
   EXPECT_EQ(r.evidence[0].command, "attnverify numerics --config pkg/attnverify.toml");
   // A run of another package's file is not this config: nothing is rewritten.
   cfg.path = "/elsewhere/attnverify.toml";

@@ -14,17 +14,20 @@ namespace av::report_testing {
 
 inline constexpr const char* kConfig = "attention-verify/attnverify.toml";
 
-inline std::string Case(const std::string& id, const std::string& op, const std::string& params, bool pass,
-                        const std::string& extra = "") {
-  return R"({"id": ")" + id + R"(", "sweep": "s", "op": ")" + op + R"(", "dtype": "bf16", "params": )" + params +
-         R"(, "verdict": ")" + (pass ? "pass" : "fail") + R"(", "reason": ")" + (pass ? "" : "o: not within tolerance") +
+inline std::string Case(const std::string& id, const std::string& op, const std::string& params,
+                        bool pass, const std::string& extra = "") {
+  return R"({"id": ")" + id + R"(", "sweep": "s", "op": ")" + op +
+         R"(", "dtype": "bf16", "params": )" + params + R"(, "verdict": ")" +
+         (pass ? "pass" : "fail") + R"(", "reason": ")" + (pass ? "" : "o: not within tolerance") +
          R"(", "outputs": [{"name": "o", "passed": )" + (pass ? "true" : "false") +
          R"(, "compare": {"metrics": {"max_abs": )" + (pass ? "0.0" : "1.5") + "}}}]" + extra + "}";
 }
 
-inline NumericsEvidence Numerics(const std::vector<std::string>& cases, const std::string& invariance = "[]") {
-  std::string text = R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics --config )" +
-                     std::string(kConfig) + R"(", "cases": [)";
+inline NumericsEvidence Numerics(const std::vector<std::string>& cases,
+                                 const std::string& invariance = "[]") {
+  std::string text =
+      R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics --config )" +
+      std::string(kConfig) + R"(", "cases": [)";
   for (size_t i = 0; i < cases.size(); ++i) text += (i ? "," : "") + cases[i];
   text += "], \"invariance\": " + invariance + "}";
   Result<NumericsEvidence> n = ParseNumericsEvidence(text, "evidence/numerics.json");

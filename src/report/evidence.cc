@@ -60,10 +60,14 @@ class JsonIn {
     }
     if (v->is_string()) {
       const std::string s = v->get<std::string>();
-      if (s == "nan") *out = std::numeric_limits<double>::quiet_NaN();
-      else if (s == "inf") *out = std::numeric_limits<double>::infinity();
-      else if (s == "-inf") *out = -std::numeric_limits<double>::infinity();
-      else return Error(where + "." + key, "must be a number, got \"" + s + "\"");
+      if (s == "nan")
+        *out = std::numeric_limits<double>::quiet_NaN();
+      else if (s == "inf")
+        *out = std::numeric_limits<double>::infinity();
+      else if (s == "-inf")
+        *out = -std::numeric_limits<double>::infinity();
+      else
+        return Error(where + "." + key, "must be a number, got \"" + s + "\"");
       return Status::Ok();
     }
     return Error(where + "." + key, "must be a number, got " + Kind(*v));
@@ -88,7 +92,8 @@ class JsonIn {
     if (!v->is_object()) return Error(where + "." + key, "must be an object, got " + Kind(*v));
     return v;
   }
-  Status Strings(const json& o, const char* key, const std::string& where, std::vector<std::string>* out) const {
+  Status Strings(const json& o, const char* key, const std::string& where,
+                 std::vector<std::string>* out) const {
     AV_ASSIGN_OR_RETURN(const json* arr, Array(o, key, where));
     if (arr == nullptr) return Status::Ok();
     for (size_t i = 0; i < arr->size(); ++i) {
@@ -112,9 +117,12 @@ class JsonIn {
   std::string file_;
 };
 
-std::string Idx(const std::string& where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
+std::string Idx(const std::string& where, size_t i) {
+  return where + "[" + std::to_string(i) + "]";
+}
 
-Result<json> ParseDocument(std::string_view text, const std::string& path, const char* schema_prefix) {
+Result<json> ParseDocument(std::string_view text, const std::string& path,
+                           const char* schema_prefix) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     try {
@@ -128,8 +136,10 @@ Result<json> ParseDocument(std::string_view text, const std::string& path, const
   if (!doc.is_object()) return InvalidInput(path + ": $: must be a JSON object");
   if (schema_prefix != nullptr) {
     auto it = doc.find("schema");
-    if (it != doc.end() && (!it->is_string() || it->get<std::string>().rfind(schema_prefix, 0) != 0)) {
-      return InvalidInput(path + ": $.schema: expected \"" + std::string(schema_prefix) + "1\", got " + it->dump());
+    if (it != doc.end() &&
+        (!it->is_string() || it->get<std::string>().rfind(schema_prefix, 0) != 0)) {
+      return InvalidInput(path + ": $.schema: expected \"" + std::string(schema_prefix) +
+                          "1\", got " + it->dump());
     }
   }
   return doc;
@@ -163,8 +173,9 @@ Status ReadWorst(const JsonIn& in, const json& w, const std::string& where, Wors
       out->coords.emplace_back(k, v.get<int64_t>());
     }
     // JSON objects lose their order here; show the tensor's axes outermost first.
-    static constexpr std::string_view kAxisOrder[] = {"batch", "b", "sequence", "row", "position", "m", "query",
-                                                      "split", "head", "h", "key", "col", "column", "channel", "n", "c"};
+    static constexpr std::string_view kAxisOrder[] = {
+        "batch", "b", "sequence", "row", "position", "m",       "query", "split",
+        "head",  "h", "key",      "col", "column",   "channel", "n",     "c"};
     auto rank = [](const std::string& k) {
       for (size_t i = 0; i < std::size(kAxisOrder); ++i) {
         if (kAxisOrder[i] == k) return i;
@@ -177,7 +188,8 @@ Status ReadWorst(const JsonIn& in, const json& w, const std::string& where, Wors
   AV_ASSIGN_OR_RETURN(const json* index, in.Array(w, "index", where));
   if (index != nullptr) {
     for (size_t i = 0; i < index->size(); ++i) {
-      if (!(*index)[i].is_number_integer()) return in.Error(Idx(where + ".index", i), "must be an integer");
+      if (!(*index)[i].is_number_integer())
+        return in.Error(Idx(where + ".index", i), "must be an integer");
       out->coords.emplace_back("i" + std::to_string(i), (*index)[i].get<int64_t>());
     }
   }
@@ -192,8 +204,10 @@ Status ReadOutput(const JsonIn& in, const json& o, const std::string& where, Out
   if (cmp == nullptr) return Status::Ok();
   const std::string cw = where + ".compare";
   out->compared = true;
-  if (const json* rule = JsonIn::Get(*cmp, "rule")) AV_RETURN_IF_ERROR(in.Str(*rule, "name", cw + ".rule", &out->rule));
-  if (const json* m = JsonIn::Get(*cmp, "metrics")) AV_RETURN_IF_ERROR(in.Num(*m, "max_abs", cw + ".metrics", &out->max_abs));
+  if (const json* rule = JsonIn::Get(*cmp, "rule"))
+    AV_RETURN_IF_ERROR(in.Str(*rule, "name", cw + ".rule", &out->rule));
+  if (const json* m = JsonIn::Get(*cmp, "metrics"))
+    AV_RETURN_IF_ERROR(in.Num(*m, "max_abs", cw + ".metrics", &out->max_abs));
   std::vector<std::string> failures;
   AV_RETURN_IF_ERROR(in.Strings(*cmp, "failures", cw, &failures));
   if (!failures.empty()) out->failure = failures.front();
@@ -209,27 +223,37 @@ Status ReadOutput(const JsonIn& in, const json& o, const std::string& where, Out
 
 Status ReadCase(const JsonIn& in, const json& c, const std::string& where, NumericsCase* out) {
   if (!c.is_object()) return in.Error(where, "must be an object");
-  for (auto [key, field] : {std::pair{"id", &out->id}, {"sweep", &out->sweep}, {"op", &out->op},
-                            {"dtype", &out->dtype}, {"variant", &out->variant}, {"group", &out->group},
-                            {"verdict", &out->verdict}, {"reason", &out->reason}, {"case_dir", &out->case_dir}}) {
+  for (auto [key, field] : {std::pair{"id", &out->id},
+                            {"sweep", &out->sweep},
+                            {"op", &out->op},
+                            {"dtype", &out->dtype},
+                            {"variant", &out->variant},
+                            {"group", &out->group},
+                            {"verdict", &out->verdict},
+                            {"reason", &out->reason},
+                            {"case_dir", &out->case_dir}}) {
     AV_RETURN_IF_ERROR(in.Str(c, key, where, field));
   }
   if (out->id.empty()) return in.Error(where + ".id", "missing");
   if (out->verdict.empty()) return in.Error(where + ".verdict", "missing");
-  for (auto [key, field] : {std::pair{"params", &out->params}, {"op_params", &out->op_params}, {"knobs", &out->knobs}}) {
+  for (auto [key, field] : {std::pair{"params", &out->params},
+                            {"op_params", &out->op_params},
+                            {"knobs", &out->knobs}}) {
     AV_ASSIGN_OR_RETURN(const json* o, in.Object(c, key, where));
     if (o != nullptr) *field = *o;
   }
   if (const json* cand = JsonIn::Get(c, "candidate")) {
     AV_ASSIGN_OR_RETURN(const json* meta, in.Object(*cand, "metadata", where + ".candidate"));
     if (meta != nullptr) {
-      for (const auto& [k, v] : meta->items()) out->metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : meta->items())
+        out->metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   }
   AV_ASSIGN_OR_RETURN(const json* outputs, in.Array(c, "outputs", where));
   if (outputs != nullptr) {
     for (size_t i = 0; i < outputs->size(); ++i) {
-      if (!(*outputs)[i].is_object()) return in.Error(Idx(where + ".outputs", i), "must be an object");
+      if (!(*outputs)[i].is_object())
+        return in.Error(Idx(where + ".outputs", i), "must be an object");
       OutputResult o;
       AV_RETURN_IF_ERROR(ReadOutput(in, (*outputs)[i], Idx(where + ".outputs", i), &o));
       out->outputs.push_back(std::move(o));
@@ -255,9 +279,12 @@ Status ReadCase(const JsonIn& in, const json& c, const std::string& where, Numer
 
 Status ReadSide(const JsonIn& in, const json& k, const std::string& where, KernelSide* s) {
   if (!k.is_object()) return in.Error(where, "must be an object");
-  for (auto [key, field] : {std::pair{"registers", &s->registers}, {"spill_store_bytes", &s->spill_store_bytes},
-                            {"spill_load_bytes", &s->spill_load_bytes}, {"static_smem_bytes", &s->static_smem_bytes},
-                            {"dynamic_smem_bytes", &s->dynamic_smem_bytes}, {"total_smem_bytes", &s->total_smem_bytes},
+  for (auto [key, field] : {std::pair{"registers", &s->registers},
+                            {"spill_store_bytes", &s->spill_store_bytes},
+                            {"spill_load_bytes", &s->spill_load_bytes},
+                            {"static_smem_bytes", &s->static_smem_bytes},
+                            {"dynamic_smem_bytes", &s->dynamic_smem_bytes},
+                            {"total_smem_bytes", &s->total_smem_bytes},
                             {"smem_cap_bytes", &s->smem_cap_bytes}}) {
     AV_RETURN_IF_ERROR(in.Int(k, key, where, field));
   }
@@ -268,7 +295,8 @@ Status ReadSide(const JsonIn& in, const json& k, const std::string& where, Kerne
     AV_RETURN_IF_ERROR(in.Int(*ov, "max_bytes", where + ".ptxas_overflow", &s->overflow_max_bytes));
   }
   AV_ASSIGN_OR_RETURN(const json* occ, in.Object(k, "occupancy", where));
-  if (occ != nullptr) AV_RETURN_IF_ERROR(in.Int(*occ, "warps_per_sm", where + ".occupancy", &s->warps_per_sm));
+  if (occ != nullptr)
+    AV_RETURN_IF_ERROR(in.Int(*occ, "warps_per_sm", where + ".occupancy", &s->warps_per_sm));
   return Status::Ok();
 }
 
@@ -301,13 +329,17 @@ Result<NumericsEvidence> ParseNumericsEvidence(std::string_view text, const std:
       const std::string w = Idx("$.invariance", i);
       if (!e.is_object()) return in.Error(w, "must be an object");
       InvarianceResult r;
-      for (auto [key, field] : {std::pair{"check", &r.check}, {"group", &r.group}, {"verdict", &r.verdict},
-                                {"tolerance", &r.tolerance}, {"detail", &r.detail}}) {
+      for (auto [key, field] : {std::pair{"check", &r.check},
+                                {"group", &r.group},
+                                {"verdict", &r.verdict},
+                                {"tolerance", &r.tolerance},
+                                {"detail", &r.detail}}) {
         AV_RETURN_IF_ERROR(in.Str(e, key, w, field));
       }
       AV_RETURN_IF_ERROR(in.Strings(e, "cases", w, &r.cases));
       AV_RETURN_IF_ERROR(in.Num(e, "max_abs_diff", w, &r.max_abs_diff));
-      if (r.check.empty() || r.verdict.empty()) return in.Error(w, "needs \"check\" and \"verdict\"");
+      if (r.check.empty() || r.verdict.empty())
+        return in.Error(w, "needs \"check\" and \"verdict\"");
       n.invariance.push_back(std::move(r));
     }
   }
@@ -323,7 +355,8 @@ Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const st
   AV_RETURN_IF_ERROR(in.Str(doc, "status", "$", &r.status));
   if (r.status.empty()) return in.Error("$.status", "missing (not a resources evidence file?)");
   AV_RETURN_IF_ERROR(in.Str(doc, "missing_reason", "$", &r.missing_reason));
-  if (const json* nvcc = JsonIn::Get(doc, "nvcc")) AV_RETURN_IF_ERROR(in.Str(*nvcc, "version", "$.nvcc", &r.nvcc_version));
+  if (const json* nvcc = JsonIn::Get(doc, "nvcc"))
+    AV_RETURN_IF_ERROR(in.Str(*nvcc, "version", "$.nvcc", &r.nvcc_version));
   AV_RETURN_IF_ERROR(in.Strings(doc, "archs", "$", &r.archs));
   AV_ASSIGN_OR_RETURN(const json* head, in.Object(doc, "head", "$"));
   if (head != nullptr) {
@@ -379,7 +412,9 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
   ReviewEvidence r;
   r.file = NewFile(text, path);
   AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &r.file));
-  for (auto [key, field] : {std::pair{"reviewer", &r.reviewer}, {"base", &r.base}, {"base_commit", &r.base_commit},
+  for (auto [key, field] : {std::pair{"reviewer", &r.reviewer},
+                            {"base", &r.base},
+                            {"base_commit", &r.base_commit},
                             {"head_commit", &r.head_commit}}) {
     AV_RETURN_IF_ERROR(in.Str(doc, key, "$", field));
   }
@@ -399,9 +434,15 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
     const std::string w = Idx("$.findings", i);
     if (!f.is_object()) return in.Error(w, "must be an object");
     ReviewFinding x;
-    for (auto [key, field] : {std::pair{"id", &x.id}, {"rule", &x.rule}, {"severity", &x.severity},
-                              {"component", &x.component}, {"file", &x.file}, {"title", &x.title},
-                              {"message", &x.message}, {"old", &x.old_text}, {"new", &x.new_text},
+    for (auto [key, field] : {std::pair{"id", &x.id},
+                              {"rule", &x.rule},
+                              {"severity", &x.severity},
+                              {"component", &x.component},
+                              {"file", &x.file},
+                              {"title", &x.title},
+                              {"message", &x.message},
+                              {"old", &x.old_text},
+                              {"new", &x.new_text},
                               {"verify", &x.verify}}) {
       AV_RETURN_IF_ERROR(in.Str(f, key, w, field));
     }
@@ -409,7 +450,8 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
     AV_RETURN_IF_ERROR(in.Int(f, "end_line", w, &x.end_line));
     int64_t item = 0;
     AV_RETURN_IF_ERROR(in.Int(f, "checklist_item", w, &item));
-    if (item < 0 || item > 8) return in.Error(w + ".checklist_item", "must be 1..8, got " + std::to_string(item));
+    if (item < 0 || item > 8)
+      return in.Error(w + ".checklist_item", "must be 1..8, got " + std::to_string(item));
     x.checklist_item = static_cast<int>(item);
     AV_ASSIGN_OR_RETURN(const json* related, in.Array(f, "related_items", w));
     for (size_t k = 0; related != nullptr && k < related->size(); ++k) {
@@ -421,7 +463,8 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
     }
     if (x.rule.empty()) return in.Error(w + ".rule", "missing");
     if (x.severity != "error" && x.severity != "warning" && x.severity != "note") {
-      return in.Error(w + ".severity", "must be \"error\", \"warning\" or \"note\", got \"" + x.severity + "\"");
+      return in.Error(w + ".severity",
+                      "must be \"error\", \"warning\" or \"note\", got \"" + x.severity + "\"");
     }
     if (x.line < 0 || x.end_line < 0) return in.Error(w + ".line", "must be >= 0");
     if (x.id.empty()) x.id = "F" + std::to_string(i + 1);
@@ -448,8 +491,10 @@ Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::str
     i = j + 1;
   }
   for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i] == "--config" && i + 1 < words.size()) r.user_config = words[i + 1];
-    else if (words[i].rfind("--config=", 0) == 0) r.user_config = words[i].substr(9);
+    if (words[i] == "--config" && i + 1 < words.size())
+      r.user_config = words[i + 1];
+    else if (words[i].rfind("--config=", 0) == 0)
+      r.user_config = words[i].substr(9);
   }
   AV_ASSIGN_OR_RETURN(const json* stages, in.Array(doc, "stages", "$"));
   if (stages != nullptr) {

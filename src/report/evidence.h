@@ -9,28 +9,29 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 
 namespace av {
 
 struct EvidenceFile {
-  std::string path;     // package-relative: "evidence/numerics.json"
-  std::string sha256;   // of the bytes read
-  std::string command;  // the command the file names (or, for resources.json, the one that writes it)
+  std::string path;    // package-relative: "evidence/numerics.json"
+  std::string sha256;  // of the bytes read
+  std::string
+      command;  // the command the file names (or, for resources.json, the one that writes it)
   std::string tool_version;
 };
 
 // ---- evidence/numerics.json (attnverify.numerics/1) ----
 struct WorstElement {
   std::string output;
-  std::vector<std::pair<std::string, int64_t>> coords;  // localisation: named; compare: "i0", "i1", ...
+  std::vector<std::pair<std::string, int64_t>>
+      coords;  // localisation: named; compare: "i0", "i1", ...
   double candidate = 0, reference = 0, abs_err = 0;
 };
 
@@ -41,7 +42,7 @@ struct OutputResult {
   bool passed = false;
   bool compared = false;  // a compare report exists
   double max_abs = 0;
-  std::string failure;    // the first failed condition
+  std::string failure;  // the first failed condition
   std::optional<WorstElement> worst;
 };
 
@@ -50,7 +51,7 @@ struct NumericsCase {
   nlohmann::json params = nlohmann::json::object();     // shapes.json values
   nlohmann::json op_params = nlohmann::json::object();  // strings, as the reference saw them
   nlohmann::json knobs = nlohmann::json::object();
-  std::map<std::string, std::string> metadata;          // candidate's __metadata__
+  std::map<std::string, std::string> metadata;  // candidate's __metadata__
   std::vector<OutputResult> outputs;
   std::vector<std::string> hints;
   std::vector<WorstElement> localised_worst;
@@ -78,7 +79,8 @@ struct NumericsEvidence {
 // ---- evidence/resources.json (attnverify.resources/1) ----
 struct KernelSide {
   int64_t registers = -1, spill_store_bytes = -1, spill_load_bytes = -1;
-  int64_t static_smem_bytes = -1, dynamic_smem_bytes = -1, total_smem_bytes = -1, smem_cap_bytes = -1;
+  int64_t static_smem_bytes = -1, dynamic_smem_bytes = -1, total_smem_bytes = -1,
+          smem_cap_bytes = -1;
   bool ptxas_overflow = false;
   int64_t overflow_bytes = -1, overflow_max_bytes = -1;
   int64_t warps_per_sm = -1;
@@ -108,7 +110,7 @@ struct ResourcesEvidence {
 struct ReviewFinding {
   std::string id, rule, severity, component, file, title, message, old_text, new_text, verify;
   int64_t line = 0, end_line = 0;
-  int checklist_item = 0;  // 1..8; 0 when the reviewer did not say
+  int checklist_item = 0;          // 1..8; 0 when the reviewer did not say
   std::vector<int> related_items;  // further items the finding bears on
 };
 
@@ -125,8 +127,8 @@ struct ReviewEvidence {
 
 // ---- evidence/run.json (attnverify.run/1, written by `attnverify run`) ----
 struct ReportRunStage {
-  std::string name;    // "slice", "review", "build", "numerics"
-  std::string status;  // "ok", "rejected", "error", "skipped"
+  std::string name;                     // "slice", "review", "build", "numerics"
+  std::string status;                   // "ok", "rejected", "error", "skipped"
   std::string reason, log, log_sha256;  // log: package-relative; empty when none was written
 };
 
@@ -155,7 +157,7 @@ struct ReferencedFile {
 struct HeatmapSvg {
   std::string path;  // package-relative
   std::string case_id;
-  std::string svg;   // file contents (the HTML writer embeds them)
+  std::string svg;  // file contents (the HTML writer embeds them)
 };
 
 struct Evidence {
@@ -179,8 +181,8 @@ Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::str
 Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path);
 
 struct EvidenceRequest {
-  std::string package_dir;        // absolute
-  std::string config_path;        // attnverify.toml as the user named it (for derived commands)
+  std::string package_dir;  // absolute
+  std::string config_path;  // attnverify.toml as the user named it (for derived commands)
   std::string numerics_evidence = "evidence/numerics.json";  // package-relative
 };
 

@@ -55,8 +55,10 @@ std::string Quote(const std::string& s) {
 Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
   const fs::path package = fs::path(req.package_dir).lexically_normal();
   Evidence e;
-  const std::string config = req.config_path.empty() ? "attention-verify/attnverify.toml" : req.config_path;
-  if (Result<std::string> sha = Sha256File((package / "attnverify.toml").string()); sha.ok()) e.config_sha256 = *sha;
+  const std::string config =
+      req.config_path.empty() ? "attention-verify/attnverify.toml" : req.config_path;
+  if (Result<std::string> sha = Sha256File((package / "attnverify.toml").string()); sha.ok())
+    e.config_sha256 = *sha;
 
   const std::string numerics_rel = Display(package, req.numerics_evidence);
   AV_ASSIGN_OR_RETURN(auto numerics_text, ReadIfPresent(package, req.numerics_evidence));
@@ -64,11 +66,12 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
     AV_ASSIGN_OR_RETURN(NumericsEvidence n, ParseNumericsEvidence(*numerics_text, numerics_rel));
     if (n.file.command.empty()) n.file.command = "attnverify numerics --config " + Quote(config);
     if (!n.shapes.empty()) {
-      e.referenced.push_back(Reference(package, n.shapes, numerics_rel + " $.config.shapes", n.shapes_sha256));
+      e.referenced.push_back(
+          Reference(package, n.shapes, numerics_rel + " $.config.shapes", n.shapes_sha256));
     }
     if (!n.tolerances.empty()) {
-      e.referenced.push_back(
-          Reference(package, n.tolerances, numerics_rel + " $.config.tolerances", n.tolerances_sha256));
+      e.referenced.push_back(Reference(package, n.tolerances, numerics_rel + " $.config.tolerances",
+                                       n.tolerances_sha256));
     }
     for (const NumericsCase& c : n.cases) {
       for (const std::string& h : c.heatmaps) {
@@ -87,27 +90,35 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
 
   AV_ASSIGN_OR_RETURN(auto resources_text, ReadIfPresent(package, "evidence/resources.json"));
   if (resources_text) {
-    AV_ASSIGN_OR_RETURN(ResourcesEvidence r, ParseResourcesEvidence(*resources_text, "evidence/resources.json"));
+    AV_ASSIGN_OR_RETURN(ResourcesEvidence r,
+                        ParseResourcesEvidence(*resources_text, "evidence/resources.json"));
     if (r.file.command.empty()) {
       // resources.json names no command: the one that writes it, with the base it compared.
-      r.file.command = r.head_ref == "imported" ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log)
-                                                : "attnverify build --config " + Quote(config) +
-                                                      (r.has_base ? " --base " + Quote(r.base_ref) : "");
+      r.file.command =
+          r.head_ref == "imported"
+              ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log)
+              : "attnverify build --config " + Quote(config) +
+                    (r.has_base ? " --base " + Quote(r.base_ref) : "");
     }
-    for (const auto& [log, what] : {std::pair{r.head_log, "$.head.log"}, {r.base_log, "$.base.log"}}) {
-      if (!log.empty()) e.referenced.push_back(Reference(package, log, std::string("evidence/resources.json ") + what, ""));
+    for (const auto& [log, what] :
+         {std::pair{r.head_log, "$.head.log"}, {r.base_log, "$.base.log"}}) {
+      if (!log.empty())
+        e.referenced.push_back(
+            Reference(package, log, std::string("evidence/resources.json ") + what, ""));
     }
     e.resources = std::move(r);
   }
 
   AV_ASSIGN_OR_RETURN(auto review_text, ReadIfPresent(package, "evidence/review.json"));
   if (review_text) {
-    AV_ASSIGN_OR_RETURN(ReviewEvidence r, ParseReviewEvidence(*review_text, "evidence/review.json"));
+    AV_ASSIGN_OR_RETURN(ReviewEvidence r,
+                        ParseReviewEvidence(*review_text, "evidence/review.json"));
     if (r.file.command.empty()) r.file.command = "attnverify review --config " + Quote(config);
     for (size_t i = 0; i < r.diffs.size(); ++i) {
       if (r.diffs[i].path.empty()) continue;
       e.referenced.push_back(Reference(package, r.diffs[i].path,
-                                       "evidence/review.json $.diffs[" + std::to_string(i) + "]", r.diffs[i].sha256));
+                                       "evidence/review.json $.diffs[" + std::to_string(i) + "]",
+                                       r.diffs[i].sha256));
     }
     e.review = std::move(r);
   }
@@ -118,13 +129,15 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
     for (size_t i = 0; i < r.stages.size(); ++i) {
       if (r.stages[i].log.empty()) continue;
       e.referenced.push_back(Reference(package, r.stages[i].log,
-                                       "evidence/run.json $.stages[" + std::to_string(i) + "]", r.stages[i].log_sha256));
+                                       "evidence/run.json $.stages[" + std::to_string(i) + "]",
+                                       r.stages[i].log_sha256));
     }
     e.run = std::move(r);
   }
 
-  for (auto [rel, slot, cmd] : {std::tuple{"evidence/slice.json", &e.slice, "attnverify slice --config "},
-                                {"evidence/perf.json", &e.perf, ""}}) {
+  for (auto [rel, slot, cmd] :
+       {std::tuple{"evidence/slice.json", &e.slice, "attnverify slice --config "},
+        {"evidence/perf.json", &e.perf, ""}}) {
     AV_ASSIGN_OR_RETURN(auto text, ReadIfPresent(package, rel));
     if (!text) continue;
     AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*text, rel));

@@ -24,7 +24,8 @@ using report_testing::kConfig;
 TEST(ReportConfigTest, UnknownKeysAndBadValuesNameFileLineColumn) {
   Result<ReportConfig> r = ParseReportConfig("[policy]\nrequire = [1]\n", kConfig);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("attention-verify/attnverify.toml:2:1: unknown key \"require\" in [policy]"),
+  EXPECT_NE(r.status().message().find(
+                "attention-verify/attnverify.toml:2:1: unknown key \"require\" in [policy]"),
             std::string::npos)
       << r.status().message();
   r = ParseReportConfig("[policy]\nrequired = [1, 9]\n", kConfig);
@@ -32,11 +33,13 @@ TEST(ReportConfigTest, UnknownKeysAndBadValuesNameFileLineColumn) {
   EXPECT_NE(r.status().message().find(":2:16:"), std::string::npos) << r.status().message();
   r = ParseReportConfig("[policy]\nwaive = { \"2.windows\" = \"x\" }\n", kConfig);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("unknown check id \"2.windows\""), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("unknown check id \"2.windows\""), std::string::npos)
+      << r.status().message();
   r = ParseReportConfig("[report]\nformats = [\"pdf\"]\n", kConfig);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("unknown report format \"pdf\""), std::string::npos);
-  r = ParseReportConfig("[slice]\nbase = \"main\"\n[report]\nformats = [\"md\", \"sarif\"]\n", kConfig);
+  r = ParseReportConfig("[slice]\nbase = \"main\"\n[report]\nformats = [\"md\", \"sarif\"]\n",
+                        kConfig);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->base_ref, "main");
   EXPECT_EQ(r->formats, (std::vector<std::string>{"md", "sarif"}));
@@ -45,24 +48,35 @@ TEST(ReportConfigTest, UnknownKeysAndBadValuesNameFileLineColumn) {
 TEST(EvidenceParseTest, MalformedEvidenceNamesTheFileAndPath) {
   auto n = ParseNumericsEvidence("{\"cases\": [", "evidence/numerics.json");
   ASSERT_FALSE(n.ok());
-  EXPECT_EQ(n.status().message().rfind("evidence/numerics.json: not valid JSON", 0), 0u) << n.status().message();
-  n = ParseNumericsEvidence(R"({"cases": [{"id": "a", "verdict": "pass", "outputs": {}}]})", "evidence/numerics.json");
-  ASSERT_FALSE(n.ok());
-  EXPECT_EQ(n.status().message(), "evidence/numerics.json: $.cases[0].outputs: must be an array, got an object");
-  n = ParseNumericsEvidence(R"({"schema": "attnverify.resources/1", "cases": []})", "evidence/numerics.json");
-  EXPECT_FALSE(n.ok());
-  auto r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "fatal"}]})", "evidence/review.json");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("evidence/review.json: $.findings[0].severity"), std::string::npos);
-  r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "note", "line": "12"}]})", "evidence/review.json");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "evidence/review.json: $.findings[0].line: must be an integer, got a string");
-  auto res = ParseResourcesEvidence(R"({"status": "ok", "gates": [{"gate": "g", "passed": "yes"}]})", "evidence/resources.json");
-  ASSERT_FALSE(res.ok());
-  EXPECT_EQ(res.status().message(), "evidence/resources.json: $.gates[0].passed: must be true or false, got a string");
-  // Optional additions absent, nulls where values are unknown: fine.
-  n = ParseNumericsEvidence(R"({"cases": [{"id": "a", "verdict": "pass", "group": null, "localisation": null}]})",
+  EXPECT_EQ(n.status().message().rfind("evidence/numerics.json: not valid JSON", 0), 0u)
+      << n.status().message();
+  n = ParseNumericsEvidence(R"({"cases": [{"id": "a", "verdict": "pass", "outputs": {}}]})",
                             "evidence/numerics.json");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().message(),
+            "evidence/numerics.json: $.cases[0].outputs: must be an array, got an object");
+  n = ParseNumericsEvidence(R"({"schema": "attnverify.resources/1", "cases": []})",
+                            "evidence/numerics.json");
+  EXPECT_FALSE(n.ok());
+  auto r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "fatal"}]})",
+                               "evidence/review.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("evidence/review.json: $.findings[0].severity"),
+            std::string::npos);
+  r = ParseReviewEvidence(R"({"findings": [{"rule": "x", "severity": "note", "line": "12"}]})",
+                          "evidence/review.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "evidence/review.json: $.findings[0].line: must be an integer, got a string");
+  auto res = ParseResourcesEvidence(
+      R"({"status": "ok", "gates": [{"gate": "g", "passed": "yes"}]})", "evidence/resources.json");
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.status().message(),
+            "evidence/resources.json: $.gates[0].passed: must be true or false, got a string");
+  // Optional additions absent, nulls where values are unknown: fine.
+  n = ParseNumericsEvidence(
+      R"({"cases": [{"id": "a", "verdict": "pass", "group": null, "localisation": null}]})",
+      "evidence/numerics.json");
   EXPECT_TRUE(n.ok()) << n.status().message();
 }
 
@@ -76,8 +90,11 @@ TEST(EvidenceLoadTest, AbsentFilesAreFineAndBadOnesAreErrors) {
   ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"), "[1, 2").ok());
   ev = LoadEvidence(req);
   ASSERT_FALSE(ev.ok());
-  EXPECT_EQ(ev.status().message().rfind("evidence/review.json: not valid JSON", 0), 0u) << ev.status().message();
-  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"), R"({"command": "attnverify review --x"})").ok());
+  EXPECT_EQ(ev.status().message().rfind("evidence/review.json: not valid JSON", 0), 0u)
+      << ev.status().message();
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"),
+                                  R"({"command": "attnverify review --x"})")
+                  .ok());
   ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/slice.json"), "{}").ok());
   ev = LoadEvidence(req);
   ASSERT_TRUE(ev.ok()) << ev.status().message();
@@ -87,11 +104,13 @@ TEST(EvidenceLoadTest, AbsentFilesAreFineAndBadOnesAreErrors) {
   // run.json: read, and its stage logs checked against their recorded sha256 (item 8).
   std::filesystem::create_directories(dir.File("logs"));
   ASSERT_TRUE(WriteFileAtomically(dir.File("logs/run-build.log"), "$ attnverify build\n").ok());
-  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/run.json"),
-                                  R"({"schema": "attnverify.run/1", "command": "attnverify run", "config": "/x/attnverify.toml",
+  ASSERT_TRUE(
+      WriteFileAtomically(
+          dir.File("evidence/run.json"),
+          R"({"schema": "attnverify.run/1", "command": "attnverify run", "config": "/x/attnverify.toml",
                                       "stages": [{"name": "build", "status": "error", "reason": "exit 2: bad",
                                                   "log": "logs/run-build.log", "log_sha256": "00"}]})")
-                  .ok());
+          .ok());
   ev = LoadEvidence(req);
   ASSERT_TRUE(ev.ok()) << ev.status().message();
   ASSERT_TRUE(ev->run.has_value());
@@ -112,8 +131,10 @@ TEST(EvidenceLoadTest, AbsentFilesAreFineAndBadOnesAreErrors) {
 // Every value of the fixture evidence replaced by each JSON type in turn: the parsers
 // either accept the document or name the file, and the engine never crashes on what
 // they accept.
-void Mutate(const nlohmann::json& root, nlohmann::json& node, const std::function<void(const nlohmann::json&)>& visit) {
-  static const nlohmann::json kReplacements[] = {nullptr, 1, -7, 2.5, "s", nlohmann::json::array(), nlohmann::json::object(), true};
+void Mutate(const nlohmann::json& root, nlohmann::json& node,
+            const std::function<void(const nlohmann::json&)>& visit) {
+  static const nlohmann::json kReplacements[] = {
+      nullptr, 1, -7, 2.5, "s", nlohmann::json::array(), nlohmann::json::object(), true};
   if (!node.is_object() && !node.is_array()) return;
   for (auto it = node.begin(); it != node.end(); ++it) {
     nlohmann::json saved = *it;

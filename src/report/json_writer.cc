@@ -1,7 +1,6 @@
 // acceptance.json (attnverify.acceptance/1, doc/formats/acceptance-json.md).
 #include "report/report_writers.h"
 
-
 namespace av {
 namespace {
 
@@ -10,20 +9,38 @@ using nlohmann::json;
 json OrNull(const std::string& s) { return s.empty() ? json() : json(s); }
 
 json FindingJson(const FindingView& f) {
-  return {{"id", f.id}, {"rule", f.rule}, {"severity", f.severity}, {"component", f.component},
-          {"file", f.file}, {"line", f.line}, {"end_line", f.end_line}, {"checklist_item", f.checklist_item},
+  return {{"id", f.id},
+          {"rule", f.rule},
+          {"severity", f.severity},
+          {"component", f.component},
+          {"file", f.file},
+          {"line", f.line},
+          {"end_line", f.end_line},
+          {"checklist_item", f.checklist_item},
           {"related_items", f.related_items},
-          {"title", f.title}, {"message", f.message}, {"verify", OrNull(f.verify)}};
+          {"title", f.title},
+          {"message", f.message},
+          {"verify", OrNull(f.verify)}};
 }
 
 json CheckJson(const Check& c) {
   json cites = json::array();
   for (const Citation& x : c.citations) {
-    cites.push_back({{"file", x.file}, {"sha256", x.sha256}, {"command", x.command}, {"subject", OrNull(x.subject)}});
+    cites.push_back({{"file", x.file},
+                     {"sha256", x.sha256},
+                     {"command", x.command},
+                     {"subject", OrNull(x.subject)}});
   }
-  return {{"id", c.id}, {"title", c.title}, {"status", CheckStatusName(c.status)}, {"required", c.required},
-          {"waiver", OrNull(c.waiver)}, {"summary", c.summary}, {"details", c.details}, {"citations", cites},
-          {"missing_command", OrNull(c.missing_command)}, {"attributed_to", c.attributed_to}};
+  return {{"id", c.id},
+          {"title", c.title},
+          {"status", CheckStatusName(c.status)},
+          {"required", c.required},
+          {"waiver", OrNull(c.waiver)},
+          {"summary", c.summary},
+          {"details", c.details},
+          {"citations", cites},
+          {"missing_command", OrNull(c.missing_command)},
+          {"attributed_to", c.attributed_to}};
 }
 
 }  // namespace
@@ -35,28 +52,41 @@ json AcceptanceToJson(const ChecklistReport& r) {
     for (const Check& c : item.checks) checks.push_back(CheckJson(c));
     json finding_ids = json::array();
     for (const FindingView& f : item.findings) finding_ids.push_back(f.id);
-    items.push_back({{"number", item.number}, {"title", item.title}, {"status", CheckStatusName(item.status)},
-                     {"required", item.required}, {"reason", item.reason}, {"checks", checks},
+    items.push_back({{"number", item.number},
+                     {"title", item.title},
+                     {"status", CheckStatusName(item.status)},
+                     {"required", item.required},
+                     {"reason", item.reason},
+                     {"checks", checks},
                      {"findings", finding_ids}});
   }
   json findings = json::array();
   for (const FindingView& f : r.findings) findings.push_back(FindingJson(f));
   json evidence = json::array();
   for (const EvidenceFile& f : r.evidence) {
-    evidence.push_back({{"path", f.path}, {"sha256", f.sha256}, {"command", f.command}, {"tool_version", OrNull(f.tool_version)}});
+    evidence.push_back({{"path", f.path},
+                        {"sha256", f.sha256},
+                        {"command", f.command},
+                        {"tool_version", OrNull(f.tool_version)}});
   }
   json coverage = json::array();
   for (const CoverageCell& c : r.coverage) {
-    coverage.push_back({{"op", c.op}, {"category", c.category}, {"passed", c.passed}, {"failed", c.failed}});
+    coverage.push_back(
+        {{"op", c.op}, {"category", c.category}, {"passed", c.passed}, {"failed", c.failed}});
   }
   auto num = [](int64_t v) { return v < 0 ? json() : json(v); };
   json resources = json::array();
   for (const ResourceBar& b : r.resources) {
-    resources.push_back({{"kernel", b.kernel}, {"arch", b.arch}, {"base_smem_bytes", num(b.base_smem)},
-                         {"head_smem_bytes", num(b.head_smem)}, {"smem_cap_bytes", num(b.cap)}, {"ptxas_overflow", b.overflow}});
+    resources.push_back({{"kernel", b.kernel},
+                         {"arch", b.arch},
+                         {"base_smem_bytes", num(b.base_smem)},
+                         {"head_smem_bytes", num(b.head_smem)},
+                         {"smem_cap_bytes", num(b.cap)},
+                         {"ptxas_overflow", b.overflow}});
   }
   json heatmaps = json::array();
-  for (const HeatmapSvg& h : r.heatmaps) heatmaps.push_back({{"case", h.case_id}, {"path", h.path}});
+  for (const HeatmapSvg& h : r.heatmaps)
+    heatmaps.push_back({{"case", h.case_id}, {"path", h.path}});
   return {{"schema", kAcceptanceJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", r.tool_version}}},
           {"title", r.title},

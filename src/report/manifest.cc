@@ -47,17 +47,20 @@ Result<std::vector<ManifestEntry>> HashPackageFiles(const std::string& package_d
     AV_ASSIGN_OR_RETURN(std::string sha, Sha256File(entry.path().string()));
     out.push_back({rel, sha, static_cast<int64_t>(entry.file_size(ec))});
   }
-  std::sort(out.begin(), out.end(), [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(),
+            [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
   return out;
 }
 
 json ManifestToJson(const Manifest& m) {
   json files = json::array();
-  for (const ManifestEntry& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+  for (const ManifestEntry& f : m.files)
+    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
   return {{"schema", kManifestJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", m.tool_version}}},
-          {"nvcc", {{"version", m.nvcc_version.empty() ? json() : json(m.nvcc_version)},
-                    {"source", m.nvcc_source.empty() ? json() : json(m.nvcc_source)}}},
+          {"nvcc",
+           {{"version", m.nvcc_version.empty() ? json() : json(m.nvcc_version)},
+            {"source", m.nvcc_source.empty() ? json() : json(m.nvcc_source)}}},
           {"host", m.host},
           {"created_utc", m.created_utc},
           {"excluded", m.excluded},
@@ -81,23 +84,29 @@ Result<Manifest> ParseManifest(std::string_view text, const std::string& path) {
   if (!files.is_array()) return InvalidInput(path + ": $.files: must be an array");
   for (size_t i = 0; i < files.size(); ++i) {
     const json& f = files[i];
-    if (!f.is_object() || !f.value("path", json()).is_string() || !f.value("sha256", json()).is_string()) {
-      return InvalidInput(path + ": $.files[" + std::to_string(i) + "]: needs string \"path\" and \"sha256\"");
+    if (!f.is_object() || !f.value("path", json()).is_string() ||
+        !f.value("sha256", json()).is_string()) {
+      return InvalidInput(path + ": $.files[" + std::to_string(i) +
+                          "]: needs string \"path\" and \"sha256\"");
     }
-    m.files.push_back({f["path"].get<std::string>(), f["sha256"].get<std::string>(),
-                       f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0});
+    m.files.push_back(
+        {f["path"].get<std::string>(), f["sha256"].get<std::string>(),
+         f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0});
   }
-  if (doc.contains("tool") && doc["tool"].is_object() && doc["tool"].value("version", json()).is_string()) {
+  if (doc.contains("tool") && doc["tool"].is_object() &&
+      doc["tool"].value("version", json()).is_string()) {
     m.tool_version = doc["tool"]["version"].get<std::string>();
   }
   if (doc.value("host", json()).is_string()) m.host = doc["host"].get<std::string>();
-  if (doc.value("created_utc", json()).is_string()) m.created_utc = doc["created_utc"].get<std::string>();
+  if (doc.value("created_utc", json()).is_string())
+    m.created_utc = doc["created_utc"].get<std::string>();
   return m;
 }
 
 Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manifest& manifest) {
   std::vector<std::string> excluded = manifest.excluded;
-  if (std::find(excluded.begin(), excluded.end(), "manifest.json") == excluded.end()) excluded.push_back("manifest.json");
+  if (std::find(excluded.begin(), excluded.end(), "manifest.json") == excluded.end())
+    excluded.push_back("manifest.json");
   AV_ASSIGN_OR_RETURN(std::vector<ManifestEntry> now, HashPackageFiles(package_dir, excluded));
   std::map<std::string, std::string> recorded, current;
   for (const ManifestEntry& f : manifest.files) recorded[f.path] = f.sha256;
@@ -105,8 +114,10 @@ Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manife
   ManifestDiff diff;
   for (const auto& [path, sha] : recorded) {
     auto it = current.find(path);
-    if (it == current.end()) diff.missing.push_back(path);
-    else if (it->second != sha) diff.changed.push_back(path);
+    if (it == current.end())
+      diff.missing.push_back(path);
+    else if (it->second != sha)
+      diff.changed.push_back(path);
   }
   for (const auto& [path, sha] : current) {
     if (!recorded.count(path)) diff.extra.push_back(path);
@@ -114,7 +125,8 @@ Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manife
   return diff;
 }
 
-std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence, std::string* source) {
+std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence,
+                              std::string* source) {
   source->clear();
   if (!from_evidence.empty()) {
     *source = "evidence/resources.json";

@@ -6,11 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/process.h"
 #include "core/status.h"
@@ -30,7 +29,7 @@ struct Manifest {
   std::string nvcc_version;  // empty: unknown (written as null)
   std::string nvcc_source;   // "evidence/resources.json", "nvcc --version", or empty
   std::string host;
-  std::string created_utc;   // 2026-11-29T18:30:00Z
+  std::string created_utc;            // 2026-11-29T18:30:00Z
   std::vector<std::string> excluded;  // "manifest.json", "work/"
   std::vector<ManifestEntry> files;   // sorted by path
 };
@@ -53,7 +52,8 @@ Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manife
 
 // nvcc's version: `from_evidence` when non-empty, else `nvcc --version` when nvcc is on
 // PATH (through `runner`), else empty. `source` says which.
-std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence, std::string* source);
+std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence,
+                              std::string* source);
 
 std::string HostName();
 std::string UtcNowIso8601();

@@ -8,9 +8,12 @@ namespace {
 std::string Cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -39,19 +42,23 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
   std::string required;
   for (int n : r.required) required += (required.empty() ? "" : ", ") + std::to_string(n);
-  out += "Config `" + r.config + "` · attnverify " + r.tool_version + " · required items: " + required + "\n\n";
+  out += "Config `" + r.config + "` · attnverify " + r.tool_version +
+         " · required items: " + required + "\n\n";
   out += "| # | item | status | reason |\n|---|---|---|---|\n";
   for (const ItemResult& item : r.items) {
-    out += "| " + std::to_string(item.number) + " | " + item.title + (item.required ? "" : " (not required)") + " | " +
-           StatusWord(item.status) + " | " + Cell(item.reason) + " |\n";
+    out += "| " + std::to_string(item.number) + " | " + item.title +
+           (item.required ? "" : " (not required)") + " | " + StatusWord(item.status) + " | " +
+           Cell(item.reason) + " |\n";
   }
   for (const ItemResult& item : r.items) {
-    out += "\n## " + std::to_string(item.number) + ". " + item.title + " — " + CheckStatusName(item.status) +
-           (item.required ? "" : " (not required)") + "\n\n";
+    out += "\n## " + std::to_string(item.number) + ". " + item.title + " — " +
+           CheckStatusName(item.status) + (item.required ? "" : " (not required)") + "\n\n";
     for (const Check& c : item.checks) {
       out += "- " + StatusWord(c.status) + " `" + c.id + "` " + c.title;
-      if (!c.waiver.empty()) out += " (waived: " + c.waiver + ")";
-      else if (!c.required) out += " (optional)";
+      if (!c.waiver.empty())
+        out += " (waived: " + c.waiver + ")";
+      else if (!c.required)
+        out += " (optional)";
       out += ": " + c.summary + "\n";
       for (const std::string& d : c.details) out += "  - " + d + "\n";
       // Citations of one file (same digest and command) share a line: "evidence: `f`
@@ -60,10 +67,11 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
         const Citation& cite = c.citations[i];
         std::string subjects;
         size_t j = i;
-        for (; j < c.citations.size() && c.citations[j].file == cite.file && c.citations[j].sha256 == cite.sha256 &&
-               c.citations[j].command == cite.command;
+        for (; j < c.citations.size() && c.citations[j].file == cite.file &&
+               c.citations[j].sha256 == cite.sha256 && c.citations[j].command == cite.command;
              ++j) {
-          if (!c.citations[j].subject.empty()) subjects += (subjects.empty() ? "`" : ", `") + c.citations[j].subject + "`";
+          if (!c.citations[j].subject.empty())
+            subjects += (subjects.empty() ? "`" : ", `") + c.citations[j].subject + "`";
         }
         out += "  - evidence: `" + cite.file + "` (sha256 `" + Short(cite.sha256) + "`)";
         if (!cite.command.empty()) out += ", from `" + cite.command + "`";
@@ -71,18 +79,22 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
         out += "\n";
         i = j;
       }
-      if (!c.missing_command.empty()) out += "\n  ```\n  " + [&] {
-        std::string cmd;
-        for (char ch : c.missing_command) cmd += ch == '\n' ? std::string("\n  ") : std::string(1, ch);
-        return cmd;
-      }() + "\n  ```\n\n";
+      if (!c.missing_command.empty())
+        out += "\n  ```\n  " + [&] {
+          std::string cmd;
+          for (char ch : c.missing_command)
+            cmd += ch == '\n' ? std::string("\n  ") : std::string(1, ch);
+          return cmd;
+        }() + "\n  ```\n\n";
     }
     if (!item.findings.empty()) {
       out += "\nReview findings (questions this item answers):\n\n";
       for (const FindingView& f : item.findings) {
         out += "- `" + f.id + "` " + f.severity + " `" + f.rule + "` " + Location(f) + " — " +
                (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
-        out += "  verify: " + (f.verify.empty() ? std::string("(none given)") : "`" + f.verify + "`") + "\n";
+        out +=
+            "  verify: " + (f.verify.empty() ? std::string("(none given)") : "`" + f.verify + "`") +
+            "\n";
       }
     }
   }
@@ -98,8 +110,10 @@ std::string FormatVerdictTable(const ChecklistReport& r) {
   std::string out;
   for (const ItemResult& item : r.items) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "%d %-28s %-8s", item.number, item.title.c_str(), CheckStatusName(item.status));
-    std::string reason = item.reason.size() > 110 ? item.reason.substr(0, 107) + "..." : item.reason;
+    std::snprintf(buf, sizeof buf, "%d %-28s %-8s", item.number, item.title.c_str(),
+                  CheckStatusName(item.status));
+    std::string reason =
+        item.reason.size() > 110 ? item.reason.substr(0, 107) + "..." : item.reason;
     out += std::string(buf) + (item.required ? "" : "(not required) ") + reason + "\n";
   }
   std::string verdict = r.verdict;

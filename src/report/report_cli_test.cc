@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
@@ -21,7 +20,9 @@ std::string CopyFixture(const testing::TempDir& dir) {
   return pkg;
 }
 
-testing::CommandResult RunAv(const std::string& args) { return testing::RunShell(std::string(ATTNVERIFY_BINARY) + " " + args); }
+testing::CommandResult RunAv(const std::string& args) {
+  return testing::RunShell(std::string(ATTNVERIFY_BINARY) + " " + args);
+}
 
 TEST(ReportCliTest, WritesReportsAndManifestThenVerifyPackageDetectsChanges) {
   testing::TempDir dir;
@@ -30,8 +31,8 @@ TEST(ReportCliTest, WritesReportsAndManifestThenVerifyPackageDetectsChanges) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("verdict: REJECTED"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("3 Shared memory and registers  FAIL"), std::string::npos) << r.output;
-  for (const char* f : {"reports/acceptance.md", "reports/acceptance.json", "reports/acceptance.html",
-                        "reports/acceptance.sarif", "manifest.json"}) {
+  for (const char* f : {"reports/acceptance.md", "reports/acceptance.json",
+                        "reports/acceptance.html", "reports/acceptance.sarif", "manifest.json"}) {
     EXPECT_TRUE(fs::exists(pkg + "/" + f)) << f;
   }
   auto manifest = nlohmann::json::parse(*ReadFileToString(pkg + "/manifest.json"));
@@ -75,10 +76,14 @@ TEST(ReportCliTest, FormatsFlagAndBadInputExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("evidence/numerics.json: not valid JSON"), std::string::npos) << r.output;
 
-  ASSERT_TRUE(WriteFileAtomically(pkg + "/attnverify.toml", "[policy]\nrequired = [1]\nstrict = true\n").ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(pkg + "/attnverify.toml", "[policy]\nrequired = [1]\nstrict = true\n")
+          .ok());
   r = RunAv("report --config " + pkg + "/attnverify.toml");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("attnverify.toml:3:1: unknown key \"strict\" in [policy]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("attnverify.toml:3:1: unknown key \"strict\" in [policy]"),
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(RunAv("verify-package --config " + dir.File("nowhere/attnverify.toml")).exit_code, 2);
 }
 
@@ -86,11 +91,12 @@ TEST(ReportCliTest, AcceptedPackageExitsZero) {
   testing::TempDir dir;
   fs::create_directories(dir.File("evidence"));
   ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[policy]\nrequired = [6]\n").ok());
-  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/numerics.json"),
-                                  R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics",
+  ASSERT_TRUE(
+      WriteFileAtomically(dir.File("evidence/numerics.json"),
+                          R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics",
                                       "cases": [{"id": "sp", "op": "sparse_attention", "dtype": "bf16", "verdict": "pass",
                                                  "params": {"indices": "mixed"}, "outputs": [{"name": "o", "passed": true}]}]})")
-                  .ok());
+          .ok());
   auto r = RunAv("report --config " + dir.File("attnverify.toml"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("verdict: ACCEPTED"), std::string::npos) << r.output;

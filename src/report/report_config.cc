@@ -11,16 +11,42 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Every check id the engine produces (report/checklist_numerics.cc, checklist_kernel.cc); waivers must name one.
+// Every check id the engine produces (report/checklist_numerics.cc, checklist_kernel.cc); waivers
+// must name one.
 constexpr std::string_view kCheckIds[] = {
-    "1.base_cases",      "1.dtypes",           "1.softmax_stability", "1.invariance",
-    "2.causal",          "2.causal_alignment", "2.window",            "2.varlen",
-    "2.padding",         "2.paged",            "2.partial_block",     "2.block_edges",
-    "2.invalid_indices", "2.coverage",        "3.build",            "3.head_builds",       "3.registers_max",
-    "3.no_new_spills",   "3.smem_within_cap",  "3.occupancy_not_lower", "3.bank_conflicts",
-    "4.unaligned_gemm",  "4.perf",             "5.num_splits",        "6.padded_strides",
-    "6.output_contract", "7.path_recorded",    "7.paths_exercised",   "7.fallback_kept",
-    "8.files",           "8.review",           "8.findings_verifiable", "8.conclusions_cited",
+    "1.base_cases",
+    "1.dtypes",
+    "1.softmax_stability",
+    "1.invariance",
+    "2.causal",
+    "2.causal_alignment",
+    "2.window",
+    "2.varlen",
+    "2.padding",
+    "2.paged",
+    "2.partial_block",
+    "2.block_edges",
+    "2.invalid_indices",
+    "2.coverage",
+    "3.build",
+    "3.head_builds",
+    "3.registers_max",
+    "3.no_new_spills",
+    "3.smem_within_cap",
+    "3.occupancy_not_lower",
+    "3.bank_conflicts",
+    "4.unaligned_gemm",
+    "4.perf",
+    "5.num_splits",
+    "6.padded_strides",
+    "6.output_contract",
+    "7.path_recorded",
+    "7.paths_exercised",
+    "7.fallback_kept",
+    "8.files",
+    "8.review",
+    "8.findings_verifiable",
+    "8.conclusions_cited",
 };
 
 }  // namespace
@@ -34,9 +60,11 @@ Result<std::vector<std::string>> ParseFormatList(const std::string& list) {
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
-    std::string f = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string f =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!f.empty()) {
-      if (std::find(std::begin(kReportFormats), std::end(kReportFormats), f) == std::end(kReportFormats)) {
+      if (std::find(std::begin(kReportFormats), std::end(kReportFormats), f) ==
+          std::end(kReportFormats)) {
         return InvalidInput("unknown report format \"" + f + "\" (known: md, json, html, sarif)");
       }
       if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
@@ -74,8 +102,8 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
         std::string id(key.str());
         if (!IsKnownCheckId(id)) {
           return InvalidInput(display_path + ":" + std::to_string(key.source().begin.line) + ":" +
-                              std::to_string(key.source().begin.column) + ": unknown check id \"" + id +
-                              "\" in [policy] waive (check ids: doc/report.md)");
+                              std::to_string(key.source().begin.column) + ": unknown check id \"" +
+                              id + "\" in [policy] waive (check ids: doc/report.md)");
         }
         AV_ASSIGN_OR_RETURN(std::string why, r.String(value, "waive." + id));
         c.waivers[id] = why;
@@ -98,8 +126,10 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
     }
   }
   // Values owned by other tables: read, not validated (their modules do that).
-  if (auto base = doc["slice"]["base"].value<std::string>(); base && !base->empty()) c.base_ref = *base;
-  if (auto ev = doc["numerics"]["evidence"].value<std::string>(); ev && !ev->empty()) c.numerics_evidence = *ev;
+  if (auto base = doc["slice"]["base"].value<std::string>(); base && !base->empty())
+    c.base_ref = *base;
+  if (auto ev = doc["numerics"]["evidence"].value<std::string>(); ev && !ev->empty())
+    c.numerics_evidence = *ev;
   if (auto w = doc["numerics"]["work_dir"].value<std::string>(); w && !w->empty()) c.work_dir = *w;
   return c;
 }

@@ -19,19 +19,21 @@ namespace av {
 inline constexpr const char* kReportFormats[] = {"md", "json", "html", "sarif"};
 
 struct ReportConfig {
-  std::string path;          // attnverify.toml as the user named it (used in commands)
-  std::string package_dir;   // its folder, absolute
+  std::string path;         // attnverify.toml as the user named it (used in commands)
+  std::string package_dir;  // its folder, absolute
   std::set<int> required = {1, 2, 3, 4, 5, 6, 7, 8};
   // check id ("2.window", "4.perf") -> the reason the policy accepts its absence.
   std::map<std::string, std::string> waivers;
   std::vector<std::string> formats = {"md", "json", "html", "sarif"};
   std::string title = "Kernel refactor acceptance";
-  std::string base_ref = "HEAD~1";                      // [slice] base
-  std::string numerics_evidence = "evidence/numerics.json";  // [numerics] evidence, package-relative
-  std::string work_dir = "work";                         // [numerics] work_dir: left out of manifest.json
+  std::string base_ref = "HEAD~1";  // [slice] base
+  std::string numerics_evidence =
+      "evidence/numerics.json";   // [numerics] evidence, package-relative
+  std::string work_dir = "work";  // [numerics] work_dir: left out of manifest.json
 };
 
-// `display_path` is how commands in the report name the config ("attention-verify/attnverify.toml").
+// `display_path` is how commands in the report name the config
+// ("attention-verify/attnverify.toml").
 Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string& display_path);
 Result<ReportConfig> LoadReportConfig(const std::string& path);
 

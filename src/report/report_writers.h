@@ -6,9 +6,8 @@
 // Pure functions; any thread.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "report/checklist.h"
 

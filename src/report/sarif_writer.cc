@@ -23,26 +23,34 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& r) {
     if (!f.verify.empty()) text += " Verify: " + f.verify;
     json result = {{"ruleId", f.rule},
                    {"ruleIndex", index[f.rule]},
-                   {"level", f.severity == "error" ? "error" : f.severity == "warning" ? "warning" : "note"},
+                   {"level", f.severity == "error"     ? "error"
+                             : f.severity == "warning" ? "warning"
+                                                       : "note"},
                    {"message", {{"text", text.empty() ? f.rule : text}}},
-                   {"properties", {{"finding_id", f.id}, {"checklist_item", f.checklist_item},
-                                   {"component", f.component}, {"verify", f.verify}}}};
+                   {"properties",
+                    {{"finding_id", f.id},
+                     {"checklist_item", f.checklist_item},
+                     {"component", f.component},
+                     {"verify", f.verify}}}};
     if (!f.file.empty()) {
       json physical = {{"artifactLocation", {{"uri", f.file}}}};
       if (f.line > 0) {
-        physical["region"] = {{"startLine", f.line}, {"endLine", f.end_line >= f.line ? f.end_line : f.line}};
+        physical["region"] = {{"startLine", f.line},
+                              {"endLine", f.end_line >= f.line ? f.end_line : f.line}};
       }
       result["locations"] = json::array({{{"physicalLocation", physical}}});
     }
     results.push_back(std::move(result));
   }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({{{"tool", {{"driver", {{"name", "attnverify"},
-                                                       {"version", r.tool_version},
-                                                       {"rules", rules}}}}},
-                                 {"results", results},
-                                 {"properties", {{"verdict", r.verdict}}}}})}};
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::array({{{"tool",
+                      {{"driver",
+                        {{"name", "attnverify"}, {"version", r.tool_version}, {"rules", rules}}}}},
+                     {"results", results},
+                     {"properties", {{"verdict", r.verdict}}}}})}};
 }
 
 }  // namespace av

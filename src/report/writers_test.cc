@@ -1,8 +1,6 @@
 // Golden tests of the writers over the fixture package testdata/report/package
 // (UPDATE_GOLDEN=1 rewrites testdata/report/golden/*), the SARIF 2.1.0 shape, and the
 // HTML page's self-containment.
-#include "report/report_writers.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +9,7 @@
 #include "core/file.h"
 #include "report/evidence.h"
 #include "report/report_config.h"
+#include "report/report_writers.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -38,7 +37,8 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   }
   Result<std::string> expected = ReadFileToString(path);
   ASSERT_TRUE(expected.ok()) << path << " missing: run with UPDATE_GOLDEN=1";
-  EXPECT_EQ(actual, *expected) << "differs from " << path << " (UPDATE_GOLDEN=1 rewrites it; review the diff)";
+  EXPECT_EQ(actual, *expected) << "differs from " << path
+                               << " (UPDATE_GOLDEN=1 rewrites it; review the diff)";
 }
 
 TEST(ReportWritersTest, FixtureVerdictAndItems) {
@@ -59,7 +59,9 @@ TEST(ReportWritersTest, FixtureVerdictAndItems) {
             "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
 }
 
-TEST(ReportWritersTest, MarkdownGolden) { ExpectGolden("acceptance.md", WriteAcceptanceMarkdown(FixtureReport())); }
+TEST(ReportWritersTest, MarkdownGolden) {
+  ExpectGolden("acceptance.md", WriteAcceptanceMarkdown(FixtureReport()));
+}
 
 TEST(ReportWritersTest, JsonGolden) {
   nlohmann::json j = AcceptanceToJson(FixtureReport());
@@ -67,7 +69,9 @@ TEST(ReportWritersTest, JsonGolden) {
   ExpectGolden("acceptance.json", j.dump(2) + "\n");
 }
 
-TEST(ReportWritersTest, SarifGolden) { ExpectGolden("acceptance.sarif", AcceptanceToSarif(FixtureReport()).dump(2) + "\n"); }
+TEST(ReportWritersTest, SarifGolden) {
+  ExpectGolden("acceptance.sarif", AcceptanceToSarif(FixtureReport()).dump(2) + "\n");
+}
 
 // The properties SARIF 2.1.0 requires (sarif-schema-2.1.0.json: sarifLog.version/runs,
 // run.tool, tool.driver, toolComponent.name, result.message, message.text or id,
@@ -85,7 +89,8 @@ TEST(ReportWritersTest, SarifHasThe210RequiredShape) {
   std::set<std::string> rule_ids;
   for (const auto& rule : rules) {
     ASSERT_TRUE(rule["id"].is_string());
-    EXPECT_TRUE(rule_ids.insert(rule["id"].get<std::string>()).second) << "duplicate rule " << rule["id"];
+    EXPECT_TRUE(rule_ids.insert(rule["id"].get<std::string>()).second)
+        << "duplicate rule " << rule["id"];
   }
   ASSERT_TRUE(run["results"].is_array());
   ASSERT_EQ(run["results"].size(), 3u);
@@ -116,7 +121,8 @@ TEST(ReportWritersTest, HtmlIsSelfContained) {
   EXPECT_NE(html.find("aria-label=\"numerics coverage\""), std::string::npos);
   EXPECT_NE(html.find("aria-label=\"shared memory per kernel\""), std::string::npos);
   EXPECT_NE(html.find("147456 -&gt; 294912 B / cap 232448 (ptxas overflow)"), std::string::npos);
-  EXPECT_NE(html.find("src=\"data:image/svg+xml;base64,PHN2Zy"), std::string::npos);  // "<svg" in base64
+  EXPECT_NE(html.find("src=\"data:image/svg+xml;base64,PHN2Zy"),
+            std::string::npos);  // "<svg" in base64
   EXPECT_NE(html.find("Verdict: <b>rejected</b>"), std::string::npos);
 }
 

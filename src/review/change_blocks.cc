@@ -10,9 +10,10 @@ namespace {
 
 bool IsKeyword(std::string_view s) {
   static const std::set<std::string_view> kKeywords = {
-      "if", "for", "while", "switch", "return", "else", "do", "case", "sizeof", "static_assert", "elif",
-      "def", "class", "struct", "namespace", "template", "typename", "using", "new", "delete", "throw",
-      "catch", "decltype", "alignof", "co_return", "assert", "lambda", "with", "in", "not", "and", "or"};
+      "if",        "for",           "while",  "switch", "return", "else",   "do",        "case",
+      "sizeof",    "static_assert", "elif",   "def",    "class",  "struct", "namespace", "template",
+      "typename",  "using",         "new",    "delete", "throw",  "catch",  "decltype",  "alignof",
+      "co_return", "assert",        "lambda", "with",   "in",     "not",    "and",       "or"};
   return kKeywords.count(s) > 0;
 }
 
@@ -59,7 +60,8 @@ class FunctionTracker {
     if (language_ == SourceLanguage::kPython) {
       int indent = IndentOf(raw);
       if (!name_.empty() && indent <= indent_) name_.clear();
-      if (tokens.size() >= 2 && tokens[0].text == "def" && tokens[1].kind == TokenKind::kIdentifier) {
+      if (tokens.size() >= 2 && tokens[0].text == "def" &&
+          tokens[1].kind == TokenKind::kIdentifier) {
         name_ = tokens[1].text;
         indent_ = indent;
       } else if (tokens.size() >= 3 && tokens[0].text == "async" && tokens[1].text == "def") {
@@ -108,10 +110,26 @@ class FunctionTracker {
 
 // Words after which a name followed by "(" is called, not declared: `await f(x)`.
 bool IsCallPrefix(std::string_view s) {
-  static const std::set<std::string_view> kWords = {"await", "yield", "raise", "goto", "co_await", "co_yield",
-                                                    "is", "as", "import", "from", "del", "print", "typeid",
-                                                    "noexcept", "requires", "operator", "const_cast",
-                                                    "static_cast", "reinterpret_cast", "dynamic_cast"};
+  static const std::set<std::string_view> kWords = {"await",
+                                                    "yield",
+                                                    "raise",
+                                                    "goto",
+                                                    "co_await",
+                                                    "co_yield",
+                                                    "is",
+                                                    "as",
+                                                    "import",
+                                                    "from",
+                                                    "del",
+                                                    "print",
+                                                    "typeid",
+                                                    "noexcept",
+                                                    "requires",
+                                                    "operator",
+                                                    "const_cast",
+                                                    "static_cast",
+                                                    "reinterpret_cast",
+                                                    "dynamic_cast"};
   return kWords.count(s) > 0;
 }
 
@@ -125,10 +143,10 @@ void AddDeclaredNames(const std::vector<Token>& t, std::set<std::string>* out) {
     const std::string prev = i > 0 ? t[i - 1].text : "";
     size_t p = i;
     while (p > 0 && (t[p - 1].text == "*" || t[p - 1].text == "&")) --p;
-    const bool after_type = p > 0 && t[p - 1].kind == TokenKind::kIdentifier && !IsKeyword(t[p - 1].text) &&
-                            !IsCallPrefix(t[p - 1].text);
-    const bool declarator = next.empty() || next == "=" || next == ";" || next == "," || next == ")" ||
-                            next == "[" || next == "{" || next == ":";
+    const bool after_type = p > 0 && t[p - 1].kind == TokenKind::kIdentifier &&
+                            !IsKeyword(t[p - 1].text) && !IsCallPrefix(t[p - 1].text);
+    const bool declarator = next.empty() || next == "=" || next == ";" || next == "," ||
+                            next == ")" || next == "[" || next == "{" || next == ":";
     if (after_type && declarator) out->insert(t[i].text);
     // A function: "name(" after nothing but a return type and specifiers
     // ("template <int N> __device__ float* Load(", not "if (a && Load(").
@@ -136,14 +154,14 @@ void AddDeclaredNames(const std::vector<Token>& t, std::set<std::string>* out) {
       bool prefix = true;
       for (size_t k = 0; k < p && prefix; ++k) {
         const Token& x = t[k];
-        prefix = (x.kind == TokenKind::kIdentifier && (!IsKeyword(x.text) || x.text == "template" ||
-                                                       x.text == "typename")) ||
+        prefix = (x.kind == TokenKind::kIdentifier &&
+                  (!IsKeyword(x.text) || x.text == "template" || x.text == "typename")) ||
                  x.kind == TokenKind::kNumber || x.text == "::" || x.text == "<" || x.text == ">" ||
                  x.text == "*" || x.text == "&" || x.text == ",";
       }
       if (prefix) out->insert(t[i].text);
     }
-    if (i == 0 && next == "=") out->insert(t[i].text);     // Python assignment
+    if (i == 0 && next == "=") out->insert(t[i].text);  // Python assignment
     if (prev == "for" || prev == "def" || prev == "struct" || prev == "class" || prev == "union" ||
         prev == "enum" || (prev == "using" && next == "=")) {
       out->insert(t[i].text);
@@ -161,7 +179,8 @@ bool IsRenamable(const Token& t) { return t.kind == TokenKind::kIdentifier && !I
 
 // The name pairs (old, new) at the positions where two lines differ, when they differ
 // only in renamable names; empty otherwise.
-std::vector<std::pair<std::string, std::string>> NameDifferences(const CodeLine& r, const CodeLine& a) {
+std::vector<std::pair<std::string, std::string>> NameDifferences(const CodeLine& r,
+                                                                 const CodeLine& a) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (r.tokens.size() != a.tokens.size()) return {};
   for (size_t i = 0; i < r.tokens.size(); ++i) {
@@ -177,14 +196,16 @@ std::vector<std::pair<std::string, std::string>> NameDifferences(const CodeLine&
 // The name a removed line declares and the matching added line declares in its place:
 // the lines agree up to that name and on the token after it ("void LoadKeyTile(" ->
 // "void LoadKvTile(", whatever the parameters do).
-bool DeclarationRename(const CodeLine& r, const CodeLine& a, std::pair<std::string, std::string>* pair) {
+bool DeclarationRename(const CodeLine& r, const CodeLine& a,
+                       std::pair<std::string, std::string>* pair) {
   const size_t n = std::min(r.tokens.size(), a.tokens.size());
   size_t i = 0;
   while (i < n && r.tokens[i].kind == a.tokens[i].kind && r.tokens[i].text == a.tokens[i].text) ++i;
   if (i >= n || !IsRenamable(r.tokens[i]) || !IsRenamable(a.tokens[i])) return false;
   const bool r_last = i + 1 == r.tokens.size(), a_last = i + 1 == a.tokens.size();
   if (r_last != a_last || (!r_last && r.tokens[i + 1].text != a.tokens[i + 1].text)) return false;
-  if (!DeclaredNames(r.tokens).count(r.tokens[i].text) || !DeclaredNames(a.tokens).count(a.tokens[i].text)) {
+  if (!DeclaredNames(r.tokens).count(r.tokens[i].text) ||
+      !DeclaredNames(a.tokens).count(a.tokens[i].text)) {
     return false;
   }
   *pair = {r.tokens[i].text, a.tokens[i].text};
@@ -334,7 +355,8 @@ RawFileBlocks BuildRawBlocks(const FileDiff& file, SourceLanguage language) {
       FunctionTracker& fn = added ? new_fn : old_fn;
       // The line belongs to the function that encloses it, decided before its own braces.
       cl.function = fn.name();
-      cl.in_kernel_signature = fn.in_kernel_signature() || cl.code.find("__global__") != std::string::npos;
+      cl.in_kernel_signature =
+          fn.in_kernel_signature() || cl.code.find("__global__") != std::string::npos;
       fn.Feed(dl.text, cl.code, cl.tokens);
       if (cl.function.empty()) cl.function = fn.name();  // the line is itself a signature
       if (cl.code.empty()) continue;
@@ -392,7 +414,7 @@ std::map<std::string, std::string> FindRenames(const std::vector<RawFileBlocks>&
   std::map<std::string, std::string> renames;
   for (const auto& [from, to] : declared) {
     if (targets[from].size() != 1 || sources[to].size() != 1) continue;  // renamed two ways
-    if (new_ids.count(from) || old_ids.count(to)) continue;                // not gone, or not new
+    if (new_ids.count(from) || old_ids.count(to)) continue;              // not gone, or not new
     renames[from] = to;
   }
   return renames;
@@ -423,7 +445,8 @@ std::vector<std::string> IdentifierWords(std::string_view identifier) {
     bool upper = std::isupper(static_cast<unsigned char>(c));
     bool prev_lower = i > 0 && (std::islower(static_cast<unsigned char>(identifier[i - 1])) ||
                                 std::isdigit(static_cast<unsigned char>(identifier[i - 1])));
-    bool next_lower = i + 1 < identifier.size() && std::islower(static_cast<unsigned char>(identifier[i + 1]));
+    bool next_lower =
+        i + 1 < identifier.size() && std::islower(static_cast<unsigned char>(identifier[i + 1]));
     bool prev_upper = i > 0 && std::isupper(static_cast<unsigned char>(identifier[i - 1]));
     if (upper && (prev_lower || (prev_upper && next_lower))) flush();
     cur += c;
@@ -436,7 +459,8 @@ std::map<std::string, std::string> ConsistentRenames(const std::vector<ReviewCod
   return FindRenames(BuildAllRawBlocks(files));
 }
 
-std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(const std::vector<ReviewCodeFile>& files) {
+std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(
+    const std::vector<ReviewCodeFile>& files) {
   std::vector<RawFileBlocks> raw = BuildAllRawBlocks(files);
   const std::map<std::string, std::string> renames = FindRenames(raw);
   std::vector<std::vector<ChangeBlock>> out;

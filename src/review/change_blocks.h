@@ -16,14 +16,14 @@ namespace av {
 
 struct CodeLine {
   const DiffLine* line = nullptr;
-  bool added = false;          // else removed
-  std::string code;            // comments stripped, trimmed (what rules match)
-  std::string source;          // the line as written, trimmed, comments inside kept (what findings show)
+  bool added = false;  // else removed
+  std::string code;    // comments stripped, trimmed (what rules match)
+  std::string source;  // the line as written, trimmed, comments inside kept (what findings show)
   std::vector<Token> tokens;
-  std::string norm;            // tokens joined by spaces
-  std::string function;        // enclosing function's name as written ("" when unknown)
+  std::string norm;                  // tokens joined by spaces
+  std::string function;              // enclosing function's name as written ("" when unknown)
   bool in_kernel_signature = false;  // between a __global__ and its '{'
-  bool claimed = false;        // a rule has reported it
+  bool claimed = false;              // a rule has reported it
 };
 
 struct ChangeBlock {
@@ -49,7 +49,8 @@ std::map<std::string, std::string> ConsistentRenames(const std::vector<ReviewCod
 
 // The change blocks of each file (result[i] for files[i]); lines that differ only by the
 // diff's consistent renames cancel.
-std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(const std::vector<ReviewCodeFile>& files);
+std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(
+    const std::vector<ReviewCodeFile>& files);
 
 // The change blocks of one file, seen as a diff of its own.
 std::vector<ChangeBlock> BuildChangeBlocks(const FileDiff& file, SourceLanguage language);

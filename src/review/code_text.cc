@@ -17,8 +17,12 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool IsIdentStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
 }  // namespace
 
@@ -30,8 +34,8 @@ std::string ToLower(std::string_view s) {
 
 SourceLanguage LanguageOfPath(std::string_view path) {
   std::string p = ToLower(path);
-  for (std::string_view ext : {".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".inl",
-                               ".ipp", ".tcc", ".cutlass"}) {
+  for (std::string_view ext : {".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp",
+                               ".cxx", ".inl", ".ipp", ".tcc", ".cutlass"}) {
     if (EndsWith(p, ext)) return SourceLanguage::kCpp;
   }
   if (EndsWith(p, ".py") || EndsWith(p, ".pyi")) return SourceLanguage::kPython;
@@ -40,15 +44,15 @@ SourceLanguage LanguageOfPath(std::string_view path) {
 
 bool IsTestOrDocPath(std::string_view path) {
   std::string p = "/" + ToLower(path);
-  for (std::string_view dir : {"/test/", "/tests/", "/testing/", "/unittest/", "/unittests/", "/docs/", "/doc/",
-                               "/testdata/", "/benchmarks/tests/"}) {
+  for (std::string_view dir : {"/test/", "/tests/", "/testing/", "/unittest/", "/unittests/",
+                               "/docs/", "/doc/", "/testdata/", "/benchmarks/tests/"}) {
     if (p.find(dir) != std::string::npos) return true;
   }
   size_t slash = p.rfind('/');
   std::string_view base = std::string_view(p).substr(slash + 1);
   if (base.substr(0, 5) == "test_" || base == "conftest.py") return true;
-  for (std::string_view suffix : {"_test.cc", "_test.cpp", "_test.cu", "_test.py", "_tests.py", "_test.h",
-                                  "_unittest.cc", ".md", ".rst", ".txt"}) {
+  for (std::string_view suffix : {"_test.cc", "_test.cpp", "_test.cu", "_test.py", "_tests.py",
+                                  "_test.h", "_unittest.cc", ".md", ".rst", ".txt"}) {
     if (EndsWith(base, suffix)) return true;
   }
   return false;
@@ -61,13 +65,16 @@ std::string OpenDocstringAtStart(const std::vector<std::string_view>& lines) {
       if (at == std::string_view::npos) continue;
       std::string_view before = Trim(raw.substr(0, at));
       size_t count = 0;
-      for (size_t p = raw.find(delim); p != std::string_view::npos; p = raw.find(delim, p + 3)) ++count;
+      for (size_t p = raw.find(delim); p != std::string_view::npos; p = raw.find(delim, p + 3))
+        ++count;
       if (count % 2 == 0) return "";  // """one line""": opens and closes
       std::string_view after = Trim(raw.substr(at + 3));
       // Opening: `"""Text`, `x = """`, `f("""`, `r"""`. Closing: a lone `"""` after
       // prose, or `text."""`.
-      bool opening = (before.empty() && !after.empty()) || before == "r" || before == "b" || before == "f" ||
-                     (!before.empty() && (before.back() == '=' || before.back() == '(' || before.back() == ','));
+      bool opening = (before.empty() && !after.empty()) || before == "r" || before == "b" ||
+                     before == "f" ||
+                     (!before.empty() &&
+                      (before.back() == '=' || before.back() == '(' || before.back() == ','));
       if (opening) return "";
       return std::string(delim);
     }
@@ -76,10 +83,11 @@ std::string OpenDocstringAtStart(const std::vector<std::string_view>& lines) {
 }
 
 bool LooksLikeProse(std::string_view code) {
-  static const char* kKeywords[] = {"and", "as", "assert", "async", "await", "break", "class", "continue", "def",
-                                    "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-                                    "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-                                    "return", "try", "while", "with", "yield", "match", "case", "print"};
+  static const char* kKeywords[] = {
+      "and",    "as",   "assert", "async",  "await",    "break", "class", "continue", "def",
+      "del",    "elif", "else",   "except", "finally",  "for",   "from",  "global",   "if",
+      "import", "in",   "is",     "lambda", "nonlocal", "not",   "or",    "pass",     "raise",
+      "return", "try",  "while",  "with",   "yield",    "match", "case",  "print"};
   int run = 0;
   for (const Token& t : Tokenize(code)) {
     bool keyword = false;
@@ -117,7 +125,8 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
   };
   auto done = [&] {
     if (source != nullptr) {
-      *source = first == std::string_view::npos ? std::string() : std::string(line.substr(first, last - first + 1));
+      *source = first == std::string_view::npos ? std::string()
+                                                : std::string(line.substr(first, last - first + 1));
     }
     return std::string(Trim(out));
   };
@@ -179,8 +188,8 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
 
 std::vector<Token> Tokenize(std::string_view code) {
   static constexpr std::array<std::string_view, 22> kOps = {
-      "<<=", ">>=", "...", "->*", "<=", ">=", "==", "!=", "&&", "||", "->", "::",
-      "++",  "--",  "+=",  "-=",  "*=", "/=", "%=", "|=", "&=", "^="};
+      "<<=", ">>=", "...", "->*", "<=", ">=", "==", "!=", "&&", "||", "->",
+      "::",  "++",  "--",  "+=",  "-=", "*=", "/=", "%=", "|=", "&=", "^="};
   std::vector<Token> tokens;
   size_t i = 0;
   const size_t n = code.size();
@@ -200,9 +209,10 @@ std::vector<Token> Tokenize(std::string_view code) {
     if (std::isdigit(static_cast<unsigned char>(c)) ||
         (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(code[i + 1])))) {
       size_t j = i + 1;
-      while (j < n && (IsIdentChar(code[j]) || code[j] == '.' || code[j] == '\'' ||
-                       ((code[j] == '+' || code[j] == '-') && (code[j - 1] == 'e' || code[j - 1] == 'E') &&
-                        !(code[i] == '0' && i + 1 < n && (code[i + 1] == 'x' || code[i + 1] == 'X'))))) {
+      while (j < n &&
+             (IsIdentChar(code[j]) || code[j] == '.' || code[j] == '\'' ||
+              ((code[j] == '+' || code[j] == '-') && (code[j - 1] == 'e' || code[j - 1] == 'E') &&
+               !(code[i] == '0' && i + 1 < n && (code[i + 1] == 'x' || code[i + 1] == 'X'))))) {
         ++j;
       }
       tokens.push_back({TokenKind::kNumber, std::string(code.substr(i, j - i))});

@@ -46,7 +46,9 @@ class LineCursor {
   int number_ = 0;
 };
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 std::string_view TrimCr(std::string_view s) {
   if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -73,7 +75,8 @@ std::string Printable(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& source) : text_(text), source_(source), cursor_(text) {}
+  Parser(std::string_view text, const std::string& source)
+      : text_(text), source_(source), cursor_(text) {}
 
   Result<Diff> Parse();
 
@@ -120,15 +123,33 @@ Result<std::string> Unquote(std::string_view s, size_t* consumed) {
     char e = s[i + 1];
     i += 2;
     switch (e) {
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'v': out += '\v'; break;
-      case 'f': out += '\f'; break;
-      case 'r': out += '\r'; break;
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
       default:
         if (e >= '0' && e <= '3') {
           // Three octal digits: e and the next two.
@@ -140,7 +161,8 @@ Result<std::string> Unquote(std::string_view s, size_t* consumed) {
           out += static_cast<char>(((e - '0') << 6) | ((d1 - '0') << 3) | (d2 - '0'));
           i += 2;
         } else {
-          return InvalidInput(std::string("unknown escape \\") + (e >= 0x20 && e < 0x7f ? std::string(1, e) : "?") +
+          return InvalidInput(std::string("unknown escape \\") +
+                              (e >= 0x20 && e < 0x7f ? std::string(1, e) : "?") +
                               " in a quoted path");
         }
     }
@@ -205,12 +227,18 @@ std::string StripPrefix(const std::string& path, std::string_view prefix) {
 
 std::string_view FileStatusName(FileStatus status) {
   switch (status) {
-    case FileStatus::kModified: return "modified";
-    case FileStatus::kAdded: return "added";
-    case FileStatus::kDeleted: return "deleted";
-    case FileStatus::kRenamed: return "renamed";
-    case FileStatus::kCopied: return "copied";
-    case FileStatus::kModeChanged: return "mode_changed";
+    case FileStatus::kModified:
+      return "modified";
+    case FileStatus::kAdded:
+      return "added";
+    case FileStatus::kDeleted:
+      return "deleted";
+    case FileStatus::kRenamed:
+      return "renamed";
+    case FileStatus::kCopied:
+      return "copied";
+    case FileStatus::kModeChanged:
+      return "mode_changed";
   }
   return "modified";
 }
@@ -278,7 +306,8 @@ Status Parser::ParseHunk(FileDiff* file) {
     return Error(header.number, "bad hunk header (expected \"@@ -A,B +C,D @@\")");
   }
   if (hunk.old_count > kMaxHunkLineCount || hunk.new_count > kMaxHunkLineCount) {
-    return Error(header.number, "hunk is larger than " + std::to_string(kMaxHunkLineCount) + " lines");
+    return Error(header.number,
+                 "hunk is larger than " + std::to_string(kMaxHunkLineCount) + " lines");
   }
   if ((hunk.old_count > 0 && hunk.old_start == 0) || (hunk.new_count > 0 && hunk.new_start == 0)) {
     return Error(header.number, "bad hunk header (a non-empty range starts at line 0)");
@@ -291,8 +320,9 @@ Status Parser::ParseHunk(FileDiff* file) {
   int64_t old_no = hunk.old_count == 0 ? hunk.old_start + 1 : hunk.old_start;
   int64_t new_no = hunk.new_count == 0 ? hunk.new_start + 1 : hunk.new_start;
   auto missing = [&](int at) {
-    return Error(at, "hunk at line " + std::to_string(header.number) + " ends early: " + std::to_string(old_left) +
-                         " old and " + std::to_string(new_left) + " new lines missing");
+    return Error(at, "hunk at line " + std::to_string(header.number) +
+                         " ends early: " + std::to_string(old_left) + " old and " +
+                         std::to_string(new_left) + " new lines missing");
   };
   while (old_left > 0 || new_left > 0) {
     if (cursor_.AtEnd()) return missing(header.number);
@@ -302,7 +332,8 @@ Status Parser::ParseHunk(FileDiff* file) {
     dl.source_line = l.number;
     dl.text = l.text.empty() ? std::string() : std::string(l.text.substr(1));
     if (c == '\\') {
-      if (hunk.lines.empty()) return Error(l.number, "\"\\ No newline at end of file\" before any line");
+      if (hunk.lines.empty())
+        return Error(l.number, "\"\\ No newline at end of file\" before any line");
       hunk.lines.back().no_newline_at_end = true;
       cursor_.Next();
       continue;
@@ -316,15 +347,17 @@ Status Parser::ParseHunk(FileDiff* file) {
       --old_left;
       --new_left;
     } else if (c == '-') {
-      if (old_left == 0) return Error(l.number, "more deleted lines than the hunk header at line " +
-                                                    std::to_string(header.number) + " says");
+      if (old_left == 0)
+        return Error(l.number, "more deleted lines than the hunk header at line " +
+                                   std::to_string(header.number) + " says");
       dl.kind = DiffLineKind::kDelete;
       dl.old_line = old_no++;
       dl.anchor = new_no < 1 ? 1 : new_no;
       --old_left;
     } else if (c == '+') {
-      if (new_left == 0) return Error(l.number, "more added lines than the hunk header at line " +
-                                                    std::to_string(header.number) + " says");
+      if (new_left == 0)
+        return Error(l.number, "more added lines than the hunk header at line " +
+                                   std::to_string(header.number) + " says");
       dl.kind = DiffLineKind::kAdd;
       dl.new_line = new_no++;
       dl.anchor = dl.new_line;
@@ -336,7 +369,8 @@ Status Parser::ParseHunk(FileDiff* file) {
     hunk.lines.push_back(std::move(dl));
   }
   if (!cursor_.AtEnd() && StartsWith(cursor_.Peek().text, "\\")) {
-    if (hunk.lines.empty()) return Error(cursor_.Peek().number, "\"\\ No newline at end of file\" before any line");
+    if (hunk.lines.empty())
+      return Error(cursor_.Peek().number, "\"\\ No newline at end of file\" before any line");
     hunk.lines.back().no_newline_at_end = true;
     cursor_.Next();
   }
@@ -349,8 +383,8 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
   Line first = cursor_.Peek();
   file.source_line = first.number;
   const bool git = StartsWith(first.text, "diff --git ");
-  std::string git_a, git_b;            // from the diff --git line (with prefixes)
-  std::string minus_path, plus_path;   // from ---/+++ (with prefixes)
+  std::string git_a, git_b;           // from the diff --git line (with prefixes)
+  std::string minus_path, plus_path;  // from ---/+++ (with prefixes)
   bool have_minus = false;
   std::string rename_from, rename_to, copy_from, copy_to;
   bool new_file = false, deleted_file = false;
@@ -391,9 +425,11 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
         new_file = true;
         file.new_mode = std::string(value("new file mode "));
       } else if (StartsWith(t, "similarity index ") || StartsWith(t, "dissimilarity index ")) {
-        std::string_view v = value(StartsWith(t, "similarity") ? "similarity index " : "dissimilarity index ");
+        std::string_view v =
+            value(StartsWith(t, "similarity") ? "similarity index " : "dissimilarity index ");
         int64_t pct = 0;
-        if (!ReadNumber(&v, &pct) || v != "%" || pct > 100) return Error(l.number, "bad similarity index");
+        if (!ReadNumber(&v, &pct) || v != "%" || pct > 100)
+          return Error(l.number, "bad similarity index");
         if (StartsWith(t, "similarity")) file.similarity = static_cast<int>(pct);
       } else if (StartsWith(t, "rename from ")) {
         AV_ASSIGN_OR_RETURN(rename_from, ParsePathField(value("rename from "), l.number, false));
@@ -405,7 +441,8 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
         AV_ASSIGN_OR_RETURN(copy_to, ParsePathField(value("copy to "), l.number, false));
       } else if (StartsWith(t, "index ")) {
         // "index abc..def 100644": hashes only; nothing to keep.
-      } else if (StartsWith(t, "Binary files ") && t.size() >= 7 && t.substr(t.size() - 7) == " differ") {
+      } else if (StartsWith(t, "Binary files ") && t.size() >= 7 &&
+                 t.substr(t.size() - 7) == " differ") {
         file.binary = true;
       } else if (t == "GIT binary patch") {
         file.binary = true;
@@ -429,13 +466,15 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
     AV_ASSIGN_OR_RETURN(plus_path, ParsePathField(plus.text.substr(4), plus.number, true));
     have_minus = true;
     if (!cursor_.AtEnd() && !StartsWith(cursor_.Peek().text, "@@ ")) {
-      return Error(cursor_.Peek().number, "expected a hunk (\"@@ -A,B +C,D @@\") after the file header");
+      return Error(cursor_.Peek().number,
+                   "expected a hunk (\"@@ -A,B +C,D @@\") after the file header");
     }
   } else if (!git) {
     return Error(first.number, "expected \"--- \" (a file header)");
   }
   while (!cursor_.AtEnd() && StartsWith(cursor_.Peek().text, "@@ ")) {
-    if (!have_minus) return Error(cursor_.Peek().number, "hunk without \"---\"/\"+++\" file header");
+    if (!have_minus)
+      return Error(cursor_.Peek().number, "hunk without \"---\"/\"+++\" file header");
     AV_RETURN_IF_ERROR(ParseHunk(&file));
   }
 
@@ -456,7 +495,8 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
       // diff -u old/dir/x new/dir/x: drop the differing first component (patch -p1).
       size_t os = old_name.find('/'), ns = new_name.find('/');
       if (os != std::string::npos && ns != std::string::npos && os > 0 && ns > 0 &&
-          old_name.substr(0, os) != new_name.substr(0, ns) && old_name.substr(os + 1) == new_name.substr(ns + 1)) {
+          old_name.substr(0, os) != new_name.substr(0, ns) &&
+          old_name.substr(os + 1) == new_name.substr(ns + 1)) {
         old_name = old_name.substr(os + 1);
         new_name = new_name.substr(ns + 1);
       }
@@ -488,7 +528,8 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
     file.status = FileStatus::kRenamed;
   } else if (!copy_from.empty() || !copy_to.empty()) {
     file.status = FileStatus::kCopied;
-  } else if (!file.old_mode.empty() && !file.new_mode.empty() && file.hunks.empty() && !file.binary) {
+  } else if (!file.old_mode.empty() && !file.new_mode.empty() && file.hunks.empty() &&
+             !file.binary) {
     file.status = FileStatus::kModeChanged;
   }
   file.raw = std::string(text_.substr(raw_begin, cursor_.position() - raw_begin));
@@ -499,15 +540,15 @@ Result<Diff> Parser::Parse() {
   Diff diff;
   diff.source = source_;
   if (text_.size() > kMaxDiffBytes) {
-    return InvalidInput(source_ + ": diff is larger than " + std::to_string(kMaxDiffBytes >> 20) + " MiB");
+    return InvalidInput(source_ + ": diff is larger than " + std::to_string(kMaxDiffBytes >> 20) +
+                        " MiB");
   }
   std::optional<size_t> pending;  // start of "diff -u a b"/"Only in" lines owned by the next file
   int pending_line = 0;
   while (!cursor_.AtEnd()) {
     Line l = cursor_.Peek();
     const bool file_start =
-        StartsWith(l.text, "diff --git ") ||
-        (StartsWith(l.text, "--- ") && [&] {
+        StartsWith(l.text, "diff --git ") || (StartsWith(l.text, "--- ") && [&] {
           LineCursor look = cursor_;
           look.Next();
           return !look.AtEnd() && StartsWith(look.Peek().text, "+++ ");
@@ -539,8 +580,8 @@ Result<Diff> Parser::Parse() {
       cursor_.Next();  // preamble (a commit message)
       continue;
     }
-    return Error(l.number, "unexpected line outside a file's hunks: \"" + Printable(TrimCr(l.text).substr(0, 60)) +
-                               "\"");
+    return Error(l.number, "unexpected line outside a file's hunks: \"" +
+                               Printable(TrimCr(l.text).substr(0, 60)) + "\"");
   }
   if (diff.files.empty() && !pending) diff.preamble = std::string(text_);
   if (pending) {

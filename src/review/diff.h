@@ -46,7 +46,7 @@ struct FileDiff {
   std::string old_path;  // repository-relative, no "a/" prefix; empty for an added file
   std::string new_path;  // empty for a deleted file
   FileStatus status = FileStatus::kModified;
-  int similarity = -1;   // percent, for renames and copies; -1 when not given
+  int similarity = -1;             // percent, for renames and copies; -1 when not given
   std::string old_mode, new_mode;  // "100644"... when the diff names them
   bool binary = false;             // "Binary files ... differ" or "GIT binary patch"
   std::vector<Hunk> hunks;

@@ -138,7 +138,8 @@ TEST(DiffTest, RenameCopyModeAndBinary) {
   EXPECT_EQ(WriteUnifiedDiff(d), text);
   std::vector<size_t> pick = {5};
   EXPECT_EQ(WriteUnifiedDiff(d, pick),
-            "diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nindex 0000000..3333333\nGIT binary patch\n"
+            "diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nindex 0000000..3333333\nGIT "
+            "binary patch\n"
             "literal 5\nMcmZQzWMXCj00082)Bpeg\n\nliteral 0\nHcmV?d00001\n\n");
 }
 
@@ -237,12 +238,15 @@ TEST(DiffTest, RejectsUnsafePaths) {
   auto diff_for = [](const std::string& path) {
     return "--- a/" + path + "\n+++ b/" + path + "\n@@ -1 +1 @@\n-a\n+b\n";
   };
-  EXPECT_NE(ErrorOf(diff_for("../etc/passwd")).find("t.diff:1: path \"../etc/passwd\" has a \"..\" component"),
+  EXPECT_NE(ErrorOf(diff_for("../etc/passwd"))
+                .find("t.diff:1: path \"../etc/passwd\" has a \"..\" component"),
             std::string::npos);
   EXPECT_NE(ErrorOf(diff_for("src/../../x")).find("\"..\" component"), std::string::npos);
-  EXPECT_NE(ErrorOf("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n").find("t.diff:1: path \"/etc/passwd\" is absolute"),
+  EXPECT_NE(ErrorOf("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n")
+                .find("t.diff:1: path \"/etc/passwd\" is absolute"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("diff --git \"a/x\\ty\" \"b/x\\ty\"\n--- \"a/x\\ty\"\n+++ \"b/x\\ty\"\n@@ -1 +1 @@\n-a\n+b\n")
+  EXPECT_NE(ErrorOf("diff --git \"a/x\\ty\" \"b/x\\ty\"\n--- \"a/x\\ty\"\n+++ \"b/x\\ty\"\n@@ -1 "
+                    "+1 @@\n-a\n+b\n")
                 .find("control character"),
             std::string::npos);
   EXPECT_NE(ErrorOf("diff --git a/x b/x\nrename from ../x\nrename to x\n").find("\"..\" component"),
@@ -252,13 +256,18 @@ TEST(DiffTest, RejectsUnsafePaths) {
 }
 
 TEST(DiffTest, RejectsMalformedHunks) {
-  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n").find("t.diff:3: hunk at line 3 ends early"),
+  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n")
+                .find("t.diff:3: hunk at line 3 ends early"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n").find("t.diff:6: unexpected line"),
+  EXPECT_NE(
+      ErrorOf("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n").find("t.diff:6: unexpected line"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -a +1 @@\n").find("t.diff:3: bad hunk header"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -a +1 @@\n").find("t.diff:3: bad hunk header"), std::string::npos);
-  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,99999999999999999999 +1 @@\n").find("bad hunk header"), std::string::npos);
-  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,200000000 +1 @@\n").find("larger than"), std::string::npos);
+  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,99999999999999999999 +1 @@\n").find("bad hunk header"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("--- a/x\n+++ b/x\n@@ -1,200000000 +1 @@\n").find("larger than"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("diff --git \"a/x b/x\n").find("unterminated"), std::string::npos);
   EXPECT_NE(ErrorOf("diff --git \"a/\\q\" \"b/x\"\n").find("unknown escape"), std::string::npos);
   EXPECT_NE(ErrorOf("diff --git \"a/\\30\"\n").find("octal"), std::string::npos);
@@ -273,8 +282,18 @@ TEST(DiffTest, EmptyAndGarbageInputs) {
   uint32_t x = 12345;
   for (int i = 0; i < 20000; ++i) {
     x = x * 1664525u + 1013904223u;
-    const char* pieces[] = {"--- a/x\n", "+++ b/x\n", "@@ -1,2 +1 @@\n", " a\n", "-b\n", "+c\n", "\\ x\n",
-                            "diff --git a/y b/y\n", "\"", "\n", "GIT binary patch\n", "rename from z\n"};
+    const char* pieces[] = {"--- a/x\n",
+                            "+++ b/x\n",
+                            "@@ -1,2 +1 @@\n",
+                            " a\n",
+                            "-b\n",
+                            "+c\n",
+                            "\\ x\n",
+                            "diff --git a/y b/y\n",
+                            "\"",
+                            "\n",
+                            "GIT binary patch\n",
+                            "rename from z\n"};
     junk += pieces[(x >> 16) % 12];
     if (i % 50 == 0) {
       Result<Diff> d = ParseUnifiedDiff(junk, "j.diff");
@@ -288,8 +307,8 @@ TEST(DiffTest, EmptyAndGarbageInputs) {
 }
 
 TEST(DiffTest, TestdataDiffsRoundTrip) {
-  for (const char* name : {"demo_splitk_decode.diff", "flashmla_splitk_refactor.diff", "deepgemm_tile_change.diff",
-                           "comments_only.diff", "python_side.diff"}) {
+  for (const char* name : {"demo_splitk_decode.diff", "flashmla_splitk_refactor.diff",
+                           "deepgemm_tile_change.diff", "comments_only.diff", "python_side.diff"}) {
     std::string path = testing::SourceDir() + "/testdata/review/" + name;
     Result<std::string> text = ReadFileToString(path);
     ASSERT_TRUE(text.ok()) << path;

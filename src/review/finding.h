@@ -16,14 +16,14 @@ struct Finding {
   std::string severity;  // "error", "warning" or "note"
   std::string component;
   std::string file;
-  int64_t line = 0;      // new side; for a pure deletion, where it sat
+  int64_t line = 0;  // new side; for a pure deletion, where it sat
   int64_t end_line = 0;
-  int checklist_item = 0;             // 1..8
-  std::vector<int> related_items;     // other items it bears on
+  int checklist_item = 0;          // 1..8
+  std::vector<int> related_items;  // other items it bears on
   std::string title;
   std::string message;
-  std::string old_text, new_text;     // the code lines involved (trimmed, at most a few)
-  std::string verify;                 // the attnverify command that answers it
+  std::string old_text, new_text;  // the code lines involved (trimmed, at most a few)
+  std::string verify;              // the attnverify command that answers it
 };
 
 struct ReviewedDiff {

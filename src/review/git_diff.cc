@@ -9,12 +9,14 @@ namespace {
 // config says (prefixes, quoting, colour, relative paths).
 const std::vector<std::string>& DiffConfig() {
   static const std::vector<std::string> kConfig = {
-      "diff.noprefix=false",  "diff.mnemonicPrefix=false", "diff.relative=false",
-      "diff.suppressBlankEmpty=false", "color.ui=false",   "core.quotePath=true"};
+      "diff.noprefix=false", "diff.mnemonicPrefix=false",
+      "diff.relative=false", "diff.suppressBlankEmpty=false",
+      "color.ui=false",      "core.quotePath=true"};
   return kConfig;
 }
 
-Result<std::string> RunDiffGit(ProcessRunner& runner, const std::string& dir, const std::vector<std::string>& args,
+Result<std::string> RunDiffGit(ProcessRunner& runner, const std::string& dir,
+                               const std::vector<std::string>& args,
                                const std::vector<std::string>& filter_drivers = {}) {
   SafeGitOptions options;
   options.config = DiffConfig();
@@ -35,19 +37,23 @@ Result<GitDiffOutput> RunGitDiff(ProcessRunner& runner, const GitDiffRequest& re
     return InvalidInput("base \"" + request.base + "\" is not a revision");
   }
   GitDiffOutput out;
-  AV_ASSIGN_OR_RETURN(std::string top, RunDiffGit(runner, request.repo_dir, {"rev-parse", "--show-toplevel"}));
+  AV_ASSIGN_OR_RETURN(std::string top,
+                      RunDiffGit(runner, request.repo_dir, {"rev-parse", "--show-toplevel"}));
   out.toplevel = TrimNewlines(top);
-  AV_ASSIGN_OR_RETURN(std::string base, RunDiffGit(runner, out.toplevel, {"rev-parse", "--verify", "--quiet",
-                                                                         "--end-of-options",
-                                                                         request.base + "^{commit}"}));
+  AV_ASSIGN_OR_RETURN(std::string base,
+                      RunDiffGit(runner, out.toplevel,
+                                 {"rev-parse", "--verify", "--quiet", "--end-of-options",
+                                  request.base + "^{commit}"}));
   out.base_commit = TrimNewlines(base);
-  std::vector<std::string> args = {"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--full-index",
-                                   "-M", "--src-prefix=a/", "--dst-prefix=b/", "--unified=3",
-                                   "--submodule=short", "--no-relative"};
+  std::vector<std::string> args = {
+      "diff",         "--no-ext-diff",   "--no-textconv",   "--no-color",  "--full-index",
+      "-M",           "--src-prefix=a/", "--dst-prefix=b/", "--unified=3", "--submodule=short",
+      "--no-relative"};
   switch (request.mode) {
     case DiffMode::kCommit: {
-      AV_ASSIGN_OR_RETURN(std::string head, RunDiffGit(runner, out.toplevel, {"rev-parse", "--verify", "--quiet",
-                                                                             "--end-of-options", "HEAD^{commit}"}));
+      AV_ASSIGN_OR_RETURN(std::string head, RunDiffGit(runner, out.toplevel,
+                                                       {"rev-parse", "--verify", "--quiet",
+                                                        "--end-of-options", "HEAD^{commit}"}));
       out.head_commit = TrimNewlines(head);
       args.push_back(out.base_commit);
       args.push_back(out.head_commit);

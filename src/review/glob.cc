@@ -42,7 +42,9 @@ bool GlobMatch(std::string_view pattern, std::string_view path) {
 
 Status ValidateGlob(std::string_view pattern) {
   if (pattern.empty()) return InvalidInput("empty glob");
-  if (pattern[0] == '/') return InvalidInput("glob \"" + std::string(pattern) + "\" is absolute (globs are repository-relative)");
+  if (pattern[0] == '/')
+    return InvalidInput("glob \"" + std::string(pattern) +
+                        "\" is absolute (globs are repository-relative)");
   size_t pos = 0;
   while (pos <= pattern.size()) {
     size_t slash = pattern.find('/', pos);

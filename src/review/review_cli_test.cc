@@ -54,7 +54,8 @@ std::string MakeDemoRepo(const TempDir& dir) {
   Put(repo + "/src/flash_mla/splitk_decode.cu", "#include \"splitk_decode.h\"\n// kernel\n");
   Put(repo + "/README.md", "demo\n");
   Put(repo + "/attention-verify/attnverify.toml", kToml);
-  auto r = RunShell("cd '" + repo + "' && git init -q . && git config user.name t && "
+  auto r = RunShell("cd '" + repo +
+                    "' && git init -q . && git config user.name t && "
                     "git config user.email t@example.com && git add -A && git commit -qm base");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::string after = kHeaderBefore;
@@ -71,7 +72,8 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
   TempDir dir;
   std::string repo = MakeDemoRepo(dir);
   std::string pkg = repo + "/attention-verify";
-  auto s = RunShell("cd '" + repo + "' && '" + Av() + "' slice --config attention-verify/attnverify.toml");
+  auto s = RunShell("cd '" + repo + "' && '" + Av() +
+                    "' slice --config attention-verify/attnverify.toml");
   ASSERT_EQ(s.exit_code, 0) << s.output;
   EXPECT_NE(s.output.find("flashmla"), std::string::npos) << s.output;
   for (const char* f : {"diff/flashmla.diff", "diff/deepgemm.diff", "diff/main_attention.diff",
@@ -87,7 +89,8 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
   EXPECT_EQ(slice["components"][0]["sha256"], *Sha256File(pkg + "/diff/flashmla.diff"));
   EXPECT_EQ(slice["components"][3]["files"][0]["path"], "README.md");
 
-  auto r = RunShell("cd '" + repo + "' && '" + Av() + "' review --config attention-verify/attnverify.toml");
+  auto r = RunShell("cd '" + repo + "' && '" + Av() +
+                    "' review --config attention-verify/attnverify.toml");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto review = nlohmann::json::parse(*ReadFileToString(pkg + "/evidence/review.json"));
   EXPECT_EQ(review["schema"], "attnverify.review/1");
@@ -103,27 +106,33 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
   EXPECT_EQ(f[0]["line"], 7);
   EXPECT_EQ(f[0]["component"], "flashmla");
   EXPECT_EQ(f[0]["checklist_item"], 4);
-  EXPECT_EQ(f[0]["verify"], "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
+  EXPECT_EQ(f[0]["verify"],
+            "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
   EXPECT_NE(f[0]["message"].get<std::string>().find("kBlockN 64 -> 128"), std::string::npos);
   EXPECT_EQ(f[1]["rule"], "mask.expression_changed");
   EXPECT_EQ(f[1]["line"], 12);
   EXPECT_EQ(f[1]["checklist_item"], 2);
   auto md = ReadFileToString(pkg + "/reports/review_01.md");
   ASSERT_TRUE(md.ok());
-  EXPECT_NE(md->find("F002 mask expression changed — `src/flash_mla/splitk_decode.h:12`"), std::string::npos) << *md;
+  EXPECT_NE(md->find("F002 mask expression changed — `src/flash_mla/splitk_decode.h:12`"),
+            std::string::npos)
+      << *md;
   EXPECT_NE(md->find("- return col > row + (s_k - s_q);"), std::string::npos) << *md;
 
   // Editing a sliced diff afterwards is caught.
   Put(pkg + "/diff/flashmla.diff", "");
-  auto edited = RunShell("cd '" + repo + "' && '" + Av() + "' review --config attention-verify/attnverify.toml");
+  auto edited = RunShell("cd '" + repo + "' && '" + Av() +
+                         "' review --config attention-verify/attnverify.toml");
   EXPECT_EQ(edited.exit_code, 2) << edited.output;
-  EXPECT_NE(edited.output.find("changed since `attnverify slice`"), std::string::npos) << edited.output;
+  EXPECT_NE(edited.output.find("changed since `attnverify slice`"), std::string::npos)
+      << edited.output;
 }
 
 TEST(ReviewCliTest, ReviewDiffFilesWithoutARepository) {
   TempDir dir;
   std::string diff = testing::SourceDir() + "/testdata/review/flashmla_splitk_refactor.diff";
-  auto r = RunShell("cd '" + dir.path() + "' && '" + Av() + "' review --diff '" + diff + "' --out out");
+  auto r =
+      RunShell("cd '" + dir.path() + "' && '" + Av() + "' review --diff '" + diff + "' --out out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto review = nlohmann::json::parse(*ReadFileToString(dir.File("out/evidence/review.json")));
   EXPECT_EQ(review["base_commit"], "");
@@ -146,16 +155,20 @@ TEST(ReviewCliTest, BadInputExitsTwo) {
   Put(dir.File("bad/attnverify.toml"), "[slice]\nrepo = \"..\"\nbranch = \"x\"\n");
   r = RunShell("'" + Av() + "' slice --config '" + dir.File("bad/attnverify.toml") + "'");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("attnverify.toml:3:1: unknown key \"branch\" in [slice]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("attnverify.toml:3:1: unknown key \"branch\" in [slice]"),
+            std::string::npos)
+      << r.output;
   // Review before slice.
   r = RunShell("'" + Av() + "' review --config '" + dir.File("pkg/attnverify.toml") + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("run `attnverify slice"), std::string::npos) << r.output;
   // A diff that escapes the repository.
-  Put(dir.File("evil.diff"), "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n");
+  Put(dir.File("evil.diff"),
+      "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n");
   r = RunShell("cd '" + dir.path() + "' && '" + Av() + "' review --diff evil.diff");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("evil.diff:1: path \"../../etc/passwd\" has a \"..\" component"), std::string::npos)
+  EXPECT_NE(r.output.find("evil.diff:1: path \"../../etc/passwd\" has a \"..\" component"),
+            std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.File("evidence/review.json")));
 }

@@ -13,8 +13,8 @@ namespace {
 bool ValidComponentName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "unassigned" || name[0] == '.') return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
   });
 }
 
@@ -26,7 +26,8 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
   TomlTableReader r(path);
   ReviewPackageConfig config;
   config.path = path;
-  std::filesystem::path package = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+  std::filesystem::path package =
+      std::filesystem::absolute(std::filesystem::path(path)).parent_path();
   config.package_dir = package.lexically_normal().string();
   std::string repo = "..";
   if (const toml::node* n = doc.get("slice")) {
@@ -59,11 +60,13 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
       ComponentSpec c;
       c.name = std::string(key->str());
       if (!ValidComponentName(c.name)) {
-        return r.ErrorAt(key->source(), "component name \"" + c.name +
-                                            "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
+        return r.ErrorAt(key->source(),
+                         "component name \"" + c.name +
+                             "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
       }
       AV_ASSIGN_OR_RETURN(c.globs, r.NonEmptyStringArray(*value, c.name));
-      if (c.globs.empty()) return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
+      if (c.globs.empty())
+        return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
       for (const std::string& g : c.globs) {
         Status st = ValidateGlob(g);
         if (!st.ok()) return r.Error(*value, "component \"" + c.name + "\": " + st.message());
@@ -79,8 +82,8 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
     if (const toml::node* v = t->get("reviewer")) {
       AV_ASSIGN_OR_RETURN(config.reviewer, r.String(*v, "reviewer"));
       if (config.reviewer != "builtin") {
-        return r.Error(*v, "\"reviewer\" must be \"builtin\" (the only reviewer so far), got \"" + config.reviewer +
-                               "\"");
+        return r.Error(*v, "\"reviewer\" must be \"builtin\" (the only reviewer so far), got \"" +
+                               config.reviewer + "\"");
       }
     }
     if (const toml::node* v = t->get("disable")) {
@@ -91,7 +94,8 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
         if (std::find(known_rules.begin(), known_rules.end(), id) == known_rules.end()) {
           std::string list;
           for (const std::string& k : known_rules) list += (list.empty() ? "" : ", ") + k;
-          return r.Error(*arr->get(i), "unknown rule \"" + id + "\" in [review] disable (rules: " + list + ")");
+          return r.Error(*arr->get(i),
+                         "unknown rule \"" + id + "\" in [review] disable (rules: " + list + ")");
         }
       }
     }

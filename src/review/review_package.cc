@@ -21,7 +21,8 @@ Status WriteWithParent(const std::string& path, std::string_view text) {
 }  // namespace
 
 Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& request) {
-  AV_ASSIGN_OR_RETURN(ReviewPackageConfig config, LoadReviewPackageConfig(request.config_path, BuiltinRuleIds()));
+  AV_ASSIGN_OR_RETURN(ReviewPackageConfig config,
+                      LoadReviewPackageConfig(request.config_path, BuiltinRuleIds()));
   GitDiffRequest git_request;
   git_request.repo_dir = config.repo_dir;
   git_request.base = request.base.empty() ? config.base : request.base;
@@ -32,7 +33,9 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
   out.package_dir = config.package_dir;
   SliceResult& slice = out.slice;
   slice.command = request.command;
-  slice.mode = request.mode == DiffMode::kStaged ? "staged" : request.mode == DiffMode::kWorktree ? "worktree" : "commit";
+  slice.mode = request.mode == DiffMode::kStaged     ? "staged"
+               : request.mode == DiffMode::kWorktree ? "worktree"
+                                                     : "commit";
   slice.repo = git.toplevel;
   slice.base = git_request.base;
   slice.base_commit = git.base_commit;
@@ -45,17 +48,21 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
 
 Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
   const bool explicit_config = !request.config_path.empty();
-  const std::string config_path = explicit_config ? request.config_path : "attention-verify/attnverify.toml";
+  const std::string config_path =
+      explicit_config ? request.config_path : "attention-verify/attnverify.toml";
   std::error_code ec;
   ReviewPackageConfig config;
   const bool have_config = explicit_config || std::filesystem::exists(config_path, ec);
   if (have_config) {
     AV_ASSIGN_OR_RETURN(config, LoadReviewPackageConfig(config_path, BuiltinRuleIds()));
   } else if (request.diff_files.empty()) {
-    return InvalidInput("no " + config_path + ": pass --config FILE, or --diff FILE... to review diffs without a "
+    return InvalidInput("no " + config_path +
+                        ": pass --config FILE, or --diff FILE... to review diffs without a "
                         "package");
   }
-  const std::string out_dir = !request.out_dir.empty() ? request.out_dir : have_config ? config.package_dir : ".";
+  const std::string out_dir = !request.out_dir.empty() ? request.out_dir
+                              : have_config            ? config.package_dir
+                                                       : ".";
 
   ReviewOutcome out;
   ReviewReport& report = out.report;
@@ -99,8 +106,10 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
                           ", slice.json says " + in.expected_sha256 + "); slice again");
     }
     AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(text, in.path));
-    report.diffs.push_back({in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size())});
-    for (Finding& f : ReviewDiff(diff, in.component, options, &report.files_reviewed, &report.files_skipped)) {
+    report.diffs.push_back(
+        {in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size())});
+    for (Finding& f :
+         ReviewDiff(diff, in.component, options, &report.files_reviewed, &report.files_skipped)) {
       report.findings.push_back(std::move(f));
     }
   }
@@ -110,7 +119,8 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
   out.markdown_path = out_dir + "/reports/review_01.md";
   // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
   AV_RETURN_IF_ERROR(WriteWithParent(
-      out.json_path, ReviewToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+      out.json_path,
+      ReviewToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   AV_RETURN_IF_ERROR(WriteWithParent(out.markdown_path, ReviewToMarkdown(report)));
   return out;
 }

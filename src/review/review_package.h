@@ -19,7 +19,7 @@ struct SliceRequest {
   std::string config_path = "attention-verify/attnverify.toml";
   std::string base;  // empty: [slice] base
   DiffMode mode = DiffMode::kCommit;
-  std::string command;       // recorded in slice.json
+  std::string command;  // recorded in slice.json
   std::string tool_version;
 };
 
@@ -34,9 +34,9 @@ struct SliceOutcome {
 Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& request);
 
 struct ReviewRequest {
-  std::string config_path;            // empty: attention-verify/attnverify.toml, optional with diff_files
+  std::string config_path;  // empty: attention-verify/attnverify.toml, optional with diff_files
   std::vector<std::string> diff_files;  // empty: the package's slice
-  std::string out_dir;                // empty: the config's folder ("." without a config)
+  std::string out_dir;                  // empty: the config's folder ("." without a config)
   std::string command;
   std::string tool_version;
 };

@@ -8,7 +8,8 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
   using nlohmann::json;
   json diffs = json::array();
   for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back({{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
+    diffs.push_back(
+        {{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
   }
   json findings = json::array();
   for (const Finding& f : report.findings) {
@@ -77,8 +78,9 @@ void Fence(std::string* md, const std::string& text, char sign) {
 
 std::string ReviewToMarkdown(const ReviewReport& report) {
   std::string md = "# Review 01 (built-in rules)\n\n";
-  md += "Findings are questions for the author, each with the command whose evidence answers it; "
-        "they are not verdicts.\n\n";
+  md +=
+      "Findings are questions for the author, each with the command whose evidence answers it; "
+      "they are not verdicts.\n\n";
   if (!report.base.empty()) {
     md += "- base: `" + report.base + "` (" + report.base_commit + ")\n";
     md += "- head: " + report.head_commit + "\n";
@@ -91,7 +93,8 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
           (d.files == 1 ? " file)" : " files)");
   }
   if (report.diffs.empty()) md += "none";
-  md += "\n- files reviewed: " + std::to_string(report.files_reviewed) + ", skipped (tests, docs, binaries, " +
+  md += "\n- files reviewed: " + std::to_string(report.files_reviewed) +
+        ", skipped (tests, docs, binaries, " +
         "other languages): " + std::to_string(report.files_skipped) + "\n";
   if (!report.disabled_rules.empty()) {
     md += "- disabled rules:";
@@ -115,14 +118,15 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
   if (report.findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : report.findings) {
-    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" + f.rule + "` | `" +
-          Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
+    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" +
+          f.rule + "` | `" + Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
   }
   for (const Finding& f : report.findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
     if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
     md += "`\n\n";
-    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " + std::to_string(f.checklist_item);
+    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
+          std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {
       md += " (also";
       for (int i : f.related_items) md += " " + std::to_string(i);

@@ -3,9 +3,8 @@
 // Writers format; they compute nothing. Pure functions.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "review/finding.h"
 

@@ -23,20 +23,23 @@ bool IsMaskIdentifier(std::string_view id, bool comparing) {
   std::vector<std::string> w = IdentifierWords(id);
   for (size_t i = 0; i < w.size(); ++i) {
     const std::string& x = w[i];
-    if (x == "causal" || x == "mask" || x == "masked" || x == "masking" || x == "window" || x == "sliding") {
+    if (x == "causal" || x == "mask" || x == "masked" || x == "masking" || x == "window" ||
+        x == "sliding") {
       return true;
     }
     if (x == "cu" && i + 1 < w.size() && w[i + 1] == "seqlens") return true;
     if (x == "block" && i + 1 < w.size() && w[i + 1] == "table") return true;
     if ((x == "seqlen" || x == "seqlens" || x == "padding") && comparing) return true;
-    if (x == "seq" && i + 1 < w.size() && (w[i + 1] == "len" || w[i + 1] == "lens") && comparing) return true;
+    if (x == "seq" && i + 1 < w.size() && (w[i + 1] == "len" || w[i + 1] == "lens") && comparing)
+      return true;
   }
   return false;
 }
 
 bool Compares(const CodeLine& l) {
   for (const Token& t : l.tokens) {
-    if (IsComparison(t) || t.text == "min" || t.text == "max" || t.text == "==" || t.text == "!=") return true;
+    if (IsComparison(t) || t.text == "min" || t.text == "max" || t.text == "==" || t.text == "!=")
+      return true;
   }
   return false;
 }
@@ -49,7 +52,8 @@ bool IsMaskFunction(std::string_view name) {
 std::string SquashName(std::string_view name) {
   std::string s;
   size_t start = 0;
-  if (name.size() > 1 && name[0] == 'k' && std::isupper(static_cast<unsigned char>(name[1]))) start = 1;
+  if (name.size() > 1 && name[0] == 'k' && std::isupper(static_cast<unsigned char>(name[1])))
+    start = 1;
   for (size_t i = start; i < name.size(); ++i) {
     if (name[i] != '_') s += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
   }
@@ -73,15 +77,17 @@ bool IsTileConstant(std::string_view name) {
   for (std::string_view prefix : {"block", "tile"}) {
     if (s.rfind(prefix, 0) != 0) continue;
     std::string rest = s.substr(prefix.size());
-    for (std::string_view ok : {"", "m", "n", "k", "h", "d", "q", "kv", "mn", "mnk", "size", "sizem", "sizen",
-                                "sizek", "sizeq", "sizekv", "shape", "shapemnk", "rows", "cols", "x", "y"}) {
+    for (std::string_view ok :
+         {"",      "m",        "n",    "k",     "h",     "d",     "q",     "kv",
+          "mn",    "mnk",      "size", "sizem", "sizen", "sizek", "sizeq", "sizekv",
+          "shape", "shapemnk", "rows", "cols",  "x",     "y"}) {
       if (rest == ok) return true;
     }
   }
-  for (std::string_view w : {"stages", "numstages", "nstages", "kstages", "pipestages", "numpipestages",
-                             "pipelinestages", "numwarps", "nwarps", "warps", "numthreads", "nthreads",
-                             "numwarpgroups", "clustershape", "clusterm", "clustern", "clustersize",
-                             "tileshapemnk", "tilershape"}) {
+  for (std::string_view w :
+       {"stages", "numstages", "nstages", "kstages", "pipestages", "numpipestages",
+        "pipelinestages", "numwarps", "nwarps", "warps", "numthreads", "nthreads", "numwarpgroups",
+        "clustershape", "clusterm", "clustern", "clustersize", "tileshapemnk", "tilershape"}) {
     if (s == w) return true;
   }
   return false;
@@ -94,8 +100,9 @@ bool IsConstantValue(const std::string& value) {
   for (size_t i = 0; i < t.size(); ++i) {
     const std::string& x = t[i].text;
     if (x == "[" || x == "->" || x == "." || x == "&") return false;
-    if (t[i].kind == TokenKind::kIdentifier && i + 1 < t.size() && t[i + 1].text == "(" && x != "min" &&
-        x != "max" && x != "ceil_div" && x != "cdiv" && x != "sizeof" && x != "int" && x != "Int" && x != "Shape") {
+    if (t[i].kind == TokenKind::kIdentifier && i + 1 < t.size() && t[i + 1].text == "(" &&
+        x != "min" && x != "max" && x != "ceil_div" && x != "cdiv" && x != "sizeof" && x != "int" &&
+        x != "Int" && x != "Shape") {
       return false;
     }
   }
@@ -109,7 +116,8 @@ bool IsSmemName(std::string_view name) {
   bool smem = false, size = false;
   for (size_t i = 0; i < w.size(); ++i) {
     if (w[i] == "smem" || w[i] == "shmem") smem = true;
-    if (w[i] == "shared" && i + 1 < w.size() && (w[i + 1] == "mem" || w[i + 1] == "memory")) smem = true;
+    if (w[i] == "shared" && i + 1 < w.size() && (w[i + 1] == "mem" || w[i + 1] == "memory"))
+      smem = true;
     if (w[i] == "size" || w[i] == "bytes" || w[i] == "capacity" || w[i] == "kb") size = true;
   }
   return smem && size;
@@ -125,25 +133,30 @@ bool IsSmemLine(const CodeLine& l) {
 
 bool IsSoftmaxToken(const Token& t) {
   static const std::set<std::string_view> kFns = {
-      "exp", "expf", "exp2", "exp2f", "__expf", "hexp", "h2exp", "hexp2", "h2exp2", "__exp2f", "log", "logf",
-      "log2", "log2f", "__logf", "__log2f", "INFINITY", "FLT_MAX", "M_LOG2E", "infinity", "softmax"};
-  if (t.kind == TokenKind::kString) return t.text == "\"-inf\"" || t.text == "'-inf'" || t.text == "\"inf\"";
+      "exp",    "expf",    "exp2",     "exp2f",   "__expf",  "hexp",     "h2exp",
+      "hexp2",  "h2exp2",  "__exp2f",  "log",     "logf",    "log2",     "log2f",
+      "__logf", "__log2f", "INFINITY", "FLT_MAX", "M_LOG2E", "infinity", "softmax"};
+  if (t.kind == TokenKind::kString)
+    return t.text == "\"-inf\"" || t.text == "'-inf'" || t.text == "\"inf\"";
   if (t.kind != TokenKind::kIdentifier) return false;
   if (kFns.count(t.text)) return true;
   std::vector<std::string> w = IdentifierWords(t.text);
   for (size_t i = 0; i < w.size(); ++i) {
     if (w[i] == "log2e" || w[i] == "softmax" || w[i] == "rescale") return true;
-    if ((w[i] == "row" || w[i] == "scores" || w[i] == "score") && i + 1 < w.size() && w[i + 1] == "max") return true;
-    if (w[i] == "max" && i + 1 < w.size() && (w[i + 1] == "logit" || w[i + 1] == "score")) return true;
+    if ((w[i] == "row" || w[i] == "scores" || w[i] == "score") && i + 1 < w.size() &&
+        w[i + 1] == "max")
+      return true;
+    if (w[i] == "max" && i + 1 < w.size() && (w[i + 1] == "logit" || w[i + 1] == "score"))
+      return true;
     if (w[i] == "log2" && i > 0 && w[i - 1] == "scale") return true;
   }
   return t.text == "m_i" || t.text == "rowmax";
 }
 
 std::set<std::string> ExpLogFunctions(const std::vector<const CodeLine*>& lines) {
-  static const std::set<std::string_view> kFns = {"exp", "expf", "exp2", "exp2f", "__expf", "hexp", "h2exp",
-                                                  "hexp2", "h2exp2", "__exp2f", "log", "logf", "log2", "log2f",
-                                                  "__logf", "__log2f"};
+  static const std::set<std::string_view> kFns = {
+      "exp",    "expf",    "exp2", "exp2f", "__expf", "hexp",  "h2exp",  "hexp2",
+      "h2exp2", "__exp2f", "log",  "logf",  "log2",   "log2f", "__logf", "__log2f"};
   std::set<std::string> out;
   for (const CodeLine* l : lines) {
     for (const Token& t : l->tokens) {
@@ -158,13 +171,14 @@ std::set<std::string> ExpLogFunctions(const std::vector<const CodeLine*>& lines)
 bool IsCombineLine(const CodeLine& l) {
   bool accumulates = false;
   for (const Token& t : l.tokens) {
-    if (t.text == "+=" || t.text == "fma" || t.text == "fmaf" || t.text == "__fmaf_rn") accumulates = true;
+    if (t.text == "+=" || t.text == "fma" || t.text == "fmaf" || t.text == "__fmaf_rn")
+      accumulates = true;
   }
   for (const Token& t : l.tokens) {
     if (t.kind != TokenKind::kIdentifier) continue;
     for (const std::string& w : IdentifierWords(t.text)) {
-      if (w == "lse" || w == "logsumexp" || w == "combine" || w == "oaccum" || w == "partial" || w == "partials" ||
-          w == "splits") {
+      if (w == "lse" || w == "logsumexp" || w == "combine" || w == "oaccum" || w == "partial" ||
+          w == "partials" || w == "splits") {
         return true;
       }
       if (accumulates && (w == "acc" || w == "accum")) return true;
@@ -179,8 +193,8 @@ std::vector<std::string> AtomicKeys(const CodeLine& l) {
   for (const Token& t : l.tokens) {
     if (t.kind == TokenKind::kIdentifier) {
       std::string low = ToLower(t.text);
-      if ((low.rfind("atomic", 0) == 0 && low.size() > 6) || t.text == "index_add_" || t.text == "scatter_add_" ||
-          t.text == "scatter_add" || t.text == "index_add") {
+      if ((low.rfind("atomic", 0) == 0 && low.size() > 6) || t.text == "index_add_" ||
+          t.text == "scatter_add_" || t.text == "scatter_add" || t.text == "index_add") {
         keys.push_back(t.text);
       }
     } else if (t.kind == TokenKind::kString) {
@@ -194,13 +208,34 @@ std::vector<std::string> AtomicKeys(const CodeLine& l) {
 
 // Barriers, fences and async-copy waits on a line, with their wait count when one is given.
 std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
-  static const std::set<std::string_view> kIds = {
-      "__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
-      "cp_async_wait", "cp_async_wait_all", "cp_async_wait_group", "cp_async_fence", "__threadfence",
-      "__threadfence_block", "__threadfence_system", "fence_view_async_shared", "fence_barrier_init",
-      "arrive_and_wait", "consumer_wait", "producer_acquire", "wait_barrier", "named_barrier_sync",
-      "debug_barrier", "__pipeline_wait_prior", "cp_async_bulk_wait_group", "tma_store_wait", "warpgroup_wait",
-      "syncthreads", "barrier_sync", "mbarrier_wait", "pipeline_wait"};
+  static const std::set<std::string_view> kIds = {"__syncthreads",
+                                                  "__syncwarp",
+                                                  "__syncthreads_count",
+                                                  "__syncthreads_and",
+                                                  "__syncthreads_or",
+                                                  "cp_async_wait",
+                                                  "cp_async_wait_all",
+                                                  "cp_async_wait_group",
+                                                  "cp_async_fence",
+                                                  "__threadfence",
+                                                  "__threadfence_block",
+                                                  "__threadfence_system",
+                                                  "fence_view_async_shared",
+                                                  "fence_barrier_init",
+                                                  "arrive_and_wait",
+                                                  "consumer_wait",
+                                                  "producer_acquire",
+                                                  "wait_barrier",
+                                                  "named_barrier_sync",
+                                                  "debug_barrier",
+                                                  "__pipeline_wait_prior",
+                                                  "cp_async_bulk_wait_group",
+                                                  "tma_store_wait",
+                                                  "warpgroup_wait",
+                                                  "syncthreads",
+                                                  "barrier_sync",
+                                                  "mbarrier_wait",
+                                                  "pipeline_wait"};
   std::vector<BarrierUse> uses;
   const auto& t = l.tokens;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -208,10 +243,11 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
       std::string key;
       if (kIds.count(t[i].text)) {
         key = t[i].text;
-      } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "::" && t[i - 2].text == "NamedBarrier") {
+      } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "::" &&
+                 t[i - 2].text == "NamedBarrier") {
         key = "NamedBarrier::sync";
-      } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." && (t[i - 2].text == "grid" ||
-                                                                          t[i - 2].text == "block")) {
+      } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." &&
+                 (t[i - 2].text == "grid" || t[i - 2].text == "block")) {
         key = t[i - 2].text + ".sync";
       } else if (t[i].text == "wait" && i >= 2 && t[i - 1].text == "." &&
                  HasWord(t[i - 2].text, {"pipeline", "pipe", "barrier", "bar", "mbar"})) {
@@ -220,14 +256,16 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
       if (key.empty()) continue;
       BarrierUse u{key, -1};
       // cp_async_wait<N>() / __pipeline_wait_prior(N)
-      if (i + 2 < t.size() && (t[i + 1].text == "<" || t[i + 1].text == "(") && t[i + 2].kind == TokenKind::kNumber) {
+      if (i + 2 < t.size() && (t[i + 1].text == "<" || t[i + 1].text == "(") &&
+          t[i + 2].kind == TokenKind::kNumber) {
         u.arg = std::atoll(t[i + 2].text.c_str());
       }
       uses.push_back(u);
     } else if (t[i].kind == TokenKind::kString) {
-      for (std::string_view ptx : {"bar.sync", "barrier.sync", "bar.arrive", "cp.async.wait_group", "cp.async.wait_all",
-                                   "cp.async.bulk.wait_group", "mbarrier.try_wait", "mbarrier.wait", "fence.proxy",
-                                   "membar", "wgmma.wait_group"}) {
+      for (std::string_view ptx :
+           {"bar.sync", "barrier.sync", "bar.arrive", "cp.async.wait_group", "cp.async.wait_all",
+            "cp.async.bulk.wait_group", "mbarrier.try_wait", "mbarrier.wait", "fence.proxy",
+            "membar", "wgmma.wait_group"}) {
         size_t at = t[i].text.find(ptx);
         if (at == std::string::npos) continue;
         BarrierUse u{std::string(ptx), -1};
@@ -245,14 +283,32 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
 
 bool IsWideType(const Token& t) {
   return t.kind == TokenKind::kIdentifier &&
-         (t.text == "float" || t.text == "double" || t.text == "float32" || t.text == "fp32" || t.text == "f32" ||
-          t.text == "float2" || t.text == "float4");
+         (t.text == "float" || t.text == "double" || t.text == "float32" || t.text == "fp32" ||
+          t.text == "f32" || t.text == "float2" || t.text == "float4");
 }
 bool IsNarrowType(const Token& t) {
-  static const std::set<std::string_view> kNarrow = {
-      "half", "__half", "half2", "__half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "bfloat16",
-      "bf16", "float16", "fp16", "f16", "half_t", "bfloat16_t", "__nv_fp8_e4m3", "__nv_fp8_e5m2", "float8_e4m3fn",
-      "float8_e5m2", "fp8", "e4m3", "float_e4m3_t", "float_e5m2_t"};
+  static const std::set<std::string_view> kNarrow = {"half",
+                                                     "__half",
+                                                     "half2",
+                                                     "__half2",
+                                                     "__nv_bfloat16",
+                                                     "nv_bfloat16",
+                                                     "__nv_bfloat162",
+                                                     "bfloat16",
+                                                     "bf16",
+                                                     "float16",
+                                                     "fp16",
+                                                     "f16",
+                                                     "half_t",
+                                                     "bfloat16_t",
+                                                     "__nv_fp8_e4m3",
+                                                     "__nv_fp8_e5m2",
+                                                     "float8_e4m3fn",
+                                                     "float8_e5m2",
+                                                     "fp8",
+                                                     "e4m3",
+                                                     "float_e4m3_t",
+                                                     "float_e5m2_t"};
   return t.kind == TokenKind::kIdentifier && kNarrow.count(t.text) > 0;
 }
 bool IsAccumulatorName(const Token& t) {
@@ -270,7 +326,8 @@ bool IsFallbackIdentifier(const Token& t, bool preprocessor) {
   if (HasWord(t.text, {"fallback", "legacy"})) return true;
   std::string low = ToLower(t.text);
   if (low.rfind("use_", 0) == 0 && low.size() > 4) return true;
-  if (t.text.size() > 4 && t.text.rfind("kUse", 0) == 0 && std::isupper(static_cast<unsigned char>(t.text[4]))) {
+  if (t.text.size() > 4 && t.text.rfind("kUse", 0) == 0 &&
+      std::isupper(static_cast<unsigned char>(t.text[4]))) {
     return true;
   }
   if (preprocessor && (t.text.rfind("FLASH_", 0) == 0 || t.text.rfind("ENABLE_", 0) == 0 ||
@@ -308,15 +365,17 @@ std::vector<std::string> EnvReads(const CodeLine& l) {
 }
 
 bool IsComparison(const Token& t) {
-  return t.kind == TokenKind::kOperator && (t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
+  return t.kind == TokenKind::kOperator &&
+         (t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
 }
 
 bool IsGuardLine(const CodeLine& l) {
   if (!l.code.empty() && l.code[0] == '#') return false;
   bool guard_kw = false;
   for (const Token& t : l.tokens) {
-    if (t.text == "if" || t.text == "while" || t.text == "for" || t.text == "elif" || t.text == "?" ||
-        t.text == "min" || t.text == "max" || t.text == "fminf" || t.text == "fmaxf" || t.text == "clamp") {
+    if (t.text == "if" || t.text == "while" || t.text == "for" || t.text == "elif" ||
+        t.text == "?" || t.text == "min" || t.text == "max" || t.text == "fminf" ||
+        t.text == "fmaxf" || t.text == "clamp") {
       guard_kw = true;
     }
   }
@@ -329,8 +388,8 @@ int GuardStrength(const std::vector<const CodeLine*>& lines) {
   for (const CodeLine* l : lines) {
     if (!IsGuardLine(*l)) continue;
     for (const Token& t : l->tokens) {
-      if (IsComparison(t) || t.text == "min" || t.text == "max" || t.text == "fminf" || t.text == "fmaxf" ||
-          t.text == "clamp") {
+      if (IsComparison(t) || t.text == "min" || t.text == "max" || t.text == "fminf" ||
+          t.text == "fmaxf" || t.text == "clamp") {
         ++n;
       }
     }
@@ -362,7 +421,8 @@ double Similarity(const CodeLine& a, const CodeLine& b) {
   return most == 0 ? 1.0 : static_cast<double>(common) / static_cast<double>(most);
 }
 
-const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others, double at_least) {
+const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others,
+                          double at_least) {
   const CodeLine* best = nullptr;
   double best_score = at_least;
   for (const CodeLine& o : others) {

@@ -50,9 +50,11 @@ bool IsGuardLine(const CodeLine& l);
 int GuardStrength(const std::vector<const CodeLine*>& lines);
 std::vector<std::string> ComparisonOps(const CodeLine& l);
 double Similarity(const CodeLine& a, const CodeLine& b);  // shared tokens, in [0, 1]
-const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others, double at_least);
+const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others,
+                          double at_least);
 // "NAME = VALUE", "#define NAME VALUE", "NAME{VALUE}", "'NAME': VALUE" for names `want` accepts.
-std::vector<std::pair<std::string, std::string>> Definitions(const CodeLine& l, bool (*want)(std::string_view));
+std::vector<std::pair<std::string, std::string>> Definitions(const CodeLine& l,
+                                                             bool (*want)(std::string_view));
 std::string StripValue(std::string v);  // "64 ;" -> "64"
 bool ParseIntLiteral(const std::string& s, long long* out);
 std::string Shorten(std::string s, size_t max);

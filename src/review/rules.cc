@@ -28,30 +28,98 @@ constexpr std::string_view kInterface = "kernel.interface_changed";
 
 const std::vector<RuleInfo>& Rules() {
   static const std::vector<RuleInfo> kRules = {
-      {kSmem, "warning", 3, {}, "shared-memory declaration changed", VerifyWith::kBuild,
-       "__shared__ / extern __shared__ arrays, smem size constants, cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"},
-      {kTile, "warning", 4, {3}, "tile or pipeline constant changed", VerifyWith::kBuild,
-       "kBlockM/N/K, BLOCK_*, kTile*, kStages/kNumStages, num_warps, TileShape values (old -> new)"},
-      {kSplit, "warning", 5, {4}, "split-k constant changed", VerifyWith::kNumerics,
+      {kSmem,
+       "warning",
+       3,
+       {},
+       "shared-memory declaration changed",
+       VerifyWith::kBuild,
+       "__shared__ / extern __shared__ arrays, smem size constants, "
+       "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"},
+      {kTile,
+       "warning",
+       4,
+       {3},
+       "tile or pipeline constant changed",
+       VerifyWith::kBuild,
+       "kBlockM/N/K, BLOCK_*, kTile*, kStages/kNumStages, num_warps, TileShape values (old -> "
+       "new)"},
+      {kSplit,
+       "warning",
+       5,
+       {4},
+       "split-k constant changed",
+       VerifyWith::kNumerics,
        "num_splits, kNumSplits, kMaxSplits, SPLIT_K values (old -> new)"},
-      {kGuard, "error", 2, {4}, "boundary guard removed or loosened", VerifyWith::kNumerics,
+      {kGuard,
+       "error",
+       2,
+       {4},
+       "boundary guard removed or loosened",
+       VerifyWith::kNumerics,
        "if/for/while/ternary comparisons or min/max clamps removed, < turned into <="},
-      {kMask, "warning", 2, {}, "mask expression changed", VerifyWith::kNumerics,
-       "lines using causal, window, seqlen, cu_seqlens, block_table, mask, or inside a mask function"},
-      {kCombine, "warning", 5, {1}, "split-k combine or accumulation changed", VerifyWith::kNumerics,
+      {kMask,
+       "warning",
+       2,
+       {},
+       "mask expression changed",
+       VerifyWith::kNumerics,
+       "lines using causal, window, seqlen, cu_seqlens, block_table, mask, or inside a mask "
+       "function"},
+      {kCombine,
+       "warning",
+       5,
+       {1},
+       "split-k combine or accumulation changed",
+       VerifyWith::kNumerics,
        "LSE / logsumexp, combine, partial outputs, accumulators, split loops"},
-      {kSoftmax, "warning", 1, {5}, "softmax stability changed", VerifyWith::kNumerics,
-       "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) scaling"},
-      {kAtomic, "warning", 5, {}, "atomic accumulation introduced", VerifyWith::kNumerics,
-       "new atomicAdd/atomicMax/..., red./atom. PTX, index_add_/scatter_add_ (order-dependent results)"},
-      {kBarrier, "error", 4, {5}, "barrier or async-copy wait removed", VerifyWith::kNumerics,
-       "__syncthreads, __syncwarp, cp.async waits, bar.sync, named barriers, pipeline waits, fences removed or loosened"},
-      {kAccum, "error", 1, {}, "accumulator dtype narrowed", VerifyWith::kNumerics,
-       "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to half/bf16/fp8"},
-      {kFallback, "warning", 7, {}, "fallback switch removed", VerifyWith::kNumerics,
+      {kSoftmax,
+       "warning",
+       1,
+       {5},
+       "softmax stability changed",
+       VerifyWith::kNumerics,
+       "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) "
+       "scaling"},
+      {kAtomic,
+       "warning",
+       5,
+       {},
+       "atomic accumulation introduced",
+       VerifyWith::kNumerics,
+       "new atomicAdd/atomicMax/..., red./atom. PTX, index_add_/scatter_add_ (order-dependent "
+       "results)"},
+      {kBarrier,
+       "error",
+       4,
+       {5},
+       "barrier or async-copy wait removed",
+       VerifyWith::kNumerics,
+       "__syncthreads, __syncwarp, cp.async waits, bar.sync, named barriers, pipeline waits, "
+       "fences removed or loosened"},
+      {kAccum,
+       "error",
+       1,
+       {},
+       "accumulator dtype narrowed",
+       VerifyWith::kNumerics,
+       "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to "
+       "half/bf16/fp8"},
+      {kFallback,
+       "warning",
+       7,
+       {},
+       "fallback switch removed",
+       VerifyWith::kNumerics,
        "branches or flags named fallback/legacy/use_*/FLASH_*/getenv removed"},
-      {kInterface, "warning", 6, {}, "kernel interface or layout changed", VerifyWith::kBuild,
-       "__global__ signatures, stride parameters, Layout/Shape/make_tensor, .stride()/.contiguous()"},
+      {kInterface,
+       "warning",
+       6,
+       {},
+       "kernel interface or layout changed",
+       VerifyWith::kBuild,
+       "__global__ signatures, stride parameters, Layout/Shape/make_tensor, "
+       ".stride()/.contiguous()"},
   };
   return kRules;
 }
@@ -62,7 +130,11 @@ class FileReview {
  public:
   FileReview(const FileDiff& file, std::vector<ChangeBlock> blocks, const std::string& component,
              const ReviewOptions& options, std::vector<Finding>* out)
-      : file_(file), component_(component), options_(options), out_(out), blocks_(std::move(blocks)) {}
+      : file_(file),
+        component_(component),
+        options_(options),
+        out_(out),
+        blocks_(std::move(blocks)) {}
 
   void Run() {
     // Whole-file rules first (they count uses across blocks, so moved code is silent),
@@ -102,7 +174,8 @@ class FileReview {
     f.message = message;
     f.verify = VerifyCommand(*rule, options_);
     // New-side lines; a pure deletion is placed where it sat.
-    const bool any_added = std::any_of(lines.begin(), lines.end(), [](const CodeLine* l) { return l->added; });
+    const bool any_added =
+        std::any_of(lines.begin(), lines.end(), [](const CodeLine* l) { return l->added; });
     f.line = INT64_MAX;
     int old_lines = 0, new_lines = 0;
     for (CodeLine* l : lines) {
@@ -172,8 +245,8 @@ class FileReview {
                 lines.push_back(&r);
                 lines.push_back(&a);
                 if (what.empty()) {
-                  what = "`" + ru.key + "` now waits for " + std::to_string(au.arg) + " groups in flight instead of " +
-                         std::to_string(ru.arg);
+                  what = "`" + ru.key + "` now waits for " + std::to_string(au.arg) +
+                         " groups in flight instead of " + std::to_string(ru.arg);
                 }
               }
             }
@@ -181,8 +254,10 @@ class FileReview {
         }
       }
       if (!lines.empty()) {
-        Report(kBarrier, lines, what + ": is every shared-memory write still ordered before its read? "
-                                       "Races show up as run-to-run differences.");
+        Report(kBarrier, lines,
+               what +
+                   ": is every shared-memory write still ordered before its read? "
+                   "Races show up as run-to-run differences.");
       }
     }
   }
@@ -210,8 +285,10 @@ class FileReview {
         }
       }
       if (!lines.empty()) {
-        Report(kAtomic, lines, what + ": floating-point results now depend on thread order; check that reruns "
-                                      "and num_splits variants agree within tolerance.");
+        Report(kAtomic, lines,
+               what +
+                   ": floating-point results now depend on thread order; check that reruns "
+                   "and num_splits variants agree within tolerance.");
       }
     }
   }
@@ -266,8 +343,9 @@ class FileReview {
         }
       }
       if (!lines.empty()) {
-        Report(kFallback, lines, what + " (" + Example(lines, false) +
-                                     "): can the old path still be selected, by shape, dtype or flag?");
+        Report(kFallback, lines,
+               what + " (" + Example(lines, false) +
+                   "): can the old path still be selected, by shape, dtype or flag?");
       }
     }
   }
@@ -296,17 +374,22 @@ class FileReview {
       if (!acc) continue;
       lines.push_back(&r);
       lines.push_back(const_cast<CodeLine*>(a));
-      if (what.empty()) what = "accumulator narrowed to `" + narrow + "`: " + OldToNew({&r, const_cast<CodeLine*>(a)});
+      if (what.empty())
+        what =
+            "accumulator narrowed to `" + narrow + "`: " + OldToNew({&r, const_cast<CodeLine*>(a)});
     }
     if (!lines.empty()) {
-      Report(kAccum, lines, what + ". Sums over long sequences lose precision; compare against the "
-                                   "low-precision reference.");
+      Report(kAccum, lines,
+             what +
+                 ". Sums over long sequences lose precision; compare against the "
+                 "low-precision reference.");
     }
   }
 
   void Constants(ChangeBlock& b) {
-    for (auto [rule, want] : {std::pair<std::string_view, bool (*)(std::string_view)>{kSplit, &IsSplitConstant},
-                              {kTile, &IsTileConstant}}) {
+    for (auto [rule, want] :
+         {std::pair<std::string_view, bool (*)(std::string_view)>{kSplit, &IsSplitConstant},
+          {kTile, &IsTileConstant}}) {
       std::map<std::string, std::pair<std::string, CodeLine*>> old_defs;
       for (CodeLine& r : b.removed) {
         if (r.claimed) continue;
@@ -321,8 +404,8 @@ class FileReview {
         if (a.claimed) continue;
         for (auto& [name, value] : Definitions(a, want)) {
           auto it = old_defs.find(name);
-          if (it == old_defs.end() || it->second.first == StripValue(value) || !IsConstantValue(value) ||
-              !seen.insert(name).second) {
+          if (it == old_defs.end() || it->second.first == StripValue(value) ||
+              !IsConstantValue(value) || !seen.insert(name).second) {
             continue;
           }
           std::string o = it->second.first, n = StripValue(value);
@@ -330,20 +413,23 @@ class FileReview {
           long long ov = 0, nv = 0;
           if (ParseIntLiteral(o, &ov) && ParseIntLiteral(n, &nv) && ov > 0) {
             if (nv > ov && nv % ov == 0) change += " (x" + std::to_string(nv / ov) + ")";
-            if (nv < ov && ov % (nv == 0 ? 1 : nv) == 0 && nv != 0) change += " (/" + std::to_string(ov / nv) + ")";
+            if (nv < ov && ov % (nv == 0 ? 1 : nv) == 0 && nv != 0)
+              change += " (/" + std::to_string(ov / nv) + ")";
           }
           what += (what.empty() ? "" : "; ") + change;
-          if (std::find(lines.begin(), lines.end(), it->second.second) == lines.end()) lines.push_back(it->second.second);
+          if (std::find(lines.begin(), lines.end(), it->second.second) == lines.end())
+            lines.push_back(it->second.second);
           if (std::find(lines.begin(), lines.end(), &a) == lines.end()) lines.push_back(&a);
         }
       }
       if (rule == kTile) TemplateArguments(b, &lines, &what);
       if (lines.empty()) continue;
-      std::string why = rule == kSplit
-                            ? ": the split count changes the accumulation order and the partial buffers; check the "
-                              "combine at several sequence lengths and num_splits."
-                            : ": shared memory, registers and occupancy scale with the tile; check ptxas against the "
-                              "arch's cap and the boundary tiles.";
+      std::string why = rule == kSplit ? ": the split count changes the accumulation order and the "
+                                         "partial buffers; check the "
+                                         "combine at several sequence lengths and num_splits."
+                                       : ": shared memory, registers and occupancy scale with the "
+                                         "tile; check ptxas against the "
+                                         "arch's cap and the boundary tiles.";
       Report(rule, lines, what + why);
     }
   }
@@ -356,7 +442,8 @@ class FileReview {
       bool config_line = false, has_angle = false;
       for (const Token& t : r.tokens) {
         if (t.text == "<") has_angle = true;
-        if (t.kind == TokenKind::kIdentifier && HasWord(t.text, {"traits", "config", "tile", "shape", "cluster"})) {
+        if (t.kind == TokenKind::kIdentifier &&
+            HasWord(t.text, {"traits", "config", "tile", "shape", "cluster"})) {
           config_line = true;
         }
       }
@@ -389,8 +476,9 @@ class FileReview {
       }
     }
     if (!lines.empty()) {
-      Report(kSmem, lines, "shared-memory declaration changed: " + OldToNew(lines) +
-                               ". Does it still fit the arch's cap at the configured block size?");
+      Report(kSmem, lines,
+             "shared-memory declaration changed: " + OldToNew(lines) +
+                 ". Does it still fit the arch's cap at the configured block size?");
     }
   }
 
@@ -422,12 +510,15 @@ class FileReview {
       if (loosened) {
         lines.push_back(&r);
         lines.push_back(const_cast<CodeLine*>(a));
-        if (what.empty()) what = "bounds check loosened: " + OldToNew({&r, const_cast<CodeLine*>(a)});
+        if (what.empty())
+          what = "bounds check loosened: " + OldToNew({&r, const_cast<CodeLine*>(a)});
       }
     }
     if (!lines.empty()) {
-      Report(kGuard, lines, what + ". Shapes at tile edges (1, 63, 64, 65, 127, 128, 129) read or write past the "
-                                   "end if the bound is off by one.");
+      Report(kGuard, lines,
+             what +
+                 ". Shapes at tile edges (1, 63, 64, 65, 127, 128, 129) read or write past the "
+                 "end if the bound is off by one.");
     }
   }
 
@@ -440,9 +531,9 @@ class FileReview {
         for (size_t i = 0; i < l.tokens.size() && !hit; ++i) {
           const Token& t = l.tokens[i];
           if (t.kind != TokenKind::kIdentifier) continue;
-          if (HasWord(t.text, {"stride", "strides", "layout"}) || t.text == "make_tensor" || t.text == "make_shape" ||
-              t.text == "Shape" ||
-              t.text == "contiguous" || t.text == "transpose" || t.text == "permute") {
+          if (HasWord(t.text, {"stride", "strides", "layout"}) || t.text == "make_tensor" ||
+              t.text == "make_shape" || t.text == "Shape" || t.text == "contiguous" ||
+              t.text == "transpose" || t.text == "permute") {
             hit = true;
           }
         }
@@ -450,8 +541,9 @@ class FileReview {
       }
     }
     if (!lines.empty()) {
-      Report(kInterface, lines, "kernel interface or layout changed: " + OldToNew(lines) +
-                                    ". Do every caller's arguments, strides and dtypes still match the declaration?");
+      Report(kInterface, lines,
+             "kernel interface or layout changed: " + OldToNew(lines) +
+                 ". Do every caller's arguments, strides and dtypes still match the declaration?");
     }
   }
 
@@ -476,8 +568,9 @@ class FileReview {
           break;
         }
       }
-      Report(kMask, lines, "mask expression changed" + where + ": " + OldToNew(lines) +
-                               ". Is the alignment still right for s_q > 1, varlen and block edges?");
+      Report(kMask, lines,
+             "mask expression changed" + where + ": " + OldToNew(lines) +
+                 ". Is the alignment still right for s_q > 1, varlen and block edges?");
     }
   }
 
@@ -507,16 +600,19 @@ class FileReview {
         return j;
       };
       return " exp/log switch " + join(fo) + " -> " + join(fn) +
-             ": exp2 needs its argument scaled by log2(e), and the LSE's base must match its reader's.";
+             ": exp2 needs its argument scaled by log2(e), and the LSE's base must match its "
+             "reader's.";
     };
     if (!combine.empty()) {
-      Report(kCombine, combine, "split-k combine or accumulation changed: " + OldToNew(combine) +
-                                    ". Do the partial outputs and LSE still combine to the unsplit result?" +
-                                    exp_switch(combine));
+      Report(kCombine, combine,
+             "split-k combine or accumulation changed: " + OldToNew(combine) +
+                 ". Do the partial outputs and LSE still combine to the unsplit result?" +
+                 exp_switch(combine));
     }
     if (!softmax.empty()) {
-      Report(kSoftmax, softmax, "softmax max-subtraction or normalisation changed: " + OldToNew(softmax) + "." +
-                                    exp_switch(softmax));
+      Report(kSoftmax, softmax,
+             "softmax max-subtraction or normalisation changed: " + OldToNew(softmax) + "." +
+                 exp_switch(softmax));
     }
   }
 
@@ -575,14 +671,16 @@ std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
   return "attnverify numerics --config " + options.config_path;
 }
 
-std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component, const ReviewOptions& options,
-                                int64_t* files_reviewed, int64_t* files_skipped) {
+std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component,
+                                const ReviewOptions& options, int64_t* files_reviewed,
+                                int64_t* files_skipped) {
   // Renames are judged across all the diff's code files: a function renamed in its header
   // and at its call sites in a .cu is one rename.
   std::vector<ReviewCodeFile> code_files;
   for (const FileDiff& file : diff.files) {
     SourceLanguage language = LanguageOfPath(file.path());
-    if (file.binary || language == SourceLanguage::kOther || IsTestOrDocPath(file.path()) || file.hunks.empty()) {
+    if (file.binary || language == SourceLanguage::kOther || IsTestOrDocPath(file.path()) ||
+        file.hunks.empty()) {
       if (files_skipped) ++*files_skipped;
       continue;
     }

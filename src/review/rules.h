@@ -42,8 +42,9 @@ std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options);
 
 // Findings for one diff (ids left empty), in file and line order. `files_reviewed` and
 // `files_skipped` count code files looked at and files passed over.
-std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component, const ReviewOptions& options,
-                                int64_t* files_reviewed, int64_t* files_skipped);
+std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component,
+                                const ReviewOptions& options, int64_t* files_reviewed,
+                                int64_t* files_skipped);
 
 // Gives findings their ids F001, F002, ... in order.
 void NumberFindings(std::vector<Finding>* findings);

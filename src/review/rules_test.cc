@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "core/file.h"
-#include "review/code_text.h"
 #include "review/change_blocks.h"
+#include "review/code_text.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -40,8 +40,8 @@ std::set<Key> Keys(const std::vector<Finding>& findings) {
 std::string Dump(const std::vector<Finding>& findings) {
   std::string s;
   for (const Finding& f : findings) {
-    s += f.rule + " " + f.file + ":" + std::to_string(f.line) + "-" + std::to_string(f.end_line) + " " + f.message +
-         "\n";
+    s += f.rule + " " + f.file + ":" + std::to_string(f.line) + "-" + std::to_string(f.end_line) +
+         " " + f.message + "\n";
   }
   return s;
 }
@@ -55,8 +55,9 @@ const Finding* Find(const std::vector<Finding>& findings, std::string_view rule)
 
 TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
   std::vector<Finding> f = ReviewFile("demo_splitk_decode.diff");
-  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 14},
-                                    {"mask.expression_changed", "src/flash_mla/splitk_decode.h", 19}}))
+  EXPECT_EQ(Keys(f),
+            (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 14},
+                           {"mask.expression_changed", "src/flash_mla/splitk_decode.h", 19}}))
       << Dump(f);
   const Finding* tile = Find(f, "tile.constant_changed");
   ASSERT_NE(tile, nullptr);
@@ -65,7 +66,8 @@ TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
   EXPECT_EQ(tile->related_items, std::vector<int>{3});
   EXPECT_EQ(tile->old_text, "constexpr int kBlockN = 64;");
   EXPECT_EQ(tile->new_text, "constexpr int kBlockN = 128;");
-  EXPECT_EQ(tile->verify, "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
+  EXPECT_EQ(tile->verify,
+            "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
   const Finding* mask = Find(f, "mask.expression_changed");
   ASSERT_NE(mask, nullptr);
   EXPECT_EQ(mask->checklist_item, 2);
@@ -83,7 +85,8 @@ TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
 TEST(RulesTest, RealDemoRefactorIgnoresTheRenameAndShowsSourceText) {
   std::vector<Finding> f = ReviewFile("demo_refactor_real.diff");
   const std::string h = "src/flash_mla/splitk_decode.h";
-  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", h, 18}, {"mask.expression_changed", h, 63}}))
+  EXPECT_EQ(Keys(f),
+            (std::set<Key>{{"tile.constant_changed", h, 18}, {"mask.expression_changed", h, 63}}))
       << Dump(f);
   ASSERT_EQ(f.size(), 2u) << Dump(f);
   const Finding* tile = Find(f, "tile.constant_changed");
@@ -96,11 +99,13 @@ TEST(RulesTest, RealDemoRefactorIgnoresTheRenameAndShowsSourceText) {
   ASSERT_NE(mask, nullptr);
   EXPECT_EQ(mask->end_line, 64);
   EXPECT_NE(mask->message.find("in CausalKeyVisible()"), std::string::npos) << mask->message;
-  EXPECT_EQ(mask->old_text,
-            "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int q_row, int s_q, int seqlen_k) {\n"
-            "return key <= seqlen_k - s_q + q_row;");
+  EXPECT_EQ(
+      mask->old_text,
+      "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int q_row, int s_q, int seqlen_k) {\n"
+      "return key <= seqlen_k - s_q + q_row;");
   EXPECT_EQ(mask->new_text,
-            "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int /*q_row*/, int /*s_q*/, int seqlen_k) {\n"
+            "AV_HOST_DEVICE inline bool CausalKeyVisible(int key, int /*q_row*/, int /*s_q*/, int "
+            "seqlen_k) {\n"
             "return key < seqlen_k;");
   EXPECT_EQ(mask->message.find("int  ,"), std::string::npos) << mask->message;
   for (const Finding& x : f) EXPECT_EQ(x.message.find("LoadK"), std::string::npos) << x.message;
@@ -110,10 +115,13 @@ TEST(RulesTest, RealDemoRefactorIgnoresTheRenameAndShowsSourceText) {
 // the base's code (only its comment differs) and kNumStages dropped to fit shared memory.
 TEST(RulesTest, RealDemoRefactorPlusFix) {
   std::vector<Finding> f = ReviewFile("demo_refactor_fix_real.diff");
-  EXPECT_EQ(Keys(f), (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 18}})) << Dump(f);
+  EXPECT_EQ(Keys(f),
+            (std::set<Key>{{"tile.constant_changed", "src/flash_mla/splitk_decode.h", 18}}))
+      << Dump(f);
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].end_line, 19);
-  EXPECT_NE(f[0].message.find("kBlockN 64 -> 128 (x2); kNumStages 2 -> 1 (/2)"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("kBlockN 64 -> 128 (x2); kNumStages 2 -> 1 (/2)"), std::string::npos)
+      << f[0].message;
   EXPECT_EQ(f[0].old_text, "constexpr int kBlockN = 64;\nconstexpr int kNumStages = 2;");
   EXPECT_EQ(f[0].new_text, "constexpr int kBlockN = 128;\nconstexpr int kNumStages = 1;");
 }
@@ -134,13 +142,15 @@ TEST(RulesTest, FlashMlaSplitKRefactor) {
   const Finding* combine = Find(f, "splitk.combine_changed");
   ASSERT_NE(combine, nullptr);
   EXPECT_EQ(combine->end_line, 27);  // two adjacent lines, one finding
-  EXPECT_NE(combine->message.find("exp/log switch expf/logf -> exp2f/log2f"), std::string::npos) << combine->message;
+  EXPECT_NE(combine->message.find("exp/log switch expf/logf -> exp2f/log2f"), std::string::npos)
+      << combine->message;
   const Finding* barrier = Find(f, "sync.barrier_removed");
   ASSERT_NE(barrier, nullptr);
   EXPECT_EQ(barrier->severity, "error");
   EXPECT_EQ(barrier->old_text, "__syncthreads();");
   EXPECT_EQ(Find(f, "fallback.switch_removed")->checklist_item, 7);
-  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("use_legacy_combine"), std::string::npos);
+  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("use_legacy_combine"),
+            std::string::npos);
   // tests/test_combine.py changed too: tests raise nothing.
   for (const Finding& x : f) EXPECT_EQ(x.file, cu);
 }
@@ -176,8 +186,10 @@ TEST(RulesTest, PythonSideChange) {
                                     {"splitk.split_constant_changed", py, 36}}))
       << Dump(f);
   EXPECT_NE(Find(f, "accum.dtype_narrowed")->message.find("`bfloat16`"), std::string::npos);
-  EXPECT_NE(Find(f, "splitk.split_constant_changed")->message.find("max_num_splits 16 -> 32"), std::string::npos);
-  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("FLASH_MLA_USE_REFERENCE"), std::string::npos);
+  EXPECT_NE(Find(f, "splitk.split_constant_changed")->message.find("max_num_splits 16 -> 32"),
+            std::string::npos);
+  EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("FLASH_MLA_USE_REFERENCE"),
+            std::string::npos);
   EXPECT_EQ(Find(f, "fallback.switch_removed")->end_line, 27);
 }
 
@@ -216,44 +228,54 @@ TEST(RulesTest, SmallCases) {
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "accum.dtype_narrowed");
   // A loop bound loosened.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  for (int i = 0; i < n; ++i) x[i] = 0;\n"
-                 "+  for (int i = 0; i <= n; ++i) x[i] = 0;\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  for (int i = 0; i < n; ++i) x[i] = 0;\n"
+      "+  for (int i = 0; i <= n; ++i) x[i] = 0;\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "guard.bound_loosened");
   // A min() clamp dropped.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  int end = min(start + kBlockN, seqlen_k);\n"
-                 "+  int end = start + kBlockN;\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  int end = min(start + kBlockN, seqlen_k);\n"
+      "+  int end = start + kBlockN;\n");
   ASSERT_FALSE(f.empty());
   EXPECT_EQ(f[0].rule, "guard.bound_loosened") << Dump(f);
   // cp.async wait loosened.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-    cp_async_wait<0>();\n+    cp_async_wait<1>();\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-    cp_async_wait<0>();\n+    cp_async_wait<1>();\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "sync.barrier_removed");
   EXPECT_NE(f[0].message.find("waits for 1 groups in flight instead of 0"), std::string::npos);
   // A barrier that only moved is not removed.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n-  __syncthreads();\n   a = 1;\n   b = 2;\n"
-                 "+  __syncthreads();\n   c = 3;\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n-  __syncthreads();\n   a = 1;\n   b = 2;\n"
+      "+  __syncthreads();\n   c = 3;\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
   // A kernel signature.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1,3 +1,3 @@\n __global__ void k(const float* q,\n"
-                 "-                  int stride_q) {\n+                  int64_t stride_q) {\n   return;\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,3 +1,3 @@\n __global__ void k(const float* q,\n"
+      "-                  int stride_q) {\n+                  int64_t stride_q) {\n   return;\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "kernel.interface_changed");
   EXPECT_EQ(f[0].checklist_item, 6);
   // Tile config as template arguments, and triton configs.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
-                 "-  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 64, 4, false>;\n"
-                 "+  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 128, 4, false>;\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
+      "-  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 64, 4, false>;\n"
+      "+  using Kernel_traits = Flash_fwd_kernel_traits<Headdim, 128, 128, 4, false>;\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "tile.constant_changed");
   EXPECT_NE(f[0].message.find("template arguments 64 -> 128"), std::string::npos) << f[0].message;
-  f = ReviewText("--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n"
-                 "-    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 64}, num_stages=3, num_warps=4),\n"
-                 "+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128}, num_stages=2, num_warps=4),\n");
+  f = ReviewText(
+      "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n"
+      "-    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 64}, num_stages=3, num_warps=4),\n"
+      "+    triton.Config({'BLOCK_M': 128, 'BLOCK_N': 128}, num_stages=2, num_warps=4),\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
-  EXPECT_NE(f[0].message.find("BLOCK_N 64 -> 128 (x2); num_stages 3 -> 2"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("BLOCK_N 64 -> 128 (x2); num_stages 3 -> 2"), std::string::npos)
+      << f[0].message;
   // Swapping two existing names is not a rename.
-  f = ReviewText("--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n-  int causal_offset = s_k - s_q;\n+  int causal_offset = s_q - s_k;\n");
+  f = ReviewText(
+      "--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n-  int causal_offset = s_k - s_q;\n+  int causal_offset "
+      "= s_q - s_k;\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "mask.expression_changed");
 }
@@ -281,24 +303,27 @@ TEST(RulesTest, ConsistentRenamesAcrossFiles) {
       "+  KvTile tile = MakeTile(k < seqlen_k);\n"
       "   y = 2;\n";
   Diff d = ParseOk(header + uses);
-  EXPECT_EQ(ConsistentRenames(CodeFiles(d)),
-            (std::map<std::string, std::string>{{"InWindow", "KeyInRange"}, {"KeyTile", "KvTile"}}));
+  EXPECT_EQ(
+      ConsistentRenames(CodeFiles(d)),
+      (std::map<std::string, std::string>{{"InWindow", "KeyInRange"}, {"KeyTile", "KvTile"}}));
   std::vector<Finding> f = ReviewText(header + uses);
   EXPECT_TRUE(f.empty()) << Dump(f);
 
   // The same rename with the bound loosened on one call line: that line is still reported.
-  f = ReviewText(header + "--- a/k.cu\n+++ b/k.cu\n@@ -10 +10 @@\n"
-                          "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
-                          "+  if (k <= seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n");
+  f = ReviewText(header +
+                 "--- a/k.cu\n+++ b/k.cu\n@@ -10 +10 @@\n"
+                 "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                 "+  if (k <= seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "guard.bound_loosened");
   EXPECT_EQ(f[0].file, "k.cu");
 
   // Not consistent: the old name is still called on the new side.
-  const std::string partial = header + "--- a/k.cu\n+++ b/k.cu\n@@ -10,2 +10,2 @@\n"
-                                       "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
-                                       "+  if (k < seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n"
-                                       "   z = InWindow(k, seqlen_k);\n";
+  const std::string partial = header +
+                              "--- a/k.cu\n+++ b/k.cu\n@@ -10,2 +10,2 @@\n"
+                              "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+                              "+  if (k < seqlen_k && KeyInRange(k, seqlen_k)) load(k);\n"
+                              "   z = InWindow(k, seqlen_k);\n";
   d = ParseOk(partial);
   EXPECT_EQ(ConsistentRenames(CodeFiles(d)).count("InWindow"), 0u);
   f = ReviewText(partial);
@@ -306,29 +331,33 @@ TEST(RulesTest, ConsistentRenamesAcrossFiles) {
 
   // Not a rename: the new name existed before (the call switched to another function),
   // even with a declaration renamed to it.
-  f = ReviewText("--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n"
-                 "-__device__ bool InWindow(int key, int seqlen_k);\n"
-                 "+__device__ bool InCausal(int key, int seqlen_k);\n"
-                 "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n"
-                 "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
-                 "+  if (k < seqlen_k && InCausal(k, seqlen_k)) load(k);\n"
-                 "   bool b = InCausal(k, seqlen_k);\n");
+  f = ReviewText(
+      "--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n"
+      "-__device__ bool InWindow(int key, int seqlen_k);\n"
+      "+__device__ bool InCausal(int key, int seqlen_k);\n"
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n"
+      "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+      "+  if (k < seqlen_k && InCausal(k, seqlen_k)) load(k);\n"
+      "   bool b = InCausal(k, seqlen_k);\n");
   EXPECT_EQ(Keys(f).count({"mask.expression_changed", "k.cu", 1}), 1u) << Dump(f);
   // Nor a call changed with no declaration of either name in the diff.
-  f = ReviewText("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
-                 "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
-                 "+  if (k < seqlen_k && InWindow2(k, seqlen_k)) load(k);\n");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
+      "-  if (k < seqlen_k && InWindow(k, seqlen_k)) load(k);\n"
+      "+  if (k < seqlen_k && InWindow2(k, seqlen_k)) load(k);\n");
   ASSERT_EQ(f.size(), 1u) << Dump(f);
 
   // A local variable renamed in its declaration and its uses in later blocks.
-  const std::string local = "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n"
-                            "-  const int limit = seqlen_k - s_q;\n+  const int last_key = seqlen_k - s_q;\n"
-                            "   a = 1;\n"
-                            "-  if (key > limit || key >= seqlen_k) continue;\n"
-                            "+  if (key > last_key || key >= seqlen_k) continue;\n"
-                            "   b = 2;\n";
+  const std::string local =
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n"
+      "-  const int limit = seqlen_k - s_q;\n+  const int last_key = seqlen_k - s_q;\n"
+      "   a = 1;\n"
+      "-  if (key > limit || key >= seqlen_k) continue;\n"
+      "+  if (key > last_key || key >= seqlen_k) continue;\n"
+      "   b = 2;\n";
   d = ParseOk(local);
-  EXPECT_EQ(ConsistentRenames(CodeFiles(d)), (std::map<std::string, std::string>{{"limit", "last_key"}}));
+  EXPECT_EQ(ConsistentRenames(CodeFiles(d)),
+            (std::map<std::string, std::string>{{"limit", "last_key"}}));
   f = ReviewText(local);
   EXPECT_TRUE(f.empty()) << Dump(f);
 }
@@ -336,18 +365,23 @@ TEST(RulesTest, ConsistentRenamesAcrossFiles) {
 // Regressions from reviewing real FlashMLA history (commits 9241ae3, 48c6dc4, 082094b):
 // indexing by s_q, docstring prose a hunk starts inside, and smem pointers are not findings.
 TEST(RulesTest, RealHistoryNoise) {
-  auto f = ReviewText("--- a/c.cu\n+++ b/c.cu\n@@ -1 +1 @@\n-  const int batch_idx = blockIdx.x;\n"
-                      "+  const int batch_idx = batch_s_q_idx / params.s_q;\n");
+  auto f = ReviewText(
+      "--- a/c.cu\n+++ b/c.cu\n@@ -1 +1 @@\n-  const int batch_idx = blockIdx.x;\n"
+      "+  const int batch_idx = batch_s_q_idx / params.s_q;\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
-  f = ReviewText("--- a/i.py\n+++ b/i.py\n@@ -10,4 +10,4 @@ def f(x):\n     Args:\n"
-                 "-        x: the layout of k cache, including strides\n"
-                 "+        x: the layout of k cache, including the strides\n     \"\"\"\n     return x\n");
+  f = ReviewText(
+      "--- a/i.py\n+++ b/i.py\n@@ -10,4 +10,4 @@ def f(x):\n     Args:\n"
+      "-        x: the layout of k cache, including strides\n"
+      "+        x: the layout of k cache, including the strides\n     \"\"\"\n     return x\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
-  f = ReviewText("--- a/p.cuh\n+++ b/p.cuh\n@@ -1 +1 @@\n-  uint32_t smem_int_ptr = cast_smem_ptr_to_uint(src);\n"
-                 "+  uint32_t smem_int_ptr = cast_smem_ptr_to_uint(dst);\n");
+  f = ReviewText(
+      "--- a/p.cuh\n+++ b/p.cuh\n@@ -1 +1 @@\n-  uint32_t smem_int_ptr = "
+      "cast_smem_ptr_to_uint(src);\n"
+      "+  uint32_t smem_int_ptr = cast_smem_ptr_to_uint(dst);\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
-  f = ReviewText("--- a/s.cu\n+++ b/s.cu\n@@ -1 +1 @@\n-  int begin_n_split_idx = __ldg(p + 4);\n"
-                 "+  int begin_n_split_idx = *(p + 4);\n");
+  f = ReviewText(
+      "--- a/s.cu\n+++ b/s.cu\n@@ -1 +1 @@\n-  int begin_n_split_idx = __ldg(p + 4);\n"
+      "+  int begin_n_split_idx = *(p + 4);\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
 }
 

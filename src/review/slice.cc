@@ -72,7 +72,8 @@ nlohmann::json SliceToJson(const SliceResult& slice, const std::string& tool_ver
               {"components", std::move(components)}};
 }
 
-Result<std::vector<std::string>> WriteSlice(const std::string& package_dir, const SliceResult& slice,
+Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
+                                            const SliceResult& slice,
                                             const std::string& tool_version) {
   std::vector<std::string> written;
   std::error_code ec;
@@ -88,7 +89,9 @@ Result<std::vector<std::string>> WriteSlice(const std::string& package_dir, cons
   std::string json_path = package_dir + "/evidence/slice.json";
   // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
   AV_RETURN_IF_ERROR(WriteFileAtomically(
-      json_path, SliceToJson(slice, tool_version).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+      json_path, SliceToJson(slice, tool_version)
+                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                     "\n"));
   written.push_back(json_path);
   return written;
 }
@@ -103,7 +106,8 @@ Result<SliceRecord> LoadSliceRecord(const std::string& path) {
   SliceRecord r;
   auto str = [&](const char* key, std::string* out) -> Status {
     auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) return InvalidInput(path + ": \"" + key + "\" must be a string");
+    if (it == j.end() || !it->is_string())
+      return InvalidInput(path + ": \"" + key + "\" must be a string");
     *out = it->get<std::string>();
     return Status::Ok();
   };
@@ -111,7 +115,8 @@ Result<SliceRecord> LoadSliceRecord(const std::string& path) {
   AV_RETURN_IF_ERROR(str("base_commit", &r.base_commit));
   AV_RETURN_IF_ERROR(str("head_commit", &r.head_commit));
   auto comps = j.find("components");
-  if (comps == j.end() || !comps->is_array()) return InvalidInput(path + ": \"components\" must be an array");
+  if (comps == j.end() || !comps->is_array())
+    return InvalidInput(path + ": \"components\" must be an array");
   for (const auto& c : *comps) {
     if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("path") ||
         !c["path"].is_string()) {

@@ -5,10 +5,9 @@
 // (format in doc/review.md). Plain data; no threads.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "review/diff.h"
 #include "review/review_config.h"
@@ -40,7 +39,8 @@ nlohmann::json SliceToJson(const SliceResult& slice, const std::string& tool_ver
 
 // Writes diff/<name>.diff for every component and evidence/slice.json under
 // `package_dir`; returns the paths written.
-Result<std::vector<std::string>> WriteSlice(const std::string& package_dir, const SliceResult& slice,
+Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
+                                            const SliceResult& slice,
                                             const std::string& tool_version);
 
 // What review needs back from evidence/slice.json.

@@ -74,25 +74,31 @@ TEST(ReviewConfigTest, ErrorsNameFileLineColumn) {
   };
   EXPECT_EQ(err("[slice]\nrepo = \"..\"\nbasis = \"x\"\n"),
             "p/attnverify.toml:3:1: unknown key \"basis\" in [slice] (allowed: base, repo)");
-  EXPECT_EQ(err("[components]\nflashmla = \"src/**\"\n").rfind("p/attnverify.toml:2:12: \"flashmla\" must be an array", 0),
+  EXPECT_EQ(err("[components]\nflashmla = \"src/**\"\n")
+                .rfind("p/attnverify.toml:2:12: \"flashmla\" must be an array", 0),
             0u);
-  EXPECT_NE(err("[components]\nunassigned = [\"x\"]\n").find("p/attnverify.toml:2:1: component name"),
-            std::string::npos);
+  EXPECT_NE(
+      err("[components]\nunassigned = [\"x\"]\n").find("p/attnverify.toml:2:1: component name"),
+      std::string::npos);
   EXPECT_NE(err("[components]\na = [\"../x/**\"]\n").find("\"..\" component"), std::string::npos);
-  EXPECT_NE(err("[review]\ndisable = [\"no.such.rule\"]\n").find("p/attnverify.toml:2:12: unknown rule \"no.such.rule\""),
+  EXPECT_NE(err("[review]\ndisable = [\"no.such.rule\"]\n")
+                .find("p/attnverify.toml:2:12: unknown rule \"no.such.rule\""),
             std::string::npos);
   EXPECT_NE(err("[review]\nreviewer = \"gpt\"\n").find("must be \"builtin\""), std::string::npos);
   EXPECT_NE(err("[slice]\nbase = \"--output=x\"\n").find("not an option"), std::string::npos);
-  EXPECT_EQ(err("[components]\na = [\"src/**\", \"\"]\n"), "p/attnverify.toml:2:16: \"a\" must hold non-empty strings");
-  EXPECT_EQ(err("[review]\ndisable = [1]\n"), "p/attnverify.toml:2:12: \"disable\" must hold only strings");
+  EXPECT_EQ(err("[components]\na = [\"src/**\", \"\"]\n"),
+            "p/attnverify.toml:2:16: \"a\" must hold non-empty strings");
+  EXPECT_EQ(err("[review]\ndisable = [1]\n"),
+            "p/attnverify.toml:2:12: \"disable\" must hold only strings");
 }
 
 TEST(GitDiffTest, SafeArgvDisablesRepositoryPrograms) {
   std::vector<std::string> argv = SafeGitDiffArgv({"diff"}, {"lfs"});
   std::string joined;
   for (const std::string& a : argv) joined += a + " ";
-  for (const char* want : {"core.hooksPath=/dev/null", "core.fsmonitor=false", "diff.external=", "core.pager=cat",
-                           "filter.lfs.clean=", "filter.lfs.smudge=", "filter.lfs.process=", "--no-pager diff"}) {
+  for (const char* want :
+       {"core.hooksPath=/dev/null", "core.fsmonitor=false", "diff.external=", "core.pager=cat",
+        "filter.lfs.clean=", "filter.lfs.smudge=", "filter.lfs.process=", "--no-pager diff"}) {
     EXPECT_NE(joined.find(want), std::string::npos) << want;
   }
   FakeProcessRunner fake([](const ProcessRequest& r) -> Result<ProcessResult> {
@@ -100,7 +106,8 @@ TEST(GitDiffTest, SafeArgvDisablesRepositoryPrograms) {
     if (std::find(r.argv.begin(), r.argv.end(), "--show-toplevel") != r.argv.end()) {
       return MakeExitedResult(0, "/repo\n", "");
     }
-    if (std::find(r.argv.begin(), r.argv.end(), "--get-regexp") != r.argv.end()) return MakeExitedResult(1, "", "");
+    if (std::find(r.argv.begin(), r.argv.end(), "--get-regexp") != r.argv.end())
+      return MakeExitedResult(1, "", "");
     if (std::find(r.argv.begin(), r.argv.end(), "rev-parse") != r.argv.end()) {
       return MakeExitedResult(0, std::string(40, last[0] == 'H' ? 'b' : 'a') + "\n", "");
     }
@@ -126,21 +133,39 @@ std::string MakeHostileRepo(const TempDir& dir) {
   std::string repo = dir.File("repo");
   std::string m = dir.path();
   std::string script =
-      "set -e; mkdir -p '" + repo + "/src/flash_mla'; cd '" + repo + "'; git init -q .; "
+      "set -e; mkdir -p '" + repo + "/src/flash_mla'; cd '" + repo +
+      "'; git init -q .; "
       "git config user.name t; git config user.email t@example.com; "
       "printf 'int a = 1;\\n' > src/flash_mla/k.cu; git add -A; git commit -qm base; "
-      "git config diff.evil.textconv \"touch '" + m + "/textconv.marker'; cat\"; "
-      "git config diff.evil.command \"touch '" + m + "/extdiff.marker'; true\"; "
-      "git config filter.evil.clean \"touch '" + m + "/clean.marker'; cat\"; "
-      "git config filter.evil.smudge \"touch '" + m + "/smudge.marker'; cat\"; "
-      "git config core.fsmonitor \"touch '" + m + "/fsmonitor.marker'; true\"; "
-      "git config core.pager \"touch '" + m + "/pager.marker'; cat\"; "
-      "git config diff.external \"touch '" + m + "/external.marker'; true\"; "
+      "git config diff.evil.textconv \"touch '" +
+      m +
+      "/textconv.marker'; cat\"; "
+      "git config diff.evil.command \"touch '" +
+      m +
+      "/extdiff.marker'; true\"; "
+      "git config filter.evil.clean \"touch '" +
+      m +
+      "/clean.marker'; cat\"; "
+      "git config filter.evil.smudge \"touch '" +
+      m +
+      "/smudge.marker'; cat\"; "
+      "git config core.fsmonitor \"touch '" +
+      m +
+      "/fsmonitor.marker'; true\"; "
+      "git config core.pager \"touch '" +
+      m +
+      "/pager.marker'; cat\"; "
+      "git config diff.external \"touch '" +
+      m +
+      "/external.marker'; true\"; "
       "printf '*.cu diff=evil filter=evil\\n' > .gitattributes; "
       "printf 'int a = 2;\\n' > src/flash_mla/k.cu; "
-      "GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c filter.evil.smudge= -c core.fsmonitor=false "
-      "add -A; GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c core.fsmonitor=false commit -qm head; "
-      "printf 'int a = 3;\\n' > src/flash_mla/k.cu; rm -f '" + m + "'/*.marker";
+      "GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c filter.evil.smudge= -c "
+      "core.fsmonitor=false "
+      "add -A; GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c core.fsmonitor=false commit -qm "
+      "head; "
+      "printf 'int a = 3;\\n' > src/flash_mla/k.cu; rm -f '" +
+      m + "'/*.marker";
   auto r = RunShell(script);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return repo;
@@ -165,7 +190,8 @@ TEST(GitDiffTest, RepositoryProgramsNeverRun) {
     EXPECT_TRUE(Markers(dir).empty()) << Markers(dir)[0];
   }
   // The test means something: plain git does run the repository's textconv driver.
-  auto plain = RunShell("cd '" + repo + "' && GIT_CONFIG_NOSYSTEM=1 git -c core.fsmonitor=false --no-pager "
+  auto plain = RunShell("cd '" + repo +
+                        "' && GIT_CONFIG_NOSYSTEM=1 git -c core.fsmonitor=false --no-pager "
                         "diff HEAD~1 HEAD >/dev/null");
   EXPECT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_FALSE(Markers(dir).empty());
@@ -176,7 +202,8 @@ TEST(GitDiffTest, NotARepositoryOrBadBaseIsAnError) {
   PosixProcessRunner runner;
   auto out = RunGitDiff(runner, {dir.path(), "HEAD~1", DiffMode::kCommit});
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("not a git repository"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("not a git repository"), std::string::npos)
+      << out.status().message();
   std::string repo = MakeHostileRepo(dir);
   auto bad = RunGitDiff(runner, {repo, "no-such-branch", DiffMode::kCommit});
   ASSERT_FALSE(bad.ok());
@@ -214,7 +241,8 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
   sh("git add -A && git commit -qm head");
 
   auto config = ParseReviewPackageConfig(
-      "[slice]\nrepo = \"..\"\n[components]\nflashmla = [\"src/flash_mla/**\"]\ndeepgemm = [\"src/deep_gemm/**\"]\n"
+      "[slice]\nrepo = \"..\"\n[components]\nflashmla = [\"src/flash_mla/**\"]\ndeepgemm = "
+      "[\"src/deep_gemm/**\"]\n"
       "main_attention = [\"src/main_attention/**\"]\n",
       repo + "/pkg/attnverify.toml", BuiltinRuleIds());
   ASSERT_TRUE(config.ok()) << config.status().message();
@@ -255,7 +283,8 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
     EXPECT_EQ(*got, *want) << name;
   }
 
-  auto json = nlohmann::json::parse(*ReadFileToString(config->package_dir + "/evidence/slice.json"));
+  auto json =
+      nlohmann::json::parse(*ReadFileToString(config->package_dir + "/evidence/slice.json"));
   EXPECT_EQ(json["schema"], "attnverify.slice/1");
   EXPECT_EQ(json["base_commit"], git->base_commit);
   EXPECT_EQ(json["head_commit"], git->head_commit);
@@ -279,7 +308,8 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
   EXPECT_EQ(un["files"][0]["path"], "tools/logo.bin");
   EXPECT_EQ(un["files"][0]["binary"], true);
   // The no-newline marker survives slicing.
-  EXPECT_NE(ReadFileToString(config->package_dir + "/diff/deepgemm.diff")->find("\\ No newline at end of file"),
+  EXPECT_NE(ReadFileToString(config->package_dir + "/diff/deepgemm.diff")
+                ->find("\\ No newline at end of file"),
             std::string::npos);
 
   auto record = LoadSliceRecord(config->package_dir + "/evidence/slice.json");

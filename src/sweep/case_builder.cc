@@ -25,7 +25,9 @@ class Builder {
 
   // Keyed by the group (the base case's id), so that invariance variants see the base
   // case's inputs (a seed variant: the same shapes with its own seed).
-  Rng Stream(const std::string& name) const { return Rng(StreamKey(spec_.group_id(), name, spec_.seed)); }
+  Rng Stream(const std::string& name) const {
+    return Rng(StreamKey(spec_.group_id(), name, spec_.seed));
+  }
 
   // A tensor's stream and how its values follow from the normal draws.
   struct Source {
@@ -69,7 +71,8 @@ class Builder {
     for (int64_t i = 0; i < b; ++i) {
       int64_t& l = len[static_cast<size_t>(i)];
       if (mode == "random") {
-        l = static_cast<int64_t>(std::llround(static_cast<double>(s_k) + rng.Normal() * static_cast<double>(s_k) / 2));
+        l = static_cast<int64_t>(
+            std::llround(static_cast<double>(s_k) + rng.Normal() * static_cast<double>(s_k) / 2));
         l = std::clamp<int64_t>(l, std::min(floor, cap), cap);
       } else if (mode == "edges") {
         int64_t m = std::max<int64_t>(1, (s_k + 32) / 64);
@@ -109,8 +112,8 @@ class Builder {
   // (page, slot) so the caller can NaN-poison what no sequence reaches.
   struct Pages {
     int64_t num_blocks = 0, max_blocks = 0;
-    std::vector<int64_t> table;           // [b, max_blocks]
-    std::vector<int64_t> valid_keys;      // per physical page: keys in use (0 = unused)
+    std::vector<int64_t> table;       // [b, max_blocks]
+    std::vector<int64_t> valid_keys;  // per physical page: keys in use (0 = unused)
   };
   Pages PageTable(const std::vector<int64_t>& len, int64_t page) {
     Pages pg;
@@ -125,7 +128,8 @@ class Builder {
     Rng rng = Stream("block_table");
     std::vector<int64_t> perm(static_cast<size_t>(pg.num_blocks));
     for (int64_t i = 0; i < pg.num_blocks; ++i) perm[static_cast<size_t>(i)] = i;
-    for (int64_t i = pg.num_blocks - 1; i > 0; --i) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.UniformInt(i + 1))]);
+    for (int64_t i = pg.num_blocks - 1; i > 0; --i)
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.UniformInt(i + 1))]);
     pg.table.assign(static_cast<size_t>(b * pg.max_blocks), -1);
     pg.valid_keys.assign(static_cast<size_t>(pg.num_blocks), 0);
     int64_t next = 0;
@@ -135,7 +139,8 @@ class Builder {
         int64_t& slot = pg.table[static_cast<size_t>(i * pg.max_blocks + j)];
         if (j < blocks) {
           slot = perm[static_cast<size_t>(next++)];
-          pg.valid_keys[static_cast<size_t>(slot)] = std::min(page, len[static_cast<size_t>(i)] - j * page);
+          pg.valid_keys[static_cast<size_t>(slot)] =
+              std::min(page, len[static_cast<size_t>(i)] - j * page);
         } else {
           // Sentinels in unused slots: -1 (FlashMLA's padding) or a page that exists but
           // belongs to another sequence, so a kernel that reads past the length gets NaN
@@ -167,7 +172,9 @@ class Builder {
       if (p_.String("lengths") == "random") {
         Rng rng = Stream("q_lengths");
         for (auto& l : qlen) {
-          l = std::clamp<int64_t>(std::llround(static_cast<double>(s_q) + rng.Normal() * static_cast<double>(s_q) / 2), 0, 2 * s_q);
+          l = std::clamp<int64_t>(
+              std::llround(static_cast<double>(s_q) + rng.Normal() * static_cast<double>(s_q) / 2),
+              0, 2 * s_q);
         }
       }
       out_.notes["query_lengths"] = qlen;
@@ -187,9 +194,12 @@ class Builder {
     }
     Float("q", dt, {b, s_q, h_q, d}, padded, q);
     if (layout == "batched") {
-      std::vector<int64_t> klen = full ? std::vector<int64_t>(static_cast<size_t>(b), s_k) : KeyLengths(b, s_k, 0, s_k);
+      std::vector<int64_t> klen =
+          full ? std::vector<int64_t>(static_cast<size_t>(b), s_k) : KeyLengths(b, s_k, 0, s_k);
       // Keys past a sequence's length are NaN: a kernel that ignores seqlens_k reads them.
-      GenRowMask in_length = [&klen](int64_t i0, int64_t i1) { return i1 < klen[static_cast<size_t>(i0)]; };
+      GenRowMask in_length = [&klen](int64_t i0, int64_t i1) {
+        return i1 < klen[static_cast<size_t>(i0)];
+      };
       Float("k", dt, {b, s_k, h_kv, d}, padded, KValues("k", d), in_length);
       Float("v", dt, {b, s_k, h_kv, dv}, padded, VValues("v"), in_length);
       if (!full) Ints("seqlens_k", {b}, klen);
@@ -198,7 +208,9 @@ class Builder {
       std::vector<int64_t> klen = KeyLengths(b, s_k, 0, 2 * s_k);
       if (full) klen.assign(static_cast<size_t>(b), s_k);
       Pages pg = PageTable(klen, page);
-      GenRowMask in_page = [&pg](int64_t i0, int64_t i1) { return i1 < pg.valid_keys[static_cast<size_t>(i0)]; };
+      GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
+        return i1 < pg.valid_keys[static_cast<size_t>(i0)];
+      };
       Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded, KValues("k_cache", d), in_page);
       Float("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded, VValues("v_cache"), in_page);
       Ints("block_table", {b, pg.max_blocks}, pg.table);
@@ -218,8 +230,11 @@ class Builder {
     std::vector<int64_t> klen = KeyLengths(b, s_k, s_q, std::max<int64_t>(2 * s_k, s_q));
     Pages pg = PageTable(klen, page);
     Float("q", dt, {b, s_q, h_q, d}, p_.Bool("padded"), QValues("q"));
-    GenRowMask in_page = [&pg](int64_t i0, int64_t i1) { return i1 < pg.valid_keys[static_cast<size_t>(i0)]; };
-    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), KValues("k_cache", d), in_page);
+    GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
+      return i1 < pg.valid_keys[static_cast<size_t>(i0)];
+    };
+    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), KValues("k_cache", d),
+          in_page);
     Ints("block_table", {b, pg.max_blocks}, pg.table);
     Ints("cache_seqlens", {b}, klen);
     Output("o", dt, {b, s_q, h_q, dv});
@@ -302,12 +317,18 @@ class Builder {
 
   Result<BuiltCase> Build() {
     Status st;
-    if (spec_.op == "attention") st = Attention();
-    else if (spec_.op == "mla_decode") st = MlaDecode();
-    else if (spec_.op == "fp8_gemm") st = Fp8Gemm();
-    else if (spec_.op == "gemm") st = Gemm();
-    else if (spec_.op == "sparse_attention") st = Sparse();
-    else st = Internal("no input builder for op " + spec_.op);
+    if (spec_.op == "attention")
+      st = Attention();
+    else if (spec_.op == "mla_decode")
+      st = MlaDecode();
+    else if (spec_.op == "fp8_gemm")
+      st = Fp8Gemm();
+    else if (spec_.op == "gemm")
+      st = Gemm();
+    else if (spec_.op == "sparse_attention")
+      st = Sparse();
+    else
+      st = Internal("no input builder for op " + spec_.op);
     if (!st.ok()) return st;
     return std::move(out_);
   }
@@ -330,24 +351,28 @@ Status CheckCaseConstraints(const CaseSpec& spec) {
   if (spec.op == "attention" || spec.op == "mla_decode" || spec.op == "sparse_attention") {
     int64_t h_q = p.Int("h_q"), h_kv = p.Int("h_kv") == 0 ? h_q : p.Int("h_kv");
     if (h_q % h_kv != 0) {
-      return InvalidInput("h_q (" + std::to_string(h_q) + ") must be a multiple of h_kv (" + std::to_string(h_kv) + ")");
+      return InvalidInput("h_q (" + std::to_string(h_q) + ") must be a multiple of h_kv (" +
+                          std::to_string(h_kv) + ")");
     }
     int64_t d = p.Int("d"), dv = p.Int("dv") == 0 ? d : p.Int("dv");
     if (spec.op != "attention" && dv > d) {
-      return InvalidInput("dv (" + std::to_string(dv) + ") must not exceed d (" + std::to_string(d) + ")");
+      return InvalidInput("dv (" + std::to_string(dv) + ") must not exceed d (" +
+                          std::to_string(d) + ")");
     }
     if (spec.op == "sparse_attention") {
       bytes = es * static_cast<double>(p.Int("s_q") * h_q * d + p.Int("s_kv") * h_kv * d);
     } else {
       double keys = 2.0 * static_cast<double>(p.Int("s_k") + 256) * static_cast<double>(p.Int("b"));
-      bytes = es * (static_cast<double>(p.Int("b") * p.Int("s_q") * h_q * d) + keys * static_cast<double>(h_kv * (d + dv)));
+      bytes = es * (static_cast<double>(p.Int("b") * p.Int("s_q") * h_q * d) +
+                    keys * static_cast<double>(h_kv * (d + dv)));
     }
   } else {
     bytes = 4.0 * static_cast<double>(p.Int("m") + p.Int("n")) * static_cast<double>(p.Int("k"));
   }
   if (bytes > static_cast<double>(kMaxInputBytes)) {
-    return InvalidInput("inputs would take about " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
-                        " MiB (limit " + std::to_string(kMaxInputBytes >> 20) + " MiB)");
+    return InvalidInput("inputs would take about " +
+                        std::to_string(static_cast<int64_t>(bytes / (1 << 20))) + " MiB (limit " +
+                        std::to_string(kMaxInputBytes >> 20) + " MiB)");
   }
   return Status::Ok();
 }
@@ -359,7 +384,8 @@ Result<BuiltCase> BuildCase(const CaseSpec& spec) {
   return built;
 }
 
-Result<NamedTensors> ApplyLayouts(const NamedTensors& stored, const std::vector<InputLayout>& layouts) {
+Result<NamedTensors> ApplyLayouts(const NamedTensors& stored,
+                                  const std::vector<InputLayout>& layouts) {
   NamedTensors out;
   for (const InputLayout& l : layouts) {
     const Tensor* t = nullptr;
@@ -368,8 +394,9 @@ Result<NamedTensors> ApplyLayouts(const NamedTensors& stored, const std::vector<
     }
     if (t == nullptr) return InvalidInput("input " + l.name + " is missing from the stored inputs");
     if (t->shape() != l.storage_shape || t->dtype() != l.dtype) {
-      return InvalidInput("input " + l.name + " is stored as " + std::string(DTypeName(t->dtype())) +
-                          ShapeToString(t->shape()) + ", case.json says " + std::string(DTypeName(l.dtype)) +
+      return InvalidInput("input " + l.name + " is stored as " +
+                          std::string(DTypeName(t->dtype())) + ShapeToString(t->shape()) +
+                          ", case.json says " + std::string(DTypeName(l.dtype)) +
                           ShapeToString(l.storage_shape));
     }
     Tensor view = *t;

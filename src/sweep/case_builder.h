@@ -7,10 +7,9 @@
 // What each op generates: doc/formats/shapes-json.md. Pure; any thread.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "reference/ref_ops.h"
@@ -39,9 +38,9 @@ struct ExpectedOutput {
 struct BuiltCase {
   NamedTensors file_tensors;  // contiguous storage, written to inputs.safetensors
   std::vector<InputLayout> layouts;
-  OpParams op_params;         // the reference op's parameters (candidate must honour them)
+  OpParams op_params;  // the reference op's parameters (candidate must honour them)
   std::vector<ExpectedOutput> outputs;
-  nlohmann::json notes;       // lengths, page counts: for the reader of case.json
+  nlohmann::json notes;  // lengths, page counts: for the reader of case.json
 };
 
 // Problems a case's parameters have together (h_q not a multiple of h_kv, dv > d, more
@@ -51,6 +50,7 @@ Status CheckCaseConstraints(const CaseSpec& spec);
 Result<BuiltCase> BuildCase(const CaseSpec& spec);
 
 // The op's view of the stored inputs: each tensor sliced to its logical shape.
-Result<NamedTensors> ApplyLayouts(const NamedTensors& stored, const std::vector<InputLayout>& layouts);
+Result<NamedTensors> ApplyLayouts(const NamedTensors& stored,
+                                  const std::vector<InputLayout>& layouts);
 
 }  // namespace av

@@ -64,7 +64,10 @@ class ScratchFile {
     return ScratchFile(path, fd, st.st_size);
   }
   ScratchFile(ScratchFile&& o) noexcept
-      : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), old_size_(o.old_size_), size_(o.size_) {}
+      : path_(std::move(o.path_)),
+        fd_(std::exchange(o.fd_, -1)),
+        old_size_(o.old_size_),
+        size_(o.size_) {}
   ~ScratchFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -98,7 +101,8 @@ class ScratchFile {
  private:
   static constexpr size_t kPiece = size_t{64} << 10;
 
-  ScratchFile(std::string path, int fd, off_t old_size) : path_(std::move(path)), fd_(fd), old_size_(old_size) {}
+  ScratchFile(std::string path, int fd, off_t old_size)
+      : path_(std::move(path)), fd_(fd), old_size_(old_size) {}
 
   // Whether the n bytes at p are already the file's bytes at size_.
   bool SameAsOnDisk(const char* p, size_t n) const {
@@ -156,8 +160,10 @@ Status ResetCaseDir(const std::string& dir, const std::string& out_dir) {
       const std::string name = e.path().filename().string();
       if (name == "out" && e.is_directory(ec) && !e.is_symlink(ec)) {
         for (const fs::directory_entry& o : fs::directory_iterator(e.path(), ec)) {
-          if (o.is_directory(ec) && !o.is_symlink(ec)) fs::remove_all(o.path(), ec);
-          else fs::remove(o.path(), ec);
+          if (o.is_directory(ec) && !o.is_symlink(ec))
+            fs::remove_all(o.path(), ec);
+          else
+            fs::remove(o.path(), ec);
         }
         if (ec) return IoError(out_dir + ": cannot empty folder: " + ec.message());
       } else if (!KeptFile(e, name)) {
@@ -209,7 +215,8 @@ Status LinkToInputsOf(const WrittenCase& base, const std::string& path) {
   const std::string target = (fs::path("..") / p.parent_path().filename() / p.filename()).string();
   char existing[4096];
   const ssize_t len = ::readlink(path.c_str(), existing, sizeof existing);
-  if (len >= 0 && std::string_view(existing, static_cast<size_t>(len)) == target) return Status::Ok();
+  if (len >= 0 && std::string_view(existing, static_cast<size_t>(len)) == target)
+    return Status::Ok();
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return IoError(path + ": cannot remove: " + std::strerror(errno));
   }
@@ -219,8 +226,8 @@ Status LinkToInputsOf(const WrittenCase& base, const std::string& path) {
   return Status::Ok();
 }
 
-Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
-                                   const WrittenCase* same_inputs) {
+Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec,
+                                   const BuiltCase& built, const WrittenCase* same_inputs) {
   WrittenCase wc;
   wc.dir = (fs::path(work_dir) / "cases" / spec.id).string();
   wc.out_dir = wc.dir + "/out";
@@ -234,10 +241,12 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
     // A variant's link from the last run (or one a candidate left) is replaced, not
     // followed.
     struct stat st;
-    if (::lstat(wc.inputs_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ::unlink(wc.inputs_path.c_str()) != 0) {
+    if (::lstat(wc.inputs_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
+        ::unlink(wc.inputs_path.c_str()) != 0) {
       return IoError(wc.inputs_path + ": cannot remove: " + std::strerror(errno));
     }
-    AV_RETURN_IF_ERROR(WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values(), &wc));
+    AV_RETURN_IF_ERROR(
+        WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values(), &wc));
   }
   wc.layouts = built.layouts;
   wc.op_params = built.op_params;
@@ -279,7 +288,8 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   j["inputs"] = inputs;
   json outputs = json::object();
   for (const ExpectedOutput& o : built.outputs) {
-    outputs[o.name] = json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
+    outputs[o.name] =
+        json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
   }
   j["outputs"] = outputs;
   j["outputs_file"] = "outputs.safetensors";
@@ -288,23 +298,29 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   return j;
 }
 
-Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built) {
+Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec,
+                              const BuiltCase& built) {
   return WriteCaseFiles(work_dir, spec, built, nullptr);
 }
 
-Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
-                                          const WrittenCase& same_inputs) {
+Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec,
+                                          const BuiltCase& built, const WrittenCase& same_inputs) {
   return WriteCaseFiles(work_dir, spec, built, &same_inputs);
 }
 
-Result<std::string> WriteCasesIndex(const std::string& work_dir, const std::vector<WrittenCase>& cases,
+Result<std::string> WriteCasesIndex(const std::string& work_dir,
+                                    const std::vector<WrittenCase>& cases,
                                     const std::vector<CaseSpec>& specs) {
   json list = json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
-    list.push_back(json{{"id", specs[i].id}, {"op", specs[i].op}, {"dir", cases[i].dir}, {"out_dir", cases[i].out_dir}});
+    list.push_back(json{{"id", specs[i].id},
+                        {"op", specs[i].op},
+                        {"dir", cases[i].dir},
+                        {"out_dir", cases[i].out_dir}});
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
-  AV_RETURN_IF_ERROR(WriteFileAtomically(path, json{{"schema", kCasesIndexSchema}, {"cases", list}}.dump(2) + "\n"));
+  AV_RETURN_IF_ERROR(WriteFileAtomically(
+      path, json{{"schema", kCasesIndexSchema}, {"cases", list}}.dump(2) + "\n"));
   return path;
 }
 
@@ -324,8 +340,8 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
       if (t == nullptr) {
         std::string names;
         for (const auto& [n, tt] : file->tensors) names += (names.empty() ? "" : ", ") + n;
-        return InvalidInput("outputs.safetensors has no tensor \"" + e.name + "\" (it holds: " +
-                            (names.empty() ? "nothing" : names) + ")");
+        return InvalidInput("outputs.safetensors has no tensor \"" + e.name +
+                            "\" (it holds: " + (names.empty() ? "nothing" : names) + ")");
       }
       out.tensors.emplace_back(e.name, *t);
     }
@@ -334,7 +350,9 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
     for (const ExpectedOutput& e : wc.outputs) {
       std::string path = wc.out_dir + "/" + e.name + ".npy";
       if (!fs::exists(path, ec)) {
-        return InvalidInput("no output: the candidate wrote neither out/outputs.safetensors nor out/" + e.name + ".npy");
+        return InvalidInput(
+            "no output: the candidate wrote neither out/outputs.safetensors nor out/" + e.name +
+            ".npy");
       }
       AV_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapped, MappedFile::Open(path));
       joined += Sha256Hex(mapped->view());
@@ -349,12 +367,12 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
     const ExpectedOutput& e = wc.outputs[i];
     const Tensor& t = out.tensors[i].second;
     if (t.shape() != e.shape) {
-      return InvalidInput("output " + e.name + " has shape " + ShapeToString(t.shape()) + ", expected " +
-                          ShapeToString(e.shape));
+      return InvalidInput("output " + e.name + " has shape " + ShapeToString(t.shape()) +
+                          ", expected " + ShapeToString(e.shape));
     }
     if (t.dtype() != e.dtype) {
-      return InvalidInput("output " + e.name + " has dtype " + std::string(DTypeName(t.dtype())) + ", expected " +
-                          std::string(DTypeName(e.dtype)));
+      return InvalidInput("output " + e.name + " has dtype " + std::string(DTypeName(t.dtype())) +
+                          ", expected " + std::string(DTypeName(e.dtype)));
     }
     if (AllNaN(t)) return InvalidInput("output " + e.name + " is entirely NaN");
   }

@@ -5,10 +5,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "sweep/case_builder.h"
@@ -21,8 +20,8 @@ inline constexpr const char* kCasesIndexSchema = "attnverify.cases/1";
 
 // What attnverify keeps of a written case (the tensors themselves stay on disk).
 struct WrittenCase {
-  std::string dir;       // absolute work/cases/<id>
-  std::string out_dir;   // dir + "/out", emptied before the candidate runs
+  std::string dir;      // absolute work/cases/<id>
+  std::string out_dir;  // dir + "/out", emptied before the candidate runs
   std::string inputs_path;
   std::string inputs_sha256;  // recorded in the evidence
   std::string inputs_xxh3;    // XXH3-128 of the same bytes: the fast check after the candidate ran
@@ -36,25 +35,27 @@ struct WrittenCase {
 nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir);
 
 // Writes the case folder (removing what an earlier run left, outputs included).
-Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built);
+Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec,
+                              const BuiltCase& built);
 // The same for a case whose inputs are byte for byte those of `same_inputs`, a case of
 // the same work folder (a num_splits or rerun variant of that base case): its
 // inputs.safetensors is a symbolic link to ../<base id>/inputs.safetensors, and the
 // base's digests are its own. The caller vouches that same_inputs' file still holds the
 // bytes its digests name (written and not yet handed to a candidate, or checked since);
 // the file is checked through the link after the candidate ran, as every case is.
-Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec, const BuiltCase& built,
-                                          const WrittenCase& same_inputs);
+Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec,
+                                          const BuiltCase& built, const WrittenCase& same_inputs);
 
 // work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}; returns its path.
-Result<std::string> WriteCasesIndex(const std::string& work_dir, const std::vector<WrittenCase>& cases,
+Result<std::string> WriteCasesIndex(const std::string& work_dir,
+                                    const std::vector<WrittenCase>& cases,
                                     const std::vector<CaseSpec>& specs);
 
 struct CandidateOutputs {
   NamedTensors tensors;                         // by expected name
   std::map<std::string, std::string> metadata;  // safetensors __metadata__
   std::string source;                           // outputs.safetensors or "<name>.npy, ..."
-  std::string sha256;                           // of outputs.safetensors, or of the .npy files in order
+  std::string sha256;  // of outputs.safetensors, or of the .npy files in order
 };
 
 // Reads and checks the candidate's outputs. A problem (missing file or tensor, wrong

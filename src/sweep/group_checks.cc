@@ -68,8 +68,8 @@ void GroupState::Compare(CaseResult& r, const NamedTensors& cand) {
     t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
     tol += (tol.empty() ? "" : "; ") + d.name + ": " +
            (bitwise ? std::string("bitwise")
-                    : "|diff| <= " + FormatG(d.bound, 3) + " (rounding bound at max|" + d.name + "| " +
-                          FormatG(d.max_abs, 3) + ")");
+                    : "|diff| <= " + FormatG(d.bound, 3) + " (rounding bound at max|" + d.name +
+                          "| " + FormatG(d.max_abs, 3) + ")");
     bool bad =
         d.nonfinite_mismatches > 0 || (bitwise ? !d.bitwise_equal : d.max_abs_diff > d.bound);
     if (!bad) continue;

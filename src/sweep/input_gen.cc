@@ -25,7 +25,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 template <int kManBits, int kBias, uint16_t (*kGeneral)(double)>
 inline uint16_t EncodeNormalFast(double v) {
   constexpr int kShift = 52 - kManBits;
-  constexpr int64_t kMinBiased = 1023 + 1 - kBias;                // smallest normal exponent
+  constexpr int64_t kMinBiased = 1023 + 1 - kBias;  // smallest normal exponent
   constexpr int64_t kMaxBiased = 1023 + (1 << (15 - kManBits)) - 2 - kBias;  // largest finite
   constexpr uint64_t kInf = ((uint64_t{1} << (15 - kManBits)) - 1) << kManBits;
   const uint64_t bits = std::bit_cast<uint64_t>(v);
@@ -42,7 +42,8 @@ inline uint16_t EncodeNormalFast(double v) {
 // count copies of the kSize-byte code at dst (a constant-size copy the compiler inlines).
 template <size_t kSize>
 void FillCode(std::byte* dst, int64_t count, const std::byte* code) {
-  for (int64_t i = 0; i < count; ++i) std::memcpy(dst + static_cast<size_t>(i) * kSize, code, kSize);
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(dst + static_cast<size_t>(i) * kSize, code, kSize);
 }
 
 uint16_t GeneralBf16(double v) { return DoubleToBFloat16(v); }
@@ -75,7 +76,8 @@ void StoreDoubles(DType dtype, const double* values, int64_t n, std::byte* dst) 
       return;
     default: {
       const size_t es = DTypeSize(dtype);
-      for (int64_t i = 0; i < n; ++i) StoreFromDouble(dtype, values[i], dst + static_cast<size_t>(i) * es);
+      for (int64_t i = 0; i < n; ++i)
+        StoreFromDouble(dtype, values[i], dst + static_cast<size_t>(i) * es);
     }
   }
 }
@@ -103,10 +105,14 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
   StoreFromDouble(dtype, kNaN, nan_code);
   auto fill_nan = [&](std::byte* dst, int64_t count) {
     switch (es) {
-      case 1: return FillCode<1>(dst, count, nan_code);
-      case 2: return FillCode<2>(dst, count, nan_code);
-      case 4: return FillCode<4>(dst, count, nan_code);
-      default: return FillCode<8>(dst, count, nan_code);
+      case 1:
+        return FillCode<1>(dst, count, nan_code);
+      case 2:
+        return FillCode<2>(dst, count, nan_code);
+      case 4:
+        return FillCode<4>(dst, count, nan_code);
+      default:
+        return FillCode<8>(dst, count, nan_code);
     }
   };
 
@@ -127,8 +133,10 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
     for (int64_t j = 0; j < count;) {
       int64_t k = j + 1;
       while (k < count && valid[static_cast<size_t>(k)] == valid[static_cast<size_t>(j)]) ++k;
-      if (valid[static_cast<size_t>(j)]) rng.Normals(z.data() + j * last, (k - j) * last);
-      else rng.SkipNormals((k - j) * last);
+      if (valid[static_cast<size_t>(j)])
+        rng.Normals(z.data() + j * last, (k - j) * last);
+      else
+        rng.SkipNormals((k - j) * last);
       j = k;
     }
     for (int64_t j = 0; j < count; ++j) {
@@ -139,7 +147,8 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
       }
       const double* zr = z.data() + j * last;
       if (near_tie) {
-        for (int64_t c = 0; c < last; ++c) row[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
+        for (int64_t c = 0; c < last; ++c)
+          row[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
       } else {
         for (int64_t c = 0; c < last; ++c) row[c] = values.mul * zr[c];
       }

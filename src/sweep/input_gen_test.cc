@@ -4,6 +4,8 @@
 // dtype and invariance variant still hashes to the pinned bytes (golden digest), and
 // inputs.safetensors as WriteCase streams it equals SerializeSafetensors with the sha256
 // it reports. The normal generator itself is tested in rng_test.cc.
+#include "sweep/input_gen.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +20,6 @@
 #include "core/xxh3.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
-#include "sweep/input_gen.h"
 #include "sweep/rng.h"
 #include "sweep/shapes_config.h"
 #include "tensor/float_convert.h"
@@ -30,14 +31,31 @@ namespace {
 
 std::vector<double> EdgeDoubles() {
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> v = {0.0, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(),
-                           -std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::denorm_min(),
-                           std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1.0, -1.0,
-                           65504.0, 65519.99, 65520.0, 6.1035156e-05, 5.96e-08, 3.3895313892515355e38,
-                           3.3961775292304e38, 1.1754943508222875e-38, 1.17e-38, 9.2e-41};
+  std::vector<double> v = {0.0,
+                           -0.0,
+                           inf,
+                           -inf,
+                           std::numeric_limits<double>::quiet_NaN(),
+                           -std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::max(),
+                           1.0,
+                           -1.0,
+                           65504.0,
+                           65519.99,
+                           65520.0,
+                           6.1035156e-05,
+                           5.96e-08,
+                           3.3895313892515355e38,
+                           3.3961775292304e38,
+                           1.1754943508222875e-38,
+                           1.17e-38,
+                           9.2e-41};
   // Halfway points and their neighbours for bf16 (8-bit) and f16 (11-bit) significands.
   for (int e = -30; e <= 30; e += 3) {
-    for (double frac : {1.0 + 1.0 / 256, 1.0 + 3.0 / 256, 1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048, 1.99609375}) {
+    for (double frac :
+         {1.0 + 1.0 / 256, 1.0 + 3.0 / 256, 1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048, 1.99609375}) {
       const double x = std::ldexp(frac, e);
       v.push_back(x);
       v.push_back(-x);
@@ -58,7 +76,8 @@ std::vector<double> EdgeDoubles() {
 
 TEST(SweepInputGenTest, StoreDoublesEqualsStoreFromDouble) {
   const std::vector<double> v = EdgeDoubles();
-  for (DType dt : {DType::kBF16, DType::kF16, DType::kF32, DType::kF64, DType::kF8E4M3FN, DType::kF8E5M2}) {
+  for (DType dt :
+       {DType::kBF16, DType::kF16, DType::kF32, DType::kF64, DType::kF8E4M3FN, DType::kF8E5M2}) {
     const size_t es = DTypeSize(dt);
     std::vector<std::byte> bulk(v.size() * es), each(v.size() * es);
     StoreDoubles(dt, v.data(), static_cast<int64_t>(v.size()), bulk.data());
@@ -73,7 +92,8 @@ TEST(SweepInputGenTest, StoreDoublesEqualsStoreFromDouble) {
 TEST(SweepInputGenTest, MaskedRowsAreNaNButStillDrawAndPaddingIsNaN) {
   Rng a(5), b(5);
   GenRowMask odd_pages = [](int64_t i0, int64_t i1) { return i0 % 2 == 0 && i1 < 2; };
-  Tensor t = GenerateFloatTensor(a, GenValues{2.0, {}}, DType::kF32, {3, 3, 1, 4}, {3, 3, 1, 6}, odd_pages);
+  Tensor t = GenerateFloatTensor(a, GenValues{2.0, {}}, DType::kF32, {3, 3, 1, 4}, {3, 3, 1, 6},
+                                 odd_pages);
   for (int64_t p = 0; p < 3; ++p) {
     for (int64_t r = 0; r < 3; ++r) {
       for (int64_t c = 0; c < 6; ++c) {
@@ -84,8 +104,10 @@ TEST(SweepInputGenTest, MaskedRowsAreNaNButStillDrawAndPaddingIsNaN) {
           continue;
         }
         const double z = b.Normal();  // drawn for every logical element, masked or not
-        if (p % 2 == 0 && r < 2) EXPECT_EQ(got, static_cast<float>(2.0 * z));
-        else EXPECT_TRUE(std::isnan(got)) << p << " " << r << " " << c;
+        if (p % 2 == 0 && r < 2)
+          EXPECT_EQ(got, static_cast<float>(2.0 * z));
+        else
+          EXPECT_TRUE(std::isnan(got)) << p << " " << r << " " << c;
       }
     }
   }
@@ -130,8 +152,9 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   c.op = "mla_decode";
   c.sweep = "t";
   c.id = "t.case";
-  c.params = {{"b", 3}, {"s_k", 70}, {"h_q", 2}, {"d", 16}, {"dv", 8}, {"page_size", 16},
-              {"lengths", "random"}, {"padded", true}, {"causal", true}};
+  c.params = {
+      {"b", 3},          {"s_k", 70},           {"h_q", 2},       {"d", 16},       {"dv", 8},
+      {"page_size", 16}, {"lengths", "random"}, {"padded", true}, {"causal", true}};
   auto built = BuildCase(c);
   ASSERT_TRUE(built.ok()) << built.status().message();
   auto wc = WriteCase(dir.path(), c, *built);
@@ -153,7 +176,8 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   ASSERT_TRUE(built_small.ok()) << built_small.status().message();
   auto wc_small = WriteCase(dir.path(), small, *built_small);
   ASSERT_TRUE(wc_small.ok()) << wc_small.status().message();
-  auto want_small = SerializeSafetensors(built_small->file_tensors, built_small->op_params.values());
+  auto want_small =
+      SerializeSafetensors(built_small->file_tensors, built_small->op_params.values());
   ASSERT_TRUE(want_small.ok());
   ASSERT_LT(want_small->size(), want->size());
   EXPECT_EQ(*ReadFileToString(wc_small->inputs_path), *want_small);
@@ -165,7 +189,8 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   ASSERT_TRUE(linked.ok()) << linked.status().message();
   EXPECT_NE(linked->inputs_path, wc_small->inputs_path);
   EXPECT_TRUE(std::filesystem::is_symlink(linked->inputs_path));
-  EXPECT_EQ(std::filesystem::read_symlink(linked->inputs_path).string(), "../t.case/inputs.safetensors");
+  EXPECT_EQ(std::filesystem::read_symlink(linked->inputs_path).string(),
+            "../t.case/inputs.safetensors");
   EXPECT_EQ(*ReadFileToString(linked->inputs_path), *want_small);
   EXPECT_EQ(linked->inputs_sha256, wc_small->inputs_sha256);
   EXPECT_EQ(linked->inputs_xxh3, wc_small->inputs_xxh3);

@@ -77,7 +77,8 @@ constexpr int64_t kDiffChunk = 4096;
 
 // Byte equality of two same-shape, same-dtype tensors whatever their strides.
 bool BytesEqual(const Tensor& a, const Tensor& b) {
-  if (a.is_contiguous() && b.is_contiguous()) return std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+  if (a.is_contiguous() && b.is_contiguous())
+    return std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
   const Tensor ca = a.Contiguous(), cb = b.Contiguous();
   return std::memcmp(ca.data(), cb.data(), ca.nbytes()) == 0;
 }
@@ -209,7 +210,9 @@ bool SameOutputBytes(const NamedTensors& a, const NamedTensors& b) {
   for (size_t i = 0; i < a.size(); ++i) {
     const auto& [name_a, ta] = a[i];
     const auto& [name_b, tb] = b[i];
-    if (name_a != name_b || ta.dtype() != tb.dtype() || ta.shape() != tb.shape() || !BytesEqual(ta, tb)) return false;
+    if (name_a != name_b || ta.dtype() != tb.dtype() || ta.shape() != tb.shape() ||
+        !BytesEqual(ta, tb))
+      return false;
   }
   return true;
 }

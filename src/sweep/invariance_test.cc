@@ -12,9 +12,9 @@
 #include "sweep/case_builder.h"
 #include "sweep/numerics_config.h"
 #include "sweep/numerics_run.h"
+#include "sweep/rng.h"
 #include "sweep/shapes_config.h"
 #include "tensor/safetensors.h"
-#include "sweep/rng.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -314,7 +314,9 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   // Time is summed over the shards' cases; each part is within the total.
   const json& time = merged["summary"]["time_ms"];
   EXPECT_NEAR(time["total"].get<double>(),
-              s0["summary"]["time_ms"]["total"].get<double>() + s1["summary"]["time_ms"]["total"].get<double>(), 1e-6);
+              s0["summary"]["time_ms"]["total"].get<double>() +
+                  s1["summary"]["time_ms"]["total"].get<double>(),
+              1e-6);
   double parts = time["other"].get<double>();
   for (const char* k : {"generate", "candidate", "reference", "compare", "check"}) {
     EXPECT_GT(time[k].get<double>(), 0) << k;
@@ -342,10 +344,11 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   other["config"]["input_generator"] = "av-normal/1";
   ASSERT_TRUE(WriteFileAtomically(dir_.File("old.json"), other.dump()).ok());
   auto mixed = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " merge " +
-                                 dir_.File("evidence/numerics.json.shard0of2") + " " + dir_.File("old.json") +
-                                 " --out " + dir_.File("p.json"));
+                                 dir_.File("evidence/numerics.json.shard0of2") + " " +
+                                 dir_.File("old.json") + " --out " + dir_.File("p.json"));
   EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
-  EXPECT_NE(mixed.output.find("inputs came from generator \"av-normal/1\""), std::string::npos) << mixed.output;
+  EXPECT_NE(mixed.output.find("inputs came from generator \"av-normal/1\""), std::string::npos)
+      << mixed.output;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #include "sweep/numerics_config.h"
 
-#include <filesystem>
 #include <toml++/toml.h>
+
+#include <filesystem>
 
 #include "core/file.h"
 #include "core/toml_config.h"
@@ -29,18 +30,31 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
     const toml::table* t = n->as_table();
     if (t == nullptr) return r.Error(*n, "\"numerics\" must be a table");
     AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[numerics]",
-                                   {"shapes", "tolerances", "work_dir", "evidence", "junit", "reference",
-                                    "reference_threads", "jobs"}));
-    if (auto* v = t->get("shapes")) { AV_ASSIGN_OR_RETURN(shapes, r.String(*v, "shapes")); }
-    if (auto* v = t->get("tolerances")) { AV_ASSIGN_OR_RETURN(tolerances, r.String(*v, "tolerances")); }
-    if (auto* v = t->get("work_dir")) { AV_ASSIGN_OR_RETURN(work, r.String(*v, "work_dir")); }
-    if (auto* v = t->get("evidence")) { AV_ASSIGN_OR_RETURN(evidence, r.String(*v, "evidence")); }
-    if (auto* v = t->get("junit")) { AV_ASSIGN_OR_RETURN(junit, r.String(*v, "junit")); }
+                                   {"shapes", "tolerances", "work_dir", "evidence", "junit",
+                                    "reference", "reference_threads", "jobs"}));
+    if (auto* v = t->get("shapes")) {
+      AV_ASSIGN_OR_RETURN(shapes, r.String(*v, "shapes"));
+    }
+    if (auto* v = t->get("tolerances")) {
+      AV_ASSIGN_OR_RETURN(tolerances, r.String(*v, "tolerances"));
+    }
+    if (auto* v = t->get("work_dir")) {
+      AV_ASSIGN_OR_RETURN(work, r.String(*v, "work_dir"));
+    }
+    if (auto* v = t->get("evidence")) {
+      AV_ASSIGN_OR_RETURN(evidence, r.String(*v, "evidence"));
+    }
+    if (auto* v = t->get("junit")) {
+      AV_ASSIGN_OR_RETURN(junit, r.String(*v, "junit"));
+    }
     if (auto* v = t->get("reference")) {
       AV_ASSIGN_OR_RETURN(std::string impl, r.String(*v, "reference"));
-      if (impl == "oracle") c.reference.kind = ImplKind::kOracle;
-      else if (impl == "fast") c.reference.kind = ImplKind::kFast;
-      else return r.Error(*v, "\"reference\" must be \"oracle\" or \"fast\", got \"" + impl + "\"");
+      if (impl == "oracle")
+        c.reference.kind = ImplKind::kOracle;
+      else if (impl == "fast")
+        c.reference.kind = ImplKind::kFast;
+      else
+        return r.Error(*v, "\"reference\" must be \"oracle\" or \"fast\", got \"" + impl + "\"");
     }
     if (auto* v = t->get("reference_threads")) {
       AV_ASSIGN_OR_RETURN(int64_t th, r.Integer(*v, "reference_threads", 0, 1024));
@@ -60,7 +74,8 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
   if (const toml::node* n = doc.get("candidate")) {
     const toml::table* t = n->as_table();
     if (t == nullptr) return r.Error(*n, "\"candidate\" must be a table");
-    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]", {"command", "prepare", "timeout_s", "cwd", "env"}));
+    AV_RETURN_IF_ERROR(
+        r.CheckKeys(*t, "[candidate]", {"command", "prepare", "timeout_s", "cwd", "env"}));
     const toml::node* cmd = t->get("command");
     if (cmd == nullptr) return r.Error(*n, "[candidate] needs a \"command\" (an array of strings)");
     const toml::array* arr = cmd->as_array();
@@ -72,14 +87,18 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
       auto s = item.value<std::string>();
       if (!s) return r.Error(item, "\"command\" must hold strings");
       all |= s->find("{cases}") != std::string::npos;
-      per |= s->find("{case_dir}") != std::string::npos || s->find("{out_dir}") != std::string::npos;
+      per |=
+          s->find("{case_dir}") != std::string::npos || s->find("{out_dir}") != std::string::npos;
       c.candidate.command.push_back(*s);
     }
     if (all == per) {
-      return r.Error(*cmd, all ? "\"command\" uses {cases} together with {case_dir}/{out_dir}; choose one run for "
-                                 "all cases ({cases}) or one run per case ({case_dir}, {out_dir})"
-                               : "\"command\" must contain {cases} (one run for all cases) or {case_dir} / {out_dir} "
-                                 "(one run per case)");
+      return r.Error(
+          *cmd,
+          all ? "\"command\" uses {cases} together with {case_dir}/{out_dir}; choose one run for "
+                "all cases ({cases}) or one run per case ({case_dir}, {out_dir})"
+              : "\"command\" must contain {cases} (one run for all cases) or {case_dir} / "
+                "{out_dir} "
+                "(one run per case)");
     }
     c.candidate.mode = all ? CandidateMode::kAllCases : CandidateMode::kPerCase;
     if (const toml::node* p = t->get("prepare")) {
@@ -120,8 +139,9 @@ Result<NumericsConfig> LoadNumericsConfig(const std::string& path) {
   return ParseNumericsConfig(text, path);
 }
 
-std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl, const std::string& cases,
-                                       const std::string& case_dir, const std::string& out_dir) {
+std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl,
+                                       const std::string& cases, const std::string& case_dir,
+                                       const std::string& out_dir) {
   std::vector<std::string> out;
   for (std::string arg : tmpl) {
     for (const auto& [key, value] : {std::pair<std::string, std::string>{"{cases}", cases},

@@ -25,8 +25,8 @@ struct CandidateConfig {
   // Run once before any case (compile the kernel, warm a cache); argv, no placeholders.
   std::vector<std::string> prepare;
   CandidateMode mode = CandidateMode::kAllCases;
-  int timeout_s = 600;                // per run
-  std::string cwd;                    // absolute; default the config's folder
+  int timeout_s = 600;  // per run
+  std::string cwd;      // absolute; default the config's folder
   std::map<std::string, std::string> env;
 };
 
@@ -38,7 +38,7 @@ struct NumericsConfig {
   std::string work_dir;
   std::string evidence;  // numerics.json
   std::string junit;
-  RefImpl reference;     // oracle by default; "fast" falls back to the oracle per op
+  RefImpl reference;  // oracle by default; "fast" falls back to the oracle per op
   int jobs = 1;
   bool has_candidate = false;
   CandidateConfig candidate;
@@ -48,7 +48,8 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
 Result<NumericsConfig> LoadNumericsConfig(const std::string& path);
 
 // The argv for one run: {cases}, {case_dir}, {out_dir} replaced wherever they occur.
-std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl, const std::string& cases,
-                                       const std::string& case_dir, const std::string& out_dir);
+std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl,
+                                       const std::string& cases, const std::string& case_dir,
+                                       const std::string& out_dir);
 
 }  // namespace av

@@ -50,8 +50,9 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
       }
     }
     if (Str(d, kGen) != Str(first, kGen)) {
-      return InvalidInput(s.path + ": inputs came from generator \"" + Str(d, kGen) + "\", " + first_path +
-                          "'s from \"" + Str(first, kGen) + "\" (run every shard with the same attnverify)");
+      return InvalidInput(s.path + ": inputs came from generator \"" + Str(d, kGen) + "\", " +
+                          first_path + "'s from \"" + Str(first, kGen) +
+                          "\" (run every shard with the same attnverify)");
     }
     if (Int(d, kCount, 1) != count) {
       return InvalidInput(s.path + ": is a shard of " + std::to_string(Int(d, kCount, 1)) + ", " +
@@ -137,10 +138,14 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
   doc["command"] = command;
   doc["shard"] =
       json{{"index", 0}, {"count", 1}, {"merged_from", merged_from}, {"missing", missing}};
-  doc["summary"] =
-      json{{"cases_total", total},      {"cases_run", cases.size()}, {"passed", passed},
-           {"failed", failed},          {"wall_ms", wall_max},       {"wall_ms_sum", wall_sum},
-           {"time_ms", NumericsTimeSummary(json(cases))}, {"invariance", json(counts)}};
+  doc["summary"] = json{{"cases_total", total},
+                        {"cases_run", cases.size()},
+                        {"passed", passed},
+                        {"failed", failed},
+                        {"wall_ms", wall_max},
+                        {"wall_ms_sum", wall_sum},
+                        {"time_ms", NumericsTimeSummary(json(cases))},
+                        {"invariance", json(counts)}};
   doc["verdict"] = failed == 0 && missing.empty() ? "pass" : "fail";
   doc["cases"] = cases;
   doc["invariance"] = invariance;

@@ -26,12 +26,14 @@ json OutputJson(const OutputVerdict& v) {
   names.candidate = "candidate:" + v.name;
   names.reference = "reference:" + v.name;
   json j = CompareReportToJson(v.report, names);
-  return json{{"name", v.name}, {"tolerance", v.rule_path}, {"passed", v.report.passed}, {"compare", j}};
+  return json{
+      {"name", v.name}, {"tolerance", v.rule_path}, {"passed", v.report.passed}, {"compare", j}};
 }
 
 }  // namespace
 
-json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, const std::string& command) {
+json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config,
+                       const std::string& command) {
   json cases = json::array();
   for (const CaseResult& c : run.cases) {
     json outputs = json::array();
@@ -53,10 +55,17 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
         {"outputs", outputs},
         {"reference_impl", c.reference_impl},
         {"sha256", {{"inputs", c.inputs_sha256}, {"outputs", c.outputs_sha256}}},
-        {"candidate", {{"status", c.candidate_status}, {"metadata", json(c.candidate_metadata)}, {"stderr_tail", c.stderr_tail}}},
+        {"candidate",
+         {{"status", c.candidate_status},
+          {"metadata", json(c.candidate_metadata)},
+          {"stderr_tail", c.stderr_tail}}},
         {"durations_ms",
-         {{"generate", c.generate_ms}, {"candidate", c.candidate_ms}, {"reference", c.reference_ms},
-          {"compare", c.compare_ms}, {"check", c.check_ms}, {"total", c.total_ms}}},
+         {{"generate", c.generate_ms},
+          {"candidate", c.candidate_ms},
+          {"reference", c.reference_ms},
+          {"compare", c.compare_ms},
+          {"check", c.check_ms},
+          {"total", c.total_ms}}},
         {"case_dir", c.case_dir},
         {"compare_from", c.compare_from.empty() ? json(nullptr) : json(c.compare_from)},
     });
@@ -65,18 +74,27 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
       for (const LocatedElement& e : c.worst) {
         json coords = json::object();
         for (const auto& [k, v] : e.coords) coords[k] = v;
-        worst.push_back(json{{"output", e.output}, {"coords", coords}, {"candidate", Finite(e.candidate)},
-                             {"reference", Finite(e.reference)}, {"abs_err", Finite(e.abs_err)},
+        worst.push_back(json{{"output", e.output},
+                             {"coords", coords},
+                             {"candidate", Finite(e.candidate)},
+                             {"reference", Finite(e.reference)},
+                             {"abs_err", Finite(e.abs_err)},
                              {"error_over_tolerance", Finite(e.ratio)}});
       }
-      cases.back()["localisation"] = json{{"hints", c.hints}, {"worst", worst}, {"heatmaps", c.heatmaps}};
+      cases.back()["localisation"] =
+          json{{"hints", c.hints}, {"worst", worst}, {"heatmaps", c.heatmaps}};
     }
   }
   json invariance = json::array();
   std::map<std::string, std::map<std::string, int64_t>> counts;
   for (const InvarianceCheckResult& r : run.invariance) {
-    invariance.push_back(json{{"check", r.check}, {"group", r.group}, {"cases", r.cases}, {"verdict", r.verdict},
-                              {"max_abs_diff", r.max_abs_diff}, {"tolerance", r.tolerance}, {"detail", r.detail}});
+    invariance.push_back(json{{"check", r.check},
+                              {"group", r.group},
+                              {"cases", r.cases},
+                              {"verdict", r.verdict},
+                              {"max_abs_diff", r.max_abs_diff},
+                              {"tolerance", r.tolerance},
+                              {"detail", r.detail}});
     ++counts[r.check][r.verdict];
   }
   return json{
@@ -94,12 +112,17 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, con
       {"shard", {{"index", run.shard_index}, {"count", run.shard_count}}},
       {"filter", run.filter},
       {"summary",
-       {{"cases_total", run.total_cases}, {"cases_run", run.cases.size()}, {"passed", run.passed()},
-        {"failed", run.failed()}, {"wall_ms", run.wall_ms}, {"time_ms", NumericsTimeSummary(cases)},
+       {{"cases_total", run.total_cases},
+        {"cases_run", run.cases.size()},
+        {"passed", run.passed()},
+        {"failed", run.failed()},
+        {"wall_ms", run.wall_ms},
+        {"time_ms", NumericsTimeSummary(cases)},
         {"invariance", json(counts)}}},
       {"verdict", run.failed() == 0 ? "pass" : "fail"},
       {"prepare", run.prepare_command.empty() ? json(nullptr)
-                                              : json{{"command", run.prepare_command}, {"status", run.prepare_status},
+                                              : json{{"command", run.prepare_command},
+                                                     {"status", run.prepare_status},
                                                      {"wall_ms", run.prepare_ms}}},
       {"cases", cases},
       {"invariance", invariance},
@@ -145,8 +168,10 @@ std::string NumericsJsonToJUnit(const json& doc) {
   double wall = doc.contains("summary") ? doc["summary"].value("wall_ms", 0.0) : 0.0;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-                all.size(), static_cast<long long>(failed_total), wall / 1000);
+  std::snprintf(
+      buf, sizeof buf,
+      "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
+      all.size(), static_cast<long long>(failed_total), wall / 1000);
   out += buf;
   for (const auto& [sweep, cases] : by_sweep) {
     int64_t failures = 0;
@@ -155,13 +180,15 @@ std::string NumericsJsonToJUnit(const json& doc) {
       failures += c->value("verdict", "") != "pass";
       time += (*c)["durations_ms"].value("total", 0.0) / 1000;
     }
-    std::snprintf(buf, sizeof buf, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-                  EscapeMarkup(sweep).c_str(), cases.size(), static_cast<long long>(failures), time);
+    std::snprintf(buf, sizeof buf,
+                  "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
+                  EscapeMarkup(sweep).c_str(), cases.size(), static_cast<long long>(failures),
+                  time);
     out += buf;
     for (const json* c : cases) {
       std::snprintf(buf, sizeof buf, "%.3f", (*c)["durations_ms"].value("total", 0.0) / 1000);
-      out += "    <testcase classname=\"numerics." + EscapeMarkup(sweep) + "\" name=\"" + EscapeMarkup(c->value("id", "")) +
-             "\" time=\"" + buf + "\"";
+      out += "    <testcase classname=\"numerics." + EscapeMarkup(sweep) + "\" name=\"" +
+             EscapeMarkup(c->value("id", "")) + "\" time=\"" + buf + "\"";
       std::string verdict = c->value("verdict", "");
       if (verdict == "pass") {
         out += "/>\n";
@@ -171,11 +198,14 @@ std::string NumericsJsonToJUnit(const json& doc) {
       std::string tail = (*c)["candidate"].value("stderr_tail", "");
       std::string hints;
       if (c->contains("localisation")) {
-        for (const json& h : (*c)["localisation"]["hints"]) hints += "\nhint: " + h.get<std::string>();
+        for (const json& h : (*c)["localisation"]["hints"])
+          hints += "\nhint: " + h.get<std::string>();
       }
-      out += ">\n      <failure message=\"" + EscapeMarkup(reason) + "\" type=\"" + EscapeMarkup(verdict) + "\">" +
-             EscapeMarkup(reason + hints + (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
-                       "\ncase: " + c->value("case_dir", "")) +
+      out += ">\n      <failure message=\"" + EscapeMarkup(reason) + "\" type=\"" +
+             EscapeMarkup(verdict) + "\">" +
+             EscapeMarkup(reason + hints +
+                          (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
+                          "\ncase: " + c->value("case_dir", "")) +
              "</failure>\n    </testcase>\n";
     }
     out += "  </testsuite>\n";
@@ -198,46 +228,55 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
   }
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-28s %7s %7s %7s %10s\n", "sweep", "cases", "pass", "fail", "time_s");
+  std::snprintf(buf, sizeof buf, "%-28s %7s %7s %7s %10s\n", "sweep", "cases", "pass", "fail",
+                "time_s");
   out += buf;
   for (const auto& [name, r] : rows) {
-    std::snprintf(buf, sizeof buf, "%-28s %7lld %7lld %7lld %10.2f\n", name.c_str(), static_cast<long long>(r.cases),
-                  static_cast<long long>(r.passed), static_cast<long long>(r.cases - r.passed), r.ms / 1000);
+    std::snprintf(buf, sizeof buf, "%-28s %7lld %7lld %7lld %10.2f\n", name.c_str(),
+                  static_cast<long long>(r.cases), static_cast<long long>(r.passed),
+                  static_cast<long long>(r.cases - r.passed), r.ms / 1000);
     out += buf;
   }
-  std::snprintf(buf, sizeof buf, "%-28s %7zu %7lld %7lld %10.2f (wall)\n", "total", run.cases.size(),
-                static_cast<long long>(run.passed()), static_cast<long long>(run.failed()), run.wall_ms / 1000);
+  std::snprintf(buf, sizeof buf, "%-28s %7zu %7lld %7lld %10.2f (wall)\n", "total",
+                run.cases.size(), static_cast<long long>(run.passed()),
+                static_cast<long long>(run.failed()), run.wall_ms / 1000);
   out += buf;
   double t[6] = {};  // generate, candidate, reference, compare, check, total
   for (const CaseResult& c : run.cases) {
-    const double parts[6] = {c.generate_ms, c.candidate_ms, c.reference_ms, c.compare_ms, c.check_ms, c.total_ms};
+    const double parts[6] = {c.generate_ms, c.candidate_ms, c.reference_ms,
+                             c.compare_ms,  c.check_ms,     c.total_ms};
     for (int k = 0; k < 6; ++k) t[k] += parts[k];
   }
   if (t[5] > 0) {
     const double own = t[5] - t[1] - t[2];
     std::snprintf(buf, sizeof buf,
-                  "time: candidate %.2f s, reference %.2f s, attnverify %.2f s = %.1f%% (inputs %.2f, checks %.2f, "
+                  "time: candidate %.2f s, reference %.2f s, attnverify %.2f s = %.1f%% (inputs "
+                  "%.2f, checks %.2f, "
                   "compare %.2f, other %.2f)\n",
-                  t[1] / 1000, t[2] / 1000, own / 1000, 100 * own / t[5], t[0] / 1000, t[4] / 1000, t[3] / 1000,
-                  std::max(0.0, own - t[0] - t[3] - t[4]) / 1000);
+                  t[1] / 1000, t[2] / 1000, own / 1000, 100 * own / t[5], t[0] / 1000, t[4] / 1000,
+                  t[3] / 1000, std::max(0.0, own - t[0] - t[3] - t[4]) / 1000);
     out += buf;
   }
   std::map<std::string, std::map<std::string, int>> inv;
   for (const InvarianceCheckResult& r : run.invariance) ++inv[r.check][r.verdict];
   for (const auto& [check, verdicts] : inv) {
     std::snprintf(buf, sizeof buf, "invariance %-22s pass %d  fail %d  flagged %d\n", check.c_str(),
-                  verdicts.count("pass") ? verdicts.at("pass") : 0, verdicts.count("fail") ? verdicts.at("fail") : 0,
+                  verdicts.count("pass") ? verdicts.at("pass") : 0,
+                  verdicts.count("fail") ? verdicts.at("fail") : 0,
                   verdicts.count("flagged") ? verdicts.at("flagged") : 0);
     out += buf;
   }
   for (const InvarianceCheckResult& r : run.invariance) {
-    if (r.verdict != "pass") out += (r.verdict == "fail" ? "FAIL " : "FLAG ") + r.check + " " + r.group + ": " + r.detail + "\n";
+    if (r.verdict != "pass")
+      out += (r.verdict == "fail" ? "FAIL " : "FLAG ") + r.check + " " + r.group + ": " + r.detail +
+             "\n";
   }
   size_t shown = 0;
   for (const CaseResult& c : run.cases) {
     if (c.verdict == "pass") continue;
     if (shown++ == max_failures) {
-      out += "  ... " + std::to_string(run.failed() - static_cast<int64_t>(max_failures)) + " more failing cases in the evidence\n";
+      out += "  ... " + std::to_string(run.failed() - static_cast<int64_t>(max_failures)) +
+             " more failing cases in the evidence\n";
       break;
     }
     out += "FAIL " + c.spec.id + ": " + c.reason + "\n";
@@ -246,13 +285,16 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
       const ElementDiff& w = v.report.worst_abs.front();
       std::string idx;
       for (int64_t x : w.index) idx += (idx.empty() ? "" : ", ") + std::to_string(x);
-      std::snprintf(buf, sizeof buf, "     %s worst |err| %.4g at [%s]: candidate %.6g, reference %.6g\n", v.name.c_str(),
-                    w.abs_err, idx.c_str(), w.candidate, w.reference);
+      std::snprintf(buf, sizeof buf,
+                    "     %s worst |err| %.4g at [%s]: candidate %.6g, reference %.6g\n",
+                    v.name.c_str(), w.abs_err, idx.c_str(), w.candidate, w.reference);
       out += buf;
     }
     for (const std::string& h : c.hints) out += "     hint: " + h + "\n";
     if (!c.stderr_tail.empty()) {
-      std::string tail = c.stderr_tail.size() > 400 ? "..." + c.stderr_tail.substr(c.stderr_tail.size() - 400) : c.stderr_tail;
+      std::string tail = c.stderr_tail.size() > 400
+                             ? "..." + c.stderr_tail.substr(c.stderr_tail.size() - 400)
+                             : c.stderr_tail;
       out += "     stderr: " + tail + (tail.back() == '\n' ? "" : "\n");
     }
   }

@@ -3,9 +3,8 @@
 // table. Writers only format what the run holds. Pure functions; any thread.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sweep/numerics_run.h"
 
@@ -14,7 +13,8 @@ namespace av {
 inline constexpr const char* kNumericsJsonSchema = "attnverify.numerics/1";
 
 // `command` is the attnverify command line that produced the run.
-nlohmann::json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config, const std::string& command);
+nlohmann::json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config,
+                                 const std::string& command);
 std::string NumericsRunToJUnit(const NumericsRun& run);
 // The same JUnit XML from a numerics.json document (attnverify merge writes it).
 std::string NumericsJsonToJUnit(const nlohmann::json& numerics);

@@ -14,11 +14,11 @@
 #include "core/xxh3.h"
 #include "numerics/heatmap_svg.h"
 #include "reference/ref_ops.h"
-#include "sweep/invariance.h"
-#include "sweep/output_layout.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
 #include "sweep/group_checks.h"
+#include "sweep/invariance.h"
+#include "sweep/output_layout.h"
 #include "sweep/tolerances_config.h"
 #include "tensor/safetensors.h"
 
@@ -48,9 +48,12 @@ void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& body) {
 
 std::string ImplName(ImplKind k) {
   switch (k) {
-    case ImplKind::kOracle: return "oracle";
-    case ImplKind::kFast: return "fast";
-    case ImplKind::kLowprec: return "lowprec";
+    case ImplKind::kOracle:
+      return "oracle";
+    case ImplKind::kFast:
+      return "fast";
+    case ImplKind::kLowprec:
+      return "lowprec";
   }
   return "?";
 }
@@ -94,8 +97,10 @@ class Sweep {
         CaseSpec plain = r.spec;
         plain.kind = VariantKind::kBase;
         Result<BuiltCase> b = BuildCase(plain);
-        if (b.ok()) *base = std::move(*b);
-        else built = b.status();
+        if (b.ok())
+          *base = std::move(*b);
+        else
+          built = b.status();
       }
       if (base->has_value()) {
         built = **base;
@@ -115,11 +120,13 @@ class Sweep {
                                   (r.spec.id + "." + e.name + ".svg"),
                               ec);
     }
-    const bool same_bytes = r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
+    const bool same_bytes =
+        r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
     const std::optional<WrittenCase>& base_files = written_[base_index];
     const bool link = same_bytes && base_files.has_value() && intact_[base_index];
-    Result<WrittenCase> wc = link ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
-                                  : WriteCase(o_.config.work_dir, r.spec, *built);
+    Result<WrittenCase> wc =
+        link ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
+             : WriteCase(o_.config.work_dir, r.spec, *built);
     if (!wc.ok()) {
       RecordError(wc.status());
       return false;
@@ -133,7 +140,8 @@ class Sweep {
     return true;
   }
 
-  ProcessRequest Request(const std::string& cases, const std::string& case_dir, const std::string& out_dir) const {
+  ProcessRequest Request(const std::string& cases, const std::string& case_dir,
+                         const std::string& out_dir) const {
     ProcessRequest req;
     req.argv = ExpandCommand(o_.config.candidate.command, cases, case_dir, out_dir);
     req.cwd = o_.config.candidate.cwd;
@@ -157,7 +165,8 @@ class Sweep {
     r.candidate_status = pr->Describe();
     if (!pr->ok()) {
       r.stderr_tail = StderrTail(pr->stderr_text);
-      Fail(r, "candidate " + pr->Describe() + (pr->timed_out ? "" : " (a failed run counts against every case it covers)"));
+      Fail(r, "candidate " + pr->Describe() +
+                  (pr->timed_out ? "" : " (a failed run counts against every case it covers)"));
       return false;
     }
     return true;
@@ -175,8 +184,8 @@ class Sweep {
     Result<std::string> now = Xxh3File(wc.inputs_path);
     if (!now.ok() || *now != wc.inputs_xxh3) {
       Result<std::string> sha = now.ok() ? Sha256File(wc.inputs_path) : now.status();
-      Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) + " -> " +
-                  (sha.ok() ? sha->substr(0, 12) : sha.status().message()) + ")");
+      Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) +
+                  " -> " + (sha.ok() ? sha->substr(0, 12) : sha.status().message()) + ")");
       g.Missing(r.spec);
       return;
     }
@@ -213,7 +222,8 @@ class Sweep {
       if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error");
       RefImpl impl = o_.config.reference;
       Result<NamedTensors> rr = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
-      if (!rr.ok() && rr.status().code() == StatusCode::kUnsupported && impl.kind != ImplKind::kOracle) {
+      if (!rr.ok() && rr.status().code() == StatusCode::kUnsupported &&
+          impl.kind != ImplKind::kOracle) {
         impl.kind = ImplKind::kOracle;  // no fast path for this op: the oracle answers
         rr = RunReferenceOp(r.spec.op, *inputs, wc.op_params, impl);
       }
@@ -258,7 +268,9 @@ class Sweep {
       v.name = e.name;
       v.rule_path = t->json_path;
       const Tensor* rt = find(*ref, e.name);
-      const Tensor* lt = *lowprec && t->request.kind == RuleKind::kLowprecMultiple ? find(**lowprec, e.name) : nullptr;
+      const Tensor* lt = *lowprec && t->request.kind == RuleKind::kLowprecMultiple
+                             ? find(**lowprec, e.name)
+                             : nullptr;
       const Tensor* ct = find(*cand, e.name);
       if (rt == nullptr || ct == nullptr) {
         Fail(r, "reference produced no " + e.name, "error");
@@ -272,7 +284,8 @@ class Sweep {
       v.compared = true;
       v.report = std::move(*rep);
       if (!v.report.passed) {
-        std::string why = v.report.failures.empty() ? "not within tolerance" : v.report.failures.front();
+        std::string why =
+            v.report.failures.empty() ? "not within tolerance" : v.report.failures.front();
         Fail(r, e.name + ": " + why);
         Localise(r, wc, e.name, *ct, *rt, v.report);
       }
@@ -300,12 +313,14 @@ class Sweep {
   }
 
   // Hints, worst elements and a heatmap for one failing output.
-  void Localise(CaseResult& r, const WrittenCase& wc, const std::string& name, const Tensor& cand, const Tensor& ref,
-                const CompareReport& report) {
-    nlohmann::json notes = wc.case_json.contains("notes") ? wc.case_json["notes"] : nlohmann::json::object();
+  void Localise(CaseResult& r, const WrittenCase& wc, const std::string& name, const Tensor& cand,
+                const Tensor& ref, const CompareReport& report) {
+    nlohmann::json notes =
+        wc.case_json.contains("notes") ? wc.case_json["notes"] : nlohmann::json::object();
     Result<LocaliseLayout> layout = OutputLayout(r.spec, name, cand.shape(), notes);
     if (!layout.ok()) return;
-    Result<Localisation> loc = LocaliseErrors(name, cand, ref, ElementToleranceFor(report), *layout);
+    Result<Localisation> loc =
+        LocaliseErrors(name, cand, ref, ElementToleranceFor(report), *layout);
     if (!loc.ok()) return;
     for (std::string& h : loc->hints) r.hints.push_back(std::move(h));
     for (LocatedElement& e : loc->worst) {
@@ -317,10 +332,12 @@ class Sweep {
     fs::path file = dir / (r.spec.id + "." + name + ".svg");
     std::error_code ec;
     fs::create_directories(dir, ec);
-    std::string title = r.spec.id + ": " + name + (report.failures.empty() ? "" : " (" + report.failures.front() + ")");
+    std::string title = r.spec.id + ": " + name +
+                        (report.failures.empty() ? "" : " (" + report.failures.front() + ")");
     if (WriteFileAtomically(file.string(), RenderHeatmapSvg(*loc, title)).ok()) {
       fs::path rel = file.lexically_relative(o_.config.base_dir);
-      r.heatmaps.push_back(rel.empty() || rel.string().rfind("..", 0) == 0 ? file.string() : rel.string());
+      r.heatmaps.push_back(rel.empty() || rel.string().rfind("..", 0) == 0 ? file.string()
+                                                                           : rel.string());
     }
   }
 
@@ -356,13 +373,16 @@ class Sweep {
 }  // namespace
 
 int64_t NumericsRun::passed() const {
-  return std::count_if(cases.begin(), cases.end(), [](const CaseResult& c) { return c.verdict == "pass"; });
+  return std::count_if(cases.begin(), cases.end(),
+                       [](const CaseResult& c) { return c.verdict == "pass"; });
 }
 int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
 
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
-  auto bad = [&] { return InvalidInput("--shard must be i/N with 0 <= i < N, got \"" + text + "\""); };
+  auto bad = [&] {
+    return InvalidInput("--shard must be i/N with 0 <= i < N, got \"" + text + "\"");
+  };
   if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) return bad();
   try {
     size_t used = 0;
@@ -390,8 +410,10 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   auto t0 = Clock::now();
   const NumericsConfig& cfg = o.config;
   if (!cfg.has_candidate) {
-    return InvalidInput(cfg.path + ": no [candidate] table: say how to run the kernel under test, e.g.\n"
-                        "  [candidate]\n  command = [\"python3\", \"my_candidate.py\", \"{cases}\"]");
+    return InvalidInput(
+        cfg.path +
+        ": no [candidate] table: say how to run the kernel under test, e.g.\n"
+        "  [candidate]\n  command = [\"python3\", \"my_candidate.py\", \"{cases}\"]");
   }
   if (o.runner == nullptr) return Internal("RunNumericsSweep without a ProcessRunner");
   AV_ASSIGN_OR_RETURN(ShapesConfig shapes, LoadShapesConfig(cfg.shapes));
@@ -403,7 +425,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     try {
       filter = std::regex(o.filter, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      return InvalidInput("--filter \"" + o.filter + "\" is not a valid regular expression: " + e.what());
+      return InvalidInput("--filter \"" + o.filter +
+                          "\" is not a valid regular expression: " + e.what());
     }
   }
   NumericsRun run;
@@ -411,7 +434,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   run.shard_index = o.shard_index;
   run.shard_count = o.shard_count;
   run.filter = o.filter;
-  for (const std::string& a : cfg.candidate.command) run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
+  for (const std::string& a : cfg.candidate.command)
+    run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
   // Shards take every N-th group (a base case with its variants) of the full expansion,
@@ -426,7 +450,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       if (all[i].group_index % o.shard_count == o.shard_index) {
         bool any = false;
         std::vector<bool> keep(j - i, o.filter.empty());
-        for (size_t k = i; k < j && !o.filter.empty(); ++k) any |= (keep[k - i] = std::regex_search(all[k].id, filter));
+        for (size_t k = i; k < j && !o.filter.empty(); ++k)
+          any |= (keep[k - i] = std::regex_search(all[k].id, filter));
         if (o.filter.empty() || any) {
           keep[0] = true;
           for (size_t k = i; k < j; ++k) {
@@ -446,7 +471,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
 
   // [candidate] prepare: once, before any case; its failure fails every case.
   if (!cfg.candidate.prepare.empty()) {
-    for (const std::string& a : cfg.candidate.prepare) run.prepare_command += (run.prepare_command.empty() ? "" : " ") + a;
+    for (const std::string& a : cfg.candidate.prepare)
+      run.prepare_command += (run.prepare_command.empty() ? "" : " ") + a;
     ProcessRequest req;
     req.argv = cfg.candidate.prepare;
     req.cwd = cfg.candidate.cwd;
@@ -486,8 +512,10 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   // Groups: [begin, end) ranges of run.cases, each starting with its base case.
   std::vector<std::pair<size_t, size_t>> groups;
   for (size_t i = 0; i < run.cases.size(); ++i) {
-    if (run.cases[i].spec.kind == VariantKind::kBase) groups.emplace_back(i, i + 1);
-    else groups.back().second = i + 1;
+    if (run.cases[i].spec.kind == VariantKind::kBase)
+      groups.emplace_back(i, i + 1);
+    else
+      groups.back().second = i + 1;
   }
   std::vector<std::vector<InvarianceCheckResult>> checks(groups.size());
   auto close_group = [&](size_t gi, const GroupState& g) {
@@ -508,8 +536,10 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
           std::string out_dir = r.case_dir + "/out";
           auto tc = Clock::now();
           Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir));
-          if (sweep.ApplyRun(i, pr, MsSince(tc))) sweep.Finish(i, g);
-          else g.Missing(run.cases[i].spec);
+          if (sweep.ApplyRun(i, pr, MsSince(tc)))
+            sweep.Finish(i, g);
+          else
+            g.Missing(run.cases[i].spec);
         }
         sweep.Report(i, MsSince(t));
       }
@@ -542,8 +572,10 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       GroupState g;
       for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
         auto t = Clock::now();
-        if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0)) sweep.Finish(i, g);
-        else g.Missing(run.cases[i].spec);
+        if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0))
+          sweep.Finish(i, g);
+        else
+          g.Missing(run.cases[i].spec);
         sweep.Report(i, prep_ms[i] + run.cases[i].candidate_ms + MsSince(t));
       }
       close_group(gi, g);

@@ -10,10 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/process.h"
 #include "core/status.h"
@@ -56,7 +55,8 @@ struct CaseResult {
   // share of one run over all cases); the reference; comparing outputs with it; checking
   // after the run (the inputs' digest, reading the outputs, invariance diffs); and the
   // case's whole time, which holds all of these and the bookkeeping between them.
-  double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, check_ms = 0, total_ms = 0;
+  double generate_ms = 0, candidate_ms = 0, reference_ms = 0, compare_ms = 0, check_ms = 0,
+         total_ms = 0;
 };
 
 // One invariance check of one group (numerics.json "invariance").
@@ -73,8 +73,8 @@ struct InvarianceCheckResult {
 
 struct NumericsOptions {
   NumericsConfig config;
-  std::string filter;  // ECMAScript regex searched in case ids; empty: all
-  int shard_index = 0; // 0-based
+  std::string filter;   // ECMAScript regex searched in case ids; empty: all
+  int shard_index = 0;  // 0-based
   int shard_count = 1;
   int jobs = 1;
   ProcessRunner* runner = nullptr;

@@ -8,7 +8,8 @@ namespace {
 using nlohmann::json;
 constexpr int64_t kMaxDim = int64_t{1} << 24;
 
-ParamSpec Int(std::string_view name, int64_t fallback, int64_t lo, int64_t hi, std::string_view help) {
+ParamSpec Int(std::string_view name, int64_t fallback, int64_t lo, int64_t hi,
+              std::string_view help) {
   return ParamSpec{name, ParamType::kInt, json(fallback), lo, hi, {}, help};
 }
 ParamSpec Bool(std::string_view name, bool fallback, std::string_view help) {
@@ -17,24 +18,28 @@ ParamSpec Bool(std::string_view name, bool fallback, std::string_view help) {
 ParamSpec Double(std::string_view name, double fallback, int64_t lo, std::string_view help) {
   return ParamSpec{name, ParamType::kDouble, json(fallback), lo, INT64_MAX, {}, help};
 }
-ParamSpec Choice(std::string_view name, std::string_view fallback, std::vector<std::string_view> choices,
-                 std::string_view help) {
-  return ParamSpec{name, ParamType::kString, json(std::string(fallback)), 0, 0, std::move(choices), help};
+ParamSpec Choice(std::string_view name, std::string_view fallback,
+                 std::vector<std::string_view> choices, std::string_view help) {
+  return ParamSpec{name, ParamType::kString, json(std::string(fallback)), 0, 0, std::move(choices),
+                   help};
 }
 
 const std::vector<SweepOp>& Table() {
   static const std::vector<SweepOp> ops = [] {
-    ParamSpec lengths = Choice("lengths", "full", {"full", "random", "edges", "half_empty"},
-                               "per-sequence key lengths: all s_k; ~N(s_k, s_k/2); 64m-1, 64m, 64m+1; "
-                               "about half 0");
-    ParamSpec padded = Bool("padded", false, "store floating inputs with 8 NaN elements of row padding");
+    ParamSpec lengths =
+        Choice("lengths", "full", {"full", "random", "edges", "half_empty"},
+               "per-sequence key lengths: all s_k; ~N(s_k, s_k/2); 64m-1, 64m, 64m+1; "
+               "about half 0");
+    ParamSpec padded =
+        Bool("padded", false, "store floating inputs with 8 NaN elements of row padding");
     std::vector<SweepOp> t;
     t.push_back(SweepOp{
         "attention",
         {Int("b", 1, 1, 4096, "batch"), Int("s_q", 1, 0, kMaxDim, "query rows per sequence"),
          Int("s_k", 1, 0, kMaxDim, "keys per sequence"), Int("h_q", 1, 1, 4096, "query heads"),
          Int("h_kv", 0, 0, 4096, "kv heads (0: h_q)"), Int("d", 64, 1, 4096, "q/k head dim"),
-         Int("dv", 0, 0, 4096, "v head dim (0: d)"), Bool("causal", false, "bottom-right causal mask"),
+         Int("dv", 0, 0, 4096, "v head dim (0: d)"),
+         Bool("causal", false, "bottom-right causal mask"),
          Int("window_left", -1, -1, kMaxDim, "sliding window, -1 unbounded"),
          Int("window_right", -1, -1, kMaxDim, "sliding window, -1 unbounded"),
          Double("softcap", 0, 0, "soft cap c (0 off)"),
@@ -49,26 +54,26 @@ const std::vector<SweepOp>& Table() {
          Int("s_k", 64, 0, kMaxDim, "mean cache length"), Int("h_q", 16, 1, 4096, "query heads"),
          Int("h_kv", 1, 1, 4096, "kv heads"), Int("d", 576, 1, 4096, "head dim of q and the cache"),
          Int("dv", 512, 1, 4096, "head_dim_v: V is the cache's first dv channels"),
-         Int("page_size", 64, 1, 4096, "keys per page"), Bool("causal", false, "bottom-right causal"),
-         lengths, padded,
+         Int("page_size", 64, 1, 4096, "keys per page"),
+         Bool("causal", false, "bottom-right causal"), lengths, padded,
          Choice("generator", "randn", {"randn", "large_logits", "near_tie"}, "input values")},
         {DType::kBF16, DType::kF16, DType::kF32},
         {"o", "lse"}});
-    t.push_back(SweepOp{
-        "fp8_gemm",
-        {Int("m", 1, 1, kMaxDim, "rows of a and d"), Int("n", 128, 1, kMaxDim, "rows of b, columns of d"),
-         Int("k", 128, 1, kMaxDim, "reduction length"),
-         Bool("ue8m0", false, "scales rounded up to powers of two"),
-         Choice("generator", "randn", {"randn", "fp8_saturating"}, "input values")},
-        {DType::kF8E4M3FN},
-        {"d"}});
-    t.push_back(SweepOp{
-        "gemm",
-        {Int("m", 1, 1, kMaxDim, "rows of a and d"), Int("n", 1, 1, kMaxDim, "rows of b"),
-         Int("k", 1, 1, kMaxDim, "reduction length"), padded,
-         Choice("generator", "randn", {"randn"}, "input values")},
-        {DType::kBF16, DType::kF16, DType::kF32},
-        {"d"}});
+    t.push_back(SweepOp{"fp8_gemm",
+                        {Int("m", 1, 1, kMaxDim, "rows of a and d"),
+                         Int("n", 128, 1, kMaxDim, "rows of b, columns of d"),
+                         Int("k", 128, 1, kMaxDim, "reduction length"),
+                         Bool("ue8m0", false, "scales rounded up to powers of two"),
+                         Choice("generator", "randn", {"randn", "fp8_saturating"}, "input values")},
+                        {DType::kF8E4M3FN},
+                        {"d"}});
+    t.push_back(
+        SweepOp{"gemm",
+                {Int("m", 1, 1, kMaxDim, "rows of a and d"), Int("n", 1, 1, kMaxDim, "rows of b"),
+                 Int("k", 1, 1, kMaxDim, "reduction length"), padded,
+                 Choice("generator", "randn", {"randn"}, "input values")},
+                {DType::kBF16, DType::kF16, DType::kF32},
+                {"d"}});
     t.push_back(SweepOp{
         "sparse_attention",
         {Int("s_q", 1, 1, kMaxDim, "query rows"), Int("s_kv", 64, 1, kMaxDim, "cached keys"),
@@ -87,10 +92,14 @@ const std::vector<SweepOp>& Table() {
 
 std::string TypeWord(const ParamSpec& spec) {
   switch (spec.type) {
-    case ParamType::kInt: return "an integer";
-    case ParamType::kBool: return "true or false";
-    case ParamType::kDouble: return "a number";
-    case ParamType::kString: return "a string";
+    case ParamType::kInt:
+      return "an integer";
+    case ParamType::kBool:
+      return "true or false";
+    case ParamType::kDouble:
+      return "a number";
+    case ParamType::kString:
+      return "a string";
   }
   return "?";
 }
@@ -131,7 +140,8 @@ std::string CheckParamValue(const ParamSpec& spec, const json& value) {
     case ParamType::kDouble: {
       if (!value.is_number()) return "must be a number, got " + got;
       double v = value.get<double>();
-      if (!(v >= static_cast<double>(spec.min))) return "must be >= " + std::to_string(spec.min) + ", got " + got;
+      if (!(v >= static_cast<double>(spec.min)))
+        return "must be >= " + std::to_string(spec.min) + ", got " + got;
       return "";
     }
     case ParamType::kString: {

@@ -6,12 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "tensor/dtype.h"
@@ -26,18 +25,18 @@ enum class ParamType { kInt, kBool, kDouble, kString };
 struct ParamSpec {
   std::string_view name;
   ParamType type;
-  nlohmann::json fallback;              // default value
-  int64_t min = INT64_MIN;              // kInt / kDouble bounds (inclusive)
+  nlohmann::json fallback;  // default value
+  int64_t min = INT64_MIN;  // kInt / kDouble bounds (inclusive)
   int64_t max = INT64_MAX;
   std::vector<std::string_view> choices;  // kString: the allowed values
   std::string_view help;
 };
 
 struct SweepOp {
-  std::string_view name;                 // also the reference op it is checked against
+  std::string_view name;  // also the reference op it is checked against
   std::vector<ParamSpec> params;
-  std::vector<DType> dtypes;             // allowed input dtypes; the first is the default
-  std::vector<std::string_view> outputs; // outputs the candidate writes
+  std::vector<DType> dtypes;              // allowed input dtypes; the first is the default
+  std::vector<std::string_view> outputs;  // outputs the candidate writes
 };
 
 std::span<const SweepOp> SweepOps();

@@ -26,14 +26,14 @@ constexpr double kLogC[11] = {0x1.0000000000000p+0, 0x1.5555555555555p-2, 0x1.99
                               0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5,
                               0x1.af286bca1af28p-5, 0x1.8618618618618p-5};
 // RN((-1)^k / (2k)!) and RN((-1)^k / (2k + 1)!), k = 0..11: Taylor series on [0, pi/2).
-constexpr double kCosC[12] = {0x1.0000000000000p+0,  -0x1.0000000000000p-1, 0x1.5555555555555p-5,
-                              -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22,
-                              0x1.1eed8eff8d898p-29,  -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45,
-                              -0x1.6827863b97d97p-53, 0x1.e542ba4020225p-62, -0x1.0ce396db7f853p-70};
-constexpr double kSinC[12] = {0x1.0000000000000p+0,  -0x1.5555555555555p-3, 0x1.1111111111111p-7,
-                              -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26,
-                              0x1.6124613a86d09p-33,  -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,
-                              -0x1.2f49b46814157p-57, 0x1.71b8ef6dcf572p-66, -0x1.761b41316381ap-75};
+constexpr double kCosC[12] = {
+    0x1.0000000000000p+0,  -0x1.0000000000000p-1,  0x1.5555555555555p-5,  -0x1.6c16c16c16c17p-10,
+    0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29, -0x1.93974a8c07c9dp-37,
+    0x1.ae7f3e733b81fp-45, -0x1.6827863b97d97p-53, 0x1.e542ba4020225p-62, -0x1.0ce396db7f853p-70};
+constexpr double kSinC[12] = {
+    0x1.0000000000000p+0,  -0x1.5555555555555p-3,  0x1.1111111111111p-7,  -0x1.a01a01a01a01ap-13,
+    0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33, -0x1.ae7f3e733b81fp-41,
+    0x1.952c77030ad4ap-49, -0x1.2f49b46814157p-57, 0x1.71b8ef6dcf572p-66, -0x1.761b41316381ap-75};
 
 constexpr int kBlock = 32;  // pairs per block: the working arrays stay in L1
 
@@ -70,7 +70,8 @@ template <int N>
   // r = sqrt(-2 ln u1); u1 = m 2^e with m in [sqrt(1/2), sqrt(2)), s = (m - 1) / (m + 1).
   for (int i = 0; i < N; ++i) {
     const uint64_t bits = std::bit_cast<uint64_t>(u1[i]);  // a normal double in [2^-53, 1]
-    const double m0 = std::bit_cast<double>((bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1022} << 52));
+    const double m0 =
+        std::bit_cast<double>((bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1022} << 52));
     const double e0 = ExactDouble53(bits >> 52) - 1022;
     const bool low = m0 < kSqrtHalf;
     const double m = low ? m0 * 2 : m0;
@@ -112,7 +113,8 @@ template <int N>
   }
 }
 
-[[gnu::always_inline]] inline void PairsLoop(uint64_t key, uint64_t counter, int64_t pairs, double* out) {
+[[gnu::always_inline]] inline void PairsLoop(uint64_t key, uint64_t counter, int64_t pairs,
+                                             double* out) {
   for (; pairs >= kBlock; pairs -= kBlock, counter += 2 * kBlock, out += 2 * kBlock) {
     PairsBlock<kBlock>(key, counter, out);
   }
@@ -121,21 +123,25 @@ template <int N>
 
 using PairsFn = void (*)(uint64_t, uint64_t, int64_t, double*);
 
-void PairsBaseline(uint64_t key, uint64_t counter, int64_t pairs, double* out) { PairsLoop(key, counter, pairs, out); }
+void PairsBaseline(uint64_t key, uint64_t counter, int64_t pairs, double* out) {
+  PairsLoop(key, counter, pairs, out);
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define AV_RNG_X86_VARIANTS 1
 // x86-64-v3 has FMA: AV_FP_CONTRACT_OFF keeps it from fusing (tests compare every variant).
-[[gnu::target("arch=x86-64-v3")]] void PairsV3(uint64_t key, uint64_t counter, int64_t pairs, double* out) {
+[[gnu::target("arch=x86-64-v3")]] void PairsV3(uint64_t key, uint64_t counter, int64_t pairs,
+                                               double* out) {
   PairsLoop(key, counter, pairs, out);
 }
-[[gnu::target("arch=x86-64-v4")]] void PairsV4(uint64_t key, uint64_t counter, int64_t pairs, double* out) {
+[[gnu::target("arch=x86-64-v4")]] void PairsV4(uint64_t key, uint64_t counter, int64_t pairs,
+                                               double* out) {
   PairsLoop(key, counter, pairs, out);
 }
 bool HasV3() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2");
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 }
 bool HasV4() {
   return HasV3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
@@ -189,7 +195,8 @@ std::vector<std::string_view> NormalPairsVariants() {
   return names;
 }
 
-void NormalPairsWith(std::string_view variant, uint64_t key, uint64_t counter, int64_t pairs, double* out) {
+void NormalPairsWith(std::string_view variant, uint64_t key, uint64_t counter, int64_t pairs,
+                     double* out) {
   for (const Variant& v : Variants()) {
     if (v.name == variant) {
       if (pairs > 0) v.fn(key, counter, pairs, out);

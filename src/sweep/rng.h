@@ -38,7 +38,8 @@ void NormalPairs(uint64_t key, uint64_t counter, int64_t pairs, double* out);
 // For tests: the instruction-set variants of NormalPairs this CPU can run, by name
 // ("baseline" always first), and NormalPairs through one of them.
 std::vector<std::string_view> NormalPairsVariants();
-void NormalPairsWith(std::string_view variant, uint64_t key, uint64_t counter, int64_t pairs, double* out);
+void NormalPairsWith(std::string_view variant, uint64_t key, uint64_t counter, int64_t pairs,
+                     double* out);
 
 class Rng {
  public:

@@ -3,6 +3,8 @@
 // against an independent numpy implementation (testdata/rng/normals.py), bit for bit, on
 // every instruction-set variant this CPU runs; its accuracy against libm; and the pairing
 // rules of Normal / Normals / SkipNormals.
+#include "sweep/rng.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -10,7 +12,6 @@
 #include <cstring>
 
 #include "core/file.h"
-#include "sweep/rng.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -37,14 +38,30 @@ double SpecLog(double u) {
 
 // (cos, sin) of 2 pi t, t in [0, 1).
 SpecPair SpecSinCosTurns(double t) {
-  static const double kCos[12] = {0x1p+0, -0x1p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
-                                  0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
-                                  -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45, -0x1.6827863b97d97p-53,
-                                  0x1.e542ba4020225p-62, -0x1.0ce396db7f853p-70};
-  static const double kSin[12] = {0x1p+0, -0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
-                                  0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
-                                  -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49, -0x1.2f49b46814157p-57,
-                                  0x1.71b8ef6dcf572p-66, -0x1.761b41316381ap-75};
+  static const double kCos[12] = {0x1p+0,
+                                  -0x1p-1,
+                                  0x1.5555555555555p-5,
+                                  -0x1.6c16c16c16c17p-10,
+                                  0x1.a01a01a01a01ap-16,
+                                  -0x1.27e4fb7789f5cp-22,
+                                  0x1.1eed8eff8d898p-29,
+                                  -0x1.93974a8c07c9dp-37,
+                                  0x1.ae7f3e733b81fp-45,
+                                  -0x1.6827863b97d97p-53,
+                                  0x1.e542ba4020225p-62,
+                                  -0x1.0ce396db7f853p-70};
+  static const double kSin[12] = {0x1p+0,
+                                  -0x1.5555555555555p-3,
+                                  0x1.1111111111111p-7,
+                                  -0x1.a01a01a01a01ap-13,
+                                  0x1.71de3a556c734p-19,
+                                  -0x1.ae64567f544e4p-26,
+                                  0x1.6124613a86d09p-33,
+                                  -0x1.ae7f3e733b81fp-41,
+                                  0x1.952c77030ad4ap-49,
+                                  -0x1.2f49b46814157p-57,
+                                  0x1.71b8ef6dcf572p-66,
+                                  -0x1.761b41316381ap-75};
   const double four = 4 * t;
   const int q = static_cast<int>(four);
   const double x = (four - q) * 0x1.921fb54442d18p+0, x2 = x * x;
@@ -55,10 +72,14 @@ SpecPair SpecSinCosTurns(double t) {
   }
   s = x * s;
   switch (q) {
-    case 0: return {c, s};
-    case 1: return {-s, c};
-    case 2: return {-c, -s};
-    default: return {s, -c};
+    case 0:
+      return {c, s};
+    case 1:
+      return {-s, c};
+    case 2:
+      return {-c, -s};
+    default:
+      return {s, -c};
   }
 }
 
@@ -89,17 +110,20 @@ TEST(SweepRngTest, EveryVariantEqualsTheDocumentedAlgorithmBitForBit) {
   const std::vector<std::string_view> variants = NormalPairsVariants();
   ASSERT_FALSE(variants.empty());
   EXPECT_EQ(variants.front(), "baseline");
-  for (uint64_t key : {uint64_t{0}, uint64_t{42}, StreamKey("mla_decode.b=1.bf16.s0", "k_cache", 3)}) {
+  for (uint64_t key :
+       {uint64_t{0}, uint64_t{42}, StreamKey("mla_decode.b=1.bf16.s0", "k_cache", 3)}) {
     for (uint64_t counter : {uint64_t{0}, uint64_t{7}, ~uint64_t{0} - 100}) {  // the last one wraps
       const int64_t pairs = 100003;  // not a multiple of any block
       std::vector<SpecPair> want(pairs);
-      for (int64_t p = 0; p < pairs; ++p) want[p] = SpecNormalPair(key, counter + 2 * static_cast<uint64_t>(p));
+      for (int64_t p = 0; p < pairs; ++p)
+        want[p] = SpecNormalPair(key, counter + 2 * static_cast<uint64_t>(p));
       for (std::string_view v : variants) {
         std::vector<double> got(2 * pairs);
         NormalPairsWith(v, key, counter, pairs, got.data());
         int64_t mismatches = 0;
         for (int64_t p = 0; p < pairs; ++p) {
-          mismatches += Bits(got[2 * p]) != Bits(want[p].cos_half) || Bits(got[2 * p + 1]) != Bits(want[p].sin_half);
+          mismatches += Bits(got[2 * p]) != Bits(want[p].cos_half) ||
+                        Bits(got[2 * p + 1]) != Bits(want[p].sin_half);
         }
         EXPECT_EQ(mismatches, 0) << "variant " << v << " key " << key << " counter " << counter;
       }
@@ -114,8 +138,9 @@ TEST(SweepRngTest, NumpyImplementationOfTheDocumentedAlgorithmAgrees) {
   const uint64_t key = StreamKey("mla_decode.b=2.s_k=140.bf16.s0", "k_cache", 1);
   const uint64_t counter = 12;
   const int64_t pairs = 200000;
-  auto r = testing::RunShell(py + " " + testing::SourceDir() + "/testdata/rng/normals.py " + std::to_string(key) + " " +
-                             std::to_string(counter) + " " + std::to_string(pairs) + " " + dir.File("n.bin") + " 2>&1");
+  auto r = testing::RunShell(py + " " + testing::SourceDir() + "/testdata/rng/normals.py " +
+                             std::to_string(key) + " " + std::to_string(counter) + " " +
+                             std::to_string(pairs) + " " + dir.File("n.bin") + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto bytes = ReadFileToString(dir.File("n.bin"));
   ASSERT_TRUE(bytes.ok());
@@ -160,13 +185,15 @@ TEST(SweepRngTest, NormalsHaveUnitMomentsAndBothHalvesAreUsed) {
 }
 
 TEST(SweepRngTest, NormalsEqualsNormalLoopBitForBit) {
-  for (uint64_t key : {uint64_t{0}, uint64_t{42}, StreamKey("mla_decode.b=1.bf16.s0", "k_cache", 3)}) {
+  for (uint64_t key :
+       {uint64_t{0}, uint64_t{42}, StreamKey("mla_decode.b=1.bf16.s0", "k_cache", 3)}) {
     for (int64_t n : {0, 1, 2, 63, 64, 65, 130, 10007}) {
       Rng a(key), b(key);
       std::vector<double> block(static_cast<size_t>(n));
       a.Normals(block.data(), n);
       for (int64_t i = 0; i < n; ++i) {
-        ASSERT_EQ(Bits(block[static_cast<size_t>(i)]), Bits(b.Normal())) << "key " << key << " n " << n << " element " << i;
+        ASSERT_EQ(Bits(block[static_cast<size_t>(i)]), Bits(b.Normal()))
+            << "key " << key << " n " << n << " element " << i;
       }
       EXPECT_EQ(a.Normal(), b.Normal());
       EXPECT_EQ(a.NextU64(), b.NextU64());
@@ -195,7 +222,8 @@ TEST(SweepRngTest, PairingSpareAndSkip) {
       d.Normals(sink.data(), pre);
       s.SkipNormals(skip);
       d.Normals(sink.data(), skip);
-      for (int i = 0; i < 5; ++i) EXPECT_EQ(Bits(s.Normal()), Bits(d.Normal())) << skip << " " << pre << " " << i;
+      for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(Bits(s.Normal()), Bits(d.Normal())) << skip << " " << pre << " " << i;
       EXPECT_EQ(s.NextU64(), d.NextU64());
     }
   }

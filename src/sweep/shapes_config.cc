@@ -8,9 +8,9 @@
 #include <set>
 
 #include "core/file.h"
-#include "sweep/json_config.h"
 #include "sweep/case_builder.h"
 #include "sweep/invariance.h"
+#include "sweep/json_config.h"
 
 namespace av {
 namespace {
@@ -22,7 +22,8 @@ class ShapesReader : public JsonConfigReader {
  public:
   using JsonConfigReader::JsonConfigReader;
 
-  Status Param(const SweepOp& op, const std::string& key, const json& value, const std::string& where) const {
+  Status Param(const SweepOp& op, const std::string& key, const json& value,
+               const std::string& where) const {
     const ParamSpec* spec = FindParam(op, key);
     if (spec == nullptr) {
       std::string list;
@@ -35,7 +36,8 @@ class ShapesReader : public JsonConfigReader {
     return Status::Ok();
   }
 
-  Status Params(const SweepOp& op, const json& object, const std::string& where, ParamMap* out) const {
+  Status Params(const SweepOp& op, const json& object, const std::string& where,
+                ParamMap* out) const {
     if (!object.is_object()) return Error(where, "must be an object of parameters");
     for (const auto& [key, value] : object.items()) {
       AV_RETURN_IF_ERROR(Param(op, key, value, where + "." + key));
@@ -46,8 +48,9 @@ class ShapesReader : public JsonConfigReader {
 
   Status Sweep(const json& s, const std::string& where, SweepSpec* sweep) const {
     if (!s.is_object()) return Error(where, "must be an object");
-    AV_RETURN_IF_ERROR(CheckKeys(s, where, {"comment", "name", "op", "grid", "fixed", "cases", "dtypes",
-                                            "seeds", "generators", "invariance"}));
+    AV_RETURN_IF_ERROR(CheckKeys(s, where,
+                                 {"comment", "name", "op", "grid", "fixed", "cases", "dtypes",
+                                  "seeds", "generators", "invariance"}));
     sweep->json_path = where;
     if (!s.contains("name") || !s["name"].is_string() || s["name"].get<std::string>().empty()) {
       return Error(where, "needs a \"name\" (a non-empty string)");
@@ -55,10 +58,12 @@ class ShapesReader : public JsonConfigReader {
     sweep->name = s["name"].get<std::string>();
     for (char c : sweep->name) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
-        return Error(where + ".name", "must use only letters, digits, '_' and '-', got \"" + sweep->name + "\"");
+        return Error(where + ".name",
+                     "must use only letters, digits, '_' and '-', got \"" + sweep->name + "\"");
       }
     }
-    if (!s.contains("op") || !s["op"].is_string()) return Error(where, "needs an \"op\" (a string)");
+    if (!s.contains("op") || !s["op"].is_string())
+      return Error(where, "needs an \"op\" (a string)");
     sweep->op = s["op"].get<std::string>();
     const SweepOp* op = FindSweepOp(sweep->op);
     if (op == nullptr) {
@@ -66,13 +71,15 @@ class ShapesReader : public JsonConfigReader {
       for (const SweepOp& o : SweepOps()) list += (list.empty() ? "" : ", ") + std::string(o.name);
       return Error(where + ".op", "unknown op \"" + sweep->op + "\" (ops: " + list + ")");
     }
-    if (s.contains("fixed")) AV_RETURN_IF_ERROR(Params(*op, s["fixed"], where + ".fixed", &sweep->fixed));
+    if (s.contains("fixed"))
+      AV_RETURN_IF_ERROR(Params(*op, s["fixed"], where + ".fixed", &sweep->fixed));
     if (s.contains("grid")) {
       const json& g = s["grid"];
       if (!g.is_object()) return Error(where + ".grid", "must be an object of parameter lists");
       for (const auto& [key, values] : g.items()) {
         std::string at = where + ".grid." + key;
-        if (!values.is_array() || values.empty()) return Error(at, "must be a non-empty list of values");
+        if (!values.is_array() || values.empty())
+          return Error(at, "must be a non-empty list of values");
         if (sweep->fixed.count(key)) return Error(at, "\"" + key + "\" is also in \"fixed\"");
         for (size_t i = 0; i < values.size(); ++i) {
           AV_RETURN_IF_ERROR(Param(*op, key, values[i], at + "[" + std::to_string(i) + "]"));
@@ -91,10 +98,12 @@ class ShapesReader : public JsonConfigReader {
     }
     if (s.contains("dtypes")) {
       const json& d = s["dtypes"];
-      if (!d.is_array() || d.empty()) return Error(where + ".dtypes", "must be a non-empty list of dtype names");
+      if (!d.is_array() || d.empty())
+        return Error(where + ".dtypes", "must be a non-empty list of dtype names");
       for (size_t i = 0; i < d.size(); ++i) {
         std::string at = where + ".dtypes[" + std::to_string(i) + "]";
-        std::optional<DType> dt = d[i].is_string() ? ParseDTypeName(d[i].get<std::string>()) : std::nullopt;
+        std::optional<DType> dt =
+            d[i].is_string() ? ParseDTypeName(d[i].get<std::string>()) : std::nullopt;
         bool allowed = false;
         std::string list;
         for (DType a : op->dtypes) {
@@ -111,10 +120,12 @@ class ShapesReader : public JsonConfigReader {
     }
     if (s.contains("seeds")) {
       const json& d = s["seeds"];
-      if (!d.is_array() || d.empty()) return Error(where + ".seeds", "must be a non-empty list of integers >= 0");
+      if (!d.is_array() || d.empty())
+        return Error(where + ".seeds", "must be a non-empty list of integers >= 0");
       for (size_t i = 0; i < d.size(); ++i) {
         if (!d[i].is_number_unsigned()) {
-          return Error(where + ".seeds[" + std::to_string(i) + "]", "must be an integer >= 0, got " + d[i].dump());
+          return Error(where + ".seeds[" + std::to_string(i) + "]",
+                       "must be an integer >= 0, got " + d[i].dump());
         }
         sweep->seeds.push_back(d[i].get<uint64_t>());
       }
@@ -124,9 +135,11 @@ class ShapesReader : public JsonConfigReader {
     if (s.contains("generators")) {
       const json& d = s["generators"];
       std::string at = where + ".generators";
-      if (!d.is_array() || d.empty()) return Error(at, "must be a non-empty list of generator names");
+      if (!d.is_array() || d.empty())
+        return Error(at, "must be a non-empty list of generator names");
       if (sweep->fixed.count("generator") ||
-          std::any_of(sweep->grid.begin(), sweep->grid.end(), [](const auto& g) { return g.first == "generator"; })) {
+          std::any_of(sweep->grid.begin(), sweep->grid.end(),
+                      [](const auto& g) { return g.first == "generator"; })) {
         return Error(at, "\"generators\" and a \"generator\" parameter cannot both be given");
       }
       for (size_t i = 0; i < d.size(); ++i) {
@@ -134,13 +147,15 @@ class ShapesReader : public JsonConfigReader {
         sweep->generators.push_back(d[i].get<std::string>());
       }
     }
-    if (s.contains("invariance")) AV_RETURN_IF_ERROR(Invariance(*op, s["invariance"], where + ".invariance", sweep));
+    if (s.contains("invariance"))
+      AV_RETURN_IF_ERROR(Invariance(*op, s["invariance"], where + ".invariance", sweep));
     return Status::Ok();
   }
 
   Status Count(const json& v, const std::string& at, int64_t lo, int64_t hi, int64_t* out) const {
     if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
-      return Error(at, "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + v.dump());
+      return Error(at, "must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                           ", got " + v.dump());
     }
     *out = v.get<int64_t>();
     return Status::Ok();
@@ -152,14 +167,17 @@ class ShapesReader : public JsonConfigReader {
     return Status::Ok();
   }
 
-  Status Invariance(const SweepOp& op, const json& v, const std::string& where, SweepSpec* sweep) const {
+  Status Invariance(const SweepOp& op, const json& v, const std::string& where,
+                    SweepSpec* sweep) const {
     if (!v.is_object()) return Error(where, "must be an object");
-    AV_RETURN_IF_ERROR(CheckKeys(v, where, {"comment", "num_splits", "reruns", "batch_permutation",
-                                            "page_table_permutation", "seeds"}));
+    AV_RETURN_IF_ERROR(CheckKeys(v, where,
+                                 {"comment", "num_splits", "reruns", "batch_permutation",
+                                  "page_table_permutation", "seeds"}));
     InvarianceSpec& inv = sweep->invariance;
     if (v.contains("num_splits")) {
       const json& n = v["num_splits"];
-      if (!n.is_array() || n.empty()) return Error(where + ".num_splits", "must be a non-empty list of integers >= 1");
+      if (!n.is_array() || n.empty())
+        return Error(where + ".num_splits", "must be a non-empty list of integers >= 1");
       for (size_t i = 0; i < n.size(); ++i) {
         int64_t x = 0;
         std::string at = where + ".num_splits[" + std::to_string(i) + "]";
@@ -170,19 +188,23 @@ class ShapesReader : public JsonConfigReader {
         inv.num_splits.push_back(x);
       }
     }
-    if (v.contains("reruns")) AV_RETURN_IF_ERROR(Count(v["reruns"], where + ".reruns", 0, 100, &inv.reruns));
-    if (v.contains("seeds")) AV_RETURN_IF_ERROR(Count(v["seeds"], where + ".seeds", 1, 100, &inv.seeds));
+    if (v.contains("reruns"))
+      AV_RETURN_IF_ERROR(Count(v["reruns"], where + ".reruns", 0, 100, &inv.reruns));
+    if (v.contains("seeds"))
+      AV_RETURN_IF_ERROR(Count(v["seeds"], where + ".seeds", 1, 100, &inv.seeds));
     if (v.contains("batch_permutation")) {
-      AV_RETURN_IF_ERROR(Flag(v["batch_permutation"], where + ".batch_permutation", &inv.batch_permutation));
+      AV_RETURN_IF_ERROR(
+          Flag(v["batch_permutation"], where + ".batch_permutation", &inv.batch_permutation));
       if (inv.batch_permutation && op.name == "sparse_attention") {
         return Error(where + ".batch_permutation", "op sparse_attention has no batch to permute");
       }
     }
     if (v.contains("page_table_permutation")) {
-      AV_RETURN_IF_ERROR(
-          Flag(v["page_table_permutation"], where + ".page_table_permutation", &inv.page_table_permutation));
+      AV_RETURN_IF_ERROR(Flag(v["page_table_permutation"], where + ".page_table_permutation",
+                              &inv.page_table_permutation));
       if (inv.page_table_permutation && op.name != "mla_decode" && op.name != "attention") {
-        return Error(where + ".page_table_permutation", "op " + std::string(op.name) + " has no page table");
+        return Error(where + ".page_table_permutation",
+                     "op " + std::string(op.name) + " has no page table");
       }
     }
     return Status::Ok();
@@ -208,7 +230,8 @@ std::string FormatValue(const json& v) {
 Result<ShapesConfig> ParseShapesConfig(std::string_view text, const std::string& path) {
   AV_ASSIGN_OR_RETURN(json doc, ParseJsonConfig(text, path));
   ShapesReader reader(path);
-  if (!doc.is_object()) return reader.Error("$", "must be an object with \"version\" and \"sweeps\"");
+  if (!doc.is_object())
+    return reader.Error("$", "must be an object with \"version\" and \"sweeps\"");
   AV_RETURN_IF_ERROR(reader.CheckKeys(doc, "$", {"comment", "version", "sweeps"}));
   AV_RETURN_IF_ERROR(reader.CheckVersion(doc, 1));
   if (!doc.contains("sweeps") || !doc["sweeps"].is_array()) {
@@ -234,8 +257,8 @@ Result<ShapesConfig> LoadShapesConfig(const std::string& path) {
   return ParseShapesConfig(text, path);
 }
 
-std::string CaseId(const std::string& sweep, const ParamMap& params, const std::vector<std::string>& varied,
-                   DType dtype, uint64_t seed) {
+std::string CaseId(const std::string& sweep, const ParamMap& params,
+                   const std::vector<std::string>& varied, DType dtype, uint64_t seed) {
   std::string id = sweep;
   std::set<std::string> keys(varied.begin(), varied.end());
   for (const std::string& key : keys) {
@@ -245,7 +268,8 @@ std::string CaseId(const std::string& sweep, const ParamMap& params, const std::
   }
   id += "." + std::string(DTypeName(dtype)) + ".s" + std::to_string(seed);
   for (char& c : id) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' || c == '+' || c == '-';
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' ||
+              c == '+' || c == '-';
     if (!ok) c = '_';
   }
   return id;
@@ -265,8 +289,9 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
       for (const auto& [key, values] : sweep.grid) {
         total *= static_cast<int64_t>(values.size());
         if (total > kMaxCases) {
-          return InvalidInput(config.path + ": " + sweep.json_path + ".grid: the grid has more than " +
-                              std::to_string(kMaxCases) + " points");
+          return InvalidInput(config.path + ": " + sweep.json_path +
+                              ".grid: the grid has more than " + std::to_string(kMaxCases) +
+                              " points");
         }
       }
       for (int64_t i = 0; i < total; ++i) {  // last key varies fastest
@@ -274,7 +299,8 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
         int64_t rest = i;
         for (size_t g = sweep.grid.size(); g-- > 0;) {
           const auto& values = sweep.grid[g].second;
-          p[sweep.grid[g].first] = values[static_cast<size_t>(rest % static_cast<int64_t>(values.size()))];
+          p[sweep.grid[g].first] =
+              values[static_cast<size_t>(rest % static_cast<int64_t>(values.size()))];
           rest /= static_cast<int64_t>(values.size());
         }
         points.emplace_back(std::move(p), grid_keys);
@@ -302,8 +328,9 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
         for (DType dtype : sweep.dtypes) {
           for (uint64_t seed : sweep.seeds) {
             if (static_cast<int64_t>(out.size()) >= kMaxCases) {
-              return InvalidInput(config.path + ": " + sweep.json_path + ": the sweeps expand to more than " +
-                                  std::to_string(kMaxCases) + " cases");
+              return InvalidInput(config.path + ": " + sweep.json_path +
+                                  ": the sweeps expand to more than " + std::to_string(kMaxCases) +
+                                  " cases");
             }
             CaseSpec c;
             c.id = CaseId(sweep.name, p, v, dtype, seed);
@@ -319,7 +346,8 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
             }
             Status st = CheckCaseConstraints(c);
             if (!st.ok()) {
-              return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id + ": " + st.message());
+              return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id + ": " +
+                                  st.message());
             }
             c.group_index = group_index++;
             AV_ASSIGN_OR_RETURN(std::vector<CaseSpec> variants, ExpandVariants(sweep, c));
@@ -327,7 +355,8 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
             for (CaseSpec& v : variants) {
               v.index = static_cast<int64_t>(out.size());
               if (!ids.insert(v.id).second) {
-                return InvalidInput(config.path + ": " + sweep.json_path + ": case " + v.id + " is generated twice");
+                return InvalidInput(config.path + ": " + sweep.json_path + ": case " + v.id +
+                                    " is generated twice");
               }
               out.push_back(std::move(v));
             }

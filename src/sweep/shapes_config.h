@@ -20,17 +20,25 @@ namespace av {
 // A sweep's "invariance" object: variants of every base case that must not change the
 // result beyond rounding (or at all, for reruns). See sweep/invariance.h.
 struct InvarianceSpec {
-  std::vector<int64_t> num_splits;     // knobs.num_splits values, one variant each
-  int64_t reruns = 0;                  // extra runs that must be bitwise equal
-  bool batch_permutation = false;      // permute batch entries, un-permute the output
-  bool page_table_permutation = false; // permute physical pages and the block table
-  int64_t seeds = 1;                   // seeds per shape, the base's included
+  std::vector<int64_t> num_splits;      // knobs.num_splits values, one variant each
+  int64_t reruns = 0;                   // extra runs that must be bitwise equal
+  bool batch_permutation = false;       // permute batch entries, un-permute the output
+  bool page_table_permutation = false;  // permute physical pages and the block table
+  int64_t seeds = 1;                    // seeds per shape, the base's included
   bool any() const {
-    return !num_splits.empty() || reruns > 0 || batch_permutation || page_table_permutation || seeds > 1;
+    return !num_splits.empty() || reruns > 0 || batch_permutation || page_table_permutation ||
+           seeds > 1;
   }
 };
 
-enum class VariantKind { kBase, kNumSplits, kRerun, kBatchPermutation, kPageTablePermutation, kSeed };
+enum class VariantKind {
+  kBase,
+  kNumSplits,
+  kRerun,
+  kBatchPermutation,
+  kPageTablePermutation,
+  kSeed
+};
 
 struct SweepSpec {
   std::string name;
@@ -52,20 +60,20 @@ struct ShapesConfig {
 
 // One case: what the input builders and the candidate see.
 struct CaseSpec {
-  std::string id;     // stable: sweep, varied parameters, dtype, seed (see CaseId)
+  std::string id;  // stable: sweep, varied parameters, dtype, seed (see CaseId)
   std::string sweep;
   std::string op;
-  ParamMap params;    // fixed + grid point or explicit case (+ generator)
+  ParamMap params;  // fixed + grid point or explicit case (+ generator)
   DType dtype = DType::kBF16;
   uint64_t seed = 0;
   int64_t index = 0;  // position in the full expansion, variants included
   // Invariance variants (sweep/invariance.h). A base case is its own group.
   std::string variant = "base";  // "base", "num_splits=4", "rerun=1", "seed=1", ...
   VariantKind kind = VariantKind::kBase;
-  int64_t variant_value = 0;     // the N of num_splits=N, rerun=N, seed=N
-  std::string group;             // the base case's id; empty means `id`
+  int64_t variant_value = 0;                        // the N of num_splits=N, rerun=N, seed=N
+  std::string group;                                // the base case's id; empty means `id`
   nlohmann::json knobs = nlohmann::json::object();  // case.json "knobs"
-  int64_t group_index = 0;       // position of the base case among base cases (drives --shard)
+  int64_t group_index = 0;  // position of the base case among base cases (drives --shard)
   const std::string& group_id() const { return group.empty() ? id : group; }
 };
 
@@ -81,8 +89,8 @@ std::string CaseId(const std::string& sweep, const ParamMap& params,
                    const std::vector<std::string>& varied, DType dtype, uint64_t seed);
 
 // Grid points, then explicit cases, each × generators × dtypes × seeds, in that nesting
-// order; each base case is followed by its invariance variants (ExpandVariants). Duplicate ids and cases the op cannot run (h_q not a multiple of h_kv, ...) are
-// errors naming the sweep.
+// order; each base case is followed by its invariance variants (ExpandVariants). Duplicate ids and
+// cases the op cannot run (h_q not a multiple of h_kv, ...) are errors naming the sweep.
 Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config);
 
 }  // namespace av

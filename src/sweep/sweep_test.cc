@@ -22,46 +22,70 @@
 namespace av {
 namespace {
 
-Status ShapesError(const std::string& text) { return ParseShapesConfig(text, "shapes.json").status(); }
+Status ShapesError(const std::string& text) {
+  return ParseShapesConfig(text, "shapes.json").status();
+}
 
 TEST(SweepConfigTest, ShapesErrorsNameFilePathAndProblem) {
-  EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "grid": {"s_k": [20, -3]}}]})")
-                .message(),
-            "shapes.json: $.sweeps[0].grid.s_k[1]: \"s_k\" must be an integer >= 0, got -3");
-  EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "fixed": {"s_kk": 1}}]})")
-                .message(),
-            "shapes.json: $.sweeps[0].fixed.s_kk: unknown parameter \"s_kk\" for op mla_decode (parameters: b, s_q, "
-            "s_k, h_q, h_kv, d, dv, page_size, causal, lengths, padded, generator)");
-  EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "seed": [1]}]})").message(),
-            "shapes.json: $.sweeps[0]: unknown key \"seed\" (allowed: cases, comment, dtypes, fixed, generators, grid, "
-            "invariance, name, op, seeds)");
+  EXPECT_EQ(
+      ShapesError(
+          R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "grid": {"s_k": [20, -3]}}]})")
+          .message(),
+      "shapes.json: $.sweeps[0].grid.s_k[1]: \"s_k\" must be an integer >= 0, got -3");
+  EXPECT_EQ(
+      ShapesError(
+          R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "fixed": {"s_kk": 1}}]})")
+          .message(),
+      "shapes.json: $.sweeps[0].fixed.s_kk: unknown parameter \"s_kk\" for op mla_decode "
+      "(parameters: b, s_q, "
+      "s_k, h_q, h_kv, d, dv, page_size, causal, lengths, padded, generator)");
+  EXPECT_EQ(
+      ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "seed": [1]}]})")
+          .message(),
+      "shapes.json: $.sweeps[0]: unknown key \"seed\" (allowed: cases, comment, dtypes, fixed, "
+      "generators, grid, "
+      "invariance, name, op, seeds)");
   EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "flash"}]})").message(),
-            "shapes.json: $.sweeps[0].op: unknown op \"flash\" (ops: attention, mla_decode, fp8_gemm, gemm, "
+            "shapes.json: $.sweeps[0].op: unknown op \"flash\" (ops: attention, mla_decode, "
+            "fp8_gemm, gemm, "
             "sparse_attention)");
-  EXPECT_EQ(ShapesError(R"({"version": 2, "sweeps": []})").message(), "shapes.json: $.version: must be 1, got 2");
-  EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "dtypes": ["f8_e4m3fn"]}]})")
-                .message(),
-            "shapes.json: $.sweeps[0].dtypes[0]: op mla_decode takes dtypes bf16, f16, f32, got \"f8_e4m3fn\"");
+  EXPECT_EQ(ShapesError(R"({"version": 2, "sweeps": []})").message(),
+            "shapes.json: $.version: must be 1, got 2");
+  EXPECT_EQ(
+      ShapesError(
+          R"({"version": 1, "sweeps": [{"name": "a", "op": "mla_decode", "dtypes": ["f8_e4m3fn"]}]})")
+          .message(),
+      "shapes.json: $.sweeps[0].dtypes[0]: op mla_decode takes dtypes bf16, f16, f32, got "
+      "\"f8_e4m3fn\"");
 }
 
 TEST(SweepConfigTest, TolerancesErrors) {
-  auto err = [](const std::string& t) { return ParseTolerancesConfig(t, "tol.json").status().message(); };
-  EXPECT_EQ(err(R"({"version": 1, "ops": {"mla_decode": {"out": {"*": {"rule": "flashmla"}}}}})"),
-            "tol.json: $.ops.mla_decode.out: op mla_decode has no output \"out\" (outputs: lse, o)");
-  EXPECT_EQ(err(R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "cos_diff", "atol": 1}}}}})"),
-            "tol.json: $.ops.gemm.d.*.atol: rule cos_diff does not use \"atol\" (it uses: cos_tol)");
-  EXPECT_EQ(err(R"({"version": 1, "ops": {"gemm": {"d": {"bf16": {"rule": "cos_diff", "cos_tl": 1}}}}})"),
-            "tol.json: $.ops.gemm.d.bf16: unknown key \"cos_tl\" (allowed: allow_nan, atol, comment, cos_tol, "
-            "equal_nan, k, rtol, rule)");
+  auto err = [](const std::string& t) {
+    return ParseTolerancesConfig(t, "tol.json").status().message();
+  };
+  EXPECT_EQ(
+      err(R"({"version": 1, "ops": {"mla_decode": {"out": {"*": {"rule": "flashmla"}}}}})"),
+      "tol.json: $.ops.mla_decode.out: op mla_decode has no output \"out\" (outputs: lse, o)");
+  EXPECT_EQ(
+      err(R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "cos_diff", "atol": 1}}}}})"),
+      "tol.json: $.ops.gemm.d.*.atol: rule cos_diff does not use \"atol\" (it uses: cos_tol)");
+  EXPECT_EQ(
+      err(R"({"version": 1, "ops": {"gemm": {"d": {"bf16": {"rule": "cos_diff", "cos_tl": 1}}}}})"),
+      "tol.json: $.ops.gemm.d.bf16: unknown key \"cos_tl\" (allowed: allow_nan, atol, comment, "
+      "cos_tol, "
+      "equal_nan, k, rtol, rule)");
 }
 
 TEST(SweepConfigTest, CandidateCommandNeedsOnePlaceholderKind) {
-  auto r = ParseNumericsConfig("[candidate]\ncommand = [\"run\", \"{cases}\", \"{out_dir}\"]\n", "/p/attnverify.toml");
+  auto r = ParseNumericsConfig("[candidate]\ncommand = [\"run\", \"{cases}\", \"{out_dir}\"]\n",
+                               "/p/attnverify.toml");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("/p/attnverify.toml:2:11: \"command\" uses {cases} together"), std::string::npos)
+  EXPECT_NE(r.status().message().find("/p/attnverify.toml:2:11: \"command\" uses {cases} together"),
+            std::string::npos)
       << r.status().message();
-  auto ok = ParseNumericsConfig("[numerics]\nreference = \"fast\"\n[candidate]\ncommand = [\"run\", \"--dir={case_dir}\"]\n",
-                                "/p/attnverify.toml");
+  auto ok = ParseNumericsConfig(
+      "[numerics]\nreference = \"fast\"\n[candidate]\ncommand = [\"run\", \"--dir={case_dir}\"]\n",
+      "/p/attnverify.toml");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->candidate.mode, CandidateMode::kPerCase);
   EXPECT_EQ(ok->shapes, "/p/config/shapes.json");
@@ -72,7 +96,8 @@ TEST(SweepConfigTest, CandidateCommandNeedsOnePlaceholderKind) {
 TEST(SweepExpandTest, GridTimesCasesTimesDtypesTimesSeedsWithStableIds) {
   auto cfg = ParseShapesConfig(R"({"version": 1, "sweeps": [{"name": "m", "op": "mla_decode",
       "fixed": {"h_q": 16}, "grid": {"b": [1, 2], "s_k": [20, 140]}, "cases": [{"b": 3, "s_k": 0}],
-      "dtypes": ["bf16", "f16"], "seeds": [0, 1]}]})", "s.json");
+      "dtypes": ["bf16", "f16"], "seeds": [0, 1]}]})",
+                               "s.json");
   ASSERT_TRUE(cfg.ok()) << cfg.status().message();
   auto cases = ExpandCases(*cfg);
   ASSERT_TRUE(cases.ok()) << cases.status().message();
@@ -82,11 +107,14 @@ TEST(SweepExpandTest, GridTimesCasesTimesDtypesTimesSeedsWithStableIds) {
   EXPECT_EQ((*cases)[4].id, "m.b=1.s_k=140.bf16.s0");
   EXPECT_EQ(cases->back().id, "m.b=3.s_k=0.f16.s1");
   auto dup = ParseShapesConfig(R"({"version": 1, "sweeps": [{"name": "m", "op": "mla_decode",
-      "grid": {"b": [1]}, "cases": [{"b": 1}]}]})", "s.json");
+      "grid": {"b": [1]}, "cases": [{"b": 1}]}]})",
+                               "s.json");
   EXPECT_EQ(ExpandCases(*dup).status().message(),
-            "s.json: $.sweeps[0]: case m.b=1.bf16.s0 is generated twice (an explicit case repeats a grid point?)");
+            "s.json: $.sweeps[0]: case m.b=1.bf16.s0 is generated twice (an explicit case repeats "
+            "a grid point?)");
   auto bad = ParseShapesConfig(R"({"version": 1, "sweeps": [{"name": "m", "op": "mla_decode",
-      "fixed": {"h_q": 3, "h_kv": 2}}]})", "s.json");
+      "fixed": {"h_q": 3, "h_kv": 2}}]})",
+                               "s.json");
   EXPECT_EQ(ExpandCases(*bad).status().message(),
             "s.json: $.sweeps[0]: case m.bf16.s0: h_q (3) must be a multiple of h_kv (2)");
 }
@@ -95,8 +123,8 @@ CaseSpec MlaCase(const std::string& lengths, bool padded = false) {
   CaseSpec c;
   c.op = "mla_decode";
   c.sweep = "t";
-  c.params = {{"b", 4}, {"s_k", 70}, {"h_q", 2}, {"d", 16}, {"dv", 8}, {"page_size", 16},
-              {"lengths", lengths}, {"padded", padded}};
+  c.params = {{"b", 4},  {"s_k", 70},       {"h_q", 2},           {"d", 16},
+              {"dv", 8}, {"page_size", 16}, {"lengths", lengths}, {"padded", padded}};
   c.id = "t.case";
   return c;
 }
@@ -141,13 +169,17 @@ class CandidateProtocolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
-      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}, {"m": 2, "n": 2, "k": 2}], "dtypes": ["f32"]}]})").ok());
-    ASSERT_TRUE(WriteFileAtomically(dir_.File("tol.json"),
-                                    R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "allclose"}}}}})").ok());
+      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}, {"m": 2, "n": 2, "k": 2}], "dtypes": ["f32"]}]})")
+                    .ok());
+    ASSERT_TRUE(WriteFileAtomically(
+                    dir_.File("tol.json"),
+                    R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "allclose"}}}}})")
+                    .ok());
   }
   NumericsOptions Options(const std::string& command) {
-    std::string toml = "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n[candidate]\ncommand = " + command +
-                       "\ntimeout_s = 5\n";
+    std::string toml =
+        "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n[candidate]\ncommand = " +
+        command + "\ntimeout_s = 5\n";
     EXPECT_TRUE(WriteFileAtomically(dir_.File("attnverify.toml"), toml).ok());
     auto cfg = LoadNumericsConfig(dir_.File("attnverify.toml"));
     EXPECT_TRUE(cfg.ok()) << cfg.status().message();
@@ -178,10 +210,12 @@ class CandidateProtocolTest : public ::testing::Test {
   }
   // One gemm case and two reruns, a candidate run per case; run number `tamper_call`
   // (0: the base case) also calls `tamper` on its case folder after writing its outputs.
-  Result<NumericsRun> RunRerunsTampering(int tamper_call, const std::function<void(const std::string&)>& tamper) {
+  Result<NumericsRun> RunRerunsTampering(int tamper_call,
+                                         const std::function<void(const std::string&)>& tamper) {
     EXPECT_TRUE(WriteFileAtomically(dir_.File("shapes.json"), R"({"version": 1, "sweeps": [
         {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"],
-         "invariance": {"reruns": 2}}]})").ok());
+         "invariance": {"reruns": 2}}]})")
+                    .ok());
     NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
     int call = 0;
     FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
@@ -201,7 +235,9 @@ TEST_F(CandidateProtocolTest, PerCaseOutcomesCrashTimeoutWrongShapeNaNAndPass) {
   FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
     std::string case_dir = req.argv[1];
     switch (call++) {
-      case 0: WriteGemm(case_dir, [](Tensor&) {}, {{"kernel", "tiled"}}); return MakeExitedResult(0, "", "");
+      case 0:
+        WriteGemm(case_dir, [](Tensor&) {}, {{"kernel", "tiled"}});
+        return MakeExitedResult(0, "", "");
       default: {
         ProcessResult r = MakeExitedResult(0, "", "");
         r.exited = false;
@@ -218,7 +254,8 @@ TEST_F(CandidateProtocolTest, PerCaseOutcomesCrashTimeoutWrongShapeNaNAndPass) {
   EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
   EXPECT_EQ(run->cases[0].candidate_metadata.at("kernel"), "tiled");
   EXPECT_EQ(run->cases[1].verdict, "fail");
-  EXPECT_NE(run->cases[1].reason.find("killed by signal 11"), std::string::npos) << run->cases[1].reason;
+  EXPECT_NE(run->cases[1].reason.find("killed by signal 11"), std::string::npos)
+      << run->cases[1].reason;
   EXPECT_EQ(run->cases[1].stderr_tail, "Segmentation fault in tile 3\n");
   EXPECT_EQ(runner.requests()[0].timeout_ms, 5000);
 }
@@ -232,7 +269,9 @@ TEST_F(CandidateProtocolTest, AllCasesRunReadsEachOutputAndNamesEachProblem) {
       for (int64_t i = 0; i < d.numel(); ++i) d.SetDouble(d.Unravel(i), NAN);
     });
     // Case 1: the wrong shape, and the candidate scribbles on its inputs.
-    EXPECT_TRUE(WriteSafetensors(c1 + "/out/outputs.safetensors", {{"d", Tensor::Zeros(DType::kF32, {2, 3})}}).ok());
+    EXPECT_TRUE(WriteSafetensors(c1 + "/out/outputs.safetensors",
+                                 {{"d", Tensor::Zeros(DType::kF32, {2, 3})}})
+                    .ok());
     return MakeExitedResult(0, "", "");
   });
   o.runner = &runner;
@@ -261,7 +300,8 @@ TEST_F(CandidateProtocolTest, TimeoutAndModifiedInputsFail) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->cases[0].verdict, "fail");
   EXPECT_NE(run->cases[0].reason.find("timed out"), std::string::npos) << run->cases[0].reason;
-  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[1].reason;
+  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u)
+      << run->cases[1].reason;
 }
 
 // Rerun variants link to the base case's inputs file, but only while it is known intact:
@@ -273,7 +313,8 @@ TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
   });
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 3u);
-  EXPECT_EQ(run->cases[0].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[0].reason;
+  EXPECT_EQ(run->cases[0].reason.rfind("the candidate changed inputs.safetensors", 0), 0u)
+      << run->cases[0].reason;
   for (size_t i = 1; i < 3; ++i) {
     const CaseResult& c = run->cases[i];
     EXPECT_EQ(c.verdict, "pass") << c.spec.id << ": " << c.reason;
@@ -292,7 +333,8 @@ TEST_F(CandidateProtocolTest, AWriteThroughAVariantsLinkIsNotPassedOn) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 3u);
   EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
-  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u) << run->cases[1].reason;
+  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u)
+      << run->cases[1].reason;
   const CaseResult& next = run->cases[2];
   EXPECT_EQ(next.verdict, "pass") << next.reason;
   EXPECT_FALSE(std::filesystem::is_symlink(next.case_dir + "/inputs.safetensors"));
@@ -307,12 +349,14 @@ TEST(NumericsEndToEndTest, NumpyCandidatePassesAndTopLeftCausalMutantFails) {
   testing::TempDir dir;
   std::string src = testing::SourceDir();
   for (const char* bug : {"", "causal_top_left"}) {
-    std::string toml = "[numerics]\nshapes = \"" + src + "/testdata/sweep/small_shapes.json\"\ntolerances = \"" + src +
-                       "/config/tolerances.json\"\n[candidate]\ncommand = [\"" + py + "\", \"" + src +
-                       "/examples/candidates/numpy_candidate.py\", \"{cases}\"" +
+    std::string toml = "[numerics]\nshapes = \"" + src +
+                       "/testdata/sweep/small_shapes.json\"\ntolerances = \"" + src +
+                       "/config/tolerances.json\"\n[candidate]\ncommand = [\"" + py + "\", \"" +
+                       src + "/examples/candidates/numpy_candidate.py\", \"{cases}\"" +
                        (*bug ? std::string(", \"--bug\", \"") + bug + "\"" : "") + "]\n";
     ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), toml).ok());
-    auto r = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " numerics --jobs 2 --config " + dir.File("attnverify.toml"));
+    auto r = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " numerics --jobs 2 --config " +
+                               dir.File("attnverify.toml"));
     auto written = ReadFileToString(dir.File("evidence/numerics.json"));
     ASSERT_TRUE(written.ok()) << r.output;
     auto evidence = nlohmann::json::parse(*written);
@@ -327,7 +371,8 @@ TEST(NumericsEndToEndTest, NumpyCandidatePassesAndTopLeftCausalMutantFails) {
       bool shifted = c["params"].value("causal", false) && c["params"]["s_q"] != c["params"]["s_k"];
       EXPECT_EQ(c["verdict"], shifted ? "fail" : "pass") << c["id"];
     }
-    EXPECT_NE(ReadFileToString(dir.File("evidence/numerics.junit.xml"))->find("<failure message="), std::string::npos);
+    EXPECT_NE(ReadFileToString(dir.File("evidence/numerics.junit.xml"))->find("<failure message="),
+              std::string::npos);
   }
 }
 

@@ -1,9 +1,8 @@
 #include "sweep/tolerances_config.h"
 
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/file.h"
 #include "sweep/json_config.h"
@@ -33,27 +32,41 @@ class TolerancesReader : public JsonConfigReader {
 
   Result<ToleranceEntry> Entry(const json& e, const std::string& where) const {
     if (!e.is_object()) return Error(where, "must be an object with a \"rule\"");
-    AV_RETURN_IF_ERROR(CheckKeys(e, where, {"comment", "rule", "atol", "rtol", "cos_tol", "k", "allow_nan", "equal_nan"}));
+    AV_RETURN_IF_ERROR(CheckKeys(
+        e, where, {"comment", "rule", "atol", "rtol", "cos_tol", "k", "allow_nan", "equal_nan"}));
     ToleranceEntry entry;
     entry.json_path = where;
-    if (!e.contains("rule") || !e["rule"].is_string()) return Error(where, "needs a \"rule\" (" + AllRuleNames() + ")");
+    if (!e.contains("rule") || !e["rule"].is_string())
+      return Error(where, "needs a \"rule\" (" + AllRuleNames() + ")");
     auto kind = ParseRuleName(e["rule"].get<std::string>());
-    if (!kind) return Error(where + ".rule", "unknown rule " + e["rule"].dump() + " (rules: " + AllRuleNames() + ")");
+    if (!kind)
+      return Error(where + ".rule",
+                   "unknown rule " + e["rule"].dump() + " (rules: " + AllRuleNames() + ")");
     entry.request.kind = *kind;
     // Each rule reads only some tolerances; any other is a mistake worth reporting.
     std::set<std::string> takes;
     switch (*kind) {
-      case RuleKind::kAllclose: takes = {"atol", "rtol"}; break;
-      case RuleKind::kFlashMla: takes = {"atol", "rtol", "cos_tol"}; break;
-      case RuleKind::kCosDiff: takes = {"cos_tol"}; break;
-      case RuleKind::kLowprecMultiple: takes = {"k", "atol"}; break;
-      case RuleKind::kExact: break;
+      case RuleKind::kAllclose:
+        takes = {"atol", "rtol"};
+        break;
+      case RuleKind::kFlashMla:
+        takes = {"atol", "rtol", "cos_tol"};
+        break;
+      case RuleKind::kCosDiff:
+        takes = {"cos_tol"};
+        break;
+      case RuleKind::kLowprecMultiple:
+        takes = {"k", "atol"};
+        break;
+      case RuleKind::kExact:
+        break;
     }
     for (const char* key : {"atol", "rtol", "cos_tol", "k"}) {
       if (!e.contains(key)) continue;
       if (!takes.count(key)) {
-        return Error(where + "." + key, "rule " + e["rule"].get<std::string>() + " does not use \"" + key +
-                                            "\"" + (takes.empty() ? "" : " (it uses: " + Join(takes) + ")"));
+        return Error(where + "." + key,
+                     "rule " + e["rule"].get<std::string>() + " does not use \"" + key + "\"" +
+                         (takes.empty() ? "" : " (it uses: " + Join(takes) + ")"));
       }
       AV_ASSIGN_OR_RETURN(double v, Tolerance(e[key], where + "." + key));
       std::string k = key;
@@ -64,8 +77,10 @@ class TolerancesReader : public JsonConfigReader {
     }
     for (const char* key : {"allow_nan", "equal_nan"}) {
       if (!e.contains(key)) continue;
-      if (!e[key].is_boolean()) return Error(where + "." + key, "must be true or false, got " + e[key].dump());
-      (std::string(key) == "allow_nan" ? entry.request.allow_nan : entry.request.equal_nan) = e[key].get<bool>();
+      if (!e[key].is_boolean())
+        return Error(where + "." + key, "must be true or false, got " + e[key].dump());
+      (std::string(key) == "allow_nan" ? entry.request.allow_nan : entry.request.equal_nan) =
+          e[key].get<bool>();
     }
     return entry;
   }
@@ -79,7 +94,8 @@ Result<TolerancesConfig> ParseTolerancesConfig(std::string_view text, const std:
   if (!doc.is_object()) return reader.Error("$", "must be an object with \"version\" and \"ops\"");
   AV_RETURN_IF_ERROR(reader.CheckKeys(doc, "$", {"comment", "version", "ops"}));
   AV_RETURN_IF_ERROR(reader.CheckVersion(doc, 1));
-  if (!doc.contains("ops") || !doc["ops"].is_object()) return reader.Error("$.ops", "must be an object keyed by op");
+  if (!doc.contains("ops") || !doc["ops"].is_object())
+    return reader.Error("$.ops", "must be an object keyed by op");
   TolerancesConfig config;
   config.path = path;
   for (const auto& [op_name, outputs] : doc["ops"].items()) {
@@ -96,7 +112,8 @@ Result<TolerancesConfig> ParseTolerancesConfig(std::string_view text, const std:
       std::string at = where + "." + out_name;
       if (out_name == "comment") continue;
       if (!known.count(out_name)) {
-        return reader.Error(at, "op " + op_name + " has no output \"" + out_name + "\" (outputs: " + Join(known) + ")");
+        return reader.Error(at, "op " + op_name + " has no output \"" + out_name +
+                                    "\" (outputs: " + Join(known) + ")");
       }
       if (!by_dtype.is_object() || by_dtype.empty()) {
         return reader.Error(at, "must be an object keyed by dtype name or \"*\"");
@@ -105,7 +122,9 @@ Result<TolerancesConfig> ParseTolerancesConfig(std::string_view text, const std:
         std::string key = dtype_name;
         if (key != "*") {
           auto dt = ParseDTypeName(key);
-          if (!dt) return reader.Error(at, "unknown dtype \"" + key + "\" (a dtype name such as bf16, or \"*\")");
+          if (!dt)
+            return reader.Error(
+                at, "unknown dtype \"" + key + "\" (a dtype name such as bf16, or \"*\")");
           key = std::string(DTypeName(*dt));
         }
         AV_ASSIGN_OR_RETURN(ToleranceEntry e, reader.Entry(entry, at + "." + dtype_name));
@@ -121,8 +140,8 @@ Result<TolerancesConfig> LoadTolerancesConfig(const std::string& path) {
   return ParseTolerancesConfig(text, path);
 }
 
-const ToleranceEntry* FindTolerance(const TolerancesConfig& config, const std::string& op, const std::string& output,
-                                    DType dtype) {
+const ToleranceEntry* FindTolerance(const TolerancesConfig& config, const std::string& op,
+                                    const std::string& output, DType dtype) {
   auto o = config.ops.find(op);
   if (o == config.ops.end()) return nullptr;
   auto out = o->second.find(output);
@@ -141,14 +160,18 @@ Status CheckTolerancesCover(const TolerancesConfig& config, const std::vector<Ca
     for (std::string_view out : op->outputs) {
       const ToleranceEntry* e = FindTolerance(config, c.op, std::string(out), c.dtype);
       if (e == nullptr) {
-        return InvalidInput(config.path + ": $.ops." + c.op + "." + std::string(out) + ": no rule for dtype " +
-                            std::string(DTypeName(c.dtype)) + " (needed by case " + c.id + ")");
+        return InvalidInput(config.path + ": $.ops." + c.op + "." + std::string(out) +
+                            ": no rule for dtype " + std::string(DTypeName(c.dtype)) +
+                            " (needed by case " + c.id + ")");
       }
       if (e->request.kind == RuleKind::kLowprecMultiple &&
-          (!(c.op == "attention" || c.op == "mla_decode") || !(c.dtype == DType::kBF16 || c.dtype == DType::kF16))) {
-        return InvalidInput(config.path + ": " + e->json_path +
-                            ": lowprec_multiple needs the low-precision reference, which covers attention and "
-                            "mla_decode in bf16 or f16 only (case " + c.id + ")");
+          (!(c.op == "attention" || c.op == "mla_decode") ||
+           !(c.dtype == DType::kBF16 || c.dtype == DType::kF16))) {
+        return InvalidInput(
+            config.path + ": " + e->json_path +
+            ": lowprec_multiple needs the low-precision reference, which covers attention and "
+            "mla_decode in bf16 or f16 only (case " +
+            c.id + ")");
       }
     }
   }

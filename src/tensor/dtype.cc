@@ -19,12 +19,18 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kInfo[] = {
-    {DType::kF64, 8, "f64", true},     {DType::kF32, 4, "f32", true},
-    {DType::kF16, 2, "f16", true},     {DType::kBF16, 2, "bf16", true},
-    {DType::kF8E4M3FN, 1, "f8_e4m3fn", true}, {DType::kF8E5M2, 1, "f8_e5m2", true},
-    {DType::kI8, 1, "i8", false},      {DType::kI16, 2, "i16", false},
-    {DType::kI32, 4, "i32", false},    {DType::kI64, 8, "i64", false},
-    {DType::kU8, 1, "u8", false},      {DType::kBool, 1, "bool", false},
+    {DType::kF64, 8, "f64", true},
+    {DType::kF32, 4, "f32", true},
+    {DType::kF16, 2, "f16", true},
+    {DType::kBF16, 2, "bf16", true},
+    {DType::kF8E4M3FN, 1, "f8_e4m3fn", true},
+    {DType::kF8E5M2, 1, "f8_e5m2", true},
+    {DType::kI8, 1, "i8", false},
+    {DType::kI16, 2, "i16", false},
+    {DType::kI32, 4, "i32", false},
+    {DType::kI64, 8, "i64", false},
+    {DType::kU8, 1, "u8", false},
+    {DType::kBool, 1, "bool", false},
 };
 
 const DTypeInfo& Info(DType dtype) {
@@ -41,12 +47,14 @@ struct Alias {
 };
 
 constexpr Alias kAliases[] = {
-    {"float64", DType::kF64},      {"double", DType::kF64},     {"float32", DType::kF32},
-    {"float", DType::kF32},        {"float16", DType::kF16},    {"half", DType::kF16},
-    {"bfloat16", DType::kBF16},    {"float8_e4m3fn", DType::kF8E4M3FN},
-    {"e4m3", DType::kF8E4M3FN},    {"float8_e5m2", DType::kF8E5M2},
-    {"e5m2", DType::kF8E5M2},      {"int8", DType::kI8},        {"int16", DType::kI16},
-    {"int32", DType::kI32},        {"int64", DType::kI64},      {"uint8", DType::kU8},
+    {"float64", DType::kF64},   {"double", DType::kF64},
+    {"float32", DType::kF32},   {"float", DType::kF32},
+    {"float16", DType::kF16},   {"half", DType::kF16},
+    {"bfloat16", DType::kBF16}, {"float8_e4m3fn", DType::kF8E4M3FN},
+    {"e4m3", DType::kF8E4M3FN}, {"float8_e5m2", DType::kF8E5M2},
+    {"e5m2", DType::kF8E5M2},   {"int8", DType::kI8},
+    {"int16", DType::kI16},     {"int32", DType::kI32},
+    {"int64", DType::kI64},     {"uint8", DType::kU8},
 };
 
 }  // namespace

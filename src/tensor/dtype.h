@@ -25,9 +25,9 @@ enum class DType {
   kBool,
 };
 
-inline constexpr DType kAllDTypes[] = {DType::kF64,     DType::kF32,    DType::kF16, DType::kBF16,
+inline constexpr DType kAllDTypes[] = {DType::kF64,      DType::kF32,    DType::kF16, DType::kBF16,
                                        DType::kF8E4M3FN, DType::kF8E5M2, DType::kI8,  DType::kI16,
-                                       DType::kI32,     DType::kI64,    DType::kU8,  DType::kBool};
+                                       DType::kI32,      DType::kI64,    DType::kU8,  DType::kBool};
 
 size_t DTypeSize(DType dtype);
 // "f64" "f32" "f16" "bf16" "f8_e4m3fn" "f8_e5m2" "i8" "i16" "i32" "i64" "u8" "bool".

@@ -226,7 +226,6 @@ class HeaderParser {
   const std::string& name_;
 };
 
-
 // The descrs we read: kind letter and size after the byte-order character. The first
 // entry for a DType is also what the writer emits (numpy's spelling: '|' for one byte).
 struct DescrCode {
@@ -296,7 +295,6 @@ Result<NpyElement> ParseDescr(std::string_view descr) {
                       " is not a numpy type code attnverify reads (it reads f2 f4 f8 i1 "
                       "i2 i4 i8 u1 b1)");
 }
-
 
 }  // namespace
 
@@ -369,13 +367,11 @@ Result<NpyHeader> ParseNpyHeader(std::string_view text, size_t base, const std::
   return header;
 }
 
-
 std::string_view NpyDescrFor(DType dtype) {
   for (const DescrCode& code : kDescrCodes) {
     if (code.dtype == dtype) return code.written;
   }
   return "";  // bf16 and float8: npy has no code for them
 }
-
 
 }  // namespace av

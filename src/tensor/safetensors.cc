@@ -155,8 +155,9 @@ Result<SafetensorsFile> ReadSafetensors(const std::string& path) {
   return ParseSafetensors(std::move(mapped), path);
 }
 
-Result<std::string> SerializeSafetensorsHeader(const std::vector<std::pair<std::string, Tensor>>& tensors,
-                                         const std::map<std::string, std::string>& metadata) {
+Result<std::string> SerializeSafetensorsHeader(
+    const std::vector<std::pair<std::string, Tensor>>& tensors,
+    const std::map<std::string, std::string>& metadata) {
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";

@@ -57,8 +57,9 @@ Result<std::string> SerializeSafetensors(const std::vector<std::pair<std::string
 
 // The first bytes of that file: the 8-byte little-endian length and the padded JSON
 // header, so a writer can stream the tensors' bytes after it (same checks and errors).
-Result<std::string> SerializeSafetensorsHeader(const std::vector<std::pair<std::string, Tensor>>& tensors,
-                                               const std::map<std::string, std::string>& metadata = {});
+Result<std::string> SerializeSafetensorsHeader(
+    const std::vector<std::pair<std::string, Tensor>>& tensors,
+    const std::map<std::string, std::string>& metadata = {});
 
 // SerializeSafetensors, then replaces `path` atomically (WriteFileAtomically).
 Status WriteSafetensors(const std::string& path,

@@ -257,8 +257,6 @@ class HeaderHandler {
 
 }  // namespace
 
-
-
 const FormatDType* FindFormatDType(std::string_view name) {
   for (const auto& d : kFormatDTypes) {
     if (d.name == name) return &d;
@@ -323,7 +321,6 @@ size_t FindInvalidUtf8(std::string_view s) {
   }
   return std::string_view::npos;
 }
-
 
 Result<ParsedHeader> ParseHeader(std::string_view header) {
   if (size_t bad = FindInvalidUtf8(header); bad != std::string_view::npos) {

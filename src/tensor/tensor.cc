@@ -78,8 +78,8 @@ Result<Tensor> Tensor::FromBuffer(std::shared_ptr<const Buffer> buffer, size_t b
                                   DType dtype, Shape shape, Shape strides) {
   CHECK(buffer != nullptr) << "FromBuffer: null buffer";
   if (shape.size() != strides.size()) {
-    return InvalidInput("shape " + ShapeToString(shape) + " and strides " +
-                        ShapeToString(strides) + " differ in rank");
+    return InvalidInput("shape " + ShapeToString(shape) + " and strides " + ShapeToString(strides) +
+                        " differ in rank");
   }
   AV_ASSIGN_OR_RETURN(int64_t numel, CheckedNumel(shape));
   if (byte_offset > buffer->size()) {
@@ -107,9 +107,9 @@ Result<Tensor> Tensor::FromBuffer(std::shared_ptr<const Buffer> buffer, size_t b
     uint64_t span_elems = static_cast<uint64_t>(last) + 1;
     if (span_elems > available / elem) {
       return InvalidInput("tensor of shape " + ShapeToString(shape) + " and dtype " +
-                          std::string(DTypeName(dtype)) + " needs " +
-                          std::to_string(span_elems) + " elements of " + std::to_string(elem) +
-                          " bytes but only " + std::to_string(available) + " bytes are present");
+                          std::string(DTypeName(dtype)) + " needs " + std::to_string(span_elems) +
+                          " elements of " + std::to_string(elem) + " bytes but only " +
+                          std::to_string(available) + " bytes are present");
     }
   }
   const std::byte* base = buffer->data() == nullptr ? nullptr : buffer->data() + byte_offset;
@@ -136,13 +136,12 @@ std::byte* Tensor::mutable_data() {
 }
 
 int64_t Tensor::ByteOffset(std::span<const int64_t> index) const {
-  CHECK(index.size() == shape_.size()) << "index rank " << index.size() << " != tensor rank "
-                                       << shape_.size();
+  CHECK(index.size() == shape_.size())
+      << "index rank " << index.size() << " != tensor rank " << shape_.size();
   int64_t offset = 0;
   for (size_t i = 0; i < index.size(); ++i) {
     CHECK(index[i] >= 0 && index[i] < shape_[i])
-        << "index " << index[i] << " out of range for dimension " << i << " of size "
-        << shape_[i];
+        << "index " << index[i] << " out of range for dimension " << i << " of size " << shape_[i];
     offset += index[i] * strides_[i];
   }
   return offset * static_cast<int64_t>(element_size());
@@ -211,8 +210,8 @@ Result<Tensor> Tensor::Permute(std::span<const int> order) const {
 Result<Tensor> Tensor::Reshape(Shape shape) const {
   AV_ASSIGN_OR_RETURN(int64_t numel, CheckedNumel(shape));
   if (numel != numel_) {
-    return InvalidInput("cannot reshape " + ShapeToString(shape_) + " (" +
-                        std::to_string(numel_) + " elements) to " + ShapeToString(shape));
+    return InvalidInput("cannot reshape " + ShapeToString(shape_) + " (" + std::to_string(numel_) +
+                        " elements) to " + ShapeToString(shape));
   }
   if (!is_contiguous()) {
     return InvalidInput("reshape needs a contiguous tensor; call Contiguous() first");
@@ -250,8 +249,8 @@ Tensor Tensor::Contiguous() const {
       std::memcpy(row_dst, row_src, static_cast<size_t>(row_len) * elem);
     } else {
       for (int64_t c = 0; c < row_len; ++c) {
-        std::memcpy(row_dst + static_cast<size_t>(c) * elem, row_src + c * last_stride * static_cast<int64_t>(elem),
-                    elem);
+        std::memcpy(row_dst + static_cast<size_t>(c) * elem,
+                    row_src + c * last_stride * static_cast<int64_t>(elem), elem);
       }
     }
     for (size_t d = nd - 1; d-- > 0;) {
@@ -314,11 +313,11 @@ void LoadLoop(const std::byte* src, int64_t stride, int64_t count, double* out, 
 
 }  // namespace
 
-void LoadAsDouble(DType dtype, const std::byte* src, int64_t stride, int64_t count,
-                  double* out) {
+void LoadAsDouble(DType dtype, const std::byte* src, int64_t stride, int64_t count, double* out) {
   switch (dtype) {
     case DType::kF64:
-      return LoadLoop(src, stride, count, out, [](const std::byte* p) { return LoadRaw<double>(p); });
+      return LoadLoop(src, stride, count, out,
+                      [](const std::byte* p) { return LoadRaw<double>(p); });
     case DType::kF32:
       return LoadLoop(src, stride, count, out,
                       [](const std::byte* p) { return double{LoadRaw<float>(p)}; });
@@ -373,18 +372,30 @@ double LoadOneAsDouble(DType dtype, const std::byte* src) {
 
 void StoreFromDouble(DType dtype, double value, std::byte* dst) {
   switch (dtype) {
-    case DType::kF64: return StoreRaw(dst, value);
-    case DType::kF32: return StoreRaw(dst, static_cast<float>(value));
-    case DType::kF16: return StoreRaw(dst, DoubleToHalf(value));
-    case DType::kBF16: return StoreRaw(dst, DoubleToBFloat16(value));
-    case DType::kF8E4M3FN: return StoreRaw(dst, DoubleToFloat8E4M3FN(value));
-    case DType::kF8E5M2: return StoreRaw(dst, DoubleToFloat8E5M2(value));
-    case DType::kI8: return StoreRaw(dst, SaturatingCast<int8_t>(value));
-    case DType::kI16: return StoreRaw(dst, SaturatingCast<int16_t>(value));
-    case DType::kI32: return StoreRaw(dst, SaturatingCast<int32_t>(value));
-    case DType::kI64: return StoreRaw(dst, SaturatingCast<int64_t>(value));
-    case DType::kU8: return StoreRaw(dst, SaturatingCast<uint8_t>(value));
-    case DType::kBool: return StoreRaw(dst, static_cast<uint8_t>(value != 0.0 ? 1 : 0));
+    case DType::kF64:
+      return StoreRaw(dst, value);
+    case DType::kF32:
+      return StoreRaw(dst, static_cast<float>(value));
+    case DType::kF16:
+      return StoreRaw(dst, DoubleToHalf(value));
+    case DType::kBF16:
+      return StoreRaw(dst, DoubleToBFloat16(value));
+    case DType::kF8E4M3FN:
+      return StoreRaw(dst, DoubleToFloat8E4M3FN(value));
+    case DType::kF8E5M2:
+      return StoreRaw(dst, DoubleToFloat8E5M2(value));
+    case DType::kI8:
+      return StoreRaw(dst, SaturatingCast<int8_t>(value));
+    case DType::kI16:
+      return StoreRaw(dst, SaturatingCast<int16_t>(value));
+    case DType::kI32:
+      return StoreRaw(dst, SaturatingCast<int32_t>(value));
+    case DType::kI64:
+      return StoreRaw(dst, SaturatingCast<int64_t>(value));
+    case DType::kU8:
+      return StoreRaw(dst, SaturatingCast<uint8_t>(value));
+    case DType::kBool:
+      return StoreRaw(dst, static_cast<uint8_t>(value != 0.0 ? 1 : 0));
   }
   CHECK(false) << "unhandled dtype";
 }

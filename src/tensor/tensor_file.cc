@@ -37,9 +37,8 @@ Result<std::string> ChooseName(const std::string& path, const std::string& name,
                                const std::vector<std::string>& names) {
   if (name.empty()) {
     if (names.size() == 1) return names.front();
-    return InvalidInput(path + " holds " + std::to_string(names.size()) +
-                        " tensors; name one as " + path + ":NAME (present: " + JoinNames(names) +
-                        ")");
+    return InvalidInput(path + " holds " + std::to_string(names.size()) + " tensors; name one as " +
+                        path + ":NAME (present: " + JoinNames(names) + ")");
   }
   for (const auto& n : names) {
     if (n == name) return name;

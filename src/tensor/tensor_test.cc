@@ -80,8 +80,10 @@ TEST(TensorTest, PermuteAndContiguousCopy) {
 TEST(TensorTest, ContiguousOfEveryViewEqualsItsElements) {
   testing::TempDir dir;
   const Tensor src = Iota(DType::kF32, {3, 4, 5});
-  ASSERT_TRUE(WriteFileAtomically(dir.File("t.bin"), std::string(reinterpret_cast<const char*>(src.data()), src.nbytes()))
-                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(dir.File("t.bin"),
+                          std::string(reinterpret_cast<const char*>(src.data()), src.nbytes()))
+          .ok());
   auto mapped = MappedFile::Open(dir.File("t.bin"));
   ASSERT_TRUE(mapped.ok());
   auto ro = Tensor::FromBuffer(*mapped, 0, DType::kF32, {3, 4, 5});
@@ -89,18 +91,19 @@ TEST(TensorTest, ContiguousOfEveryViewEqualsItsElements) {
   for (const Tensor& base : {src, *ro}) {
     std::vector<Tensor> views = {base};
     std::vector<int> perm{2, 0, 1};
-    views.push_back(*base.Permute(perm));            // last stride 4*5: element by element
-    views.push_back(*base.Slice(2, 1, 4));           // rows of 3 of 5: a memcpy per row
-    views.push_back(*base.Slice(1, 1, 3));           // a middle dimension cut
-    views.push_back(*base.Slice(0, 2, 3));           // one batch: contiguous, offset
-    views.push_back(*base.Slice(2, 0, 5, 2));        // stepped last dimension
+    views.push_back(*base.Permute(perm));      // last stride 4*5: element by element
+    views.push_back(*base.Slice(2, 1, 4));     // rows of 3 of 5: a memcpy per row
+    views.push_back(*base.Slice(1, 1, 3));     // a middle dimension cut
+    views.push_back(*base.Slice(0, 2, 3));     // one batch: contiguous, offset
+    views.push_back(*base.Slice(2, 0, 5, 2));  // stepped last dimension
     views.push_back(*(*base.Slice(0, 0, 3, 2)).Slice(2, 1, 5));  // both
     for (const Tensor& v : views) {
       const Tensor c = v.Contiguous();
       ASSERT_TRUE(c.is_contiguous());
       ASSERT_EQ(c.shape(), v.shape());
       for (int64_t i = 0; i < v.numel(); ++i) {
-        ASSERT_EQ(c.GetDouble(c.Unravel(i)), v.GetDouble(v.Unravel(i))) << ShapeToString(v.shape()) << " element " << i;
+        ASSERT_EQ(c.GetDouble(c.Unravel(i)), v.GetDouble(v.Unravel(i)))
+            << ShapeToString(v.shape()) << " element " << i;
       }
     }
   }

@@ -23,10 +23,9 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tensor/float_convert.h"
 #include "tensor/safetensors.h"
@@ -52,7 +51,8 @@ struct Array {
 Array ToArray(const Tensor& t) {
   Tensor c = t.Contiguous();
   std::vector<double> tmp(c.numel());
-  av::LoadAsDouble(c.dtype(), c.data(), static_cast<int64_t>(c.element_size()), c.numel(), tmp.data());
+  av::LoadAsDouble(c.dtype(), c.data(), static_cast<int64_t>(c.element_size()), c.numel(),
+                   tmp.data());
   return Array{c.shape(), std::vector<float>(tmp.begin(), tmp.end())};
 }
 
@@ -103,8 +103,8 @@ float RoundBf16(float x) { return av::BFloat16ToFloat(av::FloatToBFloat16(x)); }
 
 // Softmax over one row of scores (-inf = masked) and P·V; returns lse (ln) or -inf when empty.
 // `keys` gives the row index of key j in `v`; `vstride` the distance between kv rows.
-float AttendRow(const std::vector<float>& s, const float* v, const std::vector<int64_t>& key_rows, int64_t vstride,
-                int64_t dv, float* o) {
+float AttendRow(const std::vector<float>& s, const float* v, const std::vector<int64_t>& key_rows,
+                int64_t vstride, int64_t dv, float* o) {
   float m = kNegInf;
   for (float x : s) m = std::max(m, x);
   std::fill(o, o + dv, 0.0f);
@@ -129,9 +129,10 @@ float Dot(const float* a, const float* b, int64_t n) {
 }
 
 // One sequence of attention. q rows [sq, hq, d] at q; keys/values addressed by row index.
-void AttendSequence(const Case& c, const float* q, int64_t sq, int64_t hq, int64_t d, const float* k, const float* v,
-                    const std::vector<int64_t>& key_rows, int64_t hkv, int64_t dv, float* o, int64_t o_row_stride,
-                    float* lse, int64_t lse_head_stride) {
+void AttendSequence(const Case& c, const float* q, int64_t sq, int64_t hq, int64_t d,
+                    const float* k, const float* v, const std::vector<int64_t>& key_rows,
+                    int64_t hkv, int64_t dv, float* o, int64_t o_row_stride, float* lse,
+                    int64_t lse_head_stride) {
   const int64_t sk = static_cast<int64_t>(key_rows.size());
   const float scale = static_cast<float>(c.Param("scale", 1.0 / std::sqrt(static_cast<double>(d))));
   const bool causal = c.Param("causal", 0) != 0;
@@ -155,7 +156,8 @@ void AttendSequence(const Case& c, const float* q, int64_t sq, int64_t hq, int64
         float x = Dot(q + (i * hq + h) * d, k + (key_rows[j] * hkv + g) * d, d) * scale;
         s[j] = softcap > 0 ? softcap * std::tanh(x / softcap) : x;
       }
-      lse[h * lse_head_stride + i] = AttendRow(s, v + g * dv, key_rows, hkv * dv, dv, o + i * o_row_stride + h * dv);
+      lse[h * lse_head_stride + i] =
+          AttendRow(s, v + g * dv, key_rows, hkv * dv, dv, o + i * o_row_stride + h * dv);
     }
   }
 }
@@ -170,7 +172,8 @@ std::vector<int64_t> Iota(int64_t n, int64_t start = 0) {
 std::vector<int64_t> PagedRows(const Array& table, int64_t b, int64_t n, int64_t page) {
   std::vector<int64_t> rows(n);
   const int64_t width = table.dim(1);
-  for (int64_t t = 0; t < n; ++t) rows[t] = static_cast<int64_t>(table.v[b * width + t / page]) * page + t % page;
+  for (int64_t t = 0; t < n; ++t)
+    rows[t] = static_cast<int64_t>(table.v[b * width + t / page]) * page + t % page;
   return rows;
 }
 
@@ -189,8 +192,9 @@ std::map<std::string, Array> Attention(const Case& c) {
     for (size_t b = 0; b + 1 < cq.v.size(); ++b) {
       const int64_t q0 = static_cast<int64_t>(cq.v[b]), q1 = static_cast<int64_t>(cq.v[b + 1]);
       const int64_t k0 = static_cast<int64_t>(ck.v[b]), k1 = static_cast<int64_t>(ck.v[b + 1]);
-      AttendSequence(c, q.v.data() + q0 * hq * d, q1 - q0, hq, d, k.v.data(), v.v.data(), Iota(k1 - k0, k0), hkv, dv,
-                     o.v.data() + q0 * hq * dv, hq * dv, lse.v.data() + q0, total);
+      AttendSequence(c, q.v.data() + q0 * hq * d, q1 - q0, hq, d, k.v.data(), v.v.data(),
+                     Iota(k1 - k0, k0), hkv, dv, o.v.data() + q0 * hq * dv, hq * dv,
+                     lse.v.data() + q0, total);
     }
     return {{"o", o}, {"lse", lse}};
   }
@@ -200,14 +204,15 @@ std::map<std::string, Array> Attention(const Case& c) {
   for (int64_t b = 0; b < bsz; ++b) {
     std::vector<int64_t> rows;
     if (paged) {
-      rows = PagedRows(c.At("block_table"), b, static_cast<int64_t>(c.At("seqlens_k").v[b]), k.dim(1));
+      rows =
+          PagedRows(c.At("block_table"), b, static_cast<int64_t>(c.At("seqlens_k").v[b]), k.dim(1));
     } else {
       const int64_t sk = k.dim(1);
       const int64_t n = c.Has("seqlens_k") ? static_cast<int64_t>(c.At("seqlens_k").v[b]) : sk;
       rows = Iota(n, b * sk);
     }
-    AttendSequence(c, q.v.data() + b * sq * hq * d, sq, hq, d, k.v.data(), v.v.data(), rows, hkv, dv,
-                   o.v.data() + b * sq * hq * dv, hq * dv, lse.v.data() + b * hq * sq, sq);
+    AttendSequence(c, q.v.data() + b * sq * hq * d, sq, hq, d, k.v.data(), v.v.data(), rows, hkv,
+                   dv, o.v.data() + b * sq * hq * dv, hq * dv, lse.v.data() + b * hq * sq, sq);
   }
   return {{"o", o}, {"lse", lse}};
 }
@@ -216,7 +221,8 @@ std::map<std::string, Array> Attention(const Case& c) {
 // blocks, a float32 partial (o_s normalised within the split, lse_s) per split, then a
 // combine with max subtraction (FACTS §3). Returns the number of splits used.
 int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
-  const Array &q = c.At("q"), &kc = c.At("k_cache"), &table = c.At("block_table"), &lens = c.At("cache_seqlens");
+  const Array &q = c.At("q"), &kc = c.At("k_cache"), &table = c.At("block_table"),
+              &lens = c.At("cache_seqlens");
   const int64_t bsz = q.dim(0), sq = q.dim(1), hq = q.dim(2), d = q.dim(3), page = kc.dim(1);
   const int64_t dv = static_cast<int64_t>(c.Param("head_dim_v", 512));
   const float scale = static_cast<float>(c.Param("scale", 1.0 / std::sqrt(static_cast<double>(d))));
@@ -224,7 +230,8 @@ int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
   int64_t max_len = 0;
   for (float n : lens.v) max_len = std::max<int64_t>(max_len, static_cast<int64_t>(n));
   const int64_t blocks = (max_len + 63) / 64;
-  const int splits = static_cast<int>(std::max<int64_t>(1, c.Knob("num_splits", static_cast<int>(std::min<int64_t>(4, blocks)))));
+  const int splits = static_cast<int>(
+      std::max<int64_t>(1, c.Knob("num_splits", static_cast<int>(std::min<int64_t>(4, blocks)))));
   Array o{{bsz, sq, hq, dv}, std::vector<float>(bsz * sq * hq * dv)};
   Array lse{{bsz, hq, sq}, std::vector<float>(bsz * hq * sq)};
   std::vector<float> s, part_o(splits * dv), part_lse(splits);
@@ -247,7 +254,8 @@ int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
           }
           part_lse[sp] = AttendRow(s, kc.v.data(), split_rows, d, dv, part_o.data() + sp * dv);
           if (Bug("splits_bf16") && splits > 1) {
-            for (int64_t ch = 0; ch < dv; ++ch) part_o[sp * dv + ch] = RoundBf16(part_o[sp * dv + ch]);
+            for (int64_t ch = 0; ch < dv; ++ch)
+              part_o[sp * dv + ch] = RoundBf16(part_o[sp * dv + ch]);
           }
         }
         float m = kNegInf;
@@ -287,7 +295,8 @@ Array Fp8Gemm(const Case& c) {
       float acc = 0;
       for (int64_t blk = 0; blk < kb; ++blk) {
         float part = 0;
-        for (int64_t t = blk * 128; t < std::min(k, (blk + 1) * 128); ++t) part += a.v[i * k + t] * b.v[j * k + t];
+        for (int64_t t = blk * 128; t < std::min(k, (blk + 1) * 128); ++t)
+          part += a.v[i * k + t] * b.v[j * k + t];
         acc += part * sa.v[scale_row * kb + blk] * sb.v[(j / 128) * kb + blk];
       }
       d.v[i * n + j] = acc;
@@ -300,7 +309,8 @@ Array Fp8Gemm(const Case& c) {
 // indices outside [0, s_kv) are skipped; a row with none gives o = 0, lse = +inf.
 std::map<std::string, Array> SparseAttention(const Case& c) {
   const Array &q = c.At("q"), &kv = c.At("kv"), &idx = c.At("indices");
-  const int64_t sq = q.dim(0), hq = q.dim(1), d = q.dim(2), s_kv = kv.dim(0), hkv = kv.dim(1), topk = idx.dim(2);
+  const int64_t sq = q.dim(0), hq = q.dim(1), d = q.dim(2), s_kv = kv.dim(0), hkv = kv.dim(1),
+                topk = idx.dim(2);
   const int64_t dv = static_cast<int64_t>(c.Param("head_dim_v", static_cast<double>(d)));
   const float scale = static_cast<float>(c.Param("scale", 1.0 / std::sqrt(static_cast<double>(d))));
   Array o{{sq, hq, dv}, std::vector<float>(sq * hq * dv)};
@@ -316,9 +326,12 @@ std::map<std::string, Array> SparseAttention(const Case& c) {
         const float j = idx.v[(i * hkv + g) * topk + t];
         if (j < 0 || j >= static_cast<float>(s_kv)) continue;
         rows.push_back(static_cast<int64_t>(j));
-        s.push_back(Dot(q.v.data() + (i * hq + h) * d, kv.v.data() + (rows.back() * hkv + g) * d, d) * scale);
+        s.push_back(
+            Dot(q.v.data() + (i * hq + h) * d, kv.v.data() + (rows.back() * hkv + g) * d, d) *
+            scale);
       }
-      float l = AttendRow(s, kv.v.data() + g * d, rows, hkv * d, dv, o.v.data() + (i * hq + h) * dv);
+      float l =
+          AttendRow(s, kv.v.data() + g * d, rows, hkv * d, dv, o.v.data() + (i * hq + h) * dv);
       lse.v[i * hq + h] = l == kNegInf ? std::numeric_limits<float>::infinity() : l;
     }
   }
@@ -390,7 +403,8 @@ int main(int argc, char** argv) {
     }
     const std::string op = c.spec["op"].get<std::string>();
     std::map<std::string, Array> outputs;
-    std::map<std::string, std::string> metadata{{"kernel_path", "cpu_" + op}, {"bug", g_bug.empty() ? "none" : g_bug}};
+    std::map<std::string, std::string> metadata{{"kernel_path", "cpu_" + op},
+                                                {"bug", g_bug.empty() ? "none" : g_bug}};
     if (op == "attention") {
       outputs = Attention(c);
     } else if (op == "mla_decode") {
