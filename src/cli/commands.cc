@@ -10,6 +10,9 @@ namespace av::cli {
 namespace {
 
 constexpr Command kCommands[] = {
+    {"agent-config",
+     "Claude Code, Codex and CC Switch configs from [provider]: emit them, audit any",
+     &RunAgentConfig},
     {"build",
      "compile evidence (nvcc -Xptxas -v): registers, smem, spills, occupancy; base vs head",
      &RunBuild},
@@ -18,6 +21,8 @@ constexpr Command kCommands[] = {
     {"init", "write an attention-verify/ package: attnverify.toml, configs, checklist", &RunInit},
     {"merge", "combine the numerics.json files of sweep shards into one", &RunMerge},
     {"numerics", "run a shape sweep against the reference", &RunNumerics},
+    {"policy", "allow, ask or deny for a shell command under Claude Code permission rules",
+     &RunPolicy},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors",
      &RunRef},
     {"report", "the eight-item checklist from the package's evidence: md, json, html, sarif",
