@@ -162,6 +162,47 @@ TEST_F(ProviderCliTest, FailuresExitTwoWithOneLine) {
   }
 }
 
+// Each scripted failure through the real binary: exit 2, one line saying what went
+// wrong, as many requests at the server and rows in the ledger as the retry table says.
+TEST_F(ProviderCliTest, EveryFailureClassExitsTwoWithItsRows) {
+  const json overloaded = {
+      {"status", 529},
+      {"body",
+       {{"type", "error"}, {"error", {{"type", "overloaded_error"}, {"message", "Overloaded"}}}}}};
+  struct Case {
+    json steps;
+    int requests;  // reaching the server (= ledger rows; max_retries = 1)
+    const char* says;
+  } cases[] = {
+      {json::array({overloaded}), 2, "HTTP 529 (overloaded_error: Overloaded) (gave up after 2"},
+      {json::array({{{"status", 429}, {"body", "cap"}}}), 1, "without retry-after"},
+      {json::array({{{"status", 413}, {"body", ""}}}), 1, "HTTP 413"},
+      {json::array({{{"status", 302},
+                     {"headers", {{"location", "https://elsewhere.example/"}}},
+                     {"body", ""}}}),
+       1, "redirect to host elsewhere.example"},
+      {json::array({{{"status", 200}, {"body", "{\"content\": "}}}), 1, "malformed body"},
+      {json::array({{{"status", 200}, {"body_size", 20'000'000}}}), 1, "8 MiB cap"},
+      {json::array({{{"reset", true}}}), 2, "connection"},
+  };
+  ScopedEnv key("TAOTOKEN_API_KEY", std::string("cli-") + "matrix-key-" + "0003");
+  for (const Case& c : cases) {
+    ProviderServer server;
+    std::string error = server.Start(json{{"steps", c.steps}}.dump());
+    if (!error.empty()) GTEST_SKIP() << error;
+    TempDir pkg;
+    WriteAll(pkg.File("attnverify.toml"), ProviderToml(server.Url()));
+    auto r = RunShell(Av("provider check --config '" + pkg.File("attnverify.toml") + "'"));
+    EXPECT_EQ(r.exit_code, 2) << c.steps.dump() << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;  // + warning
+    EXPECT_EQ(server.Requests().size(), static_cast<size_t>(c.requests)) << c.steps.dump();
+    Result<Ledger> ledger = ReadLedger(pkg.File("evidence/token_ledger.csv"));
+    ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+    EXPECT_EQ(ledger->rows.size(), static_cast<size_t>(c.requests)) << c.steps.dump();
+  }
+}
+
 TEST_F(ProviderCliTest, RecordThenReplayWithoutNetworkOrKey) {
   if (!Serve(json::array({{{"reply", "anthropic"}, {"text", "Recorded answer."}}})))
     GTEST_SKIP() << skip_;
