@@ -145,6 +145,82 @@ Status ReadModels(const TomlTableReader& r, const toml::node& node, ProviderConf
   return Status::Ok();
 }
 
+// auth, models and the optional limits, TLS, proxy, secret and price keys.
+Status ReadOptionalKeys(const TomlTableReader& r, const toml::table& t, ProviderConfig* config) {
+  if (const toml::node* v = t.get("auth")) {
+    AV_ASSIGN_OR_RETURN(std::string auth, r.String(*v, "auth"));
+    if (auth == "bearer") {
+      config->bearer_auth = true;
+    } else if (auth == "x-api-key") {
+      if (config->api == WireApi::kOpenAiChat) {
+        return r.Error(*v,
+                       "\"auth\" = \"x-api-key\" is for api = \"anthropic-messages\"; "
+                       "openai-chat always sends Authorization: Bearer");
+      }
+      config->bearer_auth = false;
+    } else {
+      return r.Error(*v, "\"auth\" must be \"x-api-key\" or \"bearer\", got \"" + auth + "\"");
+    }
+  }
+  AV_RETURN_IF_ERROR(ReadModels(r, *t.get("models"), config));
+  if (const toml::node* v = t.get("timeout_s")) {
+    AV_ASSIGN_OR_RETURN(int64_t s, r.Integer(*v, "timeout_s", 1, 3600));
+    config->timeout_s = static_cast<int>(s);
+  }
+  if (const toml::node* v = t.get("max_retries")) {
+    AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "max_retries", 0, 10));
+    config->max_retries = static_cast<int>(n);
+  }
+  if (const toml::node* v = t.get("max_input_tokens_per_request")) {
+    AV_ASSIGN_OR_RETURN(config->max_input_tokens_per_request,
+                        r.Integer(*v, "max_input_tokens_per_request", 1, 100'000'000));
+  }
+  if (const toml::node* v = t.get("max_total_tokens_per_run")) {
+    AV_ASSIGN_OR_RETURN(config->max_total_tokens_per_run,
+                        r.Integer(*v, "max_total_tokens_per_run", 1, 100'000'000'000));
+  }
+  if (const toml::node* v = t.get("ca_bundle")) {
+    AV_ASSIGN_OR_RETURN(std::string ca, r.String(*v, "ca_bundle"));
+    std::filesystem::path p(ca);
+    if (p.is_relative()) p = std::filesystem::path(config->package_dir) / p;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) {
+      return r.Error(*v, "\"ca_bundle\": " + p.lexically_normal().string() + " is not a file");
+    }
+    config->ca_bundle = p.lexically_normal().string();
+  }
+  if (const toml::node* v = t.get("pinned_public_key")) {
+    AV_ASSIGN_OR_RETURN(config->pinned_public_key, r.String(*v, "pinned_public_key"));
+    if (!ValidPin(config->pinned_public_key)) {
+      return r.Error(*v,
+                     "\"pinned_public_key\" must be \"sha256//<base64 of the SHA-256 of the "
+                     "DER public key>\" (several joined by ';')");
+    }
+  }
+  if (const toml::node* v = t.get("proxy")) {
+    AV_ASSIGN_OR_RETURN(config->proxy, r.String(*v, "proxy"));
+    std::string_view p = config->proxy;
+    std::string_view authority =
+        p.substr(p.find("://") == std::string_view::npos ? 0 : p.find("://") + 3);
+    authority = authority.substr(0, authority.find('/'));
+    if (!(p.starts_with("http://") || p.starts_with("https://"))) {
+      return r.Error(*v, "\"proxy\" must be an http:// or https:// URL");
+    }
+    if (authority.find('@') != std::string_view::npos) {
+      return r.Error(*v, "\"proxy\" has user info; credentials never go in attnverify.toml");
+    }
+  }
+  if (const toml::node* v = t.get("on_secret")) {
+    AV_ASSIGN_OR_RETURN(std::string mode, r.String(*v, "on_secret"));
+    if (mode != "redact" && mode != "refuse") {
+      return r.Error(*v, "\"on_secret\" must be \"redact\" or \"refuse\", got \"" + mode + "\"");
+    }
+    config->refuse_on_secret = mode == "refuse";
+  }
+  if (const toml::node* v = t.get("prices")) AV_RETURN_IF_ERROR(ReadPrices(r, *v, config));
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string ProviderConfig::Endpoint() const {
@@ -225,77 +301,7 @@ Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::str
   }
   config.key_env_where = Where(path, key_node.source());
 
-  if (const toml::node* v = t->get("auth")) {
-    AV_ASSIGN_OR_RETURN(std::string auth, r.String(*v, "auth"));
-    if (auth == "bearer") {
-      config.bearer_auth = true;
-    } else if (auth == "x-api-key") {
-      if (config.api == WireApi::kOpenAiChat) {
-        return r.Error(*v,
-                       "\"auth\" = \"x-api-key\" is for api = \"anthropic-messages\"; "
-                       "openai-chat always sends Authorization: Bearer");
-      }
-      config.bearer_auth = false;
-    } else {
-      return r.Error(*v, "\"auth\" must be \"x-api-key\" or \"bearer\", got \"" + auth + "\"");
-    }
-  }
-  AV_RETURN_IF_ERROR(ReadModels(r, *t->get("models"), &config));
-  if (const toml::node* v = t->get("timeout_s")) {
-    AV_ASSIGN_OR_RETURN(int64_t s, r.Integer(*v, "timeout_s", 1, 3600));
-    config.timeout_s = static_cast<int>(s);
-  }
-  if (const toml::node* v = t->get("max_retries")) {
-    AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "max_retries", 0, 10));
-    config.max_retries = static_cast<int>(n);
-  }
-  if (const toml::node* v = t->get("max_input_tokens_per_request")) {
-    AV_ASSIGN_OR_RETURN(config.max_input_tokens_per_request,
-                        r.Integer(*v, "max_input_tokens_per_request", 1, 100'000'000));
-  }
-  if (const toml::node* v = t->get("max_total_tokens_per_run")) {
-    AV_ASSIGN_OR_RETURN(config.max_total_tokens_per_run,
-                        r.Integer(*v, "max_total_tokens_per_run", 1, 100'000'000'000));
-  }
-  if (const toml::node* v = t->get("ca_bundle")) {
-    AV_ASSIGN_OR_RETURN(std::string ca, r.String(*v, "ca_bundle"));
-    std::filesystem::path p(ca);
-    if (p.is_relative()) p = std::filesystem::path(config.package_dir) / p;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) {
-      return r.Error(*v, "\"ca_bundle\": " + p.lexically_normal().string() + " is not a file");
-    }
-    config.ca_bundle = p.lexically_normal().string();
-  }
-  if (const toml::node* v = t->get("pinned_public_key")) {
-    AV_ASSIGN_OR_RETURN(config.pinned_public_key, r.String(*v, "pinned_public_key"));
-    if (!ValidPin(config.pinned_public_key)) {
-      return r.Error(*v,
-                     "\"pinned_public_key\" must be \"sha256//<base64 of the SHA-256 of the "
-                     "DER public key>\" (several joined by ';')");
-    }
-  }
-  if (const toml::node* v = t->get("proxy")) {
-    AV_ASSIGN_OR_RETURN(config.proxy, r.String(*v, "proxy"));
-    std::string_view p = config.proxy;
-    std::string_view authority =
-        p.substr(p.find("://") == std::string_view::npos ? 0 : p.find("://") + 3);
-    authority = authority.substr(0, authority.find('/'));
-    if (!(p.starts_with("http://") || p.starts_with("https://"))) {
-      return r.Error(*v, "\"proxy\" must be an http:// or https:// URL");
-    }
-    if (authority.find('@') != std::string_view::npos) {
-      return r.Error(*v, "\"proxy\" has user info; credentials never go in attnverify.toml");
-    }
-  }
-  if (const toml::node* v = t->get("on_secret")) {
-    AV_ASSIGN_OR_RETURN(std::string mode, r.String(*v, "on_secret"));
-    if (mode != "redact" && mode != "refuse") {
-      return r.Error(*v, "\"on_secret\" must be \"redact\" or \"refuse\", got \"" + mode + "\"");
-    }
-    config.refuse_on_secret = mode == "refuse";
-  }
-  if (const toml::node* v = t->get("prices")) AV_RETURN_IF_ERROR(ReadPrices(r, *v, &config));
+  AV_RETURN_IF_ERROR(ReadOptionalKeys(r, *t, &config));
   return config;
 }
 
