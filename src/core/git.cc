@@ -1,12 +1,7 @@
 #include "core/git.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-
-#include "core/file.h"
 
 namespace av {
 namespace {
@@ -30,32 +25,6 @@ const std::vector<std::string>& SafetySettings() {
       "advice.detachedHead=false"};
   return kSettings;
 }
-
-// A temporary file holding `text`, removed when the object dies.
-class TempInput {
- public:
-  static Result<TempInput> Create(const std::string& text) {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "attnverify-git-XXXXXX").string();
-    int fd = ::mkstemp(pattern.data());
-    if (fd < 0) return IoError("cannot create a temporary file for git's input");
-    ::close(fd);
-    TempInput t;
-    t.path_ = pattern;
-    AV_RETURN_IF_ERROR(WriteFileAtomically(t.path_, text));
-    return t;
-  }
-  TempInput() = default;
-  TempInput(TempInput&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempInput& operator=(TempInput&&) = delete;
-  ~TempInput() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 bool ParseInt64(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
@@ -118,7 +87,6 @@ Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
   req.cwd = dir;
   req.timeout_ms = options.timeout_ms;
   req.max_output_bytes = options.max_output_bytes;
-  req.stdin_path = options.stdin_path;
   req.extra_env = SafeGitEnvironment();
   AV_ASSIGN_OR_RETURN(ProcessResult r, runner.Run(req));
   if (!r.ok()) {
@@ -192,64 +160,46 @@ Result<std::vector<GitTreeEntry>> ListGitTree(ProcessRunner& runner, const std::
   return entries;
 }
 
-Result<std::vector<std::optional<std::string>>> ReadGitBlobs(ProcessRunner& runner,
-                                                             const std::string& dir,
-                                                             const std::vector<std::string>& specs,
-                                                             size_t max_total_bytes) {
-  std::vector<std::optional<std::string>> blobs;
-  if (specs.empty()) return blobs;
-  std::string input;
-  for (const std::string& s : specs) {
-    if (s.empty() || s.find('\n') != std::string::npos || s.find('\r') != std::string::npos) {
-      return InvalidInput("git object name \"" + s.substr(0, 200) +
-                          "\" is empty or holds a newline");
+Result<std::vector<std::string>> ReadGitBlobsById(ProcessRunner& runner, const std::string& dir,
+                                                  const std::vector<std::string>& ids,
+                                                  const std::vector<int64_t>& sizes) {
+  constexpr size_t kIdsPerCall = 2000;  // well under the argv limit
+  constexpr int64_t kBytesPerCall = int64_t{256} << 20;
+  if (ids.size() != sizes.size()) return Internal("ReadGitBlobsById: ids and sizes differ");
+  std::vector<std::string> blobs;
+  blobs.reserve(ids.size());
+  size_t i = 0;
+  while (i < ids.size()) {
+    std::vector<std::string> args = {"show", "--no-textconv", "--no-color"};
+    int64_t total = 0;
+    size_t j = i;
+    while (j < ids.size() && j - i < kIdsPerCall && (j == i || total + sizes[j] <= kBytesPerCall)) {
+      const std::string& id = ids[j];
+      bool hex = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      });
+      if (!hex || sizes[j] < 0) {
+        return InvalidInput("\"" + id.substr(0, 80) + "\" is not a blob id with a size");
+      }
+      args.push_back(id + "^{blob}");
+      total += sizes[j];
+      ++j;
     }
-    input += s + "\n";
-  }
-  AV_ASSIGN_OR_RETURN(TempInput in, TempInput::Create(input));
-  SafeGitOptions options;
-  options.stdin_path = in.path();
-  options.max_output_bytes = max_total_bytes + specs.size() * 128 + 4096;
-  AV_ASSIGN_OR_RETURN(std::string out,
-                      RunSafeGit(runner, dir, {"cat-file", "--batch"}, {}, options));
-  size_t pos = 0;
-  for (const std::string& spec : specs) {
-    size_t nl = out.find('\n', pos);
-    if (nl == std::string::npos) {
-      return InvalidInput("git cat-file --batch in " + dir + ": output ends before " + spec);
+    SafeGitOptions options;
+    options.max_output_bytes = static_cast<size_t>(total) + 1;
+    AV_ASSIGN_OR_RETURN(std::string out, RunSafeGit(runner, dir, args, {}, options));
+    if (static_cast<int64_t>(out.size()) != total) {
+      return InvalidInput("git show in " + dir + " printed " + std::to_string(out.size()) +
+                          " bytes for blobs of " + std::to_string(total) + " bytes");
     }
-    std::string_view header(out.data() + pos, nl - pos);
-    pos = nl + 1;
-    // "<oid> <type> <size>", or "<name> missing" / "<name> ambiguous".
-    size_t last = header.rfind(' ');
-    std::string_view tail = last == std::string_view::npos ? header : header.substr(last + 1);
-    if (tail == "missing" || tail == "ambiguous" || last == std::string_view::npos) {
-      blobs.push_back(std::nullopt);
-      continue;
+    size_t at = 0;
+    for (size_t k = i; k < j; ++k) {
+      blobs.push_back(out.substr(at, static_cast<size_t>(sizes[k])));
+      at += static_cast<size_t>(sizes[k]);
     }
-    size_t mid = header.rfind(' ', last - 1);
-    int64_t size = 0;
-    if (mid == std::string_view::npos || !ParseInt64(tail, &size) ||
-        static_cast<uint64_t>(size) > out.size() - pos) {
-      return InvalidInput("git cat-file --batch in " + dir + ": unexpected header \"" +
-                          std::string(header.substr(0, 200)) + "\"");
-    }
-    std::string_view type = header.substr(mid + 1, last - mid - 1);
-    if (type == "blob") {
-      blobs.push_back(out.substr(pos, static_cast<size_t>(size)));
-    } else {
-      blobs.push_back(std::nullopt);
-    }
-    pos += static_cast<size_t>(size) + 1;  // the contents and their newline
+    i = j;
   }
   return blobs;
-}
-
-Result<std::optional<std::string>> ReadGitBlob(ProcessRunner& runner, const std::string& dir,
-                                               const std::string& rev, const std::string& path) {
-  if (rev.empty() || rev[0] == '-') return InvalidInput("\"" + rev + "\" is not a revision");
-  AV_ASSIGN_OR_RETURN(auto blobs, ReadGitBlobs(runner, dir, {rev + ":" + path}));
-  return std::move(blobs.front());
 }
 
 }  // namespace av

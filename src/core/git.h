@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +23,6 @@ struct SafeGitOptions {
   std::vector<std::string> config;     // further "key=value" settings, each passed as -c
   size_t max_output_bytes = 16 << 20;  // more is an error, never a silent cut
   int timeout_ms = 300'000;
-  std::string stdin_path;  // a file git reads as stdin (cat-file --batch); empty: none
 };
 
 // {"git", "-c", "core.hooksPath=/dev/null", ..., "--no-pager", args...}; the smudge,
@@ -62,17 +60,12 @@ struct GitTreeEntry {
 Result<std::vector<GitTreeEntry>> ListGitTree(ProcessRunner& runner, const std::string& dir,
                                               const std::string& commit);
 
-// The contents of each object named in `specs` ("<sha>", "<rev>:<path>"), through one
-// `git cat-file --batch` (no filter, no textconv): nullopt for a name git does not have
-// or that is not a blob. A name with a newline is an error.
-Result<std::vector<std::optional<std::string>>> ReadGitBlobs(ProcessRunner& runner,
-                                                             const std::string& dir,
-                                                             const std::vector<std::string>& specs,
-                                                             size_t max_total_bytes = 1u << 30);
-
-// The file `path` (from the top of the tree) at revision `rev`, as committed: nullopt when
-// `rev` has no such file. For the reviewer, which reads whole base and head files.
-Result<std::optional<std::string>> ReadGitBlob(ProcessRunner& runner, const std::string& dir,
-                                               const std::string& rev, const std::string& path);
+// The contents of the blobs `ids` (hex object ids from ListGitTree), whose sizes are
+// `sizes`: `git show ID^{blob} ...` in batches, which prints each blob raw (no path, so no
+// filter and no textconv). An id that is not a local blob, or output of another length
+// than the sizes add up to, is an error: attnverify never fetches.
+Result<std::vector<std::string>> ReadGitBlobsById(ProcessRunner& runner, const std::string& dir,
+                                                  const std::vector<std::string>& ids,
+                                                  const std::vector<int64_t>& sizes);
 
 }  // namespace av

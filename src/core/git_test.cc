@@ -1,5 +1,5 @@
 // core/git: the safe argv and environment (H5: protocol.allow=never and no lazy fetch on
-// every call), and the tree and blob reads with real git.
+// every call), and the tree and blob reads of the base copy with real git.
 #include "core/git.h"
 
 #include <gtest/gtest.h>
@@ -52,53 +52,47 @@ constexpr const char* kGit =
     "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
     "-c core.hooksPath=/dev/null -c init.defaultBranch=main ";
 
-// The reviewer reads whole files at a revision: as committed (no smudge filter runs),
-// nullopt for a path the revision does not have.
-TEST(SafeGit, ReadGitBlobGivesTheCommittedBytes) {
+// The base copy reads blobs by id: as committed (no smudge filter runs), split by the
+// sizes ls-tree gave, and a non-blob or unknown id is an error.
+TEST(SafeGit, ReadGitBlobsByIdGivesTheCommittedBytes) {
   if (RunShell("git --version").exit_code != 0) GTEST_SKIP() << "git is not installed";
   TempDir repo;
   const std::string g = kGit;
-  auto made = RunShell("cd '" + repo.path() + "' && " + g + "init -q && mkdir -p src && " +
-                       "printf 'v1\\n' > 'src/a b.cu' && printf 'bin\\0ary' > bin && " +
-                       "echo '*.cu filter=evil' > .gitattributes && " + g + "add -A && " + g +
-                       "commit -qm one && printf 'v2\\n' > 'src/a b.cu' && " + g +
-                       "commit -qam two && git config filter.evil.smudge 'touch " +
-                       repo.File("MARKER") + "; cat'");
+  auto made = RunShell(
+      "cd '" + repo.path() + "' && " + g + "init -q && mkdir -p src && " +
+      "printf 'v1\\n' > 'src/a b.cu' && printf 'bin\\0ary' > bin && : > empty && " +
+      "echo '*.cu filter=evil' > .gitattributes && " + g + "add -A && " + g +
+      "commit -qm one && git config filter.evil.smudge 'touch " + repo.File("MARKER") + "; cat'");
   ASSERT_EQ(made.exit_code, 0) << made.output;
   PosixProcessRunner runner;
-  auto base = ReadGitBlob(runner, repo.path(), "HEAD~1", "src/a b.cu");
-  ASSERT_TRUE(base.ok()) << base.status().message();
-  ASSERT_TRUE(base->has_value());
-  EXPECT_EQ(**base, "v1\n");
-  auto head = ReadGitBlob(runner, repo.path(), "HEAD", "src/a b.cu");
-  ASSERT_TRUE(head.ok() && head->has_value());
-  EXPECT_EQ(**head, "v2\n");
-  auto none = ReadGitBlob(runner, repo.path(), "HEAD", "src/missing.cu");
-  ASSERT_TRUE(none.ok()) << none.status().message();
-  EXPECT_FALSE(none->has_value());
-  auto dir = ReadGitBlob(runner, repo.path(), "HEAD", "src");  // a tree, not a file
-  ASSERT_TRUE(dir.ok());
-  EXPECT_FALSE(dir->has_value());
-  auto blobs = ReadGitBlobs(runner, repo.path(), {"HEAD:bin", "HEAD~1:src/a b.cu", "nope:x"});
-  ASSERT_TRUE(blobs.ok()) << blobs.status().message();
-  ASSERT_EQ(blobs->size(), 3u);
-  EXPECT_EQ(*(*blobs)[0], std::string("bin\0ary", 7));
-  EXPECT_EQ(*(*blobs)[1], "v1\n");
-  EXPECT_FALSE((*blobs)[2].has_value());
-  EXPECT_FALSE(ReadGitBlobs(runner, repo.path(), {"HEAD:a\nHEAD:b"}).ok());
-  EXPECT_FALSE(ReadGitBlob(runner, repo.path(), "--output=/tmp/x", "a").ok());
-  EXPECT_FALSE(std::filesystem::exists(repo.File("MARKER"))) << "a filter ran";
-
   auto tree = ListGitTree(runner, repo.path(), "HEAD");
   ASSERT_TRUE(tree.ok()) << tree.status().message();
-  ASSERT_EQ(tree->size(), 3u);
-  auto it = std::find_if(tree->begin(), tree->end(),
-                         [](const GitTreeEntry& e) { return e.path == "src/a b.cu"; });
-  ASSERT_NE(it, tree->end());
-  EXPECT_EQ(it->mode, "100644");
-  EXPECT_EQ(it->type, "blob");
-  EXPECT_EQ(it->size, 3);
-  EXPECT_EQ(it->object.size(), 40u);
+  ASSERT_EQ(tree->size(), 4u);
+  std::vector<std::string> ids;
+  std::vector<int64_t> sizes;
+  for (const GitTreeEntry& e : *tree) {
+    EXPECT_EQ(e.mode, "100644") << e.path;
+    EXPECT_EQ(e.type, "blob");
+    EXPECT_EQ(e.object.size(), 40u);
+    ids.push_back(e.object);
+    sizes.push_back(e.size);
+  }
+  auto blobs = ReadGitBlobsById(runner, repo.path(), ids, sizes);
+  ASSERT_TRUE(blobs.ok()) << blobs.status().message();
+  ASSERT_EQ(blobs->size(), 4u);
+  for (size_t i = 0; i < tree->size(); ++i) {
+    const std::string& path = (*tree)[i].path;
+    if (path == "src/a b.cu") EXPECT_EQ((*blobs)[i], "v1\n");
+    if (path == "bin") EXPECT_EQ((*blobs)[i], std::string("bin\0ary", 7));
+    if (path == "empty") EXPECT_EQ((*blobs)[i], "");
+  }
+  auto commit = RunShell("cd '" + repo.path() + "' && git rev-parse HEAD").output;
+  commit.pop_back();
+  EXPECT_FALSE(ReadGitBlobsById(runner, repo.path(), {commit}, {10}).ok());  // not a blob
+  EXPECT_FALSE(ReadGitBlobsById(runner, repo.path(), {std::string(40, '1')}, {1}).ok());
+  EXPECT_FALSE(ReadGitBlobsById(runner, repo.path(), {"--output=/tmp/x"}, {1}).ok());
+  EXPECT_FALSE(ReadGitBlobsById(runner, repo.path(), {ids[0]}, {sizes[0] + 1}).ok());
+  EXPECT_FALSE(std::filesystem::exists(repo.File("MARKER"))) << "a filter ran";
 }
 
 }  // namespace

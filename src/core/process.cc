@@ -161,9 +161,7 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(
-      &actions, 0, request.stdin_path.empty() ? "/dev/null" : request.stdin_path.c_str(), O_RDONLY,
-      0);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
   if (!request.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, request.cwd.c_str());

@@ -26,9 +26,6 @@ struct ProcessRequest {
   int timeout_ms = 600'000;
   // Each stream keeps its first max_output_bytes; the rest is counted and dropped.
   size_t max_output_bytes = 16 << 20;
-  // A file the child reads as its stdin (`git cat-file --batch` takes its object list
-  // there); empty: /dev/null.
-  std::string stdin_path;
 };
 
 struct ProcessResult {

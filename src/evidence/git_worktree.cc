@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Blobs are read in batches of about this many bytes (one cat-file process each).
+// Blobs are read in batches of about this many bytes (one git process each).
 constexpr int64_t kBatchBytes = int64_t{256} << 20;
-constexpr size_t kBatchObjects = 20000;
+constexpr size_t kBatchObjects = 2000;
 
 // A tree path git itself would check out: relative, no empty, "." or ".." component,
 // no ".git" folder (any case).
@@ -138,34 +138,37 @@ class TreeWriter {
     return Status::Ok();
   }
 
-  // Reads `entries`' blobs in batches; calls `use` with each entry and its contents.
+  // Reads `entries`' blobs (ReadGitBlobsById batches them); calls `use` with each entry
+  // and its contents.
   template <typename Use>
   Status ForEachBlob(const std::string& repo, const std::vector<const GitTreeEntry*>& entries,
                      Use use) {
-    size_t i = 0;
-    while (i < entries.size()) {
-      std::vector<std::string> ids;
-      int64_t batch = 0;
-      size_t j = i;
-      while (j < entries.size() && ids.size() < kBatchObjects &&
-             (ids.empty() || batch + entries[j]->size <= kBatchBytes)) {
-        batch += std::max<int64_t>(entries[j]->size, 0);
-        ids.push_back(entries[j]->object);
-        ++j;
-      }
-      AV_ASSIGN_OR_RETURN(
-          auto blobs,
-          ReadGitBlobs(runner_, repo, ids, static_cast<size_t>(std::max(batch, int64_t{0}))));
-      for (size_t k = 0; k < ids.size(); ++k) {
-        const GitTreeEntry& e = *entries[i + k];
-        if (!blobs[k]) {
-          return InvalidInput("object " + e.object + " (" + e.path +
-                              ") is not in the local repository " + repo +
-                              " (a partial or shallow clone?): attnverify never fetches");
+    std::vector<std::string> ids;
+    std::vector<int64_t> sizes;
+    int64_t batch_bytes = 0;
+    for (size_t i = 0; i <= entries.size(); ++i) {
+      // A batch of about kBatchBytes at a time, so the copy never holds the whole tree.
+      bool flush = i == entries.size() ||
+                   (!ids.empty() &&
+                    (ids.size() >= kBatchObjects || batch_bytes + entries[i]->size > kBatchBytes));
+      if (flush && !ids.empty()) {
+        auto blobs = ReadGitBlobsById(runner_, repo, ids, sizes);
+        if (!blobs.ok()) {
+          return blobs.status().WithContext("reading the base's files from " + repo +
+                                            " (a partial or shallow clone? attnverify never "
+                                            "fetches)");
         }
-        AV_RETURN_IF_ERROR(use(e, *blobs[k]));
+        for (size_t k = 0; k < ids.size(); ++k) {
+          AV_RETURN_IF_ERROR(use(*entries[i - ids.size() + k], (*blobs)[k]));
+        }
+        ids.clear();
+        sizes.clear();
+        batch_bytes = 0;
       }
-      i = j;
+      if (i == entries.size()) break;
+      ids.push_back(entries[i]->object);
+      sizes.push_back(entries[i]->size);
+      batch_bytes += entries[i]->size;
     }
     return Status::Ok();
   }

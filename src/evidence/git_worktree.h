@@ -1,6 +1,6 @@
 // A temporary copy of a base revision's files, so that `attnverify build --base REF`
 // compiles base and head with the same flags. It is written from git's object store
-// (`ls-tree` and `cat-file --batch` through core/git.h), not checked out: no filter, hook
+// (`ls-tree`, then `show` of each blob by id, through core/git.h), not checked out: no filter, hook
 // or other program the repository's config names can run, and blobs are written as
 // committed. Submodules (CUTLASS in FlashMLA and DeepGEMM) are written the same way from
 // the head work tree's own clone of each submodule, when it holds the recorded commit;
