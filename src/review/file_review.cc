@@ -45,6 +45,7 @@ void FileReview::Run() {
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);
+    BarriersAdded(b);
     Accumulators(b);
     Constants(b);
     Candidates(b);
@@ -56,9 +57,10 @@ void FileReview::Run() {
     Clamps(b);
     Guards(b);
     Boundaries(b);
-    Interface(b);
     LaunchGrid(b);
     BlockIndex(b);
+    Interface(b);
+    Widths(b);
     Masks(b);
     CombineAndSoftmax(b);
   }

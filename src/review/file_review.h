@@ -36,6 +36,8 @@ inline constexpr std::string_view kSoftmax = "softmax.stability_changed";
 inline constexpr std::string_view kAtomic = "atomics.introduced";
 inline constexpr std::string_view kBarrier = "sync.barrier_removed";
 inline constexpr std::string_view kNamedBarrier = "sync.named_barrier_changed";
+inline constexpr std::string_view kBarrierAdded = "sync.barrier_added";
+inline constexpr std::string_view kWidth = "arith.width_changed";
 inline constexpr std::string_view kOrdering = "sync.memory_ordering_changed";
 inline constexpr std::string_view kAccum = "accum.dtype_narrowed";
 inline constexpr std::string_view kFallback = "fallback.switch_removed";
@@ -83,6 +85,7 @@ class FileReview {
   void Fallbacks();
   void MemoryOrdering(ChangeBlock& b);
   void NamedBarriers(ChangeBlock& b);
+  void BarriersAdded(ChangeBlock& b);
   // rules_values.cc
   void Accumulators(ChangeBlock& b);
   void Constants(ChangeBlock& b);
@@ -96,6 +99,7 @@ class FileReview {
   void Clamps(ChangeBlock& b);
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
+  void Widths(ChangeBlock& b);
   // rules_kernel.cc
   void Interface(ChangeBlock& b);
   void LaunchGrid(ChangeBlock& b);

@@ -139,6 +139,14 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kBuild,
        "NamedBarrier::arrive_and_wait/sync/arrive and bar.sync added or re-numbered, entries of "
        "barrier-id enums (the hardware has 16 per CTA; ptxas reports `used N barriers`)"},
+      {kBarrierAdded,
+       "warning",
+       4,
+       {5},
+       "barrier, wait or fence added",
+       VerifyWith::kNumerics,
+       "__syncthreads, cluster syncs, barrier waits and fences (tcgen05, async proxy) added in a "
+       "modified file: who must reach them, and what they now order"},
       {kOrdering,
        "warning",
        5,
@@ -187,6 +195,15 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "changed reads of blockIdx / gridDim in a kernel and the indices derived from them "
        "(batch_idx = i / params.s_q)"},
+      {kWidth,
+       "warning",
+       2,
+       {6},
+       "integer width of size or offset arithmetic changed",
+       VerifyWith::kNumerics,
+       "a product or sum of sizes widened to 64 bits (a static_cast<uint64_t> added, an int "
+       "declared int64_t, sizeof moved first): where did it overflow, and what else still does?",
+       4},
       {kTma,
        "warning",
        4,

@@ -25,6 +25,8 @@ bool IsMaskIdentifier(std::string_view id, bool comparing) {
   std::vector<std::string> w = IdentifierWords(id);
   for (size_t i = 0; i < w.size(); ++i) {
     const std::string& x = w[i];
+    // GroupedMasked / MGroupedMasked: a grouped-GEMM layout, not an attention mask.
+    if (x == "grouped") return false;
     if (x == "causal" || x == "mask" || x == "masked" || x == "masking" || x == "window" ||
         x == "sliding") {
       return true;
@@ -51,7 +53,8 @@ bool Compares(const CodeLine& l) {
 }
 
 bool IsMaskFunction(std::string_view name) {
-  return HasWord(name, {"causal", "mask", "masked", "window", "seqlen"});
+  return HasWord(name, {"causal", "mask", "masked", "window", "seqlen"}) &&
+         !HasWord(name, {"grouped", "gemm"});
 }
 
 // "kBlockN" -> "blockn", "NUM_STAGES" -> "numstages".
@@ -241,7 +244,15 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
                                                   "syncthreads",
                                                   "barrier_sync",
                                                   "mbarrier_wait",
-                                                  "pipeline_wait"};
+                                                  "pipeline_wait",
+                                                  "cluster_sync",
+                                                  "cluster_arrive",
+                                                  "cluster_wait",
+                                                  "cluster_arrive_relaxed",
+                                                  "tcgen05_after_thread_sync",
+                                                  "tcgen05_before_thread_sync",
+                                                  "fence_view_async_tmem_load",
+                                                  "fence_view_async_tmem_store"};
   std::vector<BarrierUse> uses;
   const auto& t = l.tokens;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -255,9 +266,16 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
       } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." &&
                  (t[i - 2].text == "grid" || t[i - 2].text == "block")) {
         key = t[i - 2].text + ".sync";
-      } else if (t[i].text == "wait" && i >= 2 && t[i - 1].text == "." &&
-                 HasWord(t[i - 2].text, {"pipeline", "pipe", "barrier", "bar", "mbar"})) {
-        key = "pipeline.wait";
+      } else if (t[i].text == "wait" && i >= 2 && (t[i - 1].text == "." || t[i - 1].text == "->")) {
+        // pipeline.wait(), bar.wait(), full_barriers[stage]->wait(phase)
+        for (size_t k = i - 1; k-- > 0 && k + 6 > i;) {
+          if (t[k].kind == TokenKind::kIdentifier &&
+              HasWord(t[k].text, {"pipeline", "pipe", "barrier", "barriers", "bar", "mbar"})) {
+            key = "pipeline.wait";
+            break;
+          }
+        }
+        if (key.empty()) continue;
       }
       if (key.empty()) continue;
       BarrierUse u{key, -1};

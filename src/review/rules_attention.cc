@@ -42,6 +42,20 @@ bool IsCombine(const CodeLine& l, bool splits_count, bool attention) {
   return false;
 }
 
+// A line that is a combine line only because it accumulates (`acc += ...`).
+bool AccumulatesOnly(const CodeLine& l) {
+  for (const Token& t : l.tokens) {
+    if (t.kind != TokenKind::kIdentifier) continue;
+    for (const std::string& x : IdentifierWords(t.text)) {
+      if (x == "lse" || x == "logsumexp" || x == "oaccum" || x == "combine" || x == "partial" ||
+          x == "partials" || x == "splits") {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void FileReview::Masks(ChangeBlock& b) {
@@ -113,6 +127,15 @@ void FileReview::CombineAndSoftmax(ChangeBlock& b) {
   };
   if (!combine.empty()) {
     Report(kCombine, combine, [&](const std::vector<CodeLine*>& run) {
+      // An accumulation outside any combine (`acc += a * b` in a reduction): its precision
+      // and order, not the LSE merge, is the question.
+      bool merge = splits;
+      for (const CodeLine* l : run) merge = merge || !AccumulatesOnly(*l);
+      if (!merge) {
+        return OldToNew(run) +
+               ". Is every term computed in the accumulator's type (a product of two bf16 "
+               "values rounds before it is added), and does the order of the sum change?";
+      }
       return OldToNew(run) +
              ". Do the partial outputs and LSE still combine to the unsplit "
              "result?" +

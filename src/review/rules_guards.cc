@@ -289,4 +289,67 @@ void FileReview::Boundaries(ChangeBlock& b) {
   }
 }
 
+void FileReview::Widths(ChangeBlock& b) {
+  if (!cpp()) return;
+  auto is_wide = [](const std::string& x) {
+    return x == "uint64_t" || x == "int64_t" || x == "size_t" || x == "index_t" || x == "int64" ||
+           x == "ptrdiff_t" || x == "uint64";
+  };
+  auto is_narrow = [](const std::string& x) {
+    return x == "int" || x == "uint32_t" || x == "int32_t" || x == "unsigned";
+  };
+  // Casts to a 64-bit type: static_cast<int64_t>(x), (int64_t)x, int64_t(x).
+  auto casts = [&](const CodeLine& l) {
+    int n = 0;
+    const auto& t = l.tokens;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!is_wide(t[i].text)) continue;
+      const bool static_cast_arg = i >= 2 && t[i - 1].text == "<" && t[i - 2].text == "static_cast";
+      const bool c_cast =
+          i >= 1 && t[i - 1].text == "(" && i + 1 < t.size() && t[i + 1].text == ")";
+      const bool functional = i + 1 < t.size() && t[i + 1].text == "(" &&
+                              (i == 0 || t[i - 1].kind != TokenKind::kIdentifier);
+      n += static_cast_arg || c_cast || functional;
+    }
+    return n;
+  };
+  auto arithmetic = [](const CodeLine& l) {
+    for (const Token& t : l.tokens) {
+      if (t.text == "*" || t.text == "+=" || t.text == "*=") return true;
+    }
+    return false;
+  };
+  auto sizeof_at = [](const CodeLine& l) -> size_t {
+    for (size_t i = 0; i < l.tokens.size(); ++i) {
+      if (l.tokens[i].text == "sizeof") return i;
+    }
+    return l.tokens.size();
+  };
+  std::vector<CodeLine*> widened;
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
+    if (r == nullptr || r->claimed) continue;
+    // `B*H*Q * sizeof(T)` -> `sizeof(T) * B*H*Q`: the product now starts in size_t.
+    const bool sizeof_first = r->token_hashes == a.token_hashes && sizeof_at(a) < sizeof_at(*r);
+    // `int sum_k = 0;` -> `uint64_t sum_k = 0;`: the same name declared wider.
+    const bool declared_wide = a.tokens.size() >= 2 && r->tokens.size() >= 2 &&
+                               is_narrow(r->tokens[0].text) && is_wide(a.tokens[0].text) &&
+                               a.tokens[1].text == r->tokens[1].text;
+    const bool cast = casts(a) > casts(*r) && arithmetic(a);
+    if (sizeof_first || declared_wide || cast) {
+      widened.push_back(r);
+      widened.push_back(&a);
+    }
+  }
+  if (widened.empty()) return;
+  Report(kWidth, widened, [&](const std::vector<CodeLine*>& run) {
+    return OldToNew(run) + InFunction(run) +
+           ": the size or offset is now computed in 64 bits, so the 32-bit result overflowed for "
+           "large shapes (2^31 elements or bytes). Do the other products of the same sizes "
+           "(offsets, strides, workspace sizes, grid dims) still use 32 bits, and does a swept "
+           "shape come near 2^31?";
+  });
+}
+
 }  // namespace av

@@ -266,10 +266,8 @@ void FileReview::BlockIndex(ChangeBlock& b) {
   bool reads = false;
   for (const auto* side : {&b.removed, &b.added}) {
     for (const CodeLine& l : *side) {
-      const bool device = l.function_kind == FunctionKind::kKernel ||
-                          l.function_kind == FunctionKind::kDevice ||
-                          l.function_kind == FunctionKind::kUnknown;
-      reads = reads || (!l.claimed && device && ReadsBlockIdx(l, nullptr));
+      // Only device code reads blockIdx, whatever its function is declared with.
+      reads = reads || (!l.claimed && ReadsBlockIdx(l, nullptr));
     }
   }
   if (!reads) return;

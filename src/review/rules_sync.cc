@@ -43,7 +43,8 @@ namespace {
 // (fences). A rewrite that drops cp.async waits for TMA and mbarrier waits kept async
 // waits; one that drops a __threadfence and adds none did not keep its fences.
 std::string BarrierGroup(const std::string& key) {
-  if (key.find("threadfence") != std::string::npos || key == "membar" || key == "fence.proxy") {
+  if (key.find("threadfence") != std::string::npos || key == "membar" || key == "fence.proxy" ||
+      key.find("tcgen05") != std::string::npos || key.find("tmem") != std::string::npos) {
     return "fence";
   }
   for (std::string_view async :
@@ -314,9 +315,9 @@ void FileReview::MemoryOrdering(ChangeBlock& b) {
           ++shown;
         }
         if (!list.empty()) {
-          loads = " The function loads through __ldg after the wait at line" +
+          loads = " (the function loads through __ldg after the wait at line" +
                   std::string(shown == 1 ? " " : "s ") + list +
-                  ": ptxas may move those loads above it (LDG.CONSTANT before ACQBULK).";
+                  ", and ptxas may move those loads above it: LDG.CONSTANT before ACQBULK)";
         }
         break;
       }
@@ -440,6 +441,47 @@ void FileReview::NamedBarriers(ChangeBlock& b) {
            "warp that skips it hangs the others), and no other barrier in flight may share the "
            "id. Named barriers count against the 16 per CTA: compare ptxas's `used N barriers` "
            "between base and head (attnverify build).";
+  });
+}
+
+void FileReview::BarriersAdded(ChangeBlock& b) {
+  // In a new file every barrier is new; only a barrier added to existing code is a question.
+  if (!cpp() || added_file()) return;
+  const KeyCounts& c = counts_.barriers;
+  auto count = [](const std::map<std::string, int>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  };
+  std::vector<CodeLine*> lines;
+  std::string group;
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    for (const BarrierUse& u : BarrierUses(a)) {
+      if (count(c.added[index_], u.key) <= count(c.removed[index_], u.key)) continue;  // moved
+      lines.push_back(&a);
+      if (group.empty()) group = BarrierGroup(u.key);
+      break;
+    }
+  }
+  if (lines.empty()) return;
+  Report(kBarrierAdded, lines, [&](const std::vector<CodeLine*>& run) {
+    const std::string what = Example(run, true) + " added" + InFunction(run);
+    if (group == "fence") {
+      return what +
+             ": what does it order now that was unordered before (tensor-memory or global "
+             "accesses across a barrier, another CTA's view)? The race it fixes shows as "
+             "run-to-run differences: rerun the sweep.";
+    }
+    if (group == "async") {
+      return what +
+             ": which copy or MMA does it wait for, with which phase or count? A wait on the "
+             "wrong phase hangs or reads a stale stage; the race it fixes shows as run-to-run "
+             "differences.";
+    }
+    return what +
+           ": every thread of the CTA (or cluster) must reach it on every path: a warp that "
+           "returned early or runs another role's branch hangs the rest. Which write does it "
+           "order before which read (or free)?";
   });
 }
 

@@ -113,7 +113,10 @@ Classified ClassifyHeader(const std::vector<HeaderToken>& h) {
   for (size_t k = i; k < h.size();) {
     const Token& t = *h[k].token;
     if (t.text == "__global__") global = true;
-    if (t.text == "__device__") device = true;
+    if (t.text == "__device__" || t.text == "CUTLASS_DEVICE" || t.text == "CUTE_DEVICE" ||
+        t.text == "CUTLASS_HOST_DEVICE" || t.text == "CUTE_HOST_DEVICE") {
+      device = true;
+    }
     if (t.kind == TokenKind::kIdentifier && IsControlWord(t.text) && t.text != "constexpr" &&
         t.text != "noexcept" && t.text != "operator") {
       return c;  // if/for/while/return ... {
