@@ -102,6 +102,31 @@ Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
   return r.stdout_text;
 }
 
+Result<std::string> ReadGitBlob(ProcessRunner& runner, const std::string& dir,
+                                const std::string& rev, const std::string& path, size_t max_bytes) {
+  if (path.empty() || path[0] == '/' || path.find('\n') != std::string::npos) {
+    return InvalidInput("\"" + path + "\" is not a repository path");
+  }
+  for (char c : rev) {
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (!hex) return InvalidInput("\"" + rev + "\" is not a commit id");
+  }
+  // "REV:PATH" never starts with '-', so it cannot be read as an option. protocol.allow=never:
+  // a blob missing from a partial clone is an error, not a fetch that runs a remote helper.
+  SafeGitOptions options;
+  options.config = {"protocol.allow=never", "core.quotePath=true"};
+  options.max_output_bytes = max_bytes;
+  options.timeout_ms = 60'000;
+  const std::string object = rev + ":" + path;
+  Result<std::string> blob = RunSafeGit(runner, dir, {"cat-file", "blob", object}, {}, options);
+  if (!blob.ok() && blob.status().message().find("larger than") == std::string::npos) {
+    // A path missing at that revision, or not a file there (a folder, a submodule).
+    return NotFound(path + " is not a file at " + (rev.empty() ? "the index" : rev) + ": " +
+                    blob.status().message());
+  }
+  return blob;
+}
+
 std::vector<std::string> GitFilterDrivers(ProcessRunner& runner, const std::string& dir) {
   std::vector<std::string> names;
   auto out =

@@ -41,6 +41,13 @@ Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
                                const std::vector<std::string>& filter_drivers = {},
                                const SafeGitOptions& options = {});
 
+// The bytes of `path` (repository-relative) at revision `rev` (a full sha, or "" for the
+// index), as committed: `git cat-file blob REV:PATH`, which runs no filter, textconv or
+// lazy fetch. NotFound when the path does not exist there; InvalidInput when it is larger
+// than `max_bytes` or git fails. Used by the reviewer to see whole files (review/).
+Result<std::string> ReadGitBlob(ProcessRunner& runner, const std::string& dir,
+                                const std::string& rev, const std::string& path, size_t max_bytes);
+
 // The names X of the repository's filter.X.{smudge,clean,process} settings (to empty them).
 std::vector<std::string> GitFilterDrivers(ProcessRunner& runner, const std::string& dir);
 
