@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/process.h"
 #include "core/version.h"
@@ -87,6 +88,8 @@ int RunBuild(std::vector<std::string> args) {
   request.base_ref = base_ref;
   request.out_dir = out_dir;
   request.tool_version = ATTNVERIFY_VERSION;
+  Result<PackageLock> lock = LockPackage(out_dir, args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   PosixProcessRunner runner;
   Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/process.h"
 #include "core/version.h"
 
 namespace av::cli {
@@ -101,6 +102,9 @@ int RunHelp(std::vector<std::string> args) {
 }
 
 int Main(int argc, char** argv) {
+  // Before anything is written or started: SIGXFSZ ignored (EFBIG names the file), the
+  // programs we start handed back to us if their reaper dies (core/process.h).
+  InitProcessGuards();
   if (argc < 2) {
     PrintUsage(stderr);
     return kExitUsage;
