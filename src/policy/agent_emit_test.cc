@@ -90,22 +90,28 @@ TEST(ProviderTable, FailsClosedLikeTheProviderIssueSays) {
       {"base_url = \"https://taotoken.net/api?utm_source=x\"", "UTM"},
       {"base_url = \"http://taotoken.net/api\"", "plain http"},
       {"base_url = \"https://user:pw@taotoken.net/api\"", "user info"},
-      {"api_key = \"abcdef0123456789\"", "never in attnverify.toml"},
+      {"api_key = \"abcdef0123456789\"", "never written in attnverify.toml"},
       {"key_env = \"ANTHROPIC_AUTH_TOKEN\"", "ANTHROPIC_*"},
       {"models = { default = \"a\", review = \"c\" }", "\"fast\""},
+      {"key_env = \"OPENAI_API_KEY\"", "ANTHROPIC_* and OPENAI_*"},
+      {"name = \"tao token\"", "model_provider id"},
+      // Rules only llm's [provider] reader has: the agent configs use that one parser.
+      {"timeout_s = 0", "timeout_s"},
+      {"api = \"anthropic\"", "\"api\" must be"},
   };
   for (const Bad& b : cases) {
     std::string key = std::string(b.body).substr(0, std::string(b.body).find(' '));
     std::string text = "[provider]\n";
     for (const char* line : {"name = \"taotoken\"", "base_url = \"https://taotoken.net/api\"",
-                             "key_env = \"TAOTOKEN_API_KEY\"",
+                             "api = \"anthropic-messages\"", "key_env = \"TAOTOKEN_API_KEY\"",
                              "models = { default = \"a\", fast = \"b\", review = \"c\" }"}) {
       if (std::string(line).rfind(key + " ", 0) != 0) text += std::string(line) + "\n";
     }
     text += std::string(b.body) + "\n";
     Result<ProviderTable> p = ParseProviderTable(text, "attnverify.toml");
     ASSERT_FALSE(p.ok()) << b.body;
-    EXPECT_NE(p.status().message().find(b.message), std::string::npos) << p.status().message();
+    EXPECT_NE(p.status().message().find(b.message), std::string::npos)
+        << b.body << ": " << p.status().message();
     EXPECT_EQ(p.status().message().rfind("attnverify.toml:", 0), 0u) << p.status().message();
     EXPECT_EQ(p.status().message().find("abcdef0123456789"), std::string::npos);
   }

@@ -1,6 +1,9 @@
 #include "policy/base_url.h"
 
+#include <algorithm>
 #include <cctype>
+
+#include "llm/base_url.h"
 
 namespace av {
 
@@ -43,12 +46,6 @@ bool SplitUrl(std::string_view url, UrlParts* out) {
   for (char c : authority)
     out->host += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return !out->host.empty();
-}
-
-bool IsLoopbackHost(std::string_view host) {
-  return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1" ||
-         (host.rfind("127.", 0) == 0 &&
-          host.find_first_not_of("0123456789.") == std::string_view::npos);
 }
 
 std::vector<UrlProblem> CheckBaseUrl(std::string_view url) {
@@ -94,6 +91,12 @@ std::vector<UrlProblem> CheckBaseUrl(std::string_view url) {
   }
   if (!u.fragment.empty() || url.find('#') != std::string_view::npos) {
     out.push_back({true, "carries a fragment", "carries a fragment (#" + u.fragment + ")"});
+  }
+  // Never more lenient than the provider's own reader: what it refuses is an error here.
+  Result<BaseUrl> judged = ParseBaseUrl(url);
+  bool any_error = std::any_of(out.begin(), out.end(), [](const UrlProblem& p) { return p.error; });
+  if (!judged.ok() && !any_error) {
+    out.push_back({true, "is refused by [provider]'s rules", judged.status().message()});
   }
   return out;
 }

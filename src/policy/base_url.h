@@ -1,6 +1,7 @@
-// The Base URL checks every agent config shares with [provider] (issue 13's fail-closed
-// rules): https only (http for loopback hosts, with a warning), no user info, no query
-// string (UTM parameters belong to web links, never to a Base URL), no fragment, no
+// The Base URL checks of the config audit: every problem of a URL, each as a finding
+// (llm/base_url.h judges [provider]'s own Base URL and stops at the first; anything it
+// refuses is an error here too): https only (http for loopback hosts, with a warning), no user
+// info, no query string (UTM parameters belong to web links, never to a Base URL), no fragment, no
 // blanks. And how two tools' Base URLs are compared: Codex appends "/responses" to its
 // base_url while Claude Code appends "/v1/messages", so a Codex base_url of
 // "{base}/v1" is the same gateway as a Claude Code "{base}". Pure functions.
@@ -18,7 +19,6 @@ struct UrlParts {
 
 // False when `url` has no "scheme://host".
 bool SplitUrl(std::string_view url, UrlParts* out);
-bool IsLoopbackHost(std::string_view host);
 
 struct UrlProblem {
   bool error = true;  // false: a warning

@@ -89,10 +89,12 @@ TEST_F(AgentConfigCli, EmitNeverOverwritesWithoutForceAndShowsTheDiff) {
 TEST_F(AgentConfigCli, EmitRefusesABadProviderTable) {
   std::ofstream(dir_.File("repo/attention-verify/attnverify.toml"))
       << "[provider]\nname = \"t\"\nbase_url = \"https://t.example/api?utm_source=x\"\n"
-         "key_env = \"T_KEY\"\nmodels = { default = \"a\", fast = \"b\", review = \"c\" }\n";
+         "api = \"anthropic-messages\"\nkey_env = \"T_KEY\"\nmodels = { default = \"a\", fast = "
+         "\"b\", review = \"c\" }\n";
   testing::CommandResult r = RunShell(Run("agent-config emit --tool all"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("attnverify.toml:3:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("query"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir_.File("repo/.claude/settings.json")));
 }
 

@@ -10,6 +10,8 @@ nlohmann::json FindingToJson(const Finding& f) {
           {"severity", f.severity},
           {"component", f.component},
           {"file", f.file},
+          {"side", f.side},
+          {"function", f.function},
           {"line", f.line},
           {"end_line", f.end_line},
           {"checklist_item", f.checklist_item},
@@ -25,8 +27,23 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
   using nlohmann::json;
   json diffs = json::array();
   for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back(
-        {{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
+    diffs.push_back({{"component", d.component},
+                     {"path", d.path},
+                     {"sha256", d.sha256},
+                     {"files", d.files},
+                     {"kind", d.kind}});
+  }
+  json config_changes = json::array();
+  for (const ConfigChange& c : report.config_changes) {
+    // Values were JSON when compared; "null" for a side that lacks the setting.
+    json old_value = json::parse(c.old_json, nullptr, false);
+    json new_value = json::parse(c.new_json, nullptr, false);
+    config_changes.push_back({{"file", c.file},
+                              {"json_path", c.json_path},
+                              {"old", old_value.is_discarded() ? json(c.old_json) : old_value},
+                              {"new", new_value.is_discarded() ? json(c.new_json) : new_value},
+                              {"effect", c.effect},
+                              {"finding", c.finding}});
   }
   json findings = json::array();
   for (const Finding& f : report.findings) findings.push_back(FindingToJson(f));
@@ -41,7 +58,10 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
               {"files_reviewed", report.files_reviewed},
               {"files_skipped", report.files_skipped},
               {"diffs", std::move(diffs)},
-              {"findings", std::move(findings)}};
+              {"findings", std::move(findings)},
+              {"config_reviewed", report.config_reviewed},
+              {"config_not_reviewed", report.config_not_reviewed},
+              {"config_changes", std::move(config_changes)}};
 }
 
 namespace {
@@ -76,9 +96,8 @@ void Fence(std::string* md, const std::string& text, char sign) {
   }
 }
 
-}  // namespace
-
-std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
+// "N findings (a error, b warning)." after a blank line.
+std::string FindingsCount(const std::vector<Finding>& findings) {
   std::string md;
   std::map<std::string, int> by_severity;
   for (const Finding& f : findings) ++by_severity[f.severity];
@@ -94,6 +113,12 @@ std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
     md += ")";
   }
   md += ".\n";
+  return md;
+}
+
+// The table of findings, then one section per finding ("" when there are none).
+std::string FindingsDetail(const std::vector<Finding>& findings) {
+  std::string md;
   if (findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : findings) {
@@ -103,7 +128,9 @@ std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
   for (const Finding& f : findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
     if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
-    md += "`\n\n";
+    md += "`";
+    if (f.side == "base") md += " (base revision: the file is deleted)";
+    md += "\n\n";
     md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {
@@ -122,6 +149,8 @@ std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
   }
   return md;
 }
+
+}  // namespace
 
 nlohmann::json FindingsToSarif(const std::vector<Finding>& findings,
                                const std::string& tool_version) {
@@ -166,6 +195,10 @@ nlohmann::json FindingsToSarif(const std::vector<Finding>& findings,
              {"results", results}}})}};
 }
 
+std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
+  return FindingsCount(findings) + FindingsDetail(findings);
+}
+
 std::string ReviewToMarkdown(const ReviewReport& report) {
   std::string md = "# Review 01 (built-in rules)\n\n";
   md +=
@@ -191,7 +224,20 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     for (const std::string& r : report.disabled_rules) md += " `" + r + "`";
     md += "\n";
   }
-  md += FindingsToMarkdown(report.findings);
+  md += FindingsCount(report.findings);
+  if (!report.config_changes.empty()) {
+    md +=
+        "\nThe package's own configuration changed since the base revision:\n\n"
+        "| file | setting | base | head | effect |\n|---|---|---|---|---|\n";
+    for (const ConfigChange& c : report.config_changes) {
+      md += "| `" + Inline(c.file) + "` | `" + Inline(c.json_path) + "` | `" + Inline(c.old_json) +
+            "` | `" + Inline(c.new_json) + "` | " + c.effect + " |\n";
+    }
+  } else if (!report.config_reviewed && !report.config_not_reviewed.empty()) {
+    md +=
+        "\nThe package's own configuration was not compared: " + report.config_not_reviewed + ".\n";
+  }
+  md += FindingsDetail(report.findings);
   return md;
 }
 
