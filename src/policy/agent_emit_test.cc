@@ -82,6 +82,19 @@ TEST(AgentEmit, EmittedFilesAuditWithoutErrors) {
   EXPECT_EQ(r->findings.size(), 2u) << all;
 }
 
+// doc/agent-configs.md shows the three files in full; they must be what emit writes.
+TEST(AgentEmit, TheDocShowsTheEmittedFilesVerbatim) {
+  Result<ProviderTable> p = ReadProviderTable(HowToToml());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  p->config_path = "attention-verify/attnverify.toml";  // as emit names it from the repo root
+  Result<std::string> doc = ReadFileToString(testing::SourceDir() + "/doc/agent-configs.md");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  for (const std::string& file : {EmitClaudeSettings(*p), EmitCodexConfig(*p),
+                                  EmitCcSwitchProvider(*p, "attention-kernel-refactor")}) {
+    EXPECT_NE(doc->find(file), std::string::npos) << "doc/agent-configs.md lacks:\n" << file;
+  }
+}
+
 TEST(ProviderTable, FailsClosedLikeTheProviderIssueSays) {
   struct Bad {
     const char* body;
