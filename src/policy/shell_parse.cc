@@ -197,6 +197,20 @@ Status ShellParser::ParsePipeline() {
 }
 
 Status ShellParser::ParseCommand() {
+  // Groups, subshells, ifs and loops recurse through here: bound them so that a hostile
+  // string such as 30000 "{ " is an error, not a stack overflow.
+  if (compound_ >= limits_.max_compound_depth) {
+    const Token* t;
+    AV_RETURN_IF_ERROR(Peek(&t));
+    return Error("compound commands nest too deeply", t->begin);
+  }
+  ++compound_;
+  Status status = ParseCommandAt();
+  --compound_;
+  return status;
+}
+
+Status ShellParser::ParseCommandAt() {
   const Token* t;
   AV_RETURN_IF_ERROR(Peek(&t));
   size_t begin = t->begin;

@@ -62,6 +62,7 @@ struct ShellScript {
 struct ShellLimits {
   size_t max_bytes = 64 << 10;  // a command string longer than this is refused
   int max_depth = 12;           // nested substitutions and re-parsed scripts
+  int max_compound_depth = 64;  // nested groups, subshells, ifs and loops in one script
   size_t max_commands = 4096;
 };
 

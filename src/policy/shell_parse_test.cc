@@ -126,5 +126,37 @@ TEST(ShellParse, LimitsHold) {
   EXPECT_FALSE(ParseShell(many).ok());
 }
 
+// Found by feeding the fuzz target 30000 "{ " (60 KB, under the size limit): the groups
+// recursed until the stack overflowed. Nesting that deep is now an error, so ask.
+TEST(ShellParseRegression, DeeplyNestedGroupsAreAnErrorNotAStackOverflow) {
+  for (const char* open : {"{ ", "( ", "if true; then ", "while true; do "}) {
+    std::string deep;
+    for (int i = 0; i < 30000 && deep.size() < (60 << 10); ++i) deep += open;
+    Result<ShellScript> r = ParseShell(deep);
+    ASSERT_FALSE(r.ok()) << open;
+    EXPECT_NE(r.status().message().find("nest too deeply"), std::string::npos)
+        << r.status().message();
+  }
+  std::string fine;
+  for (int i = 0; i < 20; ++i) fine += "{ ( ";
+  fine += "ls";
+  for (int i = 0; i < 20; ++i) fine += "; ) }";
+  Result<ShellScript> ok = ParseShell(fine);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_TRUE(ok->undecided.empty());
+}
+
+// The fuzz target's next find: ${x:-${x:-... recursed through the word scanner the same way.
+TEST(ShellParseRegression, DeeplyNestedExpansionsAreAnErrorNotAStackOverflow) {
+  for (const char* open : {"${x:-", "\"${x:-", "\"$(\"", "${x:-\"", "$(("}) {
+    std::string deep = "echo ";
+    while (deep.size() < (60 << 10)) deep += open;
+    Result<ShellScript> r = ParseShell(deep);
+    ASSERT_FALSE(r.ok()) << open;
+  }
+  Result<ShellScript> ok = ParseShell("echo \"${a:-\"${b:-\"$(ls \"$c\")\"}\"}\"");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+}
+
 }  // namespace
 }  // namespace av

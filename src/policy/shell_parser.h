@@ -47,6 +47,7 @@ class ShellParser {
   Status ParseAndOr();
   Status ParsePipeline();
   Status ParseCommand();
+  Status ParseCommandAt();  // ParseCommand below its nesting bound
   Status ParseSimpleCommand();
   Status ParseIf();
   Status ParseLoop();
@@ -70,7 +71,9 @@ class ShellParser {
   Status ScanSingleQuoted(ShellWord* w);
   Status ScanAnsiC(ShellWord* w);
   Status ScanDoubleQuoted(ShellWord* w);
+  Status ScanDoubleQuotedAt(ShellWord* w);
   Status ScanDollar(ShellWord* w, bool in_dquote);
+  Status ScanDollarAt(ShellWord* w, bool in_dquote);
   Status ScanBraceParameter(ShellWord* w, bool in_dquote);
   Status ScanArithmetic(ShellWord* w);
   Status ScanBackquote(ShellWord* w, bool in_dquote);
@@ -87,6 +90,8 @@ class ShellParser {
   size_t pos_ = 0;
   int depth_ = 0;  // of this text; +nest_ for $(...) parsed in place
   int nest_ = 0;
+  int compound_ = 0;   // compound commands open around the current one
+  int word_nest_ = 0;  // expansions and double quotes open around the current one
   const ShellLimits& limits_;
   ShellScript* out_;
   std::optional<Token> peeked_;

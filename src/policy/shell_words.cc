@@ -371,6 +371,16 @@ Status ShellParser::ScanAnsiC(ShellWord* w) {
 }
 
 Status ShellParser::ScanDoubleQuoted(ShellWord* w) {
+  // Expansions and quotes nest through here ("${x:-"${x:-..."}"}): bounded, so that deep
+  // nesting is an error and not a stack overflow.
+  if (word_nest_ >= limits_.max_compound_depth) return Error("expansions nest too deeply", pos_);
+  ++word_nest_;
+  Status status = ScanDoubleQuotedAt(w);
+  --word_nest_;
+  return status;
+}
+
+Status ShellParser::ScanDoubleQuotedAt(ShellWord* w) {
   size_t open = pos_;
   ++pos_;
   w->quoted = true;
@@ -404,6 +414,16 @@ Status ShellParser::ScanDoubleQuoted(ShellWord* w) {
 }
 
 Status ShellParser::ScanDollar(ShellWord* w, bool in_dquote) {
+  // Expansions and quotes nest through here ("${x:-"${x:-..."}"}): bounded, so that deep
+  // nesting is an error and not a stack overflow.
+  if (word_nest_ >= limits_.max_compound_depth) return Error("expansions nest too deeply", pos_);
+  ++word_nest_;
+  Status status = ScanDollarAt(w, in_dquote);
+  --word_nest_;
+  return status;
+}
+
+Status ShellParser::ScanDollarAt(ShellWord* w, bool in_dquote) {
   size_t dollar = pos_;
   size_t p = SkipContinuations(pos_ + 1);
   char c = At(p);
