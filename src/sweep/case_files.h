@@ -56,10 +56,13 @@ struct CandidateOutputs {
   std::map<std::string, std::string> metadata;  // safetensors __metadata__
   std::string source;                           // outputs.safetensors or "<name>.npy, ..."
   std::string sha256;  // of outputs.safetensors, or of the .npy files in order
+  // Outputs that are entirely NaN: the case fails for them, but they are outputs, which
+  // the invariance checks still compare (NaN positions) with the group's other runs.
+  std::vector<std::string> all_nan;
 };
 
 // Reads and checks the candidate's outputs. A problem (missing file or tensor, wrong
-// dtype or shape, all NaN) is an InvalidInput whose message is the case's failure reason.
+// dtype or shape) is an InvalidInput whose message is the case's failure reason.
 Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc);
 
 }  // namespace av
