@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/sha256.h"
@@ -40,6 +41,12 @@ int RunMerge(std::vector<std::string> args) {
   app.add_flag("--allow-missing", allow_missing,
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+  // The package the merged evidence goes into: the folder above evidence/, else the
+  // output's own folder.
+  std::filesystem::path package = std::filesystem::absolute(out_path).parent_path();
+  if (package.filename() == "evidence") package = package.parent_path();
+  Result<PackageLock> lock = LockPackage(package.string(), args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   std::vector<NumericsShard> shards;
   for (const std::string& path : inputs) {

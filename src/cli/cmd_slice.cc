@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/process.h"
 #include "core/version.h"
@@ -39,6 +40,8 @@ int RunSlice(std::vector<std::string> args) {
   request.command = "attnverify";
   for (const std::string& a : args) request.command += " " + a;
   request.tool_version = ATTNVERIFY_VERSION;
+  Result<PackageLock> lock = LockPackageOfConfig(request.config_path, args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   PosixProcessRunner runner;
   Result<SliceOutcome> out = SlicePackage(runner, request);
