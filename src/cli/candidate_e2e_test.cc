@@ -66,6 +66,19 @@ json RunSweep(const std::string& toml, int* exit_code, const std::string& filter
   return json::parse(*text);
 }
 
+// A filter that selects nothing used to write "verdict": "pass" over 0 cases.
+TEST(NumericsRegression, AFilterThatMatchesNoCaseIsAnErrorNotAPass) {
+  TempDir dir;
+  std::string toml = WritePackage(dir, {0}, {"fp8_gemm"}, "");
+  testing::CommandResult r = RunShell(std::string(ATTNVERIFY_BINARY) + " numerics --config " +
+                                      toml + " --filter 'no_such_case_anywhere'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no case to run: --filter \"no_such_case_anywhere\" matches none of"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("evidence/numerics.json")));
+}
+
 TEST(CpuCandidate, PassesEveryDefaultSweepOverFiveSeeds) {
   TempDir dir;
   int rc = -1;

@@ -548,6 +548,17 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       i = j;
     }
   }
+  // A sweep that runs nothing has nothing to judge: never a pass on zero cases.
+  if (run.cases.empty()) {
+    std::string why = all.empty() ? cfg.shapes + " expands to no case"
+                      : !o.filter.empty()
+                          ? "--filter \"" + o.filter + "\" matches none of the " +
+                                std::to_string(all.size()) + " cases of " + cfg.shapes
+                          : "shard " + std::to_string(o.shard_index) + "/" +
+                                std::to_string(o.shard_count) + " holds none of the " +
+                                std::to_string(all.size()) + " cases of " + cfg.shapes;
+    return InvalidInput("no case to run: " + why);
+  }
   // A symbolic link at the work folder is refused; one at work/cases (committed by the
   // repository, or left by a candidate) is replaced, and nothing it points to touched.
   AV_ASSIGN_OR_RETURN(run.warnings, PrepareWorkFolder(cfg.work_dir));
