@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/process.h"
 #include "core/version.h"
 #include "evidence/build_config.h"
@@ -76,17 +77,18 @@ int RunBuild(std::vector<std::string> args) {
   request.out_dir = out_dir;
   request.tool_version = ATTNVERIFY_VERSION;
 
+  RecordedStage stage(out_dir, "build", args);  // evidence/run.json, unless under `run`
   PosixProcessRunner runner;
   Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);
-  if (!outcome.ok()) return ReportError(outcome.status());
+  if (!outcome.ok()) return stage.Fail(outcome.status());
   const ResourcesReport& report = outcome->report;
   std::fputs(FormatResourcesTable(report).c_str(), stdout);
   for (const std::string& path : outcome->written) std::printf("wrote %s\n", path.c_str());
   if (report.status == "missing") {
     std::fprintf(stderr, "attnverify: %s\n", report.missing_reason.c_str());
-    return kExitOk;
+    return stage.Finish(kExitOk);
   }
-  return report.Passed() ? kExitOk : kExitRejected;
+  return stage.Finish(report.Passed() ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/file.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
@@ -70,6 +71,8 @@ int RunNumerics(std::vector<std::string> args) {
                               std::to_string(options.shard_count);
     }
   }
+  // The package folder is the config's (evidence/run.json), unless under `run`.
+  RecordedStage stage(config->base_dir, "numerics", args);
   PosixProcessRunner runner;
   options.runner = &runner;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
@@ -83,7 +86,7 @@ int RunNumerics(std::vector<std::string> args) {
     }
   };
   Result<NumericsRun> run = RunNumericsSweep(options);
-  if (!run.ok()) return ReportError(run.status());
+  if (!run.ok()) return stage.Fail(run.status());
 
   std::string command = "attnverify";
   for (const std::string& a : args) command += " " + a;
@@ -94,15 +97,15 @@ int RunNumerics(std::vector<std::string> args) {
         {options.config.junit, NumericsRunToJUnit(*run)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
-    if (!st.ok()) return ReportError(st);
+    if (!st.ok()) return stage.Fail(st);
   }
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(),
               options.config.junit.c_str());
   for (const CaseResult& c : run->cases) {
-    if (c.verdict == "error") return kExitInternal;
+    if (c.verdict == "error") return stage.Finish(kExitInternal, c.spec.id + ": " + c.reason);
   }
-  return run->failed() == 0 ? kExitOk : kExitRejected;
+  return stage.Finish(run->failed() == 0 ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli
