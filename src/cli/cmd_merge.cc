@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/file.h"
@@ -42,6 +43,12 @@ int RunMerge(std::vector<std::string> args) {
   app.add_flag("--allow-missing", allow_missing,
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+  // The package the merged evidence goes into: the folder above evidence/, else the
+  // output's own folder.
+  std::filesystem::path package = std::filesystem::absolute(out_path).parent_path();
+  if (package.filename() == "evidence") package = package.parent_path();
+  Result<PackageLock> lock = LockPackage(package.string(), args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   // Merged into a package's evidence/ folder: the package's evidence/run.json records it.
   std::optional<RecordedStage> stage;

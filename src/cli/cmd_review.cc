@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/version.h"
@@ -51,18 +52,26 @@ int RunReview(std::vector<std::string> args) {
   request.command = "attnverify";
   for (const std::string& a : args) request.command += " " + a;
   request.tool_version = ATTNVERIFY_VERSION;
+  // The folder that receives evidence/ and reports/: --out, else the config's package.
+  std::error_code ec;
+  const std::string config_path =
+      !request.config_path.empty() ? request.config_path : "attention-verify/attnverify.toml";
+  Result<PackageLock> lock =
+      !request.out_dir.empty() ? LockPackage(request.out_dir, args)
+      : !request.config_path.empty() || std::filesystem::exists(config_path, ec)
+          ? LockPackageOfConfig(config_path, args)
+          : LockPackage(".", args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   // A package's review records its entry in evidence/run.json (unless under `run`); a
   // review of --diff files without a package records nothing.
   std::optional<RecordedStage> stage;
-  const std::string config =
-      request.config_path.empty() ? "attention-verify/attnverify.toml" : request.config_path;
-  std::error_code ec;
-  if (request.diff_files.empty() || std::filesystem::exists(config, ec)) {
-    stage.emplace(request.out_dir.empty()
-                      ? std::filesystem::absolute(config).parent_path().lexically_normal().string()
-                      : request.out_dir,
-                  "review", args);
+  if (request.diff_files.empty() || std::filesystem::exists(config_path, ec)) {
+    stage.emplace(
+        request.out_dir.empty()
+            ? std::filesystem::absolute(config_path).parent_path().lexically_normal().string()
+            : request.out_dir,
+        "review", args);
   }
   auto finish = [&](int code, const std::string& reason = "") {
     return stage ? stage->Finish(code, reason) : code;

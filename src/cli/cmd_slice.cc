@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/process.h"
@@ -41,6 +42,8 @@ int RunSlice(std::vector<std::string> args) {
   request.command = "attnverify";
   for (const std::string& a : args) request.command += " " + a;
   request.tool_version = ATTNVERIFY_VERSION;
+  Result<PackageLock> lock = LockPackageOfConfig(request.config_path, args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   // The package is the config's folder (evidence/run.json), unless under `run`.
   RecordedStage stage(

@@ -45,7 +45,7 @@ int RunVerifyPackage(std::vector<std::string> args) {
   if (fs::exists(ledger_path, ec)) {
     Result<std::string> ledger_text = ReadFileToString(ledger_path.string());
     if (!ledger_text.ok()) return ReportError(ledger_text.status());
-    Result<RunLedger> ledger = ParseRunLedger(*ledger_text, ledger_path.string());
+    Result<av::RunLedger> ledger = ParseRunLedger(*ledger_text, ledger_path.string());
     if (!ledger.ok()) return ReportError(ledger.status());
     ledger_problems = VerifyLedgerOutputs(package.string(), *ledger);
   }

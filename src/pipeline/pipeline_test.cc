@@ -11,7 +11,6 @@
 #include "pipeline/package_init.h"
 #include "pipeline/run_config.h"
 #include "pipeline/stage_ledger.h"
-#include "sweep/numerics_config.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -233,21 +232,6 @@ TEST(PackageInit, WritesTheLayoutAndKeepsExistingFiles) {
   r = InitPackage(pkg, true);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->written.size(), 4u);
-}
-
-// The template must be accepted by every command that reads it.
-TEST(PackageInit, TemplateParsesForEveryReader) {
-  TempDir dir;
-  ASSERT_TRUE(InitPackage(dir.path(), false).ok());
-  const std::string toml = dir.File("attnverify.toml");
-  Result<RunConfig> run = LoadRunConfig(toml);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_TRUE(run->has_slice);
-  EXPECT_FALSE(run->has_build);      // commented out until the user names sources
-  EXPECT_FALSE(run->has_candidate);  // likewise the candidate
-  Result<NumericsConfig> numerics = LoadNumericsConfig(toml);
-  ASSERT_TRUE(numerics.ok()) << numerics.status().message();
-  EXPECT_EQ(numerics->reference.kind, ImplKind::kOracle);
 }
 
 TEST(Pipeline, LastLineSkipsTrailingBlankLines) {

@@ -96,7 +96,9 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
       // resources.json names no command: the one that writes it, with the base it compared.
       r.file.command =
           r.head_ref == "imported"
-              ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log)
+              ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log) +
+                    (r.has_base && r.base_ref == "imported" ? " --import-base " + Quote(r.base_log)
+                                                            : "")
               : "attnverify build --config " + Quote(config) +
                     (r.has_base ? " --base " + Quote(r.base_ref) : "");
     }

@@ -18,6 +18,10 @@ struct Finding {
   std::string file;
   int64_t line = 0;  // new side; for a pure deletion, where it sat
   int64_t end_line = 0;
+  // "head" (file and lines name the new revision) or "base": the file no longer exists in
+  // head (it was deleted), so file is its old path and the lines are old-side lines.
+  std::string side = "head";
+  std::string function;            // the enclosing function or kernel, when known
   int checklist_item = 0;          // 1..8
   std::vector<int> related_items;  // other items it bears on
   std::string title;
@@ -31,6 +35,18 @@ struct ReviewedDiff {
   std::string path;    // as given (package-relative for a slice)
   std::string sha256;  // of the diff file's bytes
   int64_t files = 0;
+  std::string kind;  // the component's kind (component_kind.h), "" when none decides
+};
+
+// One changed setting of the package's own configuration between base and head
+// (doc/formats/review-json.md "config_changes").
+struct ConfigChange {
+  std::string file;       // package-relative: "config/tolerances.json", "attnverify.toml"
+  std::string json_path;  // "$.ops.mla_decode.o.*.rtol", "$.policy.required"
+  std::string old_json;   // the value as JSON text; "null" when absent
+  std::string new_json;
+  std::string effect;   // "loosened", "tightened", "changed", "added", "removed"
+  std::string finding;  // id of the package.config_changed finding it belongs to
 };
 
 struct ReviewReport {
@@ -41,6 +57,11 @@ struct ReviewReport {
   std::vector<ReviewedDiff> diffs;
   std::vector<std::string> disabled_rules;
   std::vector<Finding> findings;
+  std::vector<ConfigChange> config_changes;
+  // Whether the package's config could be compared with the base revision's (it sits in
+  // the reviewed repository and both revisions could be read); why not when it could not.
+  bool config_reviewed = false;
+  std::string config_not_reviewed;
   int64_t files_reviewed = 0;  // code files the rules looked at
   int64_t files_skipped = 0;   // tests, docs, binaries, other languages
 };

@@ -8,8 +8,23 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
   using nlohmann::json;
   json diffs = json::array();
   for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back(
-        {{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
+    diffs.push_back({{"component", d.component},
+                     {"path", d.path},
+                     {"sha256", d.sha256},
+                     {"files", d.files},
+                     {"kind", d.kind}});
+  }
+  json config_changes = json::array();
+  for (const ConfigChange& c : report.config_changes) {
+    // Values were JSON when compared; "null" for a side that lacks the setting.
+    json old_value = json::parse(c.old_json, nullptr, false);
+    json new_value = json::parse(c.new_json, nullptr, false);
+    config_changes.push_back({{"file", c.file},
+                              {"json_path", c.json_path},
+                              {"old", old_value.is_discarded() ? json(c.old_json) : old_value},
+                              {"new", new_value.is_discarded() ? json(c.new_json) : new_value},
+                              {"effect", c.effect},
+                              {"finding", c.finding}});
   }
   json findings = json::array();
   for (const Finding& f : report.findings) {
@@ -18,6 +33,8 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
                         {"severity", f.severity},
                         {"component", f.component},
                         {"file", f.file},
+                        {"side", f.side},
+                        {"function", f.function},
                         {"line", f.line},
                         {"end_line", f.end_line},
                         {"checklist_item", f.checklist_item},
@@ -39,7 +56,10 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
               {"files_reviewed", report.files_reviewed},
               {"files_skipped", report.files_skipped},
               {"diffs", std::move(diffs)},
-              {"findings", std::move(findings)}};
+              {"findings", std::move(findings)},
+              {"config_reviewed", report.config_reviewed},
+              {"config_not_reviewed", report.config_not_reviewed},
+              {"config_changes", std::move(config_changes)}};
 }
 
 namespace {
@@ -115,6 +135,18 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md += ")";
   }
   md += ".\n";
+  if (!report.config_changes.empty()) {
+    md +=
+        "\nThe package's own configuration changed since the base revision:\n\n"
+        "| file | setting | base | head | effect |\n|---|---|---|---|---|\n";
+    for (const ConfigChange& c : report.config_changes) {
+      md += "| `" + Inline(c.file) + "` | `" + Inline(c.json_path) + "` | `" + Inline(c.old_json) +
+            "` | `" + Inline(c.new_json) + "` | " + c.effect + " |\n";
+    }
+  } else if (!report.config_reviewed && !report.config_not_reviewed.empty()) {
+    md +=
+        "\nThe package's own configuration was not compared: " + report.config_not_reviewed + ".\n";
+  }
   if (report.findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : report.findings) {
@@ -124,7 +156,9 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
   for (const Finding& f : report.findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
     if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
-    md += "`\n\n";
+    md += "`";
+    if (f.side == "base") md += " (base revision: the file is deleted)";
+    md += "\n\n";
     md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {

@@ -114,6 +114,9 @@ Result<SliceRecord> LoadSliceRecord(const std::string& path) {
   AV_RETURN_IF_ERROR(str("base", &r.base));
   AV_RETURN_IF_ERROR(str("base_commit", &r.base_commit));
   AV_RETURN_IF_ERROR(str("head_commit", &r.head_commit));
+  // Older slices lack these; review then reads no whole files.
+  if (j.contains("repo") && j["repo"].is_string()) r.repo = j["repo"].get<std::string>();
+  if (j.contains("mode") && j["mode"].is_string()) r.mode = j["mode"].get<std::string>();
   auto comps = j.find("components");
   if (comps == j.end() || !comps->is_array())
     return InvalidInput(path + ": \"components\" must be an array");

@@ -46,6 +46,7 @@ Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
 // What review needs back from evidence/slice.json.
 struct SliceRecord {
   std::string base, base_commit, head_commit;
+  std::string repo, mode;  // the work tree's top folder and "commit"/"staged"/"worktree"
   struct Entry {
     std::string name, path, sha256;
   };

@@ -124,6 +124,12 @@ json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config,
                                               : json{{"command", run.prepare_command},
                                                      {"status", run.prepare_status},
                                                      {"wall_ms", run.prepare_ms}}},
+      // How the candidate was contained (candidate-protocol.md "Containment").
+      {"containment",
+       {{"sandbox", run.sandbox},
+        {"package_changes", run.package_changes},
+        {"leftover_processes", run.leftover_processes},
+        {"warnings", run.warnings}}},
       {"cases", cases},
       {"invariance", invariance},
   };
