@@ -11,6 +11,9 @@ namespace av::cli {
 namespace {
 
 constexpr Command kCommands[] = {
+    {"agent-config",
+     "Claude Code, Codex and CC Switch configs from [provider]: emit them, audit any",
+     &RunAgentConfig},
     {"build",
      "compile evidence (nvcc -Xptxas -v): registers, smem, spills, occupancy; base vs head",
      &RunBuild},
@@ -21,6 +24,8 @@ constexpr Command kCommands[] = {
      &RunLedger},
     {"merge", "combine the numerics.json files of sweep shards into one", &RunMerge},
     {"numerics", "run a shape sweep against the reference", &RunNumerics},
+    {"policy", "allow, ask or deny for a shell command under Claude Code permission rules",
+     &RunPolicy},
     {"provider", "the pinned agent provider: `provider check` sends one short request",
      &RunProvider},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors",

@@ -40,6 +40,7 @@ int ReportError(const Status& status);
 std::vector<std::string> SuggestCommands(std::string_view typo);
 
 // Per-command entry points (cmd_<name>.cc).
+int RunAgentConfig(std::vector<std::string> args);
 int RunBuild(std::vector<std::string> args);
 int RunCompare(std::vector<std::string> args);
 int RunHelp(std::vector<std::string> args);
@@ -47,6 +48,7 @@ int RunInit(std::vector<std::string> args);
 int RunLedger(std::vector<std::string> args);
 int RunMerge(std::vector<std::string> args);
 int RunNumerics(std::vector<std::string> args);
+int RunPolicy(std::vector<std::string> args);
 int RunProvider(std::vector<std::string> args);
 int RunRef(std::vector<std::string> args);
 int RunReport(std::vector<std::string> args);

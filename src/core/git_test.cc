@@ -82,9 +82,13 @@ TEST(SafeGit, ReadGitBlobsByIdGivesTheCommittedBytes) {
   ASSERT_EQ(blobs->size(), 4u);
   for (size_t i = 0; i < tree->size(); ++i) {
     const std::string& path = (*tree)[i].path;
-    if (path == "src/a b.cu") EXPECT_EQ((*blobs)[i], "v1\n");
-    if (path == "bin") EXPECT_EQ((*blobs)[i], std::string("bin\0ary", 7));
-    if (path == "empty") EXPECT_EQ((*blobs)[i], "");
+    if (path == "src/a b.cu") {
+      EXPECT_EQ((*blobs)[i], "v1\n");
+    } else if (path == "bin") {
+      EXPECT_EQ((*blobs)[i], std::string("bin\0ary", 7));
+    } else if (path == "empty") {
+      EXPECT_EQ((*blobs)[i], "");
+    }
   }
   auto commit = RunShell("cd '" + repo.path() + "' && git rev-parse HEAD").output;
   commit.pop_back();

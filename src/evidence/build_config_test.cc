@@ -123,8 +123,8 @@ TEST(BuildConfig, BadValuesAreErrors) {
 
 TEST(BuildConfig, KernelMatchingByMangledDemangledShortAndBaseName) {
   BuildConfig c;
-  c.kernels = {{"flash_mla_fwd", 128, std::nullopt, "", 1},
-               {"flash_mla_fwd<256>", 256, std::nullopt, "", 2}};
+  c.kernels = {{.name = "flash_mla_fwd", .block_size = 128, .line = 1},
+               {.name = "flash_mla_fwd<256>", .block_size = 256, .line = 2}};
   const char* mangled = "_Z13flash_mla_fwdILi256EEvPKfPfi";
   const char* demangled = "void flash_mla_fwd<256>(float const*, float*, int)";
   EXPECT_EQ(FindKernelConfig(c, mangled, demangled)->block_size,

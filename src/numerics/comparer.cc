@@ -11,8 +11,6 @@ namespace av::internal {
 namespace {
 
 constexpr int64_t kChunk = 4096;
-// FlashMLA's relative error denominator: |ref| + 1e-6.
-constexpr double kRelEps = 1e-6;
 
 enum class ValueClass { kFinite, kNan, kPosInf, kNegInf };
 
@@ -55,6 +53,7 @@ Comparer::Comparer(const Tensor& candidate, const Tensor& reference, CompareRepo
       reference_(reference),
       report_(report),
       rule_(report->rule),
+      element_rule_(ElementToleranceFor(*report)),
       tally_(report->shape),
       row_(report->shape.empty() ? 0 : report->shape.size() - 1, 0),
       row_len_(report->shape.empty() ? 1 : report->shape.back()),
@@ -130,10 +129,8 @@ double Comparer::Segment(const double* a, const double* r, int64_t n, int64_t co
   unsigned char* flag = flags_.data();
   switch (rule_.kind) {
     case RuleKind::kAllclose:
-      // torch.isclose in float64: |a-e| <= atol + |rtol*e| (a == e is implied for finite
-      // values, since atol >= 0).
       for (int64_t j = 0; j < n; ++j) {
-        flag[j] = !(std::fabs(a[j] - r[j]) <= rule_.atol + std::fabs(rule_.rtol * r[j]));
+        flag[j] = AllcloseMismatch(a[j], r[j], rule_.atol, rule_.rtol);
         mismatches += flag[j];
       }
       break;
@@ -141,13 +138,10 @@ double Comparer::Segment(const double* a, const double* r, int64_t n, int64_t co
       // FlashMLA casts both tensors to float32 and tests in float32; its cos_diff is
       // taken in float64 over those float32 values.
       const float atol = static_cast<float>(rule_.atol), rtol = static_cast<float>(rule_.rtol);
-      const float eps = static_cast<float>(kRelEps);
       double f_sq = 0, f_aa = 0, f_rr = 0;
       for (int64_t j = 0; j < n; ++j) {
         const float fa = static_cast<float>(a[j]), fr = static_cast<float>(r[j]);
-        const float f_abs = std::fabs(fa - fr);
-        const float f_rel = f_abs / (std::fabs(fr) + eps);
-        flag[j] = !((f_abs < atol) | (f_rel < rtol));
+        flag[j] = FlashMlaMismatch(fa, fr, atol, rtol);
         mismatches += flag[j];
         const double fd = double{fa} - double{fr};
         f_sq += fd * fd;
@@ -161,7 +155,7 @@ double Comparer::Segment(const double* a, const double* r, int64_t n, int64_t co
     }
     case RuleKind::kLowprecMultiple:
       for (int64_t j = 0; j < n; ++j) {
-        flag[j] = std::fabs(a[j] - r[j]) > report_->threshold;
+        flag[j] = LowprecMismatch(a[j], r[j], report_->threshold);
         mismatches += flag[j];
       }
       break;
@@ -222,21 +216,16 @@ double Comparer::SlowSegment(const double* a, const double* r, int64_t n, int64_
         ++nf.excluded;
         continue;
       }
-      bool mismatch = false;
       if (ac != rc) {
         ++nf.position_mismatches;
         if (nf.first_mismatches.size() < kWorstElements) {
           nf.first_mismatches.push_back(
               {linear, candidate_.Unravel(linear), av, rv, std::fabs(av - rv), 0});
         }
-        mismatch = true;
-      } else if (rule_.kind == RuleKind::kAllclose) {
-        // torch.isclose: equal infinities are close; NaN only with equal_nan.
-        mismatch = ac == ValueClass::kNan && !rule_.equal_nan;
-      } else if (rule_.kind == RuleKind::kExact) {
-        mismatch = BytesDiffer(linear);
       }
-      if (mismatch && report_->mismatch_defined) {
+      // torch.isclose: equal infinities are close; NaN only with equal_nan.
+      const bool exact = rule_.kind == RuleKind::kExact;
+      if (element_rule_.NonFiniteMismatch(av, rv, exact && BytesDiffer(linear))) {
         RecordMismatch(column + j, true);
         amount += 1;
       }
@@ -263,7 +252,7 @@ double Comparer::SlowSegment(const double* a, const double* r, int64_t n, int64_
     if (rule_.kind == RuleKind::kCosDiff) {
       tally_.AddLast(column + j, d * d);
       amount += d * d;
-    } else if (ElementMismatch(av, rv, abs_err, linear)) {
+    } else if (ElementMismatch(av, rv, linear)) {
       RecordMismatch(column + j, false);
       amount += 1;
     }
@@ -271,24 +260,8 @@ double Comparer::SlowSegment(const double* a, const double* r, int64_t n, int64_
   return amount;
 }
 
-bool Comparer::ElementMismatch(double a, double r, double abs_err, int64_t linear) const {
-  switch (rule_.kind) {
-    case RuleKind::kAllclose:
-      return !(abs_err <= rule_.atol + std::fabs(rule_.rtol * r));
-    case RuleKind::kFlashMla: {
-      const float fa = static_cast<float>(a), fr = static_cast<float>(r);
-      const float f_abs = std::fabs(fa - fr);
-      const float f_rel = f_abs / (std::fabs(fr) + static_cast<float>(kRelEps));
-      return !(f_abs < static_cast<float>(rule_.atol) || f_rel < static_cast<float>(rule_.rtol));
-    }
-    case RuleKind::kLowprecMultiple:
-      return abs_err > report_->threshold;
-    case RuleKind::kExact:
-      return BytesDiffer(linear);
-    case RuleKind::kCosDiff:
-      return false;
-  }
-  return false;
+bool Comparer::ElementMismatch(double a, double r, int64_t linear) const {
+  return element_rule_.FiniteMismatch(a, r, rule_.kind == RuleKind::kExact && BytesDiffer(linear));
 }
 
 void Comparer::RecordMismatch(int64_t column, bool nonfinite) {

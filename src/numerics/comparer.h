@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "numerics/compare.h"
+#include "numerics/element_rule.h"
 #include "numerics/reductions.h"
 
 namespace av::internal {
@@ -40,7 +41,7 @@ class Comparer {
   double Segment(const double* a, const double* r, int64_t n, int64_t column);
   // Same contract, one element at a time: handles non-finite values and exact bytes.
   double SlowSegment(const double* a, const double* r, int64_t n, int64_t column);
-  bool ElementMismatch(double a, double r, double abs_err, int64_t linear) const;
+  bool ElementMismatch(double a, double r, int64_t linear) const;
   void RecordMismatch(int64_t column, bool nonfinite);
   void OfferTop(double a, double r, double abs_err, double rel_err, int64_t linear);
   bool BytesDiffer(int64_t linear) const;
@@ -49,7 +50,8 @@ class Comparer {
   const Tensor& reference_;
   CompareReport* report_;
   const Rule rule_;
-  Tensor cand_bytes_, ref_bytes_;  // contiguous copies for rule exact
+  const ElementRule element_rule_;  // the per-element verdict (shared with the localiser)
+  Tensor cand_bytes_, ref_bytes_;   // contiguous copies for rule exact
   Sums sums_;
   TopK top_abs_, top_rel_;
   AxisTally tally_;

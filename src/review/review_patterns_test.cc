@@ -302,7 +302,9 @@ TEST(ReviewPatterns, RewriteMovedCodeAndDeletedFiles) {
       << nb->message;
   EXPECT_EQ(Count(f, "sync.named_barrier_changed"), 1) << Dump(f);
   for (const Finding& x : f) {
-    if (x.file == old_file) EXPECT_EQ(x.side, "base") << Dump(f);
+    if (x.file == old_file) {
+      EXPECT_EQ(x.side, "base") << Dump(f);
+    }
     EXPECT_FALSE(x.file == old_file && x.line == 1) << Dump(f);
     EXPECT_LE(x.end_line - x.line, 40) << Dump(f);
     EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);  // moved, not changed

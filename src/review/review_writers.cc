@@ -4,6 +4,25 @@
 
 namespace av {
 
+nlohmann::json FindingToJson(const Finding& f) {
+  return {{"id", f.id},
+          {"rule", f.rule},
+          {"severity", f.severity},
+          {"component", f.component},
+          {"file", f.file},
+          {"side", f.side},
+          {"function", f.function},
+          {"line", f.line},
+          {"end_line", f.end_line},
+          {"checklist_item", f.checklist_item},
+          {"related_items", f.related_items},
+          {"title", f.title},
+          {"message", f.message},
+          {"old", f.old_text},
+          {"new", f.new_text},
+          {"verify", f.verify}};
+}
+
 nlohmann::json ReviewToJson(const ReviewReport& report) {
   using nlohmann::json;
   json diffs = json::array();
@@ -27,24 +46,7 @@ nlohmann::json ReviewToJson(const ReviewReport& report) {
                               {"finding", c.finding}});
   }
   json findings = json::array();
-  for (const Finding& f : report.findings) {
-    findings.push_back({{"id", f.id},
-                        {"rule", f.rule},
-                        {"severity", f.severity},
-                        {"component", f.component},
-                        {"file", f.file},
-                        {"side", f.side},
-                        {"function", f.function},
-                        {"line", f.line},
-                        {"end_line", f.end_line},
-                        {"checklist_item", f.checklist_item},
-                        {"related_items", f.related_items},
-                        {"title", f.title},
-                        {"message", f.message},
-                        {"old", f.old_text},
-                        {"new", f.new_text},
-                        {"verify", f.verify}});
-  }
+  for (const Finding& f : report.findings) findings.push_back(FindingToJson(f));
   return json{{"schema", "attnverify.review/1"},
               {"tool", {{"name", "attnverify"}, {"version", report.tool_version}}},
               {"command", report.command},
@@ -94,7 +96,108 @@ void Fence(std::string* md, const std::string& text, char sign) {
   }
 }
 
+// "N findings (a error, b warning)." after a blank line.
+std::string FindingsCount(const std::vector<Finding>& findings) {
+  std::string md;
+  std::map<std::string, int> by_severity;
+  for (const Finding& f : findings) ++by_severity[f.severity];
+  md += "\n" + std::to_string(findings.size()) + " findings";
+  if (!findings.empty()) {
+    md += " (";
+    bool first = true;
+    for (const char* s : {"error", "warning", "note"}) {
+      if (!by_severity.count(s)) continue;
+      md += (first ? "" : ", ") + std::to_string(by_severity[s]) + " " + s;
+      first = false;
+    }
+    md += ")";
+  }
+  md += ".\n";
+  return md;
+}
+
+// The table of findings, then one section per finding ("" when there are none).
+std::string FindingsDetail(const std::vector<Finding>& findings) {
+  std::string md;
+  if (findings.empty()) return md;
+  md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
+  for (const Finding& f : findings) {
+    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" +
+          f.rule + "` | `" + Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
+  }
+  for (const Finding& f : findings) {
+    md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
+    if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
+    md += "`";
+    if (f.side == "base") md += " (base revision: the file is deleted)";
+    md += "\n\n";
+    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
+          std::to_string(f.checklist_item);
+    if (!f.related_items.empty()) {
+      md += " (also";
+      for (int i : f.related_items) md += " " + std::to_string(i);
+      md += ")";
+    }
+    md += ", component `" + f.component + "`.\n\n" + f.message + "\n\n";
+    if (!f.old_text.empty() || !f.new_text.empty()) {
+      md += "```diff\n";
+      if (!f.old_text.empty()) Fence(&md, f.old_text, '-');
+      if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
+      md += "```\n\n";
+    }
+    md += "Verify: `" + f.verify + "`\n";
+  }
+  return md;
+}
+
 }  // namespace
+
+nlohmann::json FindingsToSarif(const std::vector<Finding>& findings,
+                               const std::string& tool_version) {
+  using nlohmann::json;
+  json rules = json::array();
+  std::map<std::string, size_t> index;
+  for (const Finding& f : findings) {
+    if (index.count(f.rule)) continue;
+    index[f.rule] = rules.size();
+    rules.push_back(
+        {{"id", f.rule}, {"shortDescription", {{"text", f.title.empty() ? f.rule : f.title}}}});
+  }
+  json results = json::array();
+  for (const Finding& f : findings) {
+    std::string text = (f.title.empty() ? "" : f.title + ": ") + f.message;
+    if (!f.verify.empty()) text += " Verify: " + f.verify;
+    json result = {
+        {"ruleId", f.rule},
+        {"ruleIndex", index[f.rule]},
+        {"level", f.severity == "error"     ? "error"
+                  : f.severity == "warning" ? "warning"
+                                            : "note"},
+        {"message", {{"text", text.empty() ? f.rule : text}}},
+        {"properties", {{"finding_id", f.id}, {"component", f.component}, {"verify", f.verify}}}};
+    if (!f.file.empty()) {
+      json physical = {{"artifactLocation", {{"uri", f.file}}}};
+      if (f.line > 0) {
+        physical["region"] = {{"startLine", f.line},
+                              {"endLine", f.end_line >= f.line ? f.end_line : f.line}};
+      }
+      result["locations"] = json::array({{{"physicalLocation", physical}}});
+    }
+    results.push_back(std::move(result));
+  }
+  return {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::array(
+           {{{"tool",
+              {{"driver", {{"name", "attnverify"}, {"version", tool_version}, {"rules", rules}}}}},
+             {"results", results}}})}};
+}
+
+std::string FindingsToMarkdown(const std::vector<Finding>& findings) {
+  return FindingsCount(findings) + FindingsDetail(findings);
+}
 
 std::string ReviewToMarkdown(const ReviewReport& report) {
   std::string md = "# Review 01 (built-in rules)\n\n";
@@ -121,20 +224,7 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     for (const std::string& r : report.disabled_rules) md += " `" + r + "`";
     md += "\n";
   }
-  std::map<std::string, int> by_severity;
-  for (const Finding& f : report.findings) ++by_severity[f.severity];
-  md += "\n" + std::to_string(report.findings.size()) + " findings";
-  if (!report.findings.empty()) {
-    md += " (";
-    bool first = true;
-    for (const char* s : {"error", "warning", "note"}) {
-      if (!by_severity.count(s)) continue;
-      md += (first ? "" : ", ") + std::to_string(by_severity[s]) + " " + s;
-      first = false;
-    }
-    md += ")";
-  }
-  md += ".\n";
+  md += FindingsCount(report.findings);
   if (!report.config_changes.empty()) {
     md +=
         "\nThe package's own configuration changed since the base revision:\n\n"
@@ -147,34 +237,7 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md +=
         "\nThe package's own configuration was not compared: " + report.config_not_reviewed + ".\n";
   }
-  if (report.findings.empty()) return md;
-  md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
-  for (const Finding& f : report.findings) {
-    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" +
-          f.rule + "` | `" + Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
-  }
-  for (const Finding& f : report.findings) {
-    md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
-    if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
-    md += "`";
-    if (f.side == "base") md += " (base revision: the file is deleted)";
-    md += "\n\n";
-    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
-          std::to_string(f.checklist_item);
-    if (!f.related_items.empty()) {
-      md += " (also";
-      for (int i : f.related_items) md += " " + std::to_string(i);
-      md += ")";
-    }
-    md += ", component `" + f.component + "`.\n\n" + f.message + "\n\n";
-    if (!f.old_text.empty() || !f.new_text.empty()) {
-      md += "```diff\n";
-      if (!f.old_text.empty()) Fence(&md, f.old_text, '-');
-      if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
-      md += "```\n\n";
-    }
-    md += "Verify: `" + f.verify + "`\n";
-  }
+  md += FindingsDetail(report.findings);
   return md;
 }
 

@@ -13,4 +13,12 @@ namespace av {
 nlohmann::json ReviewToJson(const ReviewReport& report);
 std::string ReviewToMarkdown(const ReviewReport& report);
 
+// The pieces the reviewer's writers are made of, for other reports of findings (the agent
+// config audit): one finding as review.json writes it; the count, the table and one
+// section per finding as review_01.md writes them; the findings as SARIF 2.1.0 results.
+nlohmann::json FindingToJson(const Finding& f);
+std::string FindingsToMarkdown(const std::vector<Finding>& findings);
+nlohmann::json FindingsToSarif(const std::vector<Finding>& findings,
+                               const std::string& tool_version);
+
 }  // namespace av

@@ -70,12 +70,16 @@ struct CandidateOutputs {
   std::map<std::string, std::string> metadata;  // safetensors __metadata__
   std::string source;                           // outputs.safetensors or "<name>.npy, ..."
   std::string sha256;  // of outputs.safetensors, or of the .npy files in order
+  // Outputs that are entirely NaN: the case fails for them, but they are outputs, which
+  // the invariance checks still compare (NaN positions) with the group's other runs.
+  std::vector<std::string> all_nan;
 };
 
 // Reads and checks the candidate's outputs. A problem (missing file or tensor, wrong
-// dtype or shape, all NaN, a link / FIFO / device, a file larger than its tensors need
-// plus kOutputHeaderSlack) is an InvalidInput whose message is the case's failure reason.
-// The tensors view attnverify's own copy of the bytes, never a mapping of the file.
+// dtype or shape, a link / FIFO / device, a file larger than its tensors need plus
+// kOutputHeaderSlack) is an InvalidInput whose message is the case's failure reason; an
+// all-NaN output is listed in `all_nan` instead. The tensors view attnverify's own copy
+// of the bytes, never a mapping of the file.
 Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc);
 
 // Room for the header (and any extra tensors in outputs.safetensors) beyond the bytes

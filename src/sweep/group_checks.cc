@@ -64,8 +64,10 @@ void GroupState::Compare(CaseResult& r, const NamedTensors& cand) {
   }
   const bool bitwise = r.spec.kind == VariantKind::kRerun;
   std::string tol;
+  int64_t shared = 0;
   for (const OutputDiff& d : *diffs) {
     t.max_abs_diff = std::max(t.max_abs_diff, d.max_abs_diff);
+    shared += d.nonfinite_shared;
     tol += (tol.empty() ? "" : "; ") + d.name + ": " +
            (bitwise ? std::string("bitwise")
                     : "|diff| <= " + FormatG(d.bound, 3) + " (rounding bound at max|" + d.name +
@@ -84,6 +86,7 @@ void GroupState::Compare(CaseResult& r, const NamedTensors& cand) {
     r.verdict = "fail";
     if (r.reason.empty()) r.reason = "invariance " + check + ": " + what;
   }
+  t.nonfinite_shared = std::max(t.nonfinite_shared, shared);
   if (t.tolerance.empty()) t.tolerance = tol;
 }
 
@@ -139,6 +142,11 @@ std::vector<InvarianceCheckResult> GroupState::Results(const std::string& group,
         r.detail = std::to_string(t.cases.size() - 1) +
                    " variant(s) agree with the base run within rounding (max |diff| " +
                    FormatG(t.max_abs_diff, 3) + ")";
+      }
+      if (t.nonfinite_shared > 0 && name != "seed_dependence" && !t.failed) {
+        // A NaN output is still an output: its NaN positions are what is compared.
+        r.detail += "; NaN/inf positions compared: the same " + std::to_string(t.nonfinite_shared) +
+                    " in every run";
       }
       out.push_back(std::move(r));
     }

@@ -43,6 +43,7 @@ class GroupState {
     std::vector<std::string> cases;
     double max_abs_diff = 0;
     bool failed = false, flagged = false;
+    int64_t nonfinite_shared = 0;  // NaN/inf positions both runs share (most of a variant)
     std::string tolerance;
     std::vector<std::string> problems;
   };

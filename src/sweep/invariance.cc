@@ -236,7 +236,10 @@ Result<std::vector<OutputDiff>> DiffOutputs(const NamedTensors& base, const Name
       for (int64_t n; (n = sa.Next(xs.data(), kDiffChunk)) > 0;) {
         for (int64_t i = 0; i < n; ++i) {
           const double x = xs[static_cast<size_t>(i)];
-          if (std::isfinite(x)) d.max_abs = std::max(d.max_abs, std::fabs(x));
+          if (std::isfinite(x))
+            d.max_abs = std::max(d.max_abs, std::fabs(x));
+          else
+            ++d.nonfinite_shared;
         }
       }
       d.bound = RoundingBound(a.dtype(), d.max_abs);
@@ -252,6 +255,8 @@ Result<std::vector<OutputDiff>> DiffOutputs(const NamedTensors& base, const Name
           d.max_abs = std::max(d.max_abs, std::fabs(x));
         } else if (!(std::isnan(x) && std::isnan(y)) && !(x == y)) {
           ++d.nonfinite_mismatches;
+        } else {
+          ++d.nonfinite_shared;
         }
       }
     }

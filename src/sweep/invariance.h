@@ -53,6 +53,7 @@ struct OutputDiff {
   double max_abs_diff = 0;           // over positions where both are finite
   double max_abs = 0;                // max |base| over finite positions
   int64_t nonfinite_mismatches = 0;  // positions where NaN/inf disagree
+  int64_t nonfinite_shared = 0;      // positions where both are the same NaN/inf
   bool bitwise_equal = true;         // same dtype, shape and bytes
   double bound = 0;                  // RoundingBound(dtype, max_abs)
 };

@@ -332,6 +332,9 @@ class Sweep {
       return nullptr;
     };
     r.verdict = "pass";
+    // An all-NaN output fails the case (under allow_nan it could pass every comparison)
+    // but is kept: a deterministic kernel's reruns and splits must still be judged on it.
+    for (const std::string& name : outs->all_nan) Fail(r, "output " + name + " is entirely NaN");
     if (shares_inputs && g.base_pass && g.have_out && SameOutputBytes(g.base_out, *cand)) {
       r.outputs = *g.base_pass;
       r.compare_from = r.spec.group_id();

@@ -22,6 +22,10 @@ Result<LocaliseLayout> OutputLayout(const CaseSpec& spec, const std::string& out
   if (op == nullptr) return InvalidInput("unknown op " + spec.op);
   CaseParams p(*op, spec.params);
   LocaliseLayout l;
+  l.tile_rows = spec.tile.rows;
+  l.tile_keys = spec.tile.keys;
+  l.tile_m = spec.tile.m;
+  l.tile_n = spec.tile.n;
   using R = AxisRole;
   const bool o = output == "o";
   if (spec.op == "gemm" || spec.op == "fp8_gemm") {

@@ -50,7 +50,7 @@ class ShapesReader : public JsonConfigReader {
     if (!s.is_object()) return Error(where, "must be an object");
     AV_RETURN_IF_ERROR(CheckKeys(s, where,
                                  {"comment", "name", "op", "grid", "fixed", "cases", "dtypes",
-                                  "seeds", "generators", "invariance"}));
+                                  "seeds", "generators", "invariance", "tile"}));
     sweep->json_path = where;
     if (!s.contains("name") || !s["name"].is_string() || s["name"].get<std::string>().empty()) {
       return Error(where, "needs a \"name\" (a non-empty string)");
@@ -149,6 +149,22 @@ class ShapesReader : public JsonConfigReader {
     }
     if (s.contains("invariance"))
       AV_RETURN_IF_ERROR(Invariance(*op, s["invariance"], where + ".invariance", sweep));
+    if (s.contains("tile")) AV_RETURN_IF_ERROR(Tile(*op, s["tile"], where + ".tile", &sweep->tile));
+    return Status::Ok();
+  }
+
+  // {"rows": R, "keys": K} for attention ops, {"m": M, "n": N} for GEMMs.
+  Status Tile(const SweepOp& op, const json& v, const std::string& where, TileSpec* tile) const {
+    if (!v.is_object()) return Error(where, "must be an object of tile sizes");
+    const bool gemm = op.name == "gemm" || op.name == "fp8_gemm";
+    AV_RETURN_IF_ERROR(gemm ? CheckKeys(v, where, {"comment", "m", "n"})
+                            : CheckKeys(v, where, {"comment", "rows", "keys"}));
+    for (auto [key, out] : {std::pair<const char*, int64_t*>{"rows", &tile->rows},
+                            {"keys", &tile->keys},
+                            {"m", &tile->m},
+                            {"n", &tile->n}}) {
+      if (v.contains(key)) AV_RETURN_IF_ERROR(Count(v[key], where + "." + key, 1, 65536, out));
+    }
     return Status::Ok();
   }
 
@@ -340,6 +356,7 @@ Result<std::vector<CaseSpec>> ExpandCases(const ShapesConfig& config) {
             c.dtype = dtype;
             c.seed = seed;
             c.index = static_cast<int64_t>(out.size());
+            c.tile = sweep.tile;
             if (!ids.insert(c.id).second) {
               return InvalidInput(config.path + ": " + sweep.json_path + ": case " + c.id +
                                   " is generated twice (an explicit case repeats a grid point?)");

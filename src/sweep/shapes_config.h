@@ -31,6 +31,13 @@ struct InvarianceSpec {
   }
 };
 
+// A sweep's "tile" object: the kernel's tile sizes, which the localiser's hints speak of
+// ("a partial 64-key tile"). They change no input and no verdict.
+struct TileSpec {
+  int64_t rows = 64, keys = 64;  // attention, mla_decode, sparse_attention
+  int64_t m = 128, n = 128;      // gemm, fp8_gemm
+};
+
 enum class VariantKind {
   kBase,
   kNumSplits,
@@ -51,6 +58,7 @@ struct SweepSpec {
   std::vector<uint64_t> seeds;
   std::vector<std::string> generators;  // empty: the "generator" parameter decides
   InvarianceSpec invariance;
+  TileSpec tile;
 };
 
 struct ShapesConfig {
@@ -74,6 +82,7 @@ struct CaseSpec {
   std::string group;                                // the base case's id; empty means `id`
   nlohmann::json knobs = nlohmann::json::object();  // case.json "knobs"
   int64_t group_index = 0;  // position of the base case among base cases (drives --shard)
+  TileSpec tile;            // the sweep's
   const std::string& group_id() const { return group.empty() ? id : group; }
 };
 

@@ -44,7 +44,7 @@ TEST(SweepConfigTest, ShapesErrorsNameFilePathAndProblem) {
           .message(),
       "shapes.json: $.sweeps[0]: unknown key \"seed\" (allowed: cases, comment, dtypes, fixed, "
       "generators, grid, "
-      "invariance, name, op, seeds)");
+      "invariance, name, op, seeds, tile)");
   EXPECT_EQ(ShapesError(R"({"version": 1, "sweeps": [{"name": "a", "op": "flash"}]})").message(),
             "shapes.json: $.sweeps[0].op: unknown op \"flash\" (ops: attention, mla_decode, "
             "fp8_gemm, gemm, "

@@ -15,6 +15,20 @@
 //   splits_bf16         split-k partials rounded to bf16 before the combine
 //   gemm_no_tail_n      fp8 GEMM drops the last, partial 128-column tile of n
 //   scales_per_128_rows fp8 GEMM applies row 128*(m/128)'s scale to the whole 128-row block
+//   heads_over_64       MLA decode: heads past the first 64-head block read q of head h - 64
+//   softmax_scale_dv    MLA decode: softmax scale 1/sqrt(dv) (512) instead of 1/sqrt(d) (576)
+//   v_wrong_channels    MLA decode: V read from the last 512 key channels, not the first
+//   page_size_64        the block table is walked as if every page held 64 keys
+//   softmax_no_max      attention without a mask skips the max subtraction (exp overflows)
+//   alibi_slopes        MLA decode adds ALiBi slopes (a per-head linear bias) to the scores
+//   causal_s_q          MLA decode's causal mask written for s_q = 1 (key < seqlen_k)
+//   empty_lse_zero      MLA decode: a row with no visible key gives lse 0 instead of +inf
+//   partial_block_skipped MLA decode's key loop runs over whole 64-key blocks only
+//   window_right_off_by_one right window edge one key short (j < pos + right)
+//   varlen_k_offset     varlen attention: sequence b's keys start at cu_seqlens_q[b]
+//   gemm_no_tail_k      fp8 GEMM drops the last, partial 128-wide block of k
+//   scale_k_block_off   fp8 GEMM reads a's scale of the next k block (off by one, wrapping)
+//   sparse_index_clamp  sparse attention clamps indices >= s_kv to s_kv - 1 instead of skipping
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +52,38 @@ using nlohmann::json;
 
 std::string g_bug;
 bool Bug(const char* name) { return g_bug == name; }
+
+// Every --bug name (a misspelt one would silently run the correct candidate).
+constexpr const char* kBugs[] = {"causal_top_left",
+                                 "window_off_by_one",
+                                 "gqa_head_mapping",
+                                 "read_past_length",
+                                 "combine_no_max",
+                                 "lse_log2",
+                                 "splits_bf16",
+                                 "gemm_no_tail_n",
+                                 "scales_per_128_rows",
+                                 "heads_over_64",
+                                 "softmax_scale_dv",
+                                 "v_wrong_channels",
+                                 "page_size_64",
+                                 "softmax_no_max",
+                                 "alibi_slopes",
+                                 "causal_s_q",
+                                 "empty_lse_zero",
+                                 "partial_block_skipped",
+                                 "window_right_off_by_one",
+                                 "varlen_k_offset",
+                                 "gemm_no_tail_k",
+                                 "scale_k_block_off",
+                                 "sparse_index_clamp"};
+
+bool KnownBug(const std::string& name) {
+  for (const char* b : kBugs) {
+    if (name == b) return true;
+  }
+  return false;
+}
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -103,12 +149,14 @@ float RoundBf16(float x) { return av::BFloat16ToFloat(av::FloatToBFloat16(x)); }
 
 // Softmax over one row of scores (-inf = masked) and P·V; returns lse (ln) or -inf when empty.
 // `keys` gives the row index of key j in `v`; `vstride` the distance between kv rows.
+// `subtract_max` false: exp(s_j) as it is (a kernel that trusts its scores to be small).
 float AttendRow(const std::vector<float>& s, const float* v, const std::vector<int64_t>& key_rows,
-                int64_t vstride, int64_t dv, float* o) {
+                int64_t vstride, int64_t dv, float* o, bool subtract_max = true) {
   float m = kNegInf;
   for (float x : s) m = std::max(m, x);
   std::fill(o, o + dv, 0.0f);
   if (m == kNegInf) return kNegInf;
+  if (!subtract_max) m = 0;
   float total = 0;
   for (size_t j = 0; j < s.size(); ++j) {
     if (s[j] == kNegInf) continue;
@@ -141,13 +189,16 @@ void AttendSequence(const Case& c, const float* q, int64_t sq, int64_t hq, int64
   if (causal) right = 0;
   const float softcap = static_cast<float>(c.Param("softcap", 0));
   const int64_t group = hq / hkv;
+  const bool unmasked = !causal && left < 0 && right < 0;
   std::vector<float> s(sk);
   for (int64_t i = 0; i < sq; ++i) {
     const int64_t pos = Bug("causal_top_left") ? i : i + sk - sq;
     for (int64_t h = 0; h < hq; ++h) {
       const int64_t g = Bug("gqa_head_mapping") ? h % hkv : h / group;
       for (int64_t j = 0; j < sk; ++j) {
-        bool visible = (right < 0 || j <= pos + right) &&
+        const bool right_ok =
+            Bug("window_right_off_by_one") && right > 0 ? j < pos + right : j <= pos + right;
+        bool visible = (right < 0 || right_ok) &&
                        (left < 0 || (Bug("window_off_by_one") ? j > pos - left : j >= pos - left));
         if (!visible) {
           s[j] = kNegInf;
@@ -157,7 +208,8 @@ void AttendSequence(const Case& c, const float* q, int64_t sq, int64_t hq, int64
         s[j] = softcap > 0 ? softcap * std::tanh(x / softcap) : x;
       }
       lse[h * lse_head_stride + i] =
-          AttendRow(s, v + g * dv, key_rows, hkv * dv, dv, o + i * o_row_stride + h * dv);
+          AttendRow(s, v + g * dv, key_rows, hkv * dv, dv, o + i * o_row_stride + h * dv,
+                    !(Bug("softmax_no_max") && unmasked));
     }
   }
 }
@@ -172,8 +224,9 @@ std::vector<int64_t> Iota(int64_t n, int64_t start = 0) {
 std::vector<int64_t> PagedRows(const Array& table, int64_t b, int64_t n, int64_t page) {
   std::vector<int64_t> rows(n);
   const int64_t width = table.dim(1);
+  const int64_t walk = Bug("page_size_64") ? 64 : page;
   for (int64_t t = 0; t < n; ++t)
-    rows[t] = static_cast<int64_t>(table.v[b * width + t / page]) * page + t % page;
+    rows[t] = static_cast<int64_t>(table.v[b * width + t / walk]) * page + t % walk;
   return rows;
 }
 
@@ -192,8 +245,10 @@ std::map<std::string, Array> Attention(const Case& c) {
     for (size_t b = 0; b + 1 < cq.v.size(); ++b) {
       const int64_t q0 = static_cast<int64_t>(cq.v[b]), q1 = static_cast<int64_t>(cq.v[b + 1]);
       const int64_t k0 = static_cast<int64_t>(ck.v[b]), k1 = static_cast<int64_t>(ck.v[b + 1]);
+      // varlen_k_offset: the keys' start taken from the query offsets (clipped to the tensor).
+      const int64_t kstart = Bug("varlen_k_offset") ? std::min(q0, k.dim(0) - (k1 - k0)) : k0;
       AttendSequence(c, q.v.data() + q0 * hq * d, q1 - q0, hq, d, k.v.data(), v.v.data(),
-                     Iota(k1 - k0, k0), hkv, dv, o.v.data() + q0 * hq * dv, hq * dv,
+                     Iota(k1 - k0, kstart), hkv, dv, o.v.data() + q0 * hq * dv, hq * dv,
                      lse.v.data() + q0, total);
     }
     return {{"o", o}, {"lse", lse}};
@@ -225,8 +280,11 @@ int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
               &lens = c.At("cache_seqlens");
   const int64_t bsz = q.dim(0), sq = q.dim(1), hq = q.dim(2), d = q.dim(3), page = kc.dim(1);
   const int64_t dv = static_cast<int64_t>(c.Param("head_dim_v", 512));
-  const float scale = static_cast<float>(c.Param("scale", 1.0 / std::sqrt(static_cast<double>(d))));
+  const double scale_dim = Bug("softmax_scale_dv") ? dv : d;
+  const float scale =
+      static_cast<float>(c.Param("scale", 1.0 / std::sqrt(static_cast<double>(scale_dim))));
   const bool causal = c.Param("causal", 0) != 0 && sq > 1;
+  const int64_t v_offset = Bug("v_wrong_channels") ? d - dv : 0;  // V = key channels [0, dv)
   int64_t max_len = 0;
   for (float n : lens.v) max_len = std::max<int64_t>(max_len, static_cast<int64_t>(n));
   const int64_t blocks = (max_len + 63) / 64;
@@ -240,19 +298,32 @@ int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
     const int64_t readable = Bug("read_past_length") ? (n + page - 1) / page * page : n;
     const std::vector<int64_t> rows = PagedRows(table, b, readable, page);
     const int64_t nblocks = (readable + 63) / 64;
+    // partial_block_skipped: keys past the last whole 64-key block are never visited.
+    const int64_t end = Bug("partial_block_skipped") ? readable / 64 * 64 : readable;
     for (int64_t i = 0; i < sq; ++i) {
-      const int64_t limit = causal ? n - sq + i : readable - 1;  // last visible key
+      // The last visible key (causal_s_q: the mask of s_q = 1 for every row).
+      const int64_t limit = causal && !Bug("causal_s_q") ? n - sq + i : readable - 1;
       for (int64_t h = 0; h < hq; ++h) {
-        const float* qr = q.v.data() + ((b * sq + i) * hq + h) * d;
+        const int64_t qh = Bug("heads_over_64") && h >= 64 ? h - 64 : h;
+        const float* qr = q.v.data() + ((b * sq + i) * hq + qh) * d;
+        // alibi_slopes: 2^(-8 (h + 1) / h_q) per key of distance from the last visible key.
+        const float slope =
+            Bug("alibi_slopes")
+                ? std::exp2(-8.0f * static_cast<float>(h + 1) / static_cast<float>(hq))
+                : 0.0f;
         for (int sp = 0; sp < splits; ++sp) {
-          const int64_t j0 = std::min(readable, nblocks * sp / splits * 64);
-          const int64_t j1 = std::min(readable, nblocks * (sp + 1) / splits * 64);
+          const int64_t j0 = std::min(end, nblocks * sp / splits * 64);
+          const int64_t j1 = std::min(end, nblocks * (sp + 1) / splits * 64);
           s.assign(j1 - j0, kNegInf);
           std::vector<int64_t> split_rows(rows.begin() + j0, rows.begin() + j1);
           for (int64_t j = j0; j < j1; ++j) {
-            if (j <= limit) s[j - j0] = Dot(qr, kc.v.data() + rows[j] * d, d) * scale;
+            if (j <= limit) {
+              s[j - j0] = Dot(qr, kc.v.data() + rows[j] * d, d) * scale -
+                          slope * static_cast<float>(limit - j);
+            }
           }
-          part_lse[sp] = AttendRow(s, kc.v.data(), split_rows, d, dv, part_o.data() + sp * dv);
+          part_lse[sp] =
+              AttendRow(s, kc.v.data() + v_offset, split_rows, d, dv, part_o.data() + sp * dv);
           if (Bug("splits_bf16") && splits > 1) {
             for (int64_t ch = 0; ch < dv; ++ch)
               part_o[sp * dv + ch] = RoundBf16(part_o[sp * dv + ch]);
@@ -263,7 +334,8 @@ int MlaDecode(const Case& c, std::map<std::string, Array>* out) {
         float* orow = o.v.data() + ((b * sq + i) * hq + h) * dv;
         std::fill(orow, orow + dv, 0.0f);
         if (m == kNegInf) {  // no visible key: FlashMLA's o = 0, lse = +inf
-          lse.v[(b * hq + h) * sq + i] = std::numeric_limits<float>::infinity();
+          lse.v[(b * hq + h) * sq + i] =
+              Bug("empty_lse_zero") ? 0.0f : std::numeric_limits<float>::infinity();
           continue;
         }
         const float shift = Bug("combine_no_max") ? 0.0f : m;
@@ -288,16 +360,18 @@ Array Fp8Gemm(const Case& c) {
   const Array &a = c.At("a"), &b = c.At("b"), &sa = c.At("sa"), &sb = c.At("sb");
   const int64_t m = a.dim(0), k = a.dim(1), n = b.dim(0), kb = (k + 127) / 128;
   const int64_t n_end = Bug("gemm_no_tail_n") ? n / 128 * 128 : n;
+  const int64_t kb_end = Bug("gemm_no_tail_k") ? k / 128 : kb;
   Array d{{m, n}, std::vector<float>(m * n)};
   for (int64_t i = 0; i < m; ++i) {
     const int64_t scale_row = Bug("scales_per_128_rows") ? i / 128 * 128 : i;
     for (int64_t j = 0; j < n_end; ++j) {
       float acc = 0;
-      for (int64_t blk = 0; blk < kb; ++blk) {
+      for (int64_t blk = 0; blk < kb_end; ++blk) {
         float part = 0;
         for (int64_t t = blk * 128; t < std::min(k, (blk + 1) * 128); ++t)
           part += a.v[i * k + t] * b.v[j * k + t];
-        acc += part * sa.v[scale_row * kb + blk] * sb.v[(j / 128) * kb + blk];
+        const int64_t sblk = Bug("scale_k_block_off") ? (blk + 1) % kb : blk;
+        acc += part * sa.v[scale_row * kb + sblk] * sb.v[(j / 128) * kb + blk];
       }
       d.v[i * n + j] = acc;
     }
@@ -323,7 +397,8 @@ std::map<std::string, Array> SparseAttention(const Case& c) {
       s.clear();
       rows.clear();
       for (int64_t t = 0; t < topk; ++t) {
-        const float j = idx.v[(i * hkv + g) * topk + t];
+        float j = idx.v[(i * hkv + g) * topk + t];
+        if (Bug("sparse_index_clamp") && j >= static_cast<float>(s_kv)) j = s_kv - 1;
         if (j < 0 || j >= static_cast<float>(s_kv)) continue;
         rows.push_back(static_cast<int64_t>(j));
         s.push_back(
@@ -384,6 +459,10 @@ int main(int argc, char** argv) {
   }
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--bug") g_bug = argv[i + 1];
+  }
+  if (!g_bug.empty() && !KnownBug(g_bug)) {
+    std::fprintf(stderr, "cpu_candidate: unknown --bug %s\n", g_bug.c_str());
+    return 2;
   }
   std::ifstream f(argv[1]);
   json index = json::parse(f, nullptr, false);

@@ -1,0 +1,178 @@
+#include "policy/config_audit.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "policy/agent_emit.h"
+#include "policy/audit_writers.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+std::string Data(const std::string& rel) {
+  return testing::SourceDir() + "/testdata/policy/" + rel;
+}
+
+// "severity rule file-basename:line" for each finding, to compare with an expected list.
+std::vector<std::string> Summary(const AuditReport& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) {
+    std::string file = f.file.substr(f.file.find("testdata/policy/") == std::string::npos
+                                         ? 0
+                                         : f.file.find("testdata/policy/") + 16);
+    out.push_back(f.severity + " " + f.rule + " " + file + ":" + std::to_string(f.line));
+  }
+  return out;
+}
+
+bool HasFinding(const AuditReport& r, const std::string& rule, const std::string& file_suffix,
+                int line, const std::string& severity) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == rule && f.line == line && f.severity == severity &&
+        f.file.size() >= file_suffix.size() &&
+        f.file.compare(f.file.size() - file_suffix.size(), file_suffix.size(), file_suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Dump(const AuditReport& r) {
+  std::string s;
+  for (const std::string& line : Summary(r)) s += "\n  " + line;
+  return s;
+}
+
+TEST(ConfigAudit, HowToConfigsAsTheWorkflowWritesThem) {
+  Result<ProviderTable> p = ReadProviderTable(Data("howto/attention-verify/attnverify.toml"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  Result<AuditReport> r =
+      AuditAgentConfigs({Data("howto/.claude/settings.json"), Data("howto/.codex/config.toml"),
+                         Data("howto/cc-switch-provider.json")},
+                        &*p);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string s = "howto/.claude/settings.json", c = "howto/.codex/config.toml";
+  // The workflow's own notes: Bash(python:*) is arbitrary code, the curl deny is walked around.
+  EXPECT_TRUE(HasFinding(*r, "claude.allow_too_broad", s, 12, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.deny_cannot_hold", s, 19, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.token_placeholder", s, 4, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.allow_too_broad", s, 11, "warning")) << Dump(*r);  // nvcc
+  EXPECT_TRUE(HasFinding(*r, "claude.allow_too_broad", s, 14, "warning")) << Dump(*r);  // ncu
+  EXPECT_TRUE(HasFinding(*r, "claude.deny_missing", s, 16, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.bypass_not_disabled", s, 6, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url_mismatch", c, 6, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "codex.wire_api", c, 4, "warning")) << Dump(*r);
+  EXPECT_EQ(r->Errors(), 2u) << Dump(*r);
+  for (const Finding& f : r->findings) {
+    EXPECT_FALSE(f.message.empty());
+    EXPECT_GE(f.line, 1);
+  }
+  // The finding about the curl deny names both ways around it.
+  for (const Finding& f : r->findings) {
+    if (f.rule != "claude.deny_cannot_hold") continue;
+    EXPECT_NE(f.message.find("https://prod"), std::string::npos) << f.message;
+    EXPECT_NE(f.message.find("$URL"), std::string::npos) << f.message;
+    EXPECT_NE(f.message.find("Bash(curl:*)"), std::string::npos) << f.message;
+  }
+}
+
+TEST(ConfigAudit, CommonMistakesAreErrorsWithTheirLines) {
+  Result<ProviderTable> p = ReadProviderTable(Data("howto/attention-verify/attnverify.toml"));
+  ASSERT_TRUE(p.ok());
+  Result<AuditReport> r =
+      AuditAgentConfigs({Data("mistakes/settings.json"), Data("mistakes/config.toml"),
+                         Data("mistakes/cc-switch.json")},
+                        &*p);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string s = "mistakes/settings.json", c = "mistakes/config.toml",
+                    w = "mistakes/cc-switch.json";
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url", s, 3, "error")) << Dump(*r);  // UTM
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url_mismatch", s, 3, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", s, 4, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.allow_too_broad", s, 7, "error"))
+      << Dump(*r);  // Bash, cd, make
+  EXPECT_TRUE(HasFinding(*r, "claude.deny_cannot_hold", s, 8, "warning")) << Dump(*r);  // rm -rf
+  EXPECT_TRUE(HasFinding(*r, "claude.bypass_permissions", s, 9, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "codex.anthropic_variable", c, 7, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.key_env_mismatch", c, 7, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "codex.deprecated_key", c, 8, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url", c, 6, "error")) << Dump(*r);  // plain http
+  EXPECT_TRUE(HasFinding(*r, "codex.key_reaches_commands", c, 11, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.model_mismatch", c, 1, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", w, 7, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "ccswitch.foreign_credentials", w, 8, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url_mismatch", w, 6, "warning"))
+      << Dump(*r);  // slash
+  // No finding, no writer, repeats the key.
+  const std::string key_part = "TESTONLYq7W2x9Z4k1M8n3B6v5C0d2F4g6H8j0K2l4";
+  std::string all = AuditToMarkdown(*r, "audit") + AuditToJson(*r, "0", "audit").dump() +
+                    AuditToSarif(*r, "0").dump();
+  EXPECT_EQ(all.find(key_part), std::string::npos);
+}
+
+TEST(ConfigAudit, WithoutProviderFilesAreComparedWithEachOther) {
+  testing::TempDir dir;
+  std::ofstream(dir.File("a.json"))
+      << R"({"env": {"ANTHROPIC_BASE_URL": "https://one.example/api"}, "apiKeyHelper": "printenv ONE_KEY"})";
+  std::ofstream(dir.File("b.toml")) << "model_provider = \"x\"\n[model_providers.x]\nname = \"x\"\n"
+                                       "base_url = \"https://two.example/api/v1\"\nenv_key = "
+                                       "\"TWO_KEY\"\nwire_api = \"responses\"\n";
+  Result<AuditReport> r = AuditAgentConfigs({dir.File("a.json"), dir.File("b.toml")}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(HasFinding(*r, "agent_config.no_provider", "a.json", 1, "note")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.base_url_mismatch", "b.toml", 4, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.key_env_mismatch", "b.toml", 5, "error")) << Dump(*r);
+}
+
+TEST(ConfigAudit, LayersMergeAsClaudeCodeMergesThem) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("p/.claude"));
+  // The project grants python; the local layer adds the denies; the merged view decides.
+  std::ofstream(dir.File("p/.claude/settings.json"))
+      << R"json({"env": {"ANTHROPIC_BASE_URL": "https://taotoken.net/api"},
+ "permissions": {"allow": ["Bash(git status:*)"], "defaultMode": "bypassPermissions"}})json";
+  std::ofstream(dir.File("p/.claude/settings.local.json"))
+      << R"json({"permissions": {"deny": ["Bash(git push:*)", "Bash(rm:*)", "Bash(curl:*)", "Bash(wget:*)",
+ "Bash(ssh:*)", "Edit", "Write"], "defaultMode": "default", "disableBypassPermissionsMode": "disable"}})json";
+  Result<AuditReport> r = AuditAgentConfigs(
+      {dir.File("p/.claude/settings.local.json"), dir.File("p/.claude/settings.json")}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const Finding& f : r->findings) {
+    EXPECT_NE(f.rule, "claude.bypass_permissions") << "the local layer's default mode wins";
+    EXPECT_NE(f.rule, "claude.deny_missing");
+    EXPECT_NE(f.rule, "claude.bypass_not_disabled");
+  }
+  EXPECT_EQ(r->files[0].kind, "claude-code settings (local layer)");
+}
+
+TEST(ConfigAudit, UnparsableFilesAreErrorsNamingTheFile) {
+  testing::TempDir dir;
+  std::ofstream(dir.File("bad.json")) << "{\n  \"permissions\": [\n";
+  Result<AuditReport> r = AuditAgentConfigs({dir.File("bad.json")}, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad.json"), std::string::npos) << r.status().message();
+  std::ofstream(dir.File("bad.toml")) << "model = \n";
+  r = AuditAgentConfigs({dir.File("bad.toml")}, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad.toml:1"), std::string::npos) << r.status().message();
+  r = AuditAgentConfigs({dir.File("missing.json")}, nullptr);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(ConfigAudit, InvalidRulesAndDuplicateKeysAreFound) {
+  testing::TempDir dir;
+  std::ofstream(dir.File("s.json"))
+      << "{\n  \"permissions\": {\n    \"allow\": [\"Bash(git diff\", 3],\n"
+         "    \"defaultMode\": \"default\",\n    \"defaultMode\": \"bypassPermissions\"\n  }\n}\n";
+  Result<AuditReport> r = AuditAgentConfigs({dir.File("s.json")}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(HasFinding(*r, "claude.invalid_rule", "s.json", 3, "error")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.duplicate_key", "s.json", 5, "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "claude.bypass_permissions", "s.json", 5, "error")) << Dump(*r);
+}
+
+}  // namespace
+}  // namespace av
