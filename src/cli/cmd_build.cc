@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/process.h"
 #include "core/version.h"
 #include "evidence/build_config.h"
@@ -91,18 +92,19 @@ int RunBuild(std::vector<std::string> args) {
   Result<PackageLock> lock = LockPackage(out_dir, args);
   if (!lock.ok()) return ReportError(lock.status());
 
+  RecordedStage stage(out_dir, "build", args);  // evidence/run.json, unless under `run`
   PosixProcessRunner runner;
   Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);
-  if (!outcome.ok()) return ReportError(outcome.status());
+  if (!outcome.ok()) return stage.Fail(outcome.status());
   const ResourcesReport& report = outcome->report;
   std::fputs(FormatResourcesTable(report).c_str(), stdout);
   for (const std::string& path : outcome->written) std::printf("wrote %s\n", path.c_str());
   if (report.status == "missing") {
     std::fprintf(stderr, "attnverify: %s\n", report.missing_reason.c_str());
-    return kExitOk;
+    return stage.Finish(kExitOk);
   }
   // "incomplete" exits 1 too: a gate that judged nothing is not a pass.
-  return report.Passed() ? kExitOk : kExitRejected;
+  return stage.Finish(report.Passed() ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

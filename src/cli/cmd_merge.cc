@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "sweep/numerics_merge.h"
@@ -48,35 +50,47 @@ int RunMerge(std::vector<std::string> args) {
   Result<PackageLock> lock = LockPackage(package.string(), args);
   if (!lock.ok()) return ReportError(lock.status());
 
+  // Merged into a package's evidence/ folder: the package's evidence/run.json records it.
+  std::optional<RecordedStage> stage;
+  const std::filesystem::path evidence_dir =
+      std::filesystem::absolute(out_path).parent_path().lexically_normal();
+  if (evidence_dir.filename() == "evidence") {
+    stage.emplace(evidence_dir.parent_path().string(), "merge", args);
+  }
+  auto finish = [&](int code, const std::string& reason = "") {
+    return stage ? stage->Finish(code, reason) : code;
+  };
+  auto fail = [&](const Status& st) { return finish(ReportError(st), st.message()); };
   std::vector<NumericsShard> shards;
   for (const std::string& path : inputs) {
     Result<std::string> text = ReadFileToString(path);
-    if (!text.ok()) return ReportError(text.status());
+    if (!text.ok()) return fail(text.status());
     NumericsShard s;
     s.path = path;
     s.sha256 = Sha256Hex(*text);
     s.doc = nlohmann::json::parse(*text, nullptr, false);
-    if (s.doc.is_discarded()) return ReportError(InvalidInput(path + ": not valid JSON"));
+    if (s.doc.is_discarded()) return fail(InvalidInput(path + ": not valid JSON"));
     shards.push_back(std::move(s));
   }
   std::string command = "attnverify";
   for (const std::string& a : args) command += " " + a;
   Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, command);
-  if (!merged.ok()) return ReportError(merged.status());
+  if (!merged.ok()) return fail(merged.status());
   for (const std::string& w : merged->warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
   Status st = WriteWithParent(out_path, merged->doc.dump(2) + "\n");
   if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsJsonToJUnit(merged->doc));
-  if (!st.ok()) return ReportError(st);
+  if (!st.ok()) return fail(st);
   const auto& s = merged->doc["summary"];
   std::printf("merged %zu shard(s): %lld cases, %lld passed, %lld failed\nevidence: %s\n",
               shards.size(), static_cast<long long>(s["cases_run"].get<int64_t>()),
               static_cast<long long>(s["passed"].get<int64_t>()),
               static_cast<long long>(s["failed"].get<int64_t>()), out_path.c_str());
   for (const auto& c : merged->doc["cases"]) {
-    if (c.value("verdict", "") == "error") return kExitInternal;
+    if (c.value("verdict", "") == "error")
+      return finish(kExitInternal, "a case's reference failed");
   }
-  return merged->doc["verdict"] == "pass" ? kExitOk : kExitRejected;
+  return finish(merged->doc["verdict"] == "pass" ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/file.h"
 #include "core/sandbox.h"
 #include "sweep/numerics_report.h"
@@ -81,6 +82,8 @@ int RunNumerics(std::vector<std::string> args) {
                               std::to_string(options.shard_count);
     }
   }
+  // The package folder is the config's (evidence/run.json), unless under `run`.
+  RecordedStage stage(config->base_dir, "numerics", args);
   PosixProcessRunner runner;
   options.runner = &runner;
   std::string sandbox_warning;
@@ -108,7 +111,7 @@ int RunNumerics(std::vector<std::string> args) {
     }
   };
   Result<NumericsRun> run = RunNumericsSweep(options);
-  if (!run.ok()) return ReportError(run.status());
+  if (!run.ok()) return stage.Fail(run.status());
   if (!sandbox_warning.empty()) run->warnings.insert(run->warnings.begin(), sandbox_warning);
   for (size_t i = sandbox_warning.empty() ? 0 : 1; i < run->warnings.size(); ++i)
     std::fprintf(stderr, "attnverify: warning: %s\n", run->warnings[i].c_str());
@@ -124,15 +127,15 @@ int RunNumerics(std::vector<std::string> args) {
         {options.config.junit, NumericsRunToJUnit(*run)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
-    if (!st.ok()) return ReportError(st);
+    if (!st.ok()) return stage.Fail(st);
   }
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(),
               options.config.junit.c_str());
   for (const CaseResult& c : run->cases) {
-    if (c.verdict == "error") return kExitInternal;
+    if (c.verdict == "error") return stage.Finish(kExitInternal, c.spec.id + ": " + c.reason);
   }
-  return run->failed() == 0 ? kExitOk : kExitRejected;
+  return stage.Finish(run->failed() == 0 ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

@@ -68,6 +68,11 @@ int RunReport(std::vector<std::string> args) {
   if (!evidence.ok()) return ReportError(evidence.status());
   ChecklistReport report = ComputeChecklist(*evidence, *config, ATTNVERIFY_VERSION);
 
+  // A linked reports/ (or evidence/) folder would be written through and left out of the
+  // manifest: refused before anything is written.
+  const std::vector<std::string> excluded = ManifestExclusions(*config);
+  if (Status st = CheckNoLinkedFolders(config->package_dir, excluded); !st.ok())
+    return ReportError(st);
   const fs::path reports = fs::path(config->package_dir) / "reports";
   std::error_code ec;
   fs::create_directories(reports, ec);
@@ -96,11 +101,20 @@ int RunReport(std::vector<std::string> args) {
       runner, evidence->resources ? evidence->resources->nvcc_version : "", &manifest.nvcc_source);
   manifest.host = HostName();
   manifest.created_utc = UtcNowIso8601();
-  manifest.excluded = ManifestExclusions(*config);
-  Result<std::vector<ManifestEntry>> files =
-      HashPackageFiles(config->package_dir, manifest.excluded);
+  manifest.excluded = excluded;
+  Result<PackageListing> files = ListPackageFiles(config->package_dir, manifest.excluded,
+                                                  /*remove_stale_temporaries=*/true);
   if (!files.ok()) return ReportError(files.status());
-  manifest.files = std::move(*files);
+  for (const std::string& t : files->removed_temporaries)
+    std::fprintf(stderr, "attnverify: removed %s (left by a process that no longer runs)\n",
+                 t.c_str());
+  for (const std::string& l : files->links) {
+    std::fprintf(stderr,
+                 "attnverify: warning: %s is a symbolic link: manifest.json records the link, "
+                 "not what it points to\n",
+                 l.c_str());
+  }
+  manifest.files = std::move(files->files);
   const std::string manifest_path = (fs::path(config->package_dir) / "manifest.json").string();
   Status st = WriteFileAtomically(manifest_path, ManifestToJson(manifest).dump(2) + "\n");
   if (!st.ok()) return ReportError(st);

@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/version.h"
 #include "review/review_package.h"
 #include "review/rules.h"
@@ -61,8 +63,21 @@ int RunReview(std::vector<std::string> args) {
           : LockPackage(".", args);
   if (!lock.ok()) return ReportError(lock.status());
 
+  // A package's review records its entry in evidence/run.json (unless under `run`); a
+  // review of --diff files without a package records nothing.
+  std::optional<RecordedStage> stage;
+  if (request.diff_files.empty() || std::filesystem::exists(config_path, ec)) {
+    stage.emplace(
+        request.out_dir.empty()
+            ? std::filesystem::absolute(config_path).parent_path().lexically_normal().string()
+            : request.out_dir,
+        "review", args);
+  }
+  auto finish = [&](int code, const std::string& reason = "") {
+    return stage ? stage->Finish(code, reason) : code;
+  };
   Result<ReviewOutcome> out = ReviewPackage(request);
-  if (!out.ok()) return ReportError(out.status());
+  if (!out.ok()) return finish(ReportError(out.status()), out.status().message());
   const ReviewReport& report = out->report;
   for (const Finding& f : report.findings) {
     std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), f.severity.c_str(),
@@ -73,7 +88,7 @@ int RunReview(std::vector<std::string> args) {
               report.findings.size(), static_cast<long long>(report.files_reviewed),
               static_cast<long long>(report.files_skipped), out->json_path.c_str(),
               out->markdown_path.c_str());
-  return kExitOk;
+  return finish(kExitOk);
 }
 
 }  // namespace av::cli

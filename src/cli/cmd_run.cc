@@ -13,6 +13,7 @@
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/stage_ledger.h"
 
 namespace av::cli {
 namespace {
@@ -64,29 +65,36 @@ int RunRun(std::vector<std::string> args) {
   options.base_override = base;
   options.self_exe = SelfExecutable();
   options.runner = &runner;
-  options.command = "attnverify";
-  for (const std::string& a : args) options.command += " " + a;
+  options.argv = {"attnverify", "run"};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  std::error_code ec;
+  options.cwd = std::filesystem::current_path(ec).string();
+  options.run_id = MakeRunId();
+  std::printf("run %s (evidence/run.json)\n", options.run_id.c_str());
   options.on_stage_start = [](const StagePlan& plan) {
     if (plan.skip_reason.empty()) std::printf("== %s\n", plan.name.c_str());
     std::fflush(stdout);
   };
   options.on_stage_done = [verbose](const StageRecord& s) {
-    if (s.status == "skipped") {
-      std::printf("== %s: skipped (%s)\n", s.name.c_str(), s.reason.c_str());
-    } else if (s.name == "report" || verbose) {
+    const StageEntry& e = s.entry;
+    if (s.skipped()) {
+      std::printf("== %s: skipped (%s)\n", e.name.c_str(), e.reason.c_str());
+    } else if (e.name == "report" || verbose) {
       PrintIndented(s.stdout_text);
       if (!s.stderr_text.empty()) PrintIndented(s.stderr_text);
     } else {
       // One line per stage; its whole output is in the log.
       std::string last = LastLine(s.stdout_text);
       if (!last.empty()) std::printf("  %s\n", last.c_str());
-      std::printf("  %s in %.1f s%s%s (log: %s)\n", s.status.c_str(), s.wall_ms / 1000.0,
-                  s.reason.empty() ? "" : ": ", s.reason.c_str(), s.log.c_str());
+      std::printf("  %s in %.1f s%s%s (log: %s)\n", StageStatusName(e.status), e.wall_ms / 1000.0,
+                  e.reason.empty() ? "" : ": ", e.reason.c_str(), e.log.c_str());
     }
     std::fflush(stdout);
   };
   Result<PipelineRecord> record = RunPipeline(options);
   if (!record.ok()) return ReportError(record.status());
+  if (!record->ledger_warning.empty())
+    std::fprintf(stderr, "attnverify: warning: %s\n", record->ledger_warning.c_str());
   if (record->report_exit_code < 0) {
     std::fprintf(stderr, "attnverify: run: no report was produced (see the report stage above)\n");
     return kExitInternal;

@@ -5,10 +5,12 @@
 // config, a missing base or a folder that is not a git work tree.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/process.h"
 #include "core/version.h"
 #include "review/review_package.h"
@@ -43,9 +45,13 @@ int RunSlice(std::vector<std::string> args) {
   Result<PackageLock> lock = LockPackageOfConfig(request.config_path, args);
   if (!lock.ok()) return ReportError(lock.status());
 
+  // The package is the config's folder (evidence/run.json), unless under `run`.
+  RecordedStage stage(
+      std::filesystem::absolute(request.config_path).parent_path().lexically_normal().string(),
+      "slice", args);
   PosixProcessRunner runner;
   Result<SliceOutcome> out = SlicePackage(runner, request);
-  if (!out.ok()) return ReportError(out.status());
+  if (!out.ok()) return stage.Fail(out.status());
   const SliceResult& slice = out->slice;
   std::printf("base %s (%s) -> %s\n", slice.base.c_str(), slice.base_commit.c_str(),
               slice.head_commit.c_str());
@@ -59,7 +65,7 @@ int RunSlice(std::vector<std::string> args) {
                 static_cast<long long>(added), static_cast<long long>(deleted), c.path.c_str());
   }
   std::printf("wrote %s/evidence/slice.json\n", out->package_dir.c_str());
-  return kExitOk;
+  return stage.Finish(kExitOk);
 }
 
 }  // namespace av::cli

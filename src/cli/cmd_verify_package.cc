@@ -9,6 +9,7 @@
 #include "cli/parse.h"
 #include "core/file.h"
 #include "report/manifest.h"
+#include "schema/run_json.h"
 
 namespace av::cli {
 
@@ -24,9 +25,9 @@ int RunVerifyPackage(std::vector<std::string> args) {
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
   namespace fs = std::filesystem;
+  std::error_code ec;
   const fs::path package = fs::absolute(fs::path(config_path)).parent_path().lexically_normal();
   const std::string manifest_path = (package / "manifest.json").string();
-  std::error_code ec;
   if (!fs::exists(manifest_path, ec)) {
     return ReportError(NotFound(manifest_path + ": no manifest; `attnverify report --config " +
                                 config_path + "` writes it"));
@@ -37,9 +38,27 @@ int RunVerifyPackage(std::vector<std::string> args) {
   if (!manifest.ok()) return ReportError(manifest.status());
   Result<ManifestDiff> diff = VerifyManifest(package.string(), *manifest);
   if (!diff.ok()) return ReportError(diff.status());
-  if (diff->ok()) {
+  // The stage ledger's digests too: a file rewritten after its stage ended is changed
+  // evidence even when the manifest was written after the rewrite.
+  std::vector<std::string> ledger_problems;
+  const fs::path ledger_path = package / "evidence/run.json";
+  if (fs::exists(ledger_path, ec)) {
+    Result<std::string> ledger_text = ReadFileToString(ledger_path.string());
+    if (!ledger_text.ok()) return ReportError(ledger_text.status());
+    Result<av::RunLedger> ledger = ParseRunLedger(*ledger_text, ledger_path.string());
+    if (!ledger.ok()) return ReportError(ledger.status());
+    ledger_problems = VerifyLedgerOutputs(package.string(), *ledger);
+  }
+  for (const std::string& p : ledger_problems) std::printf("run.json %s\n", p.c_str());
+  if (diff->ok() && ledger_problems.empty()) {
     std::printf("ok: %zu files match %s\n", manifest->files.size(), manifest_path.c_str());
     return kExitOk;
+  }
+  if (diff->ok()) {
+    std::printf(
+        "%zu files match %s, but %zu differ from what their stage wrote (evidence/run.json)\n",
+        manifest->files.size(), manifest_path.c_str(), ledger_problems.size());
+    return kExitRejected;
   }
   for (const std::string& p : diff->changed) std::printf("changed  %s\n", p.c_str());
   for (const std::string& p : diff->missing) std::printf("missing  %s\n", p.c_str());

@@ -49,6 +49,10 @@ reference = "oracle"         # float64 loops; "fast" = blocked float32, 5-20x fa
 
 [policy]                     # attnverify report: items that must PASS for "accepted"
 required = [1, 2, 3, 4, 5, 6, 7, 8]
+# The GPU-only checks (4.perf: timings before and after; 3.bank_conflicts: ncu) are
+# required only when a GPU host produces that evidence for this package. Offline they
+# show as MISSING without holding the verdict back.
+gpu_evidence = false
 )toml";
 }
 

@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/file.h"
+#include "core/sha256.h"
 #include "pipeline/package_init.h"
 #include "pipeline/run_config.h"
+#include "pipeline/stage_ledger.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -62,7 +66,8 @@ TEST(RunConfig, ErrorsNameFileLineAndKey) {
   EXPECT_NE(c.status().message().find("\"run\" must be a table"), std::string::npos);
 }
 
-// A pipeline whose stages are answered by a fake: slice crashes, build rejects, report accepts.
+// A pipeline whose stages are answered by a fake: slice crashes, build rejects (and writes
+// its evidence), report accepts.
 TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
   TempDir dir;
   ASSERT_TRUE(
@@ -70,16 +75,29 @@ TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
   Result<RunConfig> config = LoadRunConfig(dir.File("attnverify.toml"));
   ASSERT_TRUE(config.ok()) << config.status().message();
   bool run_json_seen_by_report = false;
+  std::string build_entry_while_running;
+  std::set<std::string> run_ids;
   FakeProcessRunner runner([&](const ProcessRequest& r) -> Result<ProcessResult> {
     const std::string& stage = r.argv[1];
     EXPECT_EQ(r.cwd, "");  // the caller's folder
+    auto id = r.extra_env.find(kRunIdEnv);
+    EXPECT_NE(id, r.extra_env.end()) << stage;
+    if (id != r.extra_env.end()) run_ids.insert(id->second);
     if (stage == "slice") {
       ProcessResult p;
       p.term_signal = 11;
       p.stderr_text = "partial\n";
       return p;
     }
-    if (stage == "build") return MakeExitedResult(1, "gate smem_within_cap failed\n", "");
+    if (stage == "build") {
+      // While the stage runs, the ledger says it started and has not finished.
+      Result<std::string> ledger = ReadFileToString(dir.File("evidence/run.json"));
+      if (ledger.ok()) {
+        build_entry_while_running = nlohmann::json::parse(*ledger)["stages"][2].dump();
+      }
+      EXPECT_TRUE(WriteFileAtomically(dir.File("evidence/resources.json"), "{}").ok());
+      return MakeExitedResult(1, "gate smem_within_cap failed\n", "");
+    }
     if (stage == "report") {
       run_json_seen_by_report = std::filesystem::exists(dir.File("evidence/run.json"));
       return MakeExitedResult(0, "verdict: accepted\n", "");
@@ -90,30 +108,81 @@ TEST(Pipeline, KeepsGoingRecordsWhyAndWritesRunJsonBeforeTheReport) {
   options.config = *config;
   options.self_exe = "/bin/attnverify";
   options.runner = &runner;
-  options.command = "attnverify run";
+  options.argv = {"attnverify", "run"};
+  options.cwd = dir.path();
   Result<PipelineRecord> record = RunPipeline(options);
   ASSERT_TRUE(record.ok()) << record.status().message();
   ASSERT_EQ(record->stages.size(), 5u);
-  EXPECT_EQ(record->stages[0].status, "error");
-  EXPECT_NE(record->stages[0].reason.find("signal 11"), std::string::npos)
-      << record->stages[0].reason;
-  EXPECT_EQ(record->stages[1].status, "ok");  // review still ran
-  EXPECT_EQ(record->stages[2].status, "rejected");
-  EXPECT_EQ(record->stages[3].status, "ok");
+  const std::vector<StageRecord>& st = record->stages;
+  EXPECT_EQ(st[0].entry.status, StageStatus::kError);
+  EXPECT_NE(st[0].entry.reason.find("signal 11"), std::string::npos) << st[0].entry.reason;
+  EXPECT_EQ(st[1].entry.status, StageStatus::kOk);  // review still ran
+  EXPECT_EQ(st[2].entry.status, StageStatus::kRejected);
+  EXPECT_EQ(st[3].entry.status, StageStatus::kOk);
   EXPECT_EQ(record->report_exit_code, 0);
   EXPECT_TRUE(run_json_seen_by_report);
+  // One run id, given to every stage, recorded in every entry.
+  ASSERT_EQ(run_ids.size(), 1u);
+  EXPECT_EQ(*run_ids.begin(), record->run_id);
+  EXPECT_NE(build_entry_while_running.find("did not finish"), std::string::npos)
+      << build_entry_while_running;
   Result<std::string> log = ReadFileToString(dir.File("logs/run-build.log"));
   ASSERT_TRUE(log.ok());
   EXPECT_NE(log->find("$ /bin/attnverify build --config"), std::string::npos);
   EXPECT_NE(log->find("gate smem_within_cap failed"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir.File("logs/run-report.log")));
-  Result<std::string> run_json = ReadFileToString(dir.File("evidence/run.json"));
-  ASSERT_TRUE(run_json.ok());
-  nlohmann::json j = nlohmann::json::parse(*run_json);
-  EXPECT_EQ(j["schema"], kRunJsonSchema);
-  ASSERT_EQ(j["stages"].size(), 4u);  // everything before the report
-  EXPECT_EQ(j["stages"][2]["status"], "rejected");
-  EXPECT_EQ(j["stages"][2]["log_sha256"].get<std::string>().size(), 64u);
+  Result<std::string> text = ReadFileToString(dir.File("evidence/run.json"));
+  ASSERT_TRUE(text.ok());
+  Result<RunLedger> ledger = ParseRunLedger(*text, "evidence/run.json");
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  EXPECT_NE(text->find("\"schema\": \"attnverify.run/2\""), std::string::npos);
+  EXPECT_EQ(ledger->run_id, record->run_id);
+  EXPECT_EQ(ledger->argv, options.argv);
+  ASSERT_EQ(ledger->stages.size(), 4u);  // everything before the report
+  const StageEntry* build = ledger->Stage("build");
+  ASSERT_NE(build, nullptr);
+  EXPECT_EQ(build->status, StageStatus::kRejected);
+  EXPECT_EQ(build->run_id, record->run_id);
+  EXPECT_EQ(build->log_sha256.size(), 64u);
+  EXPECT_EQ(build->log_sha256, Sha256Hex(*log));
+  // What the stage wrote, hashed by the parent; the stage's log and the ledger are not
+  // among it, nor is anything another stage wrote.
+  ASSERT_EQ(build->outputs.size(), 1u);
+  EXPECT_EQ(build->outputs[0].path, "evidence/resources.json");
+  EXPECT_EQ(build->outputs[0].sha256, Sha256Hex("{}"));
+  EXPECT_TRUE(ledger->Stage("review")->outputs.empty());
+}
+
+TEST(Pipeline, StagesThisRunDoesNotPlanKeepTheirEntries) {
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"),
+                                  "[run]\nstages = [\"numerics\", \"report\"]\n[candidate]\n")
+                  .ok());
+  RunLedger old;
+  StageEntry build;
+  build.name = "build";
+  build.run_id = "20260101T000000Z-aaaaaa";
+  build.status = StageStatus::kOk;
+  old.Put(build);
+  ASSERT_TRUE(WriteLedger(dir.path(), old).ok());
+  Result<RunConfig> config = LoadRunConfig(dir.File("attnverify.toml"));
+  ASSERT_TRUE(config.ok());
+  FakeProcessRunner runner(
+      [](const ProcessRequest& r) -> Result<ProcessResult> { return MakeExitedResult(0, "", ""); });
+  PipelineOptions options;
+  options.config = *config;
+  options.self_exe = "/bin/attnverify";
+  options.runner = &runner;
+  Result<PipelineRecord> record = RunPipeline(options);
+  ASSERT_TRUE(record.ok());
+  std::string warning;
+  RunLedger now = LoadLedgerOrEmpty(dir.path(), &warning);
+  EXPECT_EQ(warning, "");
+  ASSERT_NE(now.Stage("build"), nullptr);
+  EXPECT_EQ(now.Stage("build")->run_id, "20260101T000000Z-aaaaaa");
+  ASSERT_NE(now.Stage("numerics"), nullptr);
+  EXPECT_EQ(now.Stage("numerics")->run_id, record->run_id);
+  EXPECT_NE(record->run_id, "20260101T000000Z-aaaaaa");
 }
 
 TEST(Pipeline, ProgramThatCannotStartIsAnErrorStageNotAFailure) {
@@ -134,7 +203,7 @@ TEST(Pipeline, ProgramThatCannotStartIsAnErrorStageNotAFailure) {
   Result<PipelineRecord> record = RunPipeline(options);
   ASSERT_TRUE(record.ok());
   ASSERT_EQ(record->stages.size(), 2u);
-  EXPECT_EQ(record->stages[0].status, "error");
+  EXPECT_EQ(record->stages[0].entry.status, StageStatus::kError);
   EXPECT_EQ(record->report_exit_code, -1);
 }
 

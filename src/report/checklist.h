@@ -49,6 +49,20 @@ struct FindingView {
   std::vector<int> related_items;
 };
 
+// Which run an evidence file came from, and whether the checklist used it (doc/report.md,
+// "Evidence bound to its run"). A file is used only when evidence/run.json's entry for the
+// stage that writes it ended ok or rejected, has the run id of the file's provenance, and
+// recorded the file's sha256 among the stage's outputs.
+struct EvidenceBinding {
+  std::string file;    // package-relative: "evidence/resources.json"
+  std::string stage;   // the stage that writes it: "build"
+  std::string run_id;  // the run it came from (its provenance); empty when unbound
+  std::string head_commit;
+  bool used = false;
+  std::string refused;  // why it is not used; empty when used
+  std::string rerun;    // the command that runs its stage again
+};
+
 struct ItemResult {
   int number = 0;
   std::string title;
@@ -57,6 +71,11 @@ struct ItemResult {
   std::string reason;  // one line for the item table
   std::vector<Check> checks;
   std::vector<FindingView> findings;  // the reviewer's questions this item answers
+  // The runs its checks' evidence came from: "evidence/numerics.json: run 2026...-3f9a1c".
+  std::vector<std::string> evidence_runs;
+  // What the evidence says beside the checks (the build's warnings, which tolerances
+  // judged the cases).
+  std::vector<std::string> notes;
 };
 
 // Numerics coverage for the HTML grid: one cell per (op, category).
@@ -77,8 +96,10 @@ struct ChecklistReport {
   std::string verdict;  // "accepted", "rejected", "incomplete"
   std::string verdict_reason;
   std::vector<int> required;
-  std::vector<ItemResult> items;  // always eight, in order
-  std::vector<EvidenceFile> evidence;
+  std::vector<ItemResult> items;       // always eight, in order
+  std::vector<EvidenceFile> evidence;  // every file read (refused ones say why)
+  std::vector<EvidenceBinding> bindings;
+  std::vector<std::string> warnings;  // e.g. evidence from different head commits
   std::vector<FindingView> findings;  // every finding of review.json
   std::vector<CoverageCell> coverage;
   std::vector<ResourceBar> resources;

@@ -36,16 +36,14 @@ const nlohmann::json* Lookup(const NumericsCase& c, const char* key,
 
 }  // namespace
 
-std::string QuoteArg(const std::string& s) {
-  return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
-}
-
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
   const std::string c = QuoteArg(cfg.path);
-  Context ctx{ev, cfg, "", "", "", "", "", {}};
+  Context ctx{ev, cfg, "", "", "", "", "", "", "", {}, {}, {}, {}};
   ctx.numerics_cmd = "attnverify numerics --config " + c;
   ctx.build_cmd = "attnverify build --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.review_cmd = "attnverify review --config " + c;
+  ctx.run_cmd = "attnverify run --config " + c + " --base " + QuoteArg(cfg.base_ref);
+  ctx.slice_cmd = "attnverify slice --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.profile_cmd =
       "on a GPU host, for the base and the head build: ncu --csv --metrics "
       "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
@@ -58,7 +56,6 @@ Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv\n"
       "then: attnverify profile --import ncu_smem.csv --config " +
       c + "   # attnverify profile is not implemented yet";
-  if (ev.numerics) ctx.attribution = AttributeFailures(*ev.numerics);
   return ctx;
 }
 
@@ -66,17 +63,17 @@ Citation Cite(const EvidenceFile& f, std::string subject) {
   return {f.path, f.sha256, f.command, std::move(subject)};
 }
 
-Check MakeCheck(std::string id, std::string title, CheckStatus status, std::string summary) {
+Check MakeCheck(const CheckDef& def, CheckStatus status, std::string summary) {
   Check c;
-  c.id = std::move(id);
-  c.title = std::move(title);
+  c.id = std::string(def.id);
+  c.title = std::string(def.title);
   c.status = status;
   c.summary = std::move(summary);
   return c;
 }
 
-Check Missing(std::string id, std::string title, std::string summary, std::string command) {
-  Check c = MakeCheck(std::move(id), std::move(title), CheckStatus::kMissing, std::move(summary));
+Check Missing(const CheckDef& def, std::string summary, std::string command) {
+  Check c = MakeCheck(def, CheckStatus::kMissing, std::move(summary));
   c.missing_command = std::move(command);
   return c;
 }
@@ -262,8 +259,7 @@ const ReportAttribution* AttributionOf(const Context& ctx, const NumericsCase* c
 }
 
 std::vector<const NumericsCase*> AttributedElsewhere(
-    const Context& ctx, const std::string& self_id,
-    const std::vector<const NumericsCase*>& failing) {
+    const Context& ctx, std::string_view self_id, const std::vector<const NumericsCase*>& failing) {
   std::vector<const NumericsCase*> out;
   for (const NumericsCase* c : failing) {
     const ReportAttribution* a = AttributionOf(ctx, c);
@@ -272,8 +268,8 @@ std::vector<const NumericsCase*> AttributedElsewhere(
   return out;
 }
 
-Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
-                         const std::string& noun, const std::vector<const NumericsCase*>& passing,
+Check ExplainedElsewhere(const Context& ctx, const CheckDef& def, const std::string& noun,
+                         const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how) {
   // Group the failures by the check they are attributed to, in first-seen order.
   std::vector<std::pair<const ReportAttribution*, size_t>> groups;
@@ -309,13 +305,13 @@ Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
                                    : "its " + std::to_string(failing.size()) + " failures ";
   Check c;
   if (!passing.empty()) {
-    c = MakeCheck(std::move(id), std::move(title), CheckStatus::kPass,
+    c = MakeCheck(def, CheckStatus::kPass,
                   Plural(passing.size(), singular(noun).c_str(), noun.c_str()) +
                       (passing.size() == 1 ? " passes (e.g. " : " pass (e.g. ") +
                       passing.front()->id + "); " + failures + where);
     c.citations.push_back(Cite(ctx.ev.numerics->file, passing.front()->id));
   } else {
-    c = Missing(std::move(id), std::move(title),
+    c = Missing(def,
                 "no " + singular(noun) + " passed: " + failures + where +
                     ", so nothing shows this category works on its own; add " + how +
                     " to shapes.json",
@@ -329,26 +325,32 @@ std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-Check NoNumerics(const Context& ctx, std::string id, std::string title) {
-  std::string why = StageNote(ctx, "numerics");
-  return Missing(
-      std::move(id), std::move(title),
-      "no " + ctx.cfg.numerics_evidence + " in the package" + (why.empty() ? "" : ": " + why),
-      ctx.numerics_cmd);
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+Check NoNumerics(const Context& ctx, const CheckDef& def) {
+  return Missing(def, AbsentNote(ctx, "numerics", ctx.cfg.numerics_evidence), ctx.numerics_cmd);
 }
 
 std::string StageNote(const Context& ctx, const std::string& stage) {
   if (!ctx.ev.run) return "";
-  const ReportRunStage* s = ctx.ev.run->Stage(stage);
+  const StageEntry* s = ctx.ev.run->Stage(stage);
   const std::string log = s == nullptr || s->log.empty() ? "" : " (log " + s->log + ")";
   if (s == nullptr) return "evidence/run.json has no " + stage + " stage";
-  if (s->status == "skipped")
-    return stage + " skipped: " + (s->reason.empty() ? "no reason recorded" : s->reason);
-  if (s->status == "error") {
-    return "the " + stage + " stage failed" + (s->reason.empty() ? "" : ": " + s->reason) + log;
+  switch (s->status) {
+    case StageStatus::kSkipped:
+      return stage + " skipped: " + (s->reason.empty() ? "no reason recorded" : s->reason);
+    case StageStatus::kError:
+      return "the " + stage + " stage failed" + (s->reason.empty() ? "" : ": " + s->reason) + log;
+    case StageStatus::kRejected:
+      return "the " + stage + " stage exited 1 but left no evidence" + log;
+    case StageStatus::kOk:
+      break;
   }
-  if (s->status == "rejected") return "the " + stage + " stage exited 1 but left no evidence" + log;
-  return "the " + stage + " stage ended " + s->status + " but left no evidence" + log;
+  return "the " + stage + " stage ended ok but left no evidence" + log;
 }
 
 std::vector<FindingView> FindingsOf(const Context& ctx, int item) {

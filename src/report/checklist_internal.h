@@ -1,6 +1,8 @@
-// Shared pieces of the checklist engine, defined in checklist_internal.cc (checklist.cc
-// assembles items and the verdict; checklist_numerics.cc builds items 1-2,
-// checklist_kernel.cc items 3-7). Internal to report/.
+// Shared pieces of the checklist engine (internal to report/): the Context every judge
+// reads, the helpers the judges share (checklist_internal.cc), and the judges of the
+// check table (checklist_table.cc): item 1 in checklist_numerics.cc, item 2 in
+// checklist_masks.cc, item 3 in checklist_resources.cc, items 4-7 in checklist_kernel.cc,
+// item 8 in checklist_evidence.cc. checklist.cc runs them as named steps.
 #pragma once
 
 #include <map>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "report/checklist.h"
+#include "report/checklist_table.h"
 
 namespace av::checklist {
 
@@ -16,27 +19,54 @@ namespace av::checklist {
 // mask check whose category fails on every case, and/or that the case's localisation
 // hint names. That check FAILs with the case; other checks holding it do not.
 struct ReportAttribution {
-  std::string check_id;  // "2.causal_alignment"
+  std::string check_id;  // the id of a row of the check table
   std::string cases;     // what its cases are, for notes: "causal s_q > 1 cases"
-  std::string
-      why;  // "every one of its 18 cases fails; the hints say the causal mask is misaligned"
+  // "every one of its 18 cases fails; the hints say the causal mask is misaligned"
+  std::string why;
 };
 
 struct Context {
   const Evidence& ev;
   const ReportConfig& cfg;
-  std::string numerics_cmd, build_cmd, review_cmd, profile_cmd, bank_conflicts_cmd;
+  // The commands that produce each stage's evidence, naming the config as cfg.path.
+  std::string numerics_cmd, build_cmd, review_cmd, slice_cmd, run_cmd, profile_cmd,
+      bank_conflicts_cmd;
   std::map<const NumericsCase*, ReportAttribution> attribution;  // failing base cases only
+  std::vector<EvidenceBinding> bindings;  // every evidence file read, used or refused
+  // Set before item 8 is judged: the evidence files read, and the checks of items 1-7
+  // whose PASS/FAIL cited nothing (turned into MISSING).
+  std::vector<EvidenceFile> files;
+  std::vector<std::string> uncited;
 };
 
-// Shell-quotes an argument when it needs it.
-std::string QuoteArg(const std::string& s);
-
+// The commands of a context over `ev` (cfg.path: the config as commands name it); the
+// attribution and the bindings are set by ComputeChecklist.
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg);
 
+// ---- commands (checklist_commands.cc) ----
+// POSIX shell quoting: plain words as they are, anything else in single quotes.
+std::string QuoteArg(const std::string& s);
+std::string RenderArgv(const std::vector<std::string>& argv);
+// The config path the report's commands name (doc/report.md, "Commands").
+std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg);
+// A stage's recorded argv as the report shows it: "attnverify" for the binary, and a
+// --config that names this package's attnverify.toml replaced by `display`.
+std::string StageCommand(const StageEntry& e, const ReportConfig& cfg, const std::string& display);
+
+// ---- binding (checklist_binding.cc) ----
+// The evidence the checklist may judge: every file bound to its stage's entry in
+// evidence/run.json is kept, every other one is removed (as if absent), with what it
+// cites; `bindings` gets one row per file read. `commands` supplies the re-run commands.
+Evidence BindEvidence(const Evidence& ev, const Context& commands,
+                      std::vector<EvidenceBinding>* bindings);
+const EvidenceBinding* BindingOf(const Context& ctx, const std::string& stage);
+// Why a stage's file is absent for the checklist: "evidence/resources.json is not used:
+// <why>" when it was refused, else "no FILE in the package[: what run.json says]".
+std::string AbsentNote(const Context& ctx, const std::string& stage, const std::string& file);
+
 Citation Cite(const EvidenceFile& f, std::string subject = "");
-Check MakeCheck(std::string id, std::string title, CheckStatus status, std::string summary);
-Check Missing(std::string id, std::string title, std::string summary, std::string command);
+Check MakeCheck(const CheckDef& def, CheckStatus status, std::string summary);
+Check Missing(const CheckDef& def, std::string summary, std::string command);
 
 // Parameter lookup: params (shapes.json values) first, then op_params (strings).
 std::optional<int64_t> IntParam(const NumericsCase& c, const char* key);
@@ -57,7 +87,9 @@ void SortWorstFirst(std::vector<const NumericsCase*>* cases);
 void AddFailures(const Context& ctx, std::vector<const NumericsCase*> failing, size_t limit,
                  Check* check);
 std::string Plural(size_t n, const char* one, const char* many);  // "1 case", "3 cases"
-Check NoNumerics(const Context& ctx, std::string id, std::string title);
+// "a, b, c"
+std::string JoinList(const std::vector<std::string>& items);
+Check NoNumerics(const Context& ctx, const CheckDef& def);
 // Why a stage's evidence is absent according to evidence/run.json ("the build stage failed:
 // exit 2: ... (log logs/run-build.log)", "build skipped: no [build] table ..."); "" when
 // run.json does not say.
@@ -74,22 +106,66 @@ std::vector<std::string> MergedHints(const NumericsCase& c);
 void ListFailures(const Context& ctx, std::vector<const NumericsCase*> failing, Check* check);
 // The failing cases of check `self_id` that are attributed to another check.
 std::vector<const NumericsCase*> AttributedElsewhere(
-    const Context& ctx, const std::string& self_id,
-    const std::vector<const NumericsCase*>& failing);
+    const Context& ctx, std::string_view self_id, const std::vector<const NumericsCase*>& failing);
 // A check whose every failure is attributed elsewhere: PASS with a note when `passing`
 // holds cases, else MISSING (nothing shows the category works). `noun`: "padding cases".
-Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
-                         const std::string& noun, const std::vector<const NumericsCase*>& passing,
+Check ExplainedElsewhere(const Context& ctx, const CheckDef& def, const std::string& noun,
+                         const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how);
 std::vector<FindingView> FindingsOf(const Context& ctx, int item);
 
-// Checks of items 1-7 (item 8 is judged in checklist.cc, over the other seven).
-std::vector<Check> NumericsChecks(const Context& ctx);                                   // item 1
-std::vector<Check> MaskChecks(const Context& ctx, std::vector<CoverageCell>* coverage);  // item 2
-std::vector<Check> ResourceChecks(const Context& ctx);                                   // item 3
-std::vector<Check> GemmChecks(const Context& ctx);                                       // item 4
-std::vector<Check> SplitKChecks(const Context& ctx);                                     // item 5
-std::vector<Check> InterfaceChecks(const Context& ctx);                                  // item 6
-std::vector<Check> FallbackChecks(const Context& ctx);                                   // item 7
+// Numerics coverage per (op, mask category) and (op, dtype), for the HTML grid.
+std::vector<CoverageCell> ComputeCoverage(const Context& ctx);
+
+// The mask and boundary categories of item 2, one row of the check table each (its arg).
+enum MaskCategory : int {
+  kCausal,
+  kCausalAlignment,
+  kWindow,
+  kVarlen,
+  kPadding,
+  kPaged,
+  kPartialBlock,
+  kBlockEdges,
+  kInvalidIndices,
+  kMaskCategoryCount
+};
+
+// ---- the judges of the check table (checklist_table.cc lists which row uses which) ----
+// Item 1 (checklist_numerics.cc).
+std::optional<Check> JudgeBaseCases(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeDtypes(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeSoftmaxStability(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeInvariance(const Context& ctx, const CheckDef& def);
+// review.json's config_changes: FAIL when the package's own config was loosened.
+std::optional<Check> JudgeConfigUnchanged(const Context& ctx, const CheckDef& def);
+// Which tolerances file (and its sha256) judged the cases, shown under item 1.
+std::vector<std::string> NumericsNotes(const Context& ctx);
+// Item 2 (checklist_masks.cc): one judge for every mask category (def.arg picks it).
+std::optional<Check> JudgeMaskCategory(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeMaskCoverage(const Context& ctx, const CheckDef& def);
+// Item 3 (checklist_resources.cc).
+// The build's warnings and unmatched [[build.kernel]] entries, shown under item 3.
+std::vector<std::string> BuildNotes(const Context& ctx);
+std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeGate(const Context& ctx, const CheckDef& def);  // "3.<gate>"
+// smem_within_cap: the gate, plus ptxas's overflow per kernel when it failed.
+std::optional<Check> JudgeSmemGate(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeBankConflicts(const Context& ctx, const CheckDef& def);
+// Items 4-7 (checklist_kernel.cc).
+std::optional<Check> JudgeUnalignedGemm(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgePaddedStrides(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeOutputContract(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgePathRecorded(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgePathsExercised(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeFallbackKept(const Context& ctx, const CheckDef& def);
+// Item 8 (checklist_evidence.cc), judged after items 1-7 (it reads ctx.files, ctx.uncited).
+std::optional<Check> JudgeFiles(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeReviewed(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeFindingsVerifiable(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeConclusionsCited(const Context& ctx, const CheckDef& def);
 
 }  // namespace av::checklist

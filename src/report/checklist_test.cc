@@ -188,7 +188,7 @@ TEST(ChecklistTest, NoNvccIsMissingNotFailing) {
   EXPECT_EQ(r.items[2].status, CheckStatus::kMissing);
 }
 
-TEST(ChecklistTest, GemmPerfIsAlwaysMissingWithTheNcuCommand) {
+TEST(ChecklistTest, GemmPerfIsMissingWithTheNcuCommandAndRequiredOnlyWithGpuEvidence) {
   Evidence ev;
   ev.numerics = Numerics({Case("fp8.m=3", "fp8_gemm", R"({"m": 3, "n": 130, "k": 200})", true)});
   ChecklistReport r = Compute(ev);
@@ -199,6 +199,12 @@ TEST(ChecklistTest, GemmPerfIsAlwaysMissingWithTheNcuCommand) {
             std::string::npos);
   EXPECT_NE(perf->missing_command.find("attnverify profile --import"), std::string::npos);
   EXPECT_NE(perf->missing_command.find("not implemented yet"), std::string::npos);
+  // GPU-only: not required unless the package says a GPU host produces the evidence.
+  EXPECT_FALSE(perf->required);
+  EXPECT_EQ(r.items[3].status, CheckStatus::kPass);
+  r = Compute(ev, "[policy]\ngpu_evidence = true\n");
+  EXPECT_TRUE(FindCheck(r, "4.perf")->required);
+  EXPECT_TRUE(FindCheck(r, "3.bank_conflicts")->required);
   EXPECT_EQ(r.items[3].status, CheckStatus::kMissing);
 }
 
@@ -338,7 +344,8 @@ TEST(ChecklistTest, AcceptedWhenEveryRequiredItemPassesAndNothingFails) {
 TEST(ChecklistTest, WaiverCoversMissingEvidenceButNeverAFailure) {
   Evidence ev;
   ev.numerics = Numerics({Case("fp8", "fp8_gemm", R"({"m": 3, "n": 130, "k": 200})", true)});
-  ChecklistReport r = Compute(ev, "[policy]\nwaive = { \"4.perf\" = \"no GPU in CI\" }\n");
+  ChecklistReport r =
+      Compute(ev, "[policy]\ngpu_evidence = true\nwaive = { \"4.perf\" = \"no GPU in CI\" }\n");
   const Check* perf = FindCheck(r, "4.perf");
   EXPECT_EQ(perf->waiver, "no GPU in CI");
   EXPECT_FALSE(perf->required);
@@ -516,11 +523,12 @@ TEST(ChecklistAttributionTest, MergedHintsKeepDistinctLinesAndCounts) {
 
 ReportRunEvidence RunRecord(
     const std::string& stages,
-    const std::string& command = "attnverify run --config pkg/attnverify.toml") {
-  Result<ReportRunEvidence> r =
-      ParseRunEvidence(R"({"schema": "attnverify.run/1", "command": ")" + command +
-                           R"(", "config": "/work/pkg/attnverify.toml", "stages": )" + stages + "}",
-                       "evidence/run.json");
+    const std::string& argv = R"(["attnverify", "run", "--config", "pkg/attnverify.toml"])") {
+  Result<ReportRunEvidence> r = ParseRunEvidence(
+      R"({"schema": "attnverify.run/2", "argv": )" + argv +
+          R"(, "cwd": "/work", "package": "/work/pkg", "config": "attnverify.toml", "stages": )" +
+          stages + "}",
+      "evidence/run.json");
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : ReportRunEvidence{};
 }
@@ -555,16 +563,23 @@ TEST(ChecklistRunTest, MissingChecksSayWhyTheirStageProducedNothing) {
   EXPECT_EQ(FindCheck(r, "3.build")->summary, "no evidence/resources.json in the package");
 }
 
-TEST(ChecklistRunTest, RunJsonParsesTheUserConfigAndRejectsBadStages) {
-  EXPECT_EQ(RunRecord("[]").user_config, "pkg/attnverify.toml");
-  EXPECT_EQ(RunRecord("[]", "attnverify run --base HEAD~2").user_config,
-            "attention-verify/attnverify.toml");
-  EXPECT_EQ(RunRecord("[]", "attnverify run --config=a/b.toml").user_config, "a/b.toml");
+TEST(ChecklistRunTest, RunJsonKeepsArgvAndRejectsBadStages) {
+  ReportRunEvidence run = RunRecord(
+      R"([{"name": "build", "run_id": "r1", "argv": ["/bin/attnverify", "build", "--config", "a b/x.toml"],
+           "status": "ok", "outputs": [{"path": "evidence/resources.json", "sha256": "ab"}]}])");
+  ASSERT_NE(run.Stage("build"), nullptr);
+  EXPECT_EQ(run.Stage("build")->argv[3], "a b/x.toml");
+  ASSERT_NE(run.Stage("build")->Output("evidence/resources.json"), nullptr);
+  EXPECT_EQ(run.ledger.argv[3], "pkg/attnverify.toml");
   Result<ReportRunEvidence> bad =
       ParseRunEvidence(R"({"stages": [{"name": 3}]})", "evidence/run.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(),
-            "evidence/run.json: $.stages[0].name: must be a string, got a number");
+  EXPECT_EQ(bad.status().message(), "evidence/run.json: $.stages[0].name: must be a string");
+  bad =
+      ParseRunEvidence(R"({"stages": [{"name": "build", "status": "fine"}]})", "evidence/run.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("$.stages[0].status: must be \"ok\""), std::string::npos)
+      << bad.status().message();
   bad = ParseRunEvidence(R"({"schema": "attnverify.numerics/1"})", "evidence/run.json");
   EXPECT_FALSE(bad.ok());
 }
@@ -572,8 +587,7 @@ TEST(ChecklistRunTest, RunJsonParsesTheUserConfigAndRejectsBadStages) {
 TEST(ChecklistRunTest, CommandsNameTheConfigAsTheUserGaveIt) {
   Evidence ev;
   Result<NumericsEvidence> n = ParseNumericsEvidence(
-      R"({"command": "attnverify numerics --config /work/pkg/attnverify.toml", "cases": []})",
-      "evidence/numerics.json");
+      R"({"provenance": {"run_id": "r1"}, "cases": []})", "evidence/numerics.json");
   ASSERT_TRUE(n.ok());
   ev.numerics = *n;
   ReportConfig cfg = Config();
@@ -584,9 +598,14 @@ TEST(ChecklistRunTest, CommandsNameTheConfigAsTheUserGaveIt) {
   EXPECT_EQ(r.config, "/work/pkg/attnverify.toml");
   EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command,
             "attnverify numerics --config /work/pkg/attnverify.toml");
-  // run.json records that the user typed "pkg/attnverify.toml" for this file: every command uses
-  // it.
-  ev.run = RunRecord("[]", "attnverify run --config pkg/attnverify.toml --base HEAD~2");
+  // run.json records that the user typed "pkg/attnverify.toml" in /work for this file:
+  // every command uses it, the stage's recorded argv included (its --config element).
+  ev.run = RunRecord(
+      R"([{"name": "numerics", "run_id": "r1", "status": "ok", "cwd": "/work", "package": "/work/pkg",
+                          "argv": ["/usr/bin/attnverify", "numerics", "--config", "/work/pkg/attnverify.toml"],
+                          "outputs": [{"path": "evidence/numerics.json", "sha256": ")" +
+          ev.numerics->file.sha256 + R"("}]}])",
+      R"(["attnverify", "run", "--config", "pkg/attnverify.toml", "--base", "HEAD~2"])");
   r = ComputeChecklist(ev, cfg, "0.1.0");
   EXPECT_EQ(r.config, "pkg/attnverify.toml");
   EXPECT_EQ(FindCheck(r, "1.base_cases")->missing_command,
@@ -594,12 +613,14 @@ TEST(ChecklistRunTest, CommandsNameTheConfigAsTheUserGaveIt) {
   EXPECT_EQ(FindCheck(r, "3.build")->missing_command,
             "attnverify build --config pkg/attnverify.toml --base HEAD~1");
   EXPECT_EQ(r.evidence[0].command, "attnverify numerics --config pkg/attnverify.toml");
-  // A run of another package's file is not this config: nothing is rewritten.
+  // The package moved since (or the record is another machine's): the path typed there
+  // means nothing here, so the commands name the config as the report was given it, the
+  // recorded stage's too (its --config named the package's file, by the record).
   cfg.path = "/elsewhere/attnverify.toml";
   cfg.package_dir = "/elsewhere";
   r = ComputeChecklist(ev, cfg, "0.1.0");
   EXPECT_EQ(r.config, "/elsewhere/attnverify.toml");
-  EXPECT_EQ(r.evidence[0].command, "attnverify numerics --config /work/pkg/attnverify.toml");
+  EXPECT_EQ(r.evidence[0].command, "attnverify numerics --config /elsewhere/attnverify.toml");
 }
 
 }  // namespace

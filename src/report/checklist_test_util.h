@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/sha256.h"
 #include "report/checklist.h"
 #include "report/report_config.h"
 
@@ -50,7 +52,38 @@ inline const Check* FindCheck(const ChecklistReport& r, const std::string& id) {
   return nullptr;
 }
 
+// The evidence as `attnverify run` would have left it: every file carries the run id
+// "test-run" (unless it has one) and evidence/run.json records it as its stage's output.
+// Stages the test recorded itself in ev.run are left as they are.
+inline Evidence Bound(Evidence ev) {
+  if (!ev.numerics && !ev.resources && !ev.review && !ev.slice) return ev;
+  if (!ev.run) {
+    ev.run.emplace();
+    ev.run->file.path = "evidence/run.json";
+  }
+  RunLedger& ledger = ev.run->ledger;
+  auto bind = [&](EvidenceFile* f, const char* stage) {
+    if (f->run_id.empty()) f->run_id = "test-run";
+    if (ledger.Stage(stage) != nullptr) return;
+    StageEntry e;
+    e.name = stage;
+    e.run_id = f->run_id;
+    e.status = StageStatus::kOk;
+    e.exit_code = 0;
+    e.argv = {"attnverify", stage, "--config", kConfig};
+    e.outputs.push_back({f->path, f->sha256});
+    ledger.Put(e);
+  };
+  if (ev.numerics) bind(&ev.numerics->file, "numerics");
+  if (ev.resources) bind(&ev.resources->file, "build");
+  if (ev.review) bind(&ev.review->file, "review");
+  if (ev.slice) bind(&*ev.slice, "slice");
+  ev.run->file.sha256 = Sha256Hex(RunLedgerToJson(ledger).dump());
+  return ev;
+}
+
+// The checklist over `ev` bound to its run (Bound); ComputeChecklist for unbound evidence.
 inline ChecklistReport Compute(const Evidence& ev, const std::string& toml = "") {
-  return ComputeChecklist(ev, Config(toml), "0.1.0");
+  return ComputeChecklist(Bound(ev), Config(toml), "0.1.0");
 }
 }  // namespace av::report_testing

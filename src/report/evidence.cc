@@ -150,6 +150,12 @@ Status ReadProvenance(const JsonIn& in, const json& doc, EvidenceFile* file) {
   if (const json* tool = JsonIn::Get(doc, "tool")) {
     AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &file->tool_version));
   }
+  AV_ASSIGN_OR_RETURN(const json* prov, in.Object(doc, "provenance", "$"));
+  if (prov != nullptr) {
+    AV_RETURN_IF_ERROR(in.Str(*prov, "run_id", "$.provenance", &file->run_id));
+    AV_RETURN_IF_ERROR(in.Str(*prov, "stage", "$.provenance", &file->stage));
+    AV_RETURN_IF_ERROR(in.Str(*prov, "head_commit", "$.provenance", &file->head_commit));
+  }
   return Status::Ok();
 }
 
@@ -285,7 +291,9 @@ Status ReadSide(const JsonIn& in, const json& k, const std::string& where, Kerne
                             {"static_smem_bytes", &s->static_smem_bytes},
                             {"dynamic_smem_bytes", &s->dynamic_smem_bytes},
                             {"total_smem_bytes", &s->total_smem_bytes},
-                            {"smem_cap_bytes", &s->smem_cap_bytes}}) {
+                            {"smem_cap_bytes", &s->smem_cap_bytes},
+                            {"barriers", &s->barriers},
+                            {"smem_headroom_bytes", &s->smem_headroom_bytes}}) {
     AV_RETURN_IF_ERROR(in.Int(k, key, where, field));
   }
   AV_ASSIGN_OR_RETURN(const json* ov, in.Object(k, "ptxas_overflow", where));
@@ -378,6 +386,7 @@ Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const st
     AV_RETURN_IF_ERROR(in.Str(k, "kernel", w, &row.kernel));
     AV_RETURN_IF_ERROR(in.Str(k, "arch", w, &row.arch));
     AV_RETURN_IF_ERROR(in.Str(k, "change", w, &row.change));
+    AV_RETURN_IF_ERROR(in.Str(k, "pairing", w, &row.pairing));
     if (const json* b = JsonIn::Get(k, "base")) {
       row.base.emplace();
       AV_RETURN_IF_ERROR(ReadSide(in, *b, w + ".base", &*row.base));
@@ -387,6 +396,18 @@ Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const st
       AV_RETURN_IF_ERROR(ReadSide(in, *h, w + ".head", &*row.head));
     }
     r.kernels.push_back(std::move(row));
+  }
+  AV_RETURN_IF_ERROR(in.Strings(doc, "warnings", "$", &r.warnings));
+  AV_ASSIGN_OR_RETURN(const json* unmatched, in.Array(doc, "unmatched_kernel_entries", "$"));
+  for (size_t i = 0; unmatched != nullptr && i < unmatched->size(); ++i) {
+    const std::string w = Idx("$.unmatched_kernel_entries", i);
+    if (!(*unmatched)[i].is_object()) return in.Error(w, "must be an object");
+    std::string name;
+    int64_t line = 0;
+    AV_RETURN_IF_ERROR(in.Str((*unmatched)[i], "name", w, &name));
+    AV_RETURN_IF_ERROR(in.Int((*unmatched)[i], "line", w, &line));
+    r.unmatched_kernel_entries.push_back(
+        name + (line > 0 ? " (attnverify.toml line " + std::to_string(line) + ")" : ""));
   }
   AV_ASSIGN_OR_RETURN(const json* gates, in.Array(doc, "gates", "$"));
   for (size_t i = 0; gates != nullptr && i < gates->size(); ++i) {
@@ -400,6 +421,13 @@ Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const st
     AV_RETURN_IF_ERROR(in.Bool(g, "skipped", w, &row.skipped));
     AV_RETURN_IF_ERROR(in.Bool(g, "passed", w, &row.passed));
     AV_RETURN_IF_ERROR(in.Strings(g, "failures", w, &row.failures));
+    AV_RETURN_IF_ERROR(in.Str(g, "status", w, &row.status));
+    AV_RETURN_IF_ERROR(in.Str(g, "reason", w, &row.reason));
+    if (!row.status.empty() && row.status != "pass" && row.status != "fail" &&
+        row.status != "missing") {
+      return in.Error(w + ".status",
+                      "must be \"pass\", \"fail\" or \"missing\", got \"" + row.status + "\"");
+    }
     if (row.gate.empty()) return in.Error(w + ".gate", "missing");
     r.gates.push_back(std::move(row));
   }
@@ -417,6 +445,29 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
                             {"base_commit", &r.base_commit},
                             {"head_commit", &r.head_commit}}) {
     AV_RETURN_IF_ERROR(in.Str(doc, key, "$", field));
+  }
+  AV_RETURN_IF_ERROR(in.Bool(doc, "config_reviewed", "$", &r.config_reviewed));
+  AV_ASSIGN_OR_RETURN(const json* changes, in.Array(doc, "config_changes", "$"));
+  for (size_t i = 0; changes != nullptr && i < changes->size(); ++i) {
+    const std::string w = Idx("$.config_changes", i);
+    const json& c = (*changes)[i];
+    if (!c.is_object()) return in.Error(w, "must be an object");
+    ConfigChange x;
+    for (auto [key, field] : {std::pair{"file", &x.file},
+                              {"json_path", &x.json_path},
+                              {"effect", &x.effect},
+                              {"finding", &x.finding}}) {
+      AV_RETURN_IF_ERROR(in.Str(c, key, w, field));
+    }
+    // The values are any JSON (a number, a list, a table of waivers): kept as JSON text.
+    auto text = [&](const char* key) {
+      return c.contains(key) ? c[key].dump(-1, ' ', false, json::error_handler_t::replace)
+                             : std::string("null");
+    };
+    x.old_value = text("old");
+    x.new_value = text("new");
+    if (x.file.empty() || x.effect.empty()) return in.Error(w, "needs \"file\" and \"effect\"");
+    r.config_changes.push_back(std::move(x));
   }
   AV_ASSIGN_OR_RETURN(const json* diffs, in.Array(doc, "diffs", "$"));
   for (size_t i = 0; diffs != nullptr && i < diffs->size(); ++i) {
@@ -474,43 +525,10 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
 }
 
 Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, "attnverify.run/"));
-  JsonIn in(path);
   ReportRunEvidence r;
+  AV_ASSIGN_OR_RETURN(r.ledger, ParseRunLedger(text, path));
   r.file = NewFile(text, path);
-  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &r.file));
-  AV_RETURN_IF_ERROR(in.Str(doc, "config", "$", &r.config));
-  // The --config the user typed (relative to the folder `attnverify run` ran in; the
-  // stages ran there too). Without --config, run uses the default.
-  r.user_config = "attention-verify/attnverify.toml";
-  std::vector<std::string> words;
-  for (size_t i = 0; i < r.file.command.size();) {
-    size_t j = r.file.command.find(' ', i);
-    if (j == std::string::npos) j = r.file.command.size();
-    if (j > i) words.push_back(r.file.command.substr(i, j - i));
-    i = j + 1;
-  }
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i] == "--config" && i + 1 < words.size())
-      r.user_config = words[i + 1];
-    else if (words[i].rfind("--config=", 0) == 0)
-      r.user_config = words[i].substr(9);
-  }
-  AV_ASSIGN_OR_RETURN(const json* stages, in.Array(doc, "stages", "$"));
-  if (stages != nullptr) {
-    for (size_t i = 0; i < stages->size(); ++i) {
-      const std::string where = Idx("$.stages", i);
-      const json& s = (*stages)[i];
-      if (!s.is_object()) return in.Error(where, "must be an object");
-      ReportRunStage st;
-      AV_RETURN_IF_ERROR(in.Str(s, "name", where, &st.name));
-      AV_RETURN_IF_ERROR(in.Str(s, "status", where, &st.status));
-      AV_RETURN_IF_ERROR(in.Str(s, "reason", where, &st.reason));
-      AV_RETURN_IF_ERROR(in.Str(s, "log", where, &st.log));
-      AV_RETURN_IF_ERROR(in.Str(s, "log_sha256", where, &st.log_sha256));
-      r.stages.push_back(std::move(st));
-    }
-  }
+  r.file.tool_version = r.ledger.tool_version;
   return r;
 }
 

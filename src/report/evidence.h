@@ -7,6 +7,7 @@
 // review/slice contracts (doc/report.md). Pure values; any thread.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "schema/run_json.h"
 
 namespace av {
 
@@ -25,6 +27,11 @@ struct EvidenceFile {
   std::string
       command;  // the command the file names (or, for resources.json, the one that writes it)
   std::string tool_version;
+  // From its "provenance" block (empty in files without one, e.g. schema /1): the run it
+  // was written in, the stage that wrote it, the HEAD commit it judged.
+  std::string run_id, stage, head_commit;
+  // Set by the checklist when it does not use the file (checklist_binding.cc): why.
+  std::string refused;
 };
 
 // ---- evidence/numerics.json (attnverify.numerics/1) ----
@@ -84,16 +91,21 @@ struct KernelSide {
   bool ptxas_overflow = false;
   int64_t overflow_bytes = -1, overflow_max_bytes = -1;
   int64_t warps_per_sm = -1;
+  int64_t barriers = -1, smem_headroom_bytes = INT64_MIN;  // INT64_MIN: not recorded
 };
 
 struct KernelResourceRow {
   std::string kernel, arch, change;
+  std::string pairing;  // "same", "signature_changed", "head_only", "base_only"; "" in /1
   std::optional<KernelSide> base, head;
 };
 
 struct GateRow {
   std::string gate, rule;
   bool enabled = true, skipped = false, passed = false;
+  // "pass", "fail" or "missing" (nothing to judge: `reason` says why); empty in files that
+  // only have skipped/passed.
+  std::string status, reason;
   std::vector<std::string> failures;
 };
 
@@ -104,6 +116,9 @@ struct ResourcesEvidence {
   std::vector<std::string> archs;
   std::vector<KernelResourceRow> kernels;
   std::vector<GateRow> gates;
+  std::vector<std::string> warnings;  // the build's own (the base did not build, ...)
+  // [[build.kernel]] entries that named no kernel: "deep_gemm::fp8_gemm_kernel (line 12)".
+  std::vector<std::string> unmatched_kernel_entries;
 };
 
 // ---- evidence/review.json (attnverify.review/1) ----
@@ -118,31 +133,29 @@ struct ReviewDiff {
   std::string component, path, sha256;
 };
 
+// A value of the package's own config (tolerances.json, shapes.json, attnverify.toml
+// [policy]) that the reviewed range changed.
+struct ConfigChange {
+  std::string file, json_path;       // "config/tolerances.json", "$.ops.mla_decode.o.*.rtol"
+  std::string old_value, new_value;  // JSON text; "null" when added or removed
+  std::string effect;                // "loosened", "tightened", "changed", "added", "removed"
+  std::string finding;               // the finding that raises it ("F003")
+};
+
 struct ReviewEvidence {
   EvidenceFile file;
   std::string reviewer, base, base_commit, head_commit;
+  bool config_reviewed = false;  // the reviewer compared the package's own config
+  std::vector<ConfigChange> config_changes;
   std::vector<ReviewDiff> diffs;
   std::vector<ReviewFinding> findings;
 };
 
-// ---- evidence/run.json (attnverify.run/1, written by `attnverify run`) ----
-struct ReportRunStage {
-  std::string name;                     // "slice", "review", "build", "numerics"
-  std::string status;                   // "ok", "rejected", "error", "skipped"
-  std::string reason, log, log_sha256;  // log: package-relative; empty when none was written
-};
-
+// ---- evidence/run.json: the stage ledger (schema/run_json.h) ----
 struct ReportRunEvidence {
   EvidenceFile file;
-  std::string config;       // $.config: the absolute attnverify.toml the stages were given
-  std::string user_config;  // the --config of $.command as the user typed it (default when absent)
-  std::vector<ReportRunStage> stages;
-  const ReportRunStage* Stage(std::string_view name) const {
-    for (const ReportRunStage& s : stages) {
-      if (s.name == name) return &s;
-    }
-    return nullptr;
-  }
+  RunLedger ledger;
+  const StageEntry* Stage(std::string_view name) const { return ledger.Stage(name); }
 };
 
 // A file some evidence names, with what the package holds now (checked for item 8).

@@ -128,11 +128,12 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
   AV_ASSIGN_OR_RETURN(auto run_text, ReadIfPresent(package, "evidence/run.json"));
   if (run_text) {
     AV_ASSIGN_OR_RETURN(ReportRunEvidence r, ParseRunEvidence(*run_text, "evidence/run.json"));
-    for (size_t i = 0; i < r.stages.size(); ++i) {
-      if (r.stages[i].log.empty()) continue;
-      e.referenced.push_back(Reference(package, r.stages[i].log,
+    const std::vector<StageEntry>& stages = r.ledger.stages;
+    for (size_t i = 0; i < stages.size(); ++i) {
+      if (stages[i].log.empty()) continue;
+      e.referenced.push_back(Reference(package, stages[i].log,
                                        "evidence/run.json $.stages[" + std::to_string(i) + "]",
-                                       r.stages[i].log_sha256));
+                                       stages[i].log_sha256));
     }
     e.run = std::move(r);
   }

@@ -146,6 +146,8 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
                     EscapeMarkup(r.title) + "</h1>\n";
   out += "<p class=\"verdict v-" + EscapeMarkup(r.verdict) + "\">Verdict: <b>" +
          EscapeMarkup(r.verdict) + "</b> — " + EscapeMarkup(r.verdict_reason) + "</p>\n";
+  for (const std::string& w : r.warnings)
+    out += "<p class=\"missing\">warning: " + EscapeMarkup(w) + "</p>\n";
   out += "<p class=\"cite\">config <code>" + EscapeMarkup(r.config) + "</code> · attnverify " +
          EscapeMarkup(r.tool_version) + "</p>\n";
   out += "<table><tr><th>#</th><th>item</th><th>status</th><th>reason</th></tr>\n";
@@ -172,7 +174,12 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
   for (const ItemResult& item : r.items) {
     out += "<h2 id=\"item" + std::to_string(item.number) + "\">" + std::to_string(item.number) +
            ". " + EscapeMarkup(item.title) + " — <span class=\"" + Css(item.status) + "\">" +
-           CheckStatusName(item.status) + "</span></h2>\n<ul>\n";
+           CheckStatusName(item.status) + "</span></h2>\n";
+    for (const std::string& run : item.evidence_runs)
+      out += "<p class=\"cite\">evidence from " + EscapeMarkup(run) + "</p>\n";
+    for (const std::string& note : item.notes)
+      out += "<p class=\"missing\">" + EscapeMarkup(note) + "</p>\n";
+    out += "<ul>\n";
     for (const Check& c : item.checks) {
       out += "<li><span class=\"" + std::string(Css(c.status)) + "\">" + CheckStatusName(c.status) +
              "</span> <code>" + EscapeMarkup(c.id) + "</code> " + EscapeMarkup(c.title) +
@@ -209,11 +216,16 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
       out += "</ul>\n";
     }
   }
-  out += "<h2>Evidence files</h2>\n<table><tr><th>file</th><th>sha256</th><th>command</th></tr>\n";
+  out +=
+      "<h2>Evidence files</h2>\n<table><tr><th>file</th><th>sha256</th><th>run</th>"
+      "<th>command</th></tr>\n";
   for (const EvidenceFile& f : r.evidence) {
     out += "<tr><td><code>" + EscapeMarkup(f.path) + "</code></td><td><code>" +
-           EscapeMarkup(f.sha256) + "</code></td><td><code>" + EscapeMarkup(f.command) +
-           "</code></td></tr>\n";
+           EscapeMarkup(f.sha256) + "</code></td><td>" +
+           (f.refused.empty()
+                ? EscapeMarkup(f.run_id)
+                : "<span class=\"missing\">not used: " + EscapeMarkup(f.refused) + "</span>") +
+           "</td><td><code>" + EscapeMarkup(f.command) + "</code></td></tr>\n";
   }
   out += "</table>\n</body></html>\n";
   return out;

@@ -58,7 +58,9 @@ json AcceptanceToJson(const ChecklistReport& r) {
                      {"required", item.required},
                      {"reason", item.reason},
                      {"checks", checks},
-                     {"findings", finding_ids}});
+                     {"findings", finding_ids},
+                     {"evidence_runs", item.evidence_runs},
+                     {"notes", item.notes}});
   }
   json findings = json::array();
   for (const FindingView& f : r.findings) findings.push_back(FindingJson(f));
@@ -67,7 +69,10 @@ json AcceptanceToJson(const ChecklistReport& r) {
     evidence.push_back({{"path", f.path},
                         {"sha256", f.sha256},
                         {"command", f.command},
-                        {"tool_version", OrNull(f.tool_version)}});
+                        {"tool_version", OrNull(f.tool_version)},
+                        {"run_id", OrNull(f.run_id)},
+                        {"used", f.refused.empty()},
+                        {"refused", OrNull(f.refused)}});
   }
   json coverage = json::array();
   for (const CoverageCell& c : r.coverage) {
@@ -84,6 +89,15 @@ json AcceptanceToJson(const ChecklistReport& r) {
                          {"smem_cap_bytes", num(b.cap)},
                          {"ptxas_overflow", b.overflow}});
   }
+  json bindings = json::array();
+  for (const EvidenceBinding& b : r.bindings) {
+    bindings.push_back({{"file", b.file},
+                        {"stage", b.stage},
+                        {"run_id", OrNull(b.run_id)},
+                        {"head_commit", OrNull(b.head_commit)},
+                        {"used", b.used},
+                        {"refused", OrNull(b.refused)}});
+  }
   json heatmaps = json::array();
   for (const HeatmapSvg& h : r.heatmaps)
     heatmaps.push_back({{"case", h.case_id}, {"path", h.path}});
@@ -93,10 +107,12 @@ json AcceptanceToJson(const ChecklistReport& r) {
           {"config", r.config},
           {"verdict", r.verdict},
           {"verdict_reason", r.verdict_reason},
+          {"warnings", r.warnings},
           {"required", r.required},
           {"items", items},
           {"findings", findings},
           {"evidence", evidence},
+          {"bindings", bindings},
           {"coverage", coverage},
           {"resources", resources},
           {"heatmaps", heatmaps}};

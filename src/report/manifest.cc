@@ -1,11 +1,16 @@
 #include "report/manifest.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
+#include <regex>
 
 #include "core/sha256.h"
 #include "evidence/nvcc_runner.h"
@@ -27,11 +32,51 @@ bool Excluded(const std::string& rel, const std::vector<std::string>& excluded) 
   return false;
 }
 
+// The writer of an atomic write's temporary (core/file.cc: "NAME.tmp.PID.RAND"), when
+// `rel` is one.
+std::optional<pid_t> TemporaryWriter(const std::string& rel) {
+  static const std::regex kTemporary(R"(\.tmp\.([0-9]{1,10})\.[0-9]+$)");
+  std::smatch m;
+  if (!std::regex_search(rel, m, kTemporary)) return std::nullopt;
+  const long long pid = std::stoll(m[1].str());
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return std::nullopt;
+  return static_cast<pid_t>(pid);
+}
+
 }  // namespace
 
-Result<std::vector<ManifestEntry>> HashPackageFiles(const std::string& package_dir,
-                                                    const std::vector<std::string>& excluded) {
-  std::vector<ManifestEntry> out;
+namespace {
+
+Status LinkedFolderError(const fs::path& link, const std::string& target) {
+  return InvalidInput(link.string() + ": a symbolic link to a folder (-> " + target +
+                      "): the manifest cannot cover what it holds, and the reports would be "
+                      "written outside the package; replace it with a real folder");
+}
+
+}  // namespace
+
+Status CheckNoLinkedFolders(const std::string& package_dir,
+                            const std::vector<std::string>& excluded) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(package_dir, fs::directory_options::none, ec), end;
+  if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
+    const std::string rel = it->path().lexically_relative(package_dir).generic_string();
+    if (Excluded(rel + "/", excluded)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_symlink(ec) && fs::is_directory(it->path(), ec))
+      return LinkedFolderError(it->path(), fs::read_symlink(it->path(), ec).string());
+  }
+  return Status::Ok();
+}
+
+Result<PackageListing> ListPackageFiles(const std::string& package_dir,
+                                        const std::vector<std::string>& excluded,
+                                        bool remove_stale_temporaries) {
+  PackageListing out;
   std::error_code ec;
   fs::recursive_directory_iterator it(package_dir, fs::directory_options::none, ec), end;
   if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
@@ -39,23 +84,47 @@ Result<std::vector<ManifestEntry>> HashPackageFiles(const std::string& package_d
     if (ec) return IoError(package_dir + ": cannot list the package: " + ec.message());
     const fs::directory_entry& entry = *it;
     std::string rel = fs::path(entry.path()).lexically_relative(package_dir).generic_string();
-    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+    const bool link = entry.is_symlink(ec);
+    if (entry.is_directory(ec) && !link) {
       if (Excluded(rel + "/", excluded)) it.disable_recursion_pending();
       continue;
     }
-    if (entry.is_symlink(ec) || !entry.is_regular_file(ec) || Excluded(rel, excluded)) continue;
+    if (Excluded(rel, excluded)) continue;
+    if (link) {
+      const std::string target = fs::read_symlink(entry.path(), ec).string();
+      if (fs::is_directory(entry.path(), ec)) {
+        if (Excluded(rel + "/", excluded)) continue;
+        return LinkedFolderError(entry.path(), target);
+      }
+      out.files.push_back({rel, Sha256Hex("symlink -> " + target), 0, target});
+      out.links.push_back(rel + " -> " + target);
+      continue;
+    }
+    if (!entry.is_regular_file(ec)) continue;
+    if (std::optional<pid_t> writer = TemporaryWriter(rel)) {
+      if (remove_stale_temporaries && ::kill(*writer, 0) != 0 && errno == ESRCH) {
+        fs::remove(entry.path(), ec);
+        if (!ec) out.removed_temporaries.push_back(rel);
+      } else {
+        out.live_temporaries.push_back(rel);
+      }
+      continue;
+    }
     AV_ASSIGN_OR_RETURN(std::string sha, Sha256File(entry.path().string()));
-    out.push_back({rel, sha, static_cast<int64_t>(entry.file_size(ec))});
+    out.files.push_back({rel, sha, static_cast<int64_t>(entry.file_size(ec)), ""});
   }
-  std::sort(out.begin(), out.end(),
+  std::sort(out.files.begin(), out.files.end(),
             [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
   return out;
 }
 
 json ManifestToJson(const Manifest& m) {
   json files = json::array();
-  for (const ManifestEntry& f : m.files)
-    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+  for (const ManifestEntry& f : m.files) {
+    json e = {{"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}};
+    if (!f.link_target.empty()) e["symlink"] = f.link_target;
+    files.push_back(std::move(e));
+  }
   return {{"schema", kManifestJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", m.tool_version}}},
           {"nvcc",
@@ -107,7 +176,8 @@ Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manife
   std::vector<std::string> excluded = manifest.excluded;
   if (std::find(excluded.begin(), excluded.end(), "manifest.json") == excluded.end())
     excluded.push_back("manifest.json");
-  AV_ASSIGN_OR_RETURN(std::vector<ManifestEntry> now, HashPackageFiles(package_dir, excluded));
+  AV_ASSIGN_OR_RETURN(PackageListing listing, ListPackageFiles(package_dir, excluded, false));
+  const std::vector<ManifestEntry>& now = listing.files;
   std::map<std::string, std::string> recorded, current;
   for (const ManifestEntry& f : manifest.files) recorded[f.path] = f.sha256;
   for (const ManifestEntry& f : now) current[f.path] = f.sha256;
@@ -123,6 +193,30 @@ Result<ManifestDiff> VerifyManifest(const std::string& package_dir, const Manife
     if (!recorded.count(path)) diff.extra.push_back(path);
   }
   return diff;
+}
+
+std::vector<std::string> VerifyLedgerOutputs(const std::string& package_dir,
+                                             const RunLedger& ledger) {
+  std::vector<std::string> out;
+  for (const StageEntry& s : ledger.stages) {
+    const std::string who = "the " + s.name + " stage of run " + s.run_id;
+    for (const OutputDigest& o : s.outputs) {
+      const fs::path abs = fs::path(package_dir) / o.path;
+      std::error_code ec;
+      if (fs::is_symlink(abs, ec) || !fs::is_regular_file(abs, ec)) {
+        out.push_back(o.path + ": missing (or not a regular file), " + who + " wrote it");
+        continue;
+      }
+      Result<std::string> sha = Sha256File(abs.string());
+      if (!sha.ok()) {
+        out.push_back(o.path + ": " + sha.status().message());
+      } else if (*sha != o.sha256) {
+        out.push_back(o.path + ": sha256 " + sha->substr(0, 12) + ", " + who + " recorded " +
+                      o.sha256.substr(0, 12));
+      }
+    }
+  }
+  return out;
 }
 
 std::string DetectNvccVersion(ProcessRunner& runner, const std::string& from_evidence,

@@ -40,6 +40,7 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   std::string verdict = r.verdict;
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
+  for (const std::string& w : r.warnings) out += "> warning: " + w + "\n\n";
   std::string required;
   for (int n : r.required) required += (required.empty() ? "" : ", ") + std::to_string(n);
   out += "Config `" + r.config + "` · attnverify " + r.tool_version +
@@ -53,6 +54,8 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   for (const ItemResult& item : r.items) {
     out += "\n## " + std::to_string(item.number) + ". " + item.title + " — " +
            CheckStatusName(item.status) + (item.required ? "" : " (not required)") + "\n\n";
+    for (const std::string& run : item.evidence_runs) out += "Evidence from " + run + "\n\n";
+    for (const std::string& note : item.notes) out += "> " + note + "\n\n";
     for (const Check& c : item.checks) {
       out += "- " + StatusWord(c.status) + " `" + c.id + "` " + c.title;
       if (!c.waiver.empty())
@@ -98,11 +101,13 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
       }
     }
   }
-  out += "\n## Evidence files\n\n| file | sha256 | command |\n|---|---|---|\n";
+  out += "\n## Evidence files\n\n| file | sha256 | run | command |\n|---|---|---|---|\n";
   for (const EvidenceFile& f : r.evidence) {
-    out += "| `" + f.path + "` | `" + Short(f.sha256) + "` | `" + Cell(f.command) + "` |\n";
+    std::string run = f.refused.empty() ? f.run_id : "**not used**: " + f.refused;
+    out += "| `" + f.path + "` | `" + Short(f.sha256) + "` | " + Cell(run) + " | " +
+           (f.command.empty() ? "" : "`" + Cell(f.command) + "`") + " |\n";
   }
-  if (r.evidence.empty()) out += "| (none) | | |\n";
+  if (r.evidence.empty()) out += "| (none) | | | |\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/sha256.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -91,12 +92,18 @@ TEST(ReportCliTest, AcceptedPackageExitsZero) {
   testing::TempDir dir;
   fs::create_directories(dir.File("evidence"));
   ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"), "[policy]\nrequired = [6]\n").ok());
-  ASSERT_TRUE(
-      WriteFileAtomically(dir.File("evidence/numerics.json"),
-                          R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics",
+  const std::string numerics =
+      R"({"schema": "attnverify.numerics/1", "command": "attnverify numerics", "provenance": {"run_id": "r1"},
                                       "cases": [{"id": "sp", "op": "sparse_attention", "dtype": "bf16", "verdict": "pass",
-                                                 "params": {"indices": "mixed"}, "outputs": [{"name": "o", "passed": true}]}]})")
-          .ok());
+                                                 "params": {"indices": "mixed"}, "outputs": [{"name": "o", "passed": true}]}]})";
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/numerics.json"), numerics).ok());
+  // The ledger binds it to its run (without it the report does not use the file).
+  ASSERT_TRUE(WriteFileAtomically(
+                  dir.File("evidence/run.json"),
+                  R"({"schema": "attnverify.run/2", "stages": [{"name": "numerics", "run_id": "r1",
+                       "status": "ok", "outputs": [{"path": "evidence/numerics.json", "sha256": ")" +
+                      Sha256Hex(numerics) + R"("}]}]})")
+                  .ok());
   auto r = RunAv("report --config " + dir.File("attnverify.toml"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("verdict: ACCEPTED"), std::string::npos) << r.output;

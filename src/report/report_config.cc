@@ -5,55 +5,16 @@
 
 #include "core/file.h"
 #include "core/toml_config.h"
+#include "report/checklist_table.h"
 
 namespace av {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Every check id the engine produces (report/checklist_numerics.cc, checklist_kernel.cc); waivers
-// must name one.
-constexpr std::string_view kCheckIds[] = {
-    "1.base_cases",
-    "1.dtypes",
-    "1.softmax_stability",
-    "1.invariance",
-    "2.causal",
-    "2.causal_alignment",
-    "2.window",
-    "2.varlen",
-    "2.padding",
-    "2.paged",
-    "2.partial_block",
-    "2.block_edges",
-    "2.invalid_indices",
-    "2.coverage",
-    "3.build",
-    "3.head_builds",
-    "3.registers_max",
-    "3.no_new_spills",
-    "3.smem_within_cap",
-    "3.occupancy_not_lower",
-    "3.bank_conflicts",
-    "4.unaligned_gemm",
-    "4.perf",
-    "5.num_splits",
-    "6.padded_strides",
-    "6.output_contract",
-    "7.path_recorded",
-    "7.paths_exercised",
-    "7.fallback_kept",
-    "8.files",
-    "8.review",
-    "8.findings_verifiable",
-    "8.conclusions_cited",
-};
-
 }  // namespace
 
-bool IsKnownCheckId(std::string_view id) {
-  return std::find(std::begin(kCheckIds), std::end(kCheckIds), id) != std::end(kCheckIds);
-}
+bool IsKnownCheckId(std::string_view id) { return checklist::FindCheckDef(id) != nullptr; }
 
 Result<std::vector<std::string>> ParseFormatList(const std::string& list) {
   std::vector<std::string> out;
@@ -85,7 +46,10 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
 
   AV_ASSIGN_OR_RETURN(const toml::table* policy, r.OptionalTable(doc, "policy"));
   if (policy != nullptr) {
-    AV_RETURN_IF_ERROR(r.CheckKeys(*policy, "[policy]", {"required", "waive"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*policy, "[policy]", {"required", "waive", "gpu_evidence"}));
+    if (const toml::node* n = policy->get("gpu_evidence")) {
+      AV_ASSIGN_OR_RETURN(c.gpu_evidence, r.Bool(*n, "gpu_evidence"));
+    }
     if (const toml::node* n = policy->get("required")) {
       const toml::array* arr = n->as_array();
       if (arr == nullptr) return r.Error(*n, "\"required\" must be an array of item numbers 1..8");

@@ -24,6 +24,10 @@ struct ReportConfig {
   std::set<int> required = {1, 2, 3, 4, 5, 6, 7, 8};
   // check id ("2.window", "4.perf") -> the reason the policy accepts its absence.
   std::map<std::string, std::string> waivers;
+  // [policy] gpu_evidence: a GPU host produces this package's timing and ncu evidence, so
+  // the GPU-only checks (4.perf, 3.bank_conflicts) are required. Default false: offline,
+  // they are shown as MISSING but do not hold the verdict back.
+  bool gpu_evidence = false;
   std::vector<std::string> formats = {"md", "json", "html", "sarif"};
   std::string title = "Kernel refactor acceptance";
   std::string base_ref = "HEAD~1";  // [slice] base

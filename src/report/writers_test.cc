@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/file.h"
+#include "core/sha256.h"
 #include "report/evidence.h"
 #include "report/report_config.h"
 #include "report/report_writers.h"
+#include "schema/run_json.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -18,7 +21,52 @@ namespace {
 const std::string kPackage = testing::SourceDir() + "/testdata/report/package";
 const std::string kGolden = testing::SourceDir() + "/testdata/report/golden/";
 
+// evidence/run.json of the fixture: the ledger `attnverify run` would have left, with the
+// sha256 of the fixture's evidence as each stage's outputs. Rewritten with the goldens
+// (UPDATE_GOLDEN=1) so that an edited fixture file stays bound to its run.
+void RebindFixture() {
+  const std::string run_id = "20261201T093000Z-3f9a1c";
+  const std::string where = "/home/dev/splitk", package = where + "/attention-verify";
+  RunLedger l;
+  l.run_id = run_id;
+  l.argv = {"attnverify", "run",   "--config", "attention-verify/attnverify.toml",
+            "--base",     "HEAD~1"};
+  l.cwd = where;
+  l.package = package;
+  l.config = "attnverify.toml";
+  l.base = "HEAD~1";
+  const std::pair<const char*, std::vector<std::string>> stages[] = {
+      {"slice", {"diff/flashmla.diff"}},
+      {"review", {"evidence/review.json"}},
+      {"build", {"evidence/resources.json", "logs/build-base.log", "logs/build.log"}},
+      {"numerics", {"evidence/heatmaps/attn.causal.o.svg", "evidence/numerics.json"}}};
+  for (const auto& [name, outputs] : stages) {
+    StageEntry e;
+    e.name = name;
+    e.run_id = run_id;
+    e.argv = {"/usr/local/bin/attnverify", name, "--config", package + "/attnverify.toml"};
+    if (e.name == "slice" || e.name == "build") e.argv.insert(e.argv.end(), {"--base", "HEAD~1"});
+    e.cwd = where;
+    e.package = package;
+    e.status =
+        e.name == "build" || e.name == "numerics" ? StageStatus::kRejected : StageStatus::kOk;
+    e.exit_code = e.status == StageStatus::kOk ? 0 : 1;
+    e.started = "2026-12-01T09:30:00Z";
+    e.finished = "2026-12-01T09:31:00Z";
+    for (const std::string& o : outputs) {
+      Result<std::string> sha = Sha256File(kPackage + "/" + o);
+      ASSERT_TRUE(sha.ok()) << o;
+      e.outputs.push_back({o, *sha});
+    }
+    l.Put(e);
+  }
+  l.tool_version = "0.1.0";
+  ASSERT_TRUE(
+      WriteFileAtomically(kPackage + "/evidence/run.json", RunLedgerToJson(l).dump(2) + "\n").ok());
+}
+
 ChecklistReport FixtureReport() {
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) RebindFixture();
   Result<std::string> toml = ReadFileToString(kPackage + "/attnverify.toml");
   EXPECT_TRUE(toml.ok());
   Result<ReportConfig> config = ParseReportConfig(*toml, "attention-verify/attnverify.toml");
