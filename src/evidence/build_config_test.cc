@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "evidence/int_expr.h"
 
 namespace av {
@@ -123,8 +125,14 @@ TEST(BuildConfig, BadValuesAreErrors) {
 
 TEST(BuildConfig, KernelMatchingByMangledDemangledShortAndBaseName) {
   BuildConfig c;
-  c.kernels = {{.name = "flash_mla_fwd", .block_size = 128, .line = 1},
-               {.name = "flash_mla_fwd<256>", .block_size = 256, .line = 2}};
+  for (auto [name, block, line] : {std::tuple{"flash_mla_fwd", 128, 1},
+                                   std::tuple{"flash_mla_fwd<256>", 256, 2}}) {
+    KernelLaunchConfig k;
+    k.name = name;
+    k.block_size = block;
+    k.line = line;
+    c.kernels.push_back(k);
+  }
   const char* mangled = "_Z13flash_mla_fwdILi256EEvPKfPfi";
   const char* demangled = "void flash_mla_fwd<256>(float const*, float*, int)";
   EXPECT_EQ(FindKernelConfig(c, mangled, demangled)->block_size,

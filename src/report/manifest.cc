@@ -158,9 +158,11 @@ Result<Manifest> ParseManifest(std::string_view text, const std::string& path) {
       return InvalidInput(path + ": $.files[" + std::to_string(i) +
                           "]: needs string \"path\" and \"sha256\"");
     }
-    m.files.push_back(
-        {f["path"].get<std::string>(), f["sha256"].get<std::string>(),
-         f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0});
+    ManifestEntry e;
+    e.path = f["path"].get<std::string>();
+    e.sha256 = f["sha256"].get<std::string>();
+    e.bytes = f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0;
+    m.files.push_back(std::move(e));
   }
   if (doc.contains("tool") && doc["tool"].is_object() &&
       doc["tool"].value("version", json()).is_string()) {
