@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "policy/agent_emit.h"
+#include "core/file.h"
 #include "policy/audit_writers.h"
 #include "testing/test_util.h"
 
@@ -79,12 +82,32 @@ TEST(ConfigAudit, HowToConfigsAsTheWorkflowWritesThem) {
   }
 }
 
+// The mistakes fixtures with their @FAKE_ANTHROPIC_KEY@ replaced by a fake key of the real
+// shape, assembled here so that no file in the repository looks like a leaked key.
+std::vector<std::string> MistakesWithFakeKey(const testing::TempDir& dir,
+                                             const std::string& key) {
+  std::filesystem::create_directories(dir.File("mistakes"));
+  std::vector<std::string> paths;
+  for (const char* name : {"settings.json", "config.toml", "cc-switch.json"}) {
+    Result<std::string> text = ReadFileToString(Data(std::string("mistakes/") + name));
+    EXPECT_TRUE(text.ok());
+    std::string t = text.ok() ? *text : "";
+    for (size_t at; (at = t.find("@FAKE_ANTHROPIC_KEY@")) != std::string::npos;)
+      t.replace(at, 20, key);
+    paths.push_back(dir.File(std::string("mistakes/") + name));
+    std::ofstream(paths.back()) << t;
+  }
+  return paths;
+}
+
 TEST(ConfigAudit, CommonMistakesAreErrorsWithTheirLines) {
   Result<ProviderTable> p = ReadProviderTable(Data("howto/attention-verify/attnverify.toml"));
   ASSERT_TRUE(p.ok());
+  testing::TempDir dir;
+  const std::string key_part = "TESTONLYq7W2x9Z4k1M8n3B6v5C0d2F4g6H8j0K2l4";
   Result<AuditReport> r =
-      AuditAgentConfigs({Data("mistakes/settings.json"), Data("mistakes/config.toml"),
-                         Data("mistakes/cc-switch.json")},
+      AuditAgentConfigs(MistakesWithFakeKey(dir, "sk-" + std::string("ant-api03-") + key_part +
+                                                     "N6p8R0s2"),
                         &*p);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const std::string s = "mistakes/settings.json", c = "mistakes/config.toml",
@@ -107,7 +130,6 @@ TEST(ConfigAudit, CommonMistakesAreErrorsWithTheirLines) {
   EXPECT_TRUE(HasFinding(*r, "agent_config.base_url_mismatch", w, 6, "warning"))
       << Dump(*r);  // slash
   // No finding, no writer, repeats the key.
-  const std::string key_part = "TESTONLYq7W2x9Z4k1M8n3B6v5C0d2F4g6H8j0K2l4";
   std::string all = AuditToMarkdown(*r, "audit") + AuditToJson(*r, "0", "audit").dump() +
                     AuditToSarif(*r, "0").dump();
   EXPECT_EQ(all.find(key_part), std::string::npos);
