@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "numerics/compare.h"
 #include "numerics/compare_writer.h"
@@ -94,7 +95,7 @@ int RunCompare(std::vector<std::string> args) {
     }
     inputs.command = "attnverify";
     for (const std::string& a : args) inputs.command += " " + a;
-    std::string text = CompareReportToJson(*report, inputs).dump(2) + "\n";
+    std::string text = JsonFileText(CompareReportToJson(*report, inputs));
     Status st = WriteFileAtomically(json_path, text);
     if (!st.ok()) return ReportError(st);
   }

@@ -9,6 +9,8 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/json_dump.h"
+#include "core/json_reader.h"
 #include "core/sha256.h"
 #include "sweep/numerics_merge.h"
 #include "sweep/numerics_report.h"
@@ -48,8 +50,9 @@ int RunMerge(std::vector<std::string> args) {
     NumericsShard s;
     s.path = path;
     s.sha256 = Sha256Hex(*text);
-    s.doc = nlohmann::json::parse(*text, nullptr, false);
-    if (s.doc.is_discarded()) return ReportError(InvalidInput(path + ": not valid JSON"));
+    Result<nlohmann::json> doc = JsonReader(path).ParseObject(*text);
+    if (!doc.ok()) return ReportError(doc.status());
+    s.doc = std::move(doc).value();
     shards.push_back(std::move(s));
   }
   std::string command = "attnverify";
@@ -58,7 +61,7 @@ int RunMerge(std::vector<std::string> args) {
   if (!merged.ok()) return ReportError(merged.status());
   for (const std::string& w : merged->warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
-  Status st = WriteWithParent(out_path, merged->doc.dump(2) + "\n");
+  Status st = WriteWithParent(out_path, JsonFileText(merged->doc));
   if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsJsonToJUnit(merged->doc));
   if (!st.ok()) return ReportError(st);
   const auto& s = merged->doc["summary"];

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
 
@@ -90,7 +91,7 @@ int RunNumerics(std::vector<std::string> args) {
   for (const auto& [path, text] :
        {std::pair<std::string, std::string>{
             options.config.evidence,
-            NumericsRunToJson(*run, options.config, command).dump(2) + "\n"},
+            JsonFileText(NumericsRunToJson(*run, options.config, command))},
         {options.config.junit, NumericsRunToJUnit(*run)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "evidence/arch_limits.h"
 #include "evidence/git_worktree.h"
 #include "evidence/nvcc_runner.h"
@@ -118,10 +119,8 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
   BuildOutcome outcome;
   const std::string json_path = evidence + "/resources.json";
   auto write_json = [&](const ResourcesReport& r) -> Status {
-    AV_RETURN_IF_ERROR(WriteFileAtomically(
-        json_path, ResourcesReportToJson(r, req.tool_version)
-                           .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                       "\n"));
+    AV_RETURN_IF_ERROR(
+        WriteFileAtomically(json_path, JsonFileText(ResourcesReportToJson(r, req.tool_version))));
     outcome.written.push_back(json_path);
     return Status::Ok();
   };

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "core/version.h"
 
@@ -113,7 +114,7 @@ Result<PipelineRecord> RunPipeline(const PipelineOptions& options) {
     if (plan.name == "report") {
       // The record is written first so the report's manifest covers it.
       AV_RETURN_IF_ERROR(WriteFileAtomically((root / "evidence/run.json").string(),
-                                             PipelineRecordToJson(record, options).dump(2) + "\n"));
+                                             JsonFileText(PipelineRecordToJson(record, options))));
     }
     if (options.on_stage_start) options.on_stage_start(plan);
     StageRecord rec = RunStage(options, plan);
@@ -126,7 +127,7 @@ Result<PipelineRecord> RunPipeline(const PipelineOptions& options) {
   }
   if (record.stages.empty() || record.stages.back().name != "report") {
     AV_RETURN_IF_ERROR(WriteFileAtomically((root / "evidence/run.json").string(),
-                                           PipelineRecordToJson(record, options).dump(2) + "\n"));
+                                           JsonFileText(PipelineRecordToJson(record, options))));
   }
   return record;
 }

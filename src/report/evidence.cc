@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "core/file.h"
+#include "core/json_dump.h"
+#include "core/json_reader.h"
 #include "core/sha256.h"
 
 namespace av {
@@ -14,108 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Typed, path-aware reads of one JSON document: every error is "FILE: $.path: what".
-// Absent keys and nulls leave the default; a present value of the wrong type is an error.
-class JsonIn {
- public:
-  explicit JsonIn(std::string file) : file_(std::move(file)) {}
-
-  Status Error(const std::string& where, const std::string& what) const {
-    return InvalidInput(file_ + ": " + where + ": " + what);
-  }
-  static const json* Get(const json& o, const char* key) {
-    if (!o.is_object()) return nullptr;
-    auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-  Status Str(const json& o, const char* key, const std::string& where, std::string* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_string()) return Error(where + "." + key, "must be a string, got " + Kind(*v));
-    *out = v->get<std::string>();
-    return Status::Ok();
-  }
-  Status Int(const json& o, const char* key, const std::string& where, int64_t* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (v->is_number_integer()) {
-      *out = v->get<int64_t>();
-      return Status::Ok();
-    }
-    if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>() &&
-        std::fabs(v->get<double>()) < 9e15) {
-      *out = static_cast<int64_t>(v->get<double>());
-      return Status::Ok();
-    }
-    return Error(where + "." + key, "must be an integer, got " + Kind(*v));
-  }
-  // Numbers JSON cannot hold are written as "nan", "inf", "-inf" (compare-json.md).
-  Status Num(const json& o, const char* key, const std::string& where, double* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (v->is_number()) {
-      *out = v->get<double>();
-      return Status::Ok();
-    }
-    if (v->is_string()) {
-      const std::string s = v->get<std::string>();
-      if (s == "nan")
-        *out = std::numeric_limits<double>::quiet_NaN();
-      else if (s == "inf")
-        *out = std::numeric_limits<double>::infinity();
-      else if (s == "-inf")
-        *out = -std::numeric_limits<double>::infinity();
-      else
-        return Error(where + "." + key, "must be a number, got \"" + s + "\"");
-      return Status::Ok();
-    }
-    return Error(where + "." + key, "must be a number, got " + Kind(*v));
-  }
-  Status Bool(const json& o, const char* key, const std::string& where, bool* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_boolean()) return Error(where + "." + key, "must be true or false, got " + Kind(*v));
-    *out = v->get<bool>();
-    return Status::Ok();
-  }
-  // The array at `key`, or null when absent.
-  Result<const json*> Array(const json& o, const char* key, const std::string& where) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return static_cast<const json*>(nullptr);
-    if (!v->is_array()) return Error(where + "." + key, "must be an array, got " + Kind(*v));
-    return v;
-  }
-  Result<const json*> Object(const json& o, const char* key, const std::string& where) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return static_cast<const json*>(nullptr);
-    if (!v->is_object()) return Error(where + "." + key, "must be an object, got " + Kind(*v));
-    return v;
-  }
-  Status Strings(const json& o, const char* key, const std::string& where,
-                 std::vector<std::string>* out) const {
-    AV_ASSIGN_OR_RETURN(const json* arr, Array(o, key, where));
-    if (arr == nullptr) return Status::Ok();
-    for (size_t i = 0; i < arr->size(); ++i) {
-      if (!(*arr)[i].is_string()) {
-        return Error(where + "." + key + "[" + std::to_string(i) + "]", "must be a string");
-      }
-      out->push_back((*arr)[i].get<std::string>());
-    }
-    return Status::Ok();
-  }
-  static std::string Kind(const json& v) {
-    if (v.is_string()) return "a string";
-    if (v.is_number()) return "a number";
-    if (v.is_boolean()) return "a boolean";
-    if (v.is_array()) return "an array";
-    if (v.is_object()) return "an object";
-    return "null";
-  }
-
- private:
-  std::string file_;
-};
+// Typed, path-aware reads of one JSON document (core/json_reader.h).
+using JsonIn = JsonReader;
 
 std::string Idx(const std::string& where, size_t i) {
   return where + "[" + std::to_string(i) + "]";
@@ -123,23 +25,14 @@ std::string Idx(const std::string& where, size_t i) {
 
 Result<json> ParseDocument(std::string_view text, const std::string& path,
                            const char* schema_prefix) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    try {
-      json again = json::parse(text);
-      (void)again;
-    } catch (const json::parse_error& e) {
-      return InvalidInput(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
-    return InvalidInput(path + ": not valid JSON");
-  }
-  if (!doc.is_object()) return InvalidInput(path + ": $: must be a JSON object");
+  const JsonIn in(path);
+  AV_ASSIGN_OR_RETURN(json doc, in.ParseObject(text));
   if (schema_prefix != nullptr) {
     auto it = doc.find("schema");
     if (it != doc.end() &&
         (!it->is_string() || it->get<std::string>().rfind(schema_prefix, 0) != 0)) {
-      return InvalidInput(path + ": $.schema: expected \"" + std::string(schema_prefix) +
-                          "1\", got " + it->dump());
+      return in.Error("$.schema",
+                      "expected \"" + std::string(schema_prefix) + "1\", got " + DumpJson(*it));
     }
   }
   return doc;
@@ -246,7 +139,7 @@ Status ReadCase(const JsonIn& in, const json& c, const std::string& where, Numer
     AV_ASSIGN_OR_RETURN(const json* meta, in.Object(*cand, "metadata", where + ".candidate"));
     if (meta != nullptr) {
       for (const auto& [k, v] : meta->items())
-        out->metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        out->metadata[k] = v.is_string() ? v.get<std::string>() : DumpJson(v);
     }
   }
   AV_ASSIGN_OR_RETURN(const json* outputs, in.Array(c, "outputs", where));

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "review/review_config.h"
 #include "review/review_writers.h"
@@ -117,10 +118,7 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
 
   out.json_path = out_dir + "/evidence/review.json";
   out.markdown_path = out_dir + "/reports/review_01.md";
-  // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
-  AV_RETURN_IF_ERROR(WriteWithParent(
-      out.json_path,
-      ReviewToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  AV_RETURN_IF_ERROR(WriteWithParent(out.json_path, JsonFileText(ReviewToJson(report))));
   AV_RETURN_IF_ERROR(WriteWithParent(out.markdown_path, ReviewToMarkdown(report)));
   return out;
 }

@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/json_dump.h"
+#include "core/json_reader.h"
 #include "core/sha256.h"
 
 namespace av {
@@ -87,19 +89,15 @@ Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
     written.push_back(path);
   }
   std::string json_path = package_dir + "/evidence/slice.json";
-  // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
-  AV_RETURN_IF_ERROR(WriteFileAtomically(
-      json_path, SliceToJson(slice, tool_version)
-                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                     "\n"));
+  AV_RETURN_IF_ERROR(
+      WriteFileAtomically(json_path, JsonFileText(SliceToJson(slice, tool_version))));
   written.push_back(json_path);
   return written;
 }
 
 Result<SliceRecord> LoadSliceRecord(const std::string& path) {
   AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidInput(path + ": not a JSON object");
+  AV_ASSIGN_OR_RETURN(nlohmann::json j, JsonReader(path).ParseObject(text));
   if (j.value("schema", "") != "attnverify.slice/1") {
     return InvalidInput(path + ": \"schema\" must be \"attnverify.slice/1\"");
   }
