@@ -8,18 +8,6 @@
 
 namespace av {
 
-const char* CheckStatusName(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::kPass:
-      return "PASS";
-    case CheckStatus::kFail:
-      return "FAIL";
-    case CheckStatus::kMissing:
-      return "MISSING";
-  }
-  return "?";
-}
-
 namespace {
 
 using checklist::Cite;

@@ -12,13 +12,13 @@
 
 #include "report/evidence.h"
 #include "report/report_config.h"
+#include "schema/outcome.h"
 
 namespace av {
 
 inline constexpr const char* kAcceptanceJsonSchema = "attnverify.acceptance/1";
 
-enum class CheckStatus { kPass, kFail, kMissing };
-const char* CheckStatusName(CheckStatus s);  // "PASS", "FAIL", "MISSING"
+// CheckStatus and CheckStatusName ("PASS", "FAIL", "MISSING") live in schema/outcome.h.
 
 struct Citation {
   std::string file;  // package-relative
