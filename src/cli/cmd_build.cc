@@ -13,6 +13,7 @@
 #include "evidence/build_config.h"
 #include "evidence/build_evidence.h"
 #include "evidence/resources_writer.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -52,6 +53,7 @@ int RunBuild(std::vector<std::string> args) {
   }
 
   BuildRequest request;
+  request.provenance = StartProvenance("build", RecordedArgv(args));
   std::error_code ec;
   if (config_path.empty() && std::filesystem::exists("attnverify.toml", ec))
     config_path = "attnverify.toml";
@@ -75,6 +77,11 @@ int RunBuild(std::vector<std::string> args) {
   request.base_ref = base_ref;
   request.out_dir = out_dir;
   request.tool_version = ATTNVERIFY_VERSION;
+  if (!config_path.empty()) {
+    request.provenance.config = PackageRelative(out_dir, config_path);
+    Status st = AddInputFile(&request.provenance, out_dir, config_path);
+    if (!st.ok()) return ReportError(st);
+  }
 
   PosixProcessRunner runner;
   Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);

@@ -5,13 +5,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/json_dump.h"
-#include "core/json_reader.h"
 #include "core/sha256.h"
+#include "schema/numerics_json.h"
+#include "schema/provenance.h"
 #include "sweep/numerics_merge.h"
 #include "sweep/numerics_report.h"
 
@@ -43,36 +45,36 @@ int RunMerge(std::vector<std::string> args) {
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
+  // The package the merged file lands in: the folder holding evidence/ (else the file's
+  // own folder); recorded paths are relative to it.
+  const std::filesystem::path out_dir = std::filesystem::absolute(out_path).parent_path();
+  const std::string package =
+      (out_dir.filename() == "evidence" ? out_dir.parent_path() : out_dir).string();
+  Provenance provenance = StartProvenance("merge", RecordedArgv(args));
   std::vector<NumericsShard> shards;
   for (const std::string& path : inputs) {
     Result<std::string> text = ReadFileToString(path);
     if (!text.ok()) return ReportError(text.status());
-    NumericsShard s;
-    s.path = path;
-    s.sha256 = Sha256Hex(*text);
-    Result<nlohmann::json> doc = JsonReader(path).ParseObject(*text);
-    if (!doc.ok()) return ReportError(doc.status());
-    s.doc = std::move(doc).value();
-    shards.push_back(std::move(s));
+    Result<NumericsRecord> record = ParseNumerics(*text, path);
+    if (!record.ok()) return ReportError(record.status());
+    shards.push_back({PackageRelative(package, path), Sha256Hex(*text), std::move(*record)});
   }
-  std::string command = "attnverify";
-  for (const std::string& a : args) command += " " + a;
-  Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, command);
+  Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, std::move(provenance));
   if (!merged.ok()) return ReportError(merged.status());
   for (const std::string& w : merged->warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
-  Status st = WriteWithParent(out_path, JsonFileText(merged->doc));
-  if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsJsonToJUnit(merged->doc));
+  const NumericsRecord& record = merged->record;
+  Status st = WriteWithParent(out_path, JsonFileText(NumericsToJson(record)));
+  if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsToJUnit(record));
   if (!st.ok()) return ReportError(st);
-  const auto& s = merged->doc["summary"];
+  const NumericsSummary& s = record.summary;
   std::printf("merged %zu shard(s): %lld cases, %lld passed, %lld failed\nevidence: %s\n",
-              shards.size(), static_cast<long long>(s["cases_run"].get<int64_t>()),
-              static_cast<long long>(s["passed"].get<int64_t>()),
-              static_cast<long long>(s["failed"].get<int64_t>()), out_path.c_str());
-  for (const auto& c : merged->doc["cases"]) {
-    if (c.value("verdict", "") == "error") return kExitInternal;
+              shards.size(), static_cast<long long>(s.cases_run), static_cast<long long>(s.passed),
+              static_cast<long long>(s.failed), out_path.c_str());
+  for (const NumericsCase& c : record.cases) {
+    if (c.verdict == CaseVerdict::kError) return kExitInternal;
   }
-  return merged->doc["verdict"] == "pass" ? kExitOk : kExitRejected;
+  return record.verdict == CaseVerdict::kPass ? kExitOk : kExitRejected;
 }
 
 }  // namespace av::cli

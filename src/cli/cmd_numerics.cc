@@ -8,11 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/json_dump.h"
+#include "schema/provenance.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
 
@@ -50,6 +52,7 @@ int RunNumerics(std::vector<std::string> args) {
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
+  Provenance provenance = StartProvenance("numerics", RecordedArgv(args));
   Result<NumericsConfig> config = LoadNumericsConfig(config_path);
   if (!config.ok()) return ReportError(config.status());
   NumericsOptions options;
@@ -86,13 +89,11 @@ int RunNumerics(std::vector<std::string> args) {
   Result<NumericsRun> run = RunNumericsSweep(options);
   if (!run.ok()) return ReportError(run.status());
 
-  std::string command = "attnverify";
-  for (const std::string& a : args) command += " " + a;
+  const NumericsRecord record = NumericsRunToRecord(*run, options.config, std::move(provenance));
   for (const auto& [path, text] :
-       {std::pair<std::string, std::string>{
-            options.config.evidence,
-            JsonFileText(NumericsRunToJson(*run, options.config, command))},
-        {options.config.junit, NumericsRunToJUnit(*run)}}) {
+       {std::pair<std::string, std::string>{options.config.evidence,
+                                            JsonFileText(NumericsToJson(record))},
+        {options.config.junit, NumericsToJUnit(record)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
     if (!st.ok()) return ReportError(st);

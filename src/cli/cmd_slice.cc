@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/process.h"
-#include "core/version.h"
 #include "review/review_package.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -36,9 +36,7 @@ int RunSlice(std::vector<std::string> args) {
   s->excludes(w);
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   request.mode = staged ? DiffMode::kStaged : worktree ? DiffMode::kWorktree : DiffMode::kCommit;
-  request.command = "attnverify";
-  for (const std::string& a : args) request.command += " " + a;
-  request.tool_version = ATTNVERIFY_VERSION;
+  request.provenance = StartProvenance("slice", RecordedArgv(args));
 
   PosixProcessRunner runner;
   Result<SliceOutcome> out = SlicePackage(runner, request);

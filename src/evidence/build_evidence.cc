@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/json_dump.h"
@@ -119,8 +120,8 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
   BuildOutcome outcome;
   const std::string json_path = evidence + "/resources.json";
   auto write_json = [&](const ResourcesReport& r) -> Status {
-    AV_RETURN_IF_ERROR(
-        WriteFileAtomically(json_path, JsonFileText(ResourcesReportToJson(r, req.tool_version))));
+    AV_RETURN_IF_ERROR(WriteFileAtomically(
+        json_path, JsonFileText(ResourcesReportToJson(r, req.provenance, req.out_dir))));
     outcome.written.push_back(json_path);
     return Status::Ok();
   };

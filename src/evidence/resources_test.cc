@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "evidence/resources_writer.h"
@@ -54,6 +55,19 @@ ResourcesReport Report(const BuildConfig& c, const PtxasReport& head, const Ptxa
   return ComputeResourcesReport(in);
 }
 
+// A fixed provenance block, so that golden files do not change with the time and folder.
+Provenance GoldenProvenance() {
+  Provenance p;
+  p.run_id = "golden";
+  p.stage = "build";
+  p.argv = {"attnverify", "build", "--config", "attnverify.toml"};
+  p.cwd = "/pkg";
+  p.config = "attnverify.toml";
+  p.started = p.finished = "2026-12-01T09:30:00Z";
+  p.tool_version = "golden";
+  return p;
+}
+
 void ExpectGolden(const std::string& name, const std::string& got) {
   std::string path = Dir() + "/ptxas/golden/" + name;
   if (std::getenv("UPDATE_GOLDEN")) {
@@ -99,7 +113,8 @@ TEST(ResourceReport, BudgetAndOccupancyPerKernelAndArch) {
   EXPECT_EQ(r.status, "ok");
   EXPECT_TRUE(Gate(r, "occupancy_not_lower").skipped);
   ExpectGolden("multi_two_archs.table.txt", FormatResourcesTable(r));
-  ExpectGolden("multi_two_archs.resources.json", ResourcesReportToJson(r, "golden").dump(2) + "\n");
+  ExpectGolden("multi_two_archs.resources.json",
+               ResourcesReportToJson(r, GoldenProvenance(), "/pkg").dump(2) + "\n");
 }
 
 TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
@@ -286,9 +301,9 @@ TEST(ResourceReport, MissingEvidenceReport) {
   EXPECT_EQ(r.status, "missing");
   EXPECT_TRUE(r.Passed());
   EXPECT_EQ(FormatResourcesTable(r), "compile evidence missing: nvcc was not found\n");
-  nlohmann::json j = ResourcesReportToJson(r, "0.1.0");
+  nlohmann::json j = ResourcesReportToJson(r, GoldenProvenance(), "/pkg");
   EXPECT_EQ(j["status"], "missing");
-  EXPECT_EQ(j["schema"], "attnverify.resources/1");
+  EXPECT_EQ(j["schema"], "attnverify.resources/2");
 }
 
 }  // namespace

@@ -5,62 +5,57 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-
-#include "evidence/ptxas_log_json.h"
+#include <nlohmann/json.hpp>
 
 namespace av {
 namespace {
 
-using nlohmann::json;
-
-json OrNull(int64_t v) { return v < 0 ? json() : json(v); }
-
-json KernelJson(const KernelResources& k) {
-  json j = {{"mangled", k.mangled},
-            {"registers", OrNull(k.registers)},
-            {"barriers", OrNull(k.barriers)},
-            {"stack_frame_bytes", OrNull(k.stack_frame_bytes)},
-            {"cumulative_stack_bytes", OrNull(k.cumulative_stack_bytes)},
-            {"spill_store_bytes", OrNull(k.spill_store_bytes)},
-            {"spill_load_bytes", OrNull(k.spill_load_bytes)},
-            {"static_smem_bytes", OrNull(k.static_smem_bytes)},
-            {"dynamic_smem_bytes", OrNull(k.dynamic_smem_bytes)},
-            {"total_smem_bytes", OrNull(k.total_smem_bytes)},
-            {"smem_cap_bytes", OrNull(k.smem_cap_bytes)},
-            {"block_size", k.block_size > 0 ? json(k.block_size) : json()}};
+ResourcesKernelSide SideRecord(const KernelResources& k) {
+  ResourcesKernelSide s;
+  s.mangled = k.mangled;
+  s.registers = k.registers;
+  s.barriers = k.barriers;
+  s.stack_frame_bytes = k.stack_frame_bytes;
+  s.cumulative_stack_bytes = k.cumulative_stack_bytes;
+  s.spill_store_bytes = k.spill_store_bytes;
+  s.spill_load_bytes = k.spill_load_bytes;
+  s.static_smem_bytes = k.static_smem_bytes;
+  s.dynamic_smem_bytes = k.dynamic_smem_bytes;
+  s.total_smem_bytes = k.total_smem_bytes;
+  s.smem_cap_bytes = k.smem_cap_bytes;
+  s.block_size = k.block_size > 0 ? k.block_size : -1;
   if (k.smem_cap_bytes >= 0 && k.total_smem_bytes >= 0) {
-    j["smem_headroom_bytes"] = k.smem_headroom_bytes;
-    j["smem_headroom_pct"] = std::round(k.smem_headroom_pct * 100) / 100;
+    s.smem_headroom_bytes = k.smem_headroom_bytes;
+    s.smem_headroom_pct = std::round(k.smem_headroom_pct * 100) / 100;
   }
-  if (k.ptxas_overflow) {
-    j["ptxas_overflow"] = {{"bytes", k.overflow_bytes},
-                           {"max_bytes", k.overflow_max_bytes},
-                           {"over_by_bytes", k.overflow_bytes - k.overflow_max_bytes}};
-  }
+  s.ptxas_overflow = k.ptxas_overflow;
+  s.overflow_bytes = k.overflow_bytes;
+  s.overflow_max_bytes = k.overflow_max_bytes;
   if (k.occupancy) {
     const Occupancy& o = *k.occupancy;
-    j["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm},
-                      {"warps_per_sm", o.warps_per_sm},
-                      {"occupancy", std::round(o.occupancy * 10000) / 10000},
-                      {"limited_by", OccupancyLimiterName(o.limiter)},
-                      {"smem_allocated_per_block", o.smem_allocated_per_block},
-                      {"registers_allocated_per_block", o.registers_allocated_per_block}};
-    if (!o.reason.empty()) j["occupancy"]["reason"] = o.reason;
+    s.occupancy = ResourcesOccupancy{o.blocks_per_sm,
+                                     o.warps_per_sm,
+                                     std::round(o.occupancy * 10000) / 10000,
+                                     OccupancyLimiterName(o.limiter),
+                                     o.smem_allocated_per_block,
+                                     o.registers_allocated_per_block,
+                                     o.reason};
   } else {
-    j["occupancy"] = nullptr;
-    j["occupancy_note"] = k.occupancy_note;
+    s.occupancy_note = k.occupancy_note;
   }
-  return j;
+  return s;
 }
 
-json RevisionJson(const RevisionInfo& r) {
-  return {{"ref", r.ref},
-          {"commit", r.commit.empty() ? json() : json(r.commit)},
-          {"log", r.log_path},
-          {"commands", r.commands},
-          {"exit_codes", r.exit_codes},
-          {"errors", r.errors},
-          {"truncated", r.truncated}};
+ResourcesRevision RevisionRecord(const RevisionInfo& r, const std::string& package_dir) {
+  ResourcesRevision x;
+  x.ref = r.ref;
+  x.commit = r.commit;
+  x.log = PackageRelative(package_dir, r.log_path);
+  x.commands = r.commands;
+  x.exit_codes.assign(r.exit_codes.begin(), r.exit_codes.end());
+  x.errors = r.errors;
+  x.truncated = r.truncated;
+  return x;
 }
 
 std::string Cut(const std::string& s, size_t n) {
@@ -100,47 +95,59 @@ std::string OccupancyCell(const KernelResources& k) {
 
 }  // namespace
 
-json ResourcesReportToJson(const ResourcesReport& r, const std::string& tool_version) {
-  json kernels = json::array();
+ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance provenance,
+                                        const std::string& package_dir) {
+  ResourcesRecord out;
+  out.status = r.status;
+  out.missing_reason = r.missing_reason;
+  out.nvcc_path = r.nvcc_path;
+  out.nvcc_version = r.nvcc_version;
+  out.archs = r.archs;
+  out.head = RevisionRecord(r.head, package_dir);
+  if (r.base) out.base = RevisionRecord(*r.base, package_dir);
   for (const KernelRow& row : r.kernels) {
-    kernels.push_back({{"kernel", row.demangled},
-                       {"arch", row.arch},
-                       {"change", KernelChangeName(row.change)},
-                       {"base", row.base ? KernelJson(*row.base) : json()},
-                       {"head", row.head ? KernelJson(*row.head) : json()}});
+    ResourcesKernelRow k;
+    k.kernel = row.demangled;
+    k.arch = row.arch;
+    k.change = KernelChangeName(row.change);
+    if (row.base) k.base = SideRecord(*row.base);
+    if (row.head) k.head = SideRecord(*row.head);
+    out.kernels.push_back(std::move(k));
   }
-  json gates = json::array();
   for (const GateResult& g : r.gates) {
-    gates.push_back({{"gate", g.name},
-                     {"enabled", g.enabled},
-                     {"skipped", g.skipped},
-                     {"passed", g.passed},
-                     {"rule", g.reason},
-                     {"failures", g.failures}});
+    ResourcesGate x;
+    x.gate = g.name;
+    x.enabled = g.enabled;
+    x.skipped = g.skipped;
+    x.passed = g.passed;
+    x.rule = g.reason;
+    x.failures = g.failures;
+    out.gates.push_back(std::move(x));
   }
-  json findings = json::array();
   for (const BuildFinding& f : r.findings) {
-    json j = {{"severity", SeverityName(f.severity)}, {"kind", f.kind}, {"message", f.message}};
-    if (!f.file.empty()) j["file"] = f.file, j["line"] = f.line;
-    if (!f.kernel.empty()) j["kernel"] = f.kernel;
-    findings.push_back(j);
+    out.findings.push_back({f.severity, f.kind, f.message, f.file, f.kernel, f.line});
   }
-  json diags = json::array();
-  for (const PtxasDiagnostic& d : r.diagnostics) diags.push_back(PtxasDiagnosticToJson(d));
-  return {{"schema", kResourcesJsonSchema},
-          {"tool", {{"name", "attnverify"}, {"version", tool_version}}},
-          {"status", r.status},
-          {"missing_reason", r.missing_reason.empty() ? json() : json(r.missing_reason)},
-          {"nvcc",
-           {{"path", r.nvcc_path.empty() ? json() : json(r.nvcc_path)},
-            {"version", r.nvcc_version.empty() ? json() : json(r.nvcc_version)}}},
-          {"archs", r.archs},
-          {"head", RevisionJson(r.head)},
-          {"base", r.base ? RevisionJson(*r.base) : json()},
-          {"kernels", kernels},
-          {"findings", findings},
-          {"gates", gates},
-          {"diagnostics", diags}};
+  for (const PtxasDiagnostic& d : r.diagnostics) {
+    out.diagnostics.push_back({d.severity, d.kind, d.tool, d.message, d.function, d.arch,
+                               d.source_file, d.source_line, d.log_line, d.bytes, d.max_bytes});
+  }
+  // The logs this evidence was judged from; a log that cannot be read (the build never
+  // wrote it) is left out rather than failing the stage.
+  for (const RevisionInfo* rev : {&r.head, r.base ? &*r.base : nullptr}) {
+    if (rev != nullptr && !rev->log_path.empty())
+      (void)AddInputFile(&provenance, package_dir, rev->log_path);
+  }
+  if (provenance.head_commit.empty()) provenance.head_commit = r.head.commit;
+  if (provenance.finished.empty()) provenance.finished = UtcNowRfc3339();
+  out.tool_version = provenance.tool_version;
+  out.provenance = std::move(provenance);
+  out.has_provenance = true;
+  return out;
+}
+
+nlohmann::json ResourcesReportToJson(const ResourcesReport& report, Provenance provenance,
+                                     const std::string& package_dir) {
+  return ResourcesToJson(ResourcesReportToRecord(report, std::move(provenance), package_dir));
 }
 
 std::string FormatResourcesTable(const ResourcesReport& r) {

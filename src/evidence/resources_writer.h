@@ -1,19 +1,25 @@
-// Renderers of a ResourcesReport: evidence/resources.json (doc/formats/resources-json.md)
-// and the console table `attnverify build` prints. Writers format what the report holds;
-// they compute nothing. Pure functions; any thread.
+// Renderers of a ResourcesReport: its evidence/resources.json record
+// (schema/resources_json.h writes the JSON; fields: doc/formats/resources-json.md) and the
+// console table `attnverify build` prints. Writers format what the report holds; they
+// compute nothing. Pure functions; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "evidence/resources.h"
+#include "schema/provenance.h"
+#include "schema/resources_json.h"
 
 namespace av {
 
-inline constexpr const char* kResourcesJsonSchema = "attnverify.resources/1";
-
-nlohmann::json ResourcesReportToJson(const ResourcesReport& report,
-                                     const std::string& tool_version);
+// The record of `report`. `provenance` is the build stage's block: it gets the build
+// logs (read now for their digests) as inputs and, unless it has one, the finish time.
+// Log paths become relative to the package folder `package_dir`.
+ResourcesRecord ResourcesReportToRecord(const ResourcesReport& report, Provenance provenance,
+                                        const std::string& package_dir);
+nlohmann::json ResourcesReportToJson(const ResourcesReport& report, Provenance provenance,
+                                     const std::string& package_dir);
 
 // One row per kernel and arch ("before -> after" when a base was built), then findings
 // and gate verdicts. Columns are padded; names longer than 60 characters are cut with

@@ -73,8 +73,8 @@ std::vector<Check> EvidenceChecks(const checklist::Context& ctx,
   reviewed.citations.push_back(Cite(r.file));
   out.push_back(std::move(reviewed));
   std::vector<std::string> unverifiable;
-  for (const ReviewFinding& f : r.findings) {
-    if (f.verify.empty())
+  for (const Finding& f : r.findings) {
+    if (!f.has_verify())
       unverifiable.push_back(f.id + " (" + f.rule + ", " + f.file + ":" + std::to_string(f.line) +
                              ")");
   }
@@ -131,6 +131,17 @@ void RewriteConfig(const std::vector<std::string>& absolutes, const std::string&
   }
 }
 
+// The same on an argv: the argument after --config, when it names this config.
+void RewriteConfigArgv(const std::vector<std::string>& absolutes, const std::string& display,
+                       std::vector<std::string>* argv) {
+  for (size_t i = 0; i + 1 < argv->size(); ++i) {
+    if ((*argv)[i] != "--config") continue;
+    for (const std::string& a : absolutes) {
+      if (a != display && (*argv)[i + 1] == a) (*argv)[i + 1] = display;
+    }
+  }
+}
+
 void ApplyWaiver(const ReportConfig& cfg, Check* c) {
   auto it = cfg.waivers.find(c->id);
   if (it == cfg.waivers.end()) return;
@@ -183,7 +194,10 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
     if (cmd != nullptr) RewriteConfig(absolutes, cfg.path, cmd);
   }
   if (ev.review) {
-    for (ReviewFinding& f : ev.review->findings) RewriteConfig(absolutes, cfg.path, &f.verify);
+    for (Finding& f : ev.review->findings) {
+      RewriteConfigArgv(absolutes, cfg.path, &f.verify);
+      RewriteConfig(absolutes, cfg.path, &f.legacy_verify);
+    }
   }
   checklist::Context ctx = checklist::MakeContext(ev, cfg);
   ChecklistReport report;
@@ -198,10 +212,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   if (ev.perf) report.evidence.push_back(*ev.perf);
   if (ev.run) report.evidence.push_back(ev.run->file);
   if (ev.review) {
-    for (const ReviewFinding& f : ev.review->findings) {
-      report.findings.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message,
-                                 f.verify, f.line, f.end_line, f.checklist_item, f.related_items});
-    }
+    report.findings = ev.review->findings;
   }
   std::vector<std::vector<Check>> checks(8);
   checks[0] = checklist::NumericsChecks(ctx);
@@ -277,7 +288,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
     item.required = cfg.required.count(i + 1) > 0;
     item.checks = std::move(checks[i]);
     for (Check& c : item.checks) ApplyWaiver(cfg, &c);
-    for (const FindingView& f : report.findings) {
+    for (const Finding& f : report.findings) {
       bool related =
           std::find(f.related_items.begin(), f.related_items.end(), i + 1) != f.related_items.end();
       if (f.checklist_item == i + 1 || related) item.findings.push_back(f);
@@ -286,9 +297,9 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
     report.items.push_back(std::move(item));
   }
   if (ev.resources) {
-    for (const KernelResourceRow& k : ev.resources->kernels) {
+    for (const ResourcesKernelRow& k : ev.resources->kernels) {
       ResourceBar bar{k.kernel, k.arch};
-      auto smem = [](const KernelSide& s) {
+      auto smem = [](const ResourcesKernelSide& s) {
         return s.ptxas_overflow ? s.overflow_bytes : s.total_smem_bytes;
       };
       if (k.base) bar.base_smem = smem(*k.base), bar.cap = k.base->smem_cap_bytes;

@@ -42,13 +42,6 @@ struct Check {
   std::vector<std::string> attributed_to;
 };
 
-struct FindingView {
-  std::string id, rule, severity, component, file, title, message, verify;
-  int64_t line = 0, end_line = 0;
-  int checklist_item = 0;
-  std::vector<int> related_items;
-};
-
 struct ItemResult {
   int number = 0;
   std::string title;
@@ -56,7 +49,7 @@ struct ItemResult {
   bool required = true;
   std::string reason;  // one line for the item table
   std::vector<Check> checks;
-  std::vector<FindingView> findings;  // the reviewer's questions this item answers
+  std::vector<Finding> findings;  // the reviewer's questions this item answers
 };
 
 // Numerics coverage for the HTML grid: one cell per (op, category).
@@ -79,7 +72,7 @@ struct ChecklistReport {
   std::vector<int> required;
   std::vector<ItemResult> items;  // always eight, in order
   std::vector<EvidenceFile> evidence;
-  std::vector<FindingView> findings;  // every finding of review.json
+  std::vector<Finding> findings;  // every finding of review.json
   std::vector<CoverageCell> coverage;
   std::vector<ResourceBar> resources;
   std::vector<HeatmapSvg> heatmaps;

@@ -81,7 +81,7 @@ std::vector<const NumericsCase*> AttributedElsewhere(
 Check ExplainedElsewhere(const Context& ctx, std::string id, std::string title,
                          const std::string& noun, const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how);
-std::vector<FindingView> FindingsOf(const Context& ctx, int item);
+std::vector<Finding> FindingsOf(const Context& ctx, int item);
 
 // Checks of items 1-7 (item 8 is judged in checklist.cc, over the other seven).
 std::vector<Check> NumericsChecks(const Context& ctx);                                   // item 1

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/format.h"
@@ -26,12 +27,12 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
                           ctx.build_cmd));
   } else {
     const ResourcesEvidence& r = *ctx.ev.resources;
-    for (const GateRow& g : r.gates) {
+    for (const ResourcesGate& g : r.gates) {
       if (!g.enabled) continue;
       const std::string id = "3." + g.gate;
       if (g.skipped) {
         out.push_back(Missing(id, g.gate,
-                              g.rule + (r.has_base ? "" : " (no base build to compare with)"),
+                              g.rule + (r.has_base() ? "" : " (no base build to compare with)"),
                               ctx.build_cmd));
         continue;
       }
@@ -40,9 +41,9 @@ std::vector<Check> ResourceChecks(const Context& ctx) {
       if (!g.passed) {
         c.details = g.failures;
         if (g.gate == "smem_within_cap") {
-          for (const KernelResourceRow& k : r.kernels) {
+          for (const ResourcesKernelRow& k : r.kernels) {
             if (!k.head) continue;
-            const KernelSide& h = *k.head;
+            const ResourcesKernelSide& h = *k.head;
             if (h.ptxas_overflow) {
               c.details.push_back(k.kernel + " (" + k.arch +
                                   "): ptxas: uses too much shared data (" +
@@ -131,16 +132,16 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
   const NumericsEvidence& n = *ctx.ev.numerics;
   std::map<std::string, const NumericsCase*> by_id;
   for (const NumericsCase& c : n.cases) by_id[c.id] = &c;
-  std::vector<const InvarianceResult*> entries, failed;
+  std::vector<const InvarianceRecord*> entries, failed;
   std::set<int64_t> lengths;
-  for (const InvarianceResult& r : n.invariance) {
+  for (const InvarianceRecord& r : n.invariance) {
     if (r.check != "num_splits") continue;
     entries.push_back(&r);
-    if (r.verdict == "fail") failed.push_back(&r);
+    if (r.verdict == InvarianceVerdict::kFail) failed.push_back(&r);
     const NumericsCase* base = by_id.count(r.group) ? by_id[r.group] : nullptr;
     if (base == nullptr && !r.cases.empty() && by_id.count(r.cases.front()))
       base = by_id[r.cases.front()];
-    if (base != nullptr && r.verdict != "fail") {
+    if (base != nullptr && r.verdict != InvarianceVerdict::kFail) {
       if (auto sk = IntParam(*base, "s_k")) lengths.insert(*sk);
     }
   }
@@ -158,7 +159,7 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
                         std::to_string(failed.size()) + " of " +
                             Plural(entries.size(), "group", "groups") +
                             " changed with num_splits beyond rounding");
-    for (const InvarianceResult* r : failed) {
+    for (const InvarianceRecord* r : failed) {
       c.citations.push_back(Cite(n.file, r->group));
       std::string cases;
       for (const std::string& id : r->cases) cases += (cases.empty() ? "" : ", ") + id;
@@ -184,7 +185,7 @@ std::vector<Check> SplitKChecks(const Context& ctx) {
   Check c = MakeCheck("5.num_splits", title, CheckStatus::kPass,
                       "invariant in num_splits at s_k = " + list + " (" +
                           Plural(entries.size(), "group", "groups") + ")");
-  for (const InvarianceResult* r : entries) {
+  for (const InvarianceRecord* r : entries) {
     c.citations.push_back(Cite(n.file, r->group));
     if (c.citations.size() >= 5) break;
   }
@@ -220,12 +221,12 @@ std::vector<Check> InterfaceChecks(const Context& ctx) {
     // made the difference.
     std::vector<const NumericsCase*> explained, own, twin_passed;
     for (const NumericsCase* c : padded_failing) {
-      nlohmann::json key = c->params;
+      nlohmann::json key = *c->params;
       if (key.is_object()) key.erase("padded");
       const NumericsCase* twin = nullptr;
       for (const NumericsCase* t : base) {
         if (t == c || BoolParam(*t, "padded") || t->op != c->op || t->dtype != c->dtype) continue;
-        nlohmann::json tk = t->params;
+        nlohmann::json tk = *t->params;
         if (tk.is_object()) tk.erase("padded");
         if (tk == key) twin = t;
       }
@@ -297,11 +298,13 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
   const NumericsCase* example = nullptr;
   if (ctx.ev.numerics) {
     for (const NumericsCase& c : ctx.ev.numerics->cases) {
-      if (c.outputs.empty() && c.metadata.empty()) continue;  // the candidate never answered
+      if (c.outputs.empty() && c.candidate.metadata.empty())
+        continue;  // the candidate never answered
       ++ran;
       std::string path;
       for (const char* key : {"kernel_path", "path", "kernel"}) {
-        if (auto it = c.metadata.find(key); it != c.metadata.end() && !it->second.empty()) {
+        if (auto it = c.candidate.metadata.find(key);
+            it != c.candidate.metadata.end() && !it->second.empty()) {
           path = it->second;
           break;
         }
@@ -352,7 +355,7 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
     out.push_back(NoNumerics(ctx, "7.paths_exercised", exercised_title));
   }
   const char* kept_title = "no fallback removed without evidence";
-  std::vector<FindingView> findings = FindingsOf(ctx, 7);
+  std::vector<Finding> findings = FindingsOf(ctx, 7);
   if (!ctx.ev.review) {
     std::string why = StageNote(ctx, "review");
     out.push_back(Missing("7.fallback_kept", kept_title,
@@ -372,7 +375,7 @@ std::vector<Check> FallbackChecks(const Context& ctx) {
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     out.push_back(std::move(c));
   } else {
-    const FindingView& f = findings.front();
+    const Finding& f = findings.front();
     out.push_back(Missing(
         "7.fallback_kept", kept_title,
         f.id + " (" + f.file + ":" + std::to_string(f.line) + ") " +

@@ -214,8 +214,8 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
       c = Missing("1.base_cases", "every base case within tolerance",
                   std::to_string(unjudged.size()) + " of " +
                       Plural(base.size(), "base case", "base cases") + " could not be judged (" +
-                      unjudged.front()->id + ": " + unjudged.front()->verdict + ": " +
-                      unjudged.front()->reason + ")",
+                      unjudged.front()->id + ": " + CaseVerdictName(unjudged.front()->verdict) +
+                      ": " + unjudged.front()->reason + ")",
                   ctx.numerics_cmd);
     } else if (failing.empty()) {
       c.summary = "all " + Plural(base.size(), "base case", "base cases") + " passed (" +
@@ -314,8 +314,8 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
     }
   }
   {
-    std::vector<const InvarianceResult*> inv;
-    for (const InvarianceResult& r : n.invariance) {
+    std::vector<const InvarianceRecord*> inv;
+    for (const InvarianceRecord& r : n.invariance) {
       if (r.check != "num_splits") inv.push_back(&r);
     }
     Check c;
@@ -328,11 +328,11 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
           ctx.numerics_cmd);
       c.required = false;
     } else {
-      std::vector<const InvarianceResult*> failed;
+      std::vector<const InvarianceRecord*> failed;
       std::set<std::string> kinds;
-      for (const InvarianceResult* r : inv) {
+      for (const InvarianceRecord* r : inv) {
         kinds.insert(r->check);
-        if (r->verdict == "fail") failed.push_back(r);
+        if (r->verdict == InvarianceVerdict::kFail) failed.push_back(r);
       }
       std::string kind_list;
       for (const std::string& k : kinds) kind_list += (kind_list.empty() ? "" : ", ") + k;
@@ -342,11 +342,11 @@ std::vector<Check> NumericsChecks(const Context& ctx) {
                         : std::to_string(failed.size()) + " of " +
                               Plural(inv.size(), "group", "groups") + " changed beyond rounding");
       c.required = false;
-      for (const InvarianceResult* r : failed.empty() ? inv : failed) {
+      for (const InvarianceRecord* r : failed.empty() ? inv : failed) {
         c.citations.push_back(Cite(n.file, r->group));
-        if (r->verdict != "pass") {
-          c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " +
-                              FormatG(r->max_abs_diff, 4) +
+        if (r->verdict != InvarianceVerdict::kPass) {
+          c.details.push_back(r->check + " " + r->group + ": " + InvarianceVerdictName(r->verdict) +
+                              ", max |diff| " + FormatG(r->max_abs_diff, 4) +
                               (r->tolerance.empty() ? "" : " (tolerance " + r->tolerance + ")") +
                               (r->detail.empty() ? "" : ": " + r->detail));
         }

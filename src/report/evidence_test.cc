@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/sha256.h"
@@ -95,7 +96,10 @@ TEST(EvidenceLoadTest, AbsentFilesAreFineAndBadOnesAreErrors) {
   ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/review.json"),
                                   R"({"command": "attnverify review --x"})")
                   .ok());
-  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/slice.json"), "{}").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir.File("evidence/slice.json"),
+                                  R"({"schema": "attnverify.slice/1", "base": "HEAD~1",
+                                      "base_commit": "", "head_commit": "", "components": []})")
+                  .ok());
   ev = LoadEvidence(req);
   ASSERT_TRUE(ev.ok()) << ev.status().message();
   EXPECT_EQ(ev->review->file.command, "attnverify review --x");

@@ -2,45 +2,9 @@
 
 #include <map>
 
-namespace av {
+#include "core/shell_quote.h"
 
-nlohmann::json ReviewToJson(const ReviewReport& report) {
-  using nlohmann::json;
-  json diffs = json::array();
-  for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back(
-        {{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
-  }
-  json findings = json::array();
-  for (const Finding& f : report.findings) {
-    findings.push_back({{"id", f.id},
-                        {"rule", f.rule},
-                        {"severity", f.severity},
-                        {"component", f.component},
-                        {"file", f.file},
-                        {"line", f.line},
-                        {"end_line", f.end_line},
-                        {"checklist_item", f.checklist_item},
-                        {"related_items", f.related_items},
-                        {"title", f.title},
-                        {"message", f.message},
-                        {"old", f.old_text},
-                        {"new", f.new_text},
-                        {"verify", f.verify}});
-  }
-  return json{{"schema", "attnverify.review/1"},
-              {"tool", {{"name", "attnverify"}, {"version", report.tool_version}}},
-              {"command", report.command},
-              {"reviewer", report.reviewer},
-              {"base", report.base},
-              {"base_commit", report.base_commit},
-              {"head_commit", report.head_commit},
-              {"disabled_rules", report.disabled_rules},
-              {"files_reviewed", report.files_reviewed},
-              {"files_skipped", report.files_skipped},
-              {"diffs", std::move(diffs)},
-              {"findings", std::move(findings)}};
-}
+namespace av {
 
 namespace {
 
@@ -85,7 +49,10 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md += "- base: `" + report.base + "` (" + report.base_commit + ")\n";
     md += "- head: " + report.head_commit + "\n";
   }
-  md += "- command: `" + Inline(report.command) + "`\n";
+  md += "- command: `" +
+        Inline(report.provenance.argv.empty() ? report.legacy_command
+                                              : ShellJoin(report.provenance.argv)) +
+        "`\n";
   md += "- diffs: ";
   for (size_t i = 0; i < report.diffs.size(); ++i) {
     const ReviewedDiff& d = report.diffs[i];
@@ -102,7 +69,7 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md += "\n";
   }
   std::map<std::string, int> by_severity;
-  for (const Finding& f : report.findings) ++by_severity[f.severity];
+  for (const Finding& f : report.findings) ++by_severity[SeverityName(f.severity)];
   md += "\n" + std::to_string(report.findings.size()) + " findings";
   if (!report.findings.empty()) {
     md += " (";
@@ -118,14 +85,15 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
   if (report.findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : report.findings) {
-    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" +
-          f.rule + "` | `" + Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
+    md += "| " + f.id + " | " + SeverityName(f.severity) + " | " +
+          std::to_string(f.checklist_item) + " | `" + f.rule + "` | `" + Inline(f.file) + ":" +
+          std::to_string(f.line) + "` |\n";
   }
   for (const Finding& f : report.findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
     if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
     md += "`\n\n";
-    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
+    md += "Rule `" + f.rule + "` (" + SeverityName(f.severity) + "), checklist item " +
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {
       md += " (also";
@@ -139,7 +107,7 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
       if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
       md += "```\n\n";
     }
-    md += "Verify: `" + f.verify + "`\n";
+    md += "Verify: `" + Inline(f.VerifyLine()) + "`\n";
   }
   return md;
 }

@@ -29,7 +29,7 @@ constexpr std::string_view kInterface = "kernel.interface_changed";
 const std::vector<RuleInfo>& Rules() {
   static const std::vector<RuleInfo> kRules = {
       {kSmem,
-       "warning",
+       Severity::kWarning,
        3,
        {},
        "shared-memory declaration changed",
@@ -37,7 +37,7 @@ const std::vector<RuleInfo>& Rules() {
        "__shared__ / extern __shared__ arrays, smem size constants, "
        "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"},
       {kTile,
-       "warning",
+       Severity::kWarning,
        4,
        {3},
        "tile or pipeline constant changed",
@@ -45,21 +45,21 @@ const std::vector<RuleInfo>& Rules() {
        "kBlockM/N/K, BLOCK_*, kTile*, kStages/kNumStages, num_warps, TileShape values (old -> "
        "new)"},
       {kSplit,
-       "warning",
+       Severity::kWarning,
        5,
        {4},
        "split-k constant changed",
        VerifyWith::kNumerics,
        "num_splits, kNumSplits, kMaxSplits, SPLIT_K values (old -> new)"},
       {kGuard,
-       "error",
+       Severity::kError,
        2,
        {4},
        "boundary guard removed or loosened",
        VerifyWith::kNumerics,
        "if/for/while/ternary comparisons or min/max clamps removed, < turned into <="},
       {kMask,
-       "warning",
+       Severity::kWarning,
        2,
        {},
        "mask expression changed",
@@ -67,14 +67,14 @@ const std::vector<RuleInfo>& Rules() {
        "lines using causal, window, seqlen, cu_seqlens, block_table, mask, or inside a mask "
        "function"},
       {kCombine,
-       "warning",
+       Severity::kWarning,
        5,
        {1},
        "split-k combine or accumulation changed",
        VerifyWith::kNumerics,
        "LSE / logsumexp, combine, partial outputs, accumulators, split loops"},
       {kSoftmax,
-       "warning",
+       Severity::kWarning,
        1,
        {5},
        "softmax stability changed",
@@ -82,7 +82,7 @@ const std::vector<RuleInfo>& Rules() {
        "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) "
        "scaling"},
       {kAtomic,
-       "warning",
+       Severity::kWarning,
        5,
        {},
        "atomic accumulation introduced",
@@ -90,7 +90,7 @@ const std::vector<RuleInfo>& Rules() {
        "new atomicAdd/atomicMax/..., red./atom. PTX, index_add_/scatter_add_ (order-dependent "
        "results)"},
       {kBarrier,
-       "error",
+       Severity::kError,
        4,
        {5},
        "barrier or async-copy wait removed",
@@ -98,7 +98,7 @@ const std::vector<RuleInfo>& Rules() {
        "__syncthreads, __syncwarp, cp.async waits, bar.sync, named barriers, pipeline waits, "
        "fences removed or loosened"},
       {kAccum,
-       "error",
+       Severity::kError,
        1,
        {},
        "accumulator dtype narrowed",
@@ -106,14 +106,14 @@ const std::vector<RuleInfo>& Rules() {
        "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to "
        "half/bf16/fp8"},
       {kFallback,
-       "warning",
+       Severity::kWarning,
        7,
        {},
        "fallback switch removed",
        VerifyWith::kNumerics,
        "branches or flags named fallback/legacy/use_*/FLASH_*/getenv removed"},
       {kInterface,
-       "warning",
+       Severity::kWarning,
        6,
        {},
        "kernel interface or layout changed",
@@ -165,7 +165,7 @@ class FileReview {
     const RuleInfo* rule = FindRule(rule_id);
     Finding f;
     f.rule = std::string(rule->id);
-    f.severity = std::string(rule->severity);
+    f.severity = rule->severity;
     f.component = component_;
     f.file = file_.path();
     f.checklist_item = rule->checklist_item;
@@ -664,11 +664,11 @@ const RuleInfo* FindRule(std::string_view id) {
   return nullptr;
 }
 
-std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
+std::vector<std::string> VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
   if (rule.verify == VerifyWith::kBuild) {
-    return "attnverify build --config " + options.config_path + " --base " + options.base;
+    return {"attnverify", "build", "--config", options.config_path, "--base", options.base};
   }
-  return "attnverify numerics --config " + options.config_path;
+  return {"attnverify", "numerics", "--config", options.config_path};
 }
 
 std::vector<Finding> ReviewDiff(const Diff& diff, const std::string& component,

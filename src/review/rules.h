@@ -19,7 +19,7 @@ enum class VerifyWith { kBuild, kNumerics };
 
 struct RuleInfo {
   std::string_view id;
-  std::string_view severity;  // "error", "warning", "note"
+  Severity severity;
   int checklist_item;
   std::vector<int> related_items;
   std::string_view title;
@@ -37,8 +37,8 @@ struct ReviewOptions {
   std::vector<std::string> disabled_rules;
 };
 
-// The attnverify command that verifies a rule's finding.
-std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options);
+// The attnverify command (argv) that verifies a rule's finding.
+std::vector<std::string> VerifyCommand(const RuleInfo& rule, const ReviewOptions& options);
 
 // Findings for one diff (ids left empty), in file and line order. `files_reviewed` and
 // `files_skipped` count code files looked at and files passed over.
