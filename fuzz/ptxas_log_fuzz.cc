@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         k.spill_store_bytes < -1 || k.spill_load_bytes < -1) {
       __builtin_trap();
     }
-    if (k.complete && k.registers < 0) __builtin_trap();
+    // A complete block has its registers, unless the log gave a count no ptxas prints.
+    if (k.complete && k.registers < 0 && !k.bad_count) __builtin_trap();
   }
   if (report->recognized_lines + report->unknown_lines > report->total_lines) __builtin_trap();
   // Rendering must not throw (JSON strings are UTF-8-checked: invalid bytes are replaced).

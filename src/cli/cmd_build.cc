@@ -1,12 +1,14 @@
 // attnverify build: compile the configured kernels with `nvcc -Xptxas -v` (or import a
 // log), compare with a base revision, and give registers, shared memory against each
 // arch's cap, spills and occupancy per kernel, with the gates' verdict.
-// Exit 0 ok (or evidence missing: no nvcc), 1 a gate failed, 2 input or config error.
+// Exit 0 ok (or evidence missing: no nvcc), 1 a gate failed or had nothing to judge,
+// 2 input or config error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/process.h"
 #include "core/version.h"
@@ -25,18 +27,22 @@ constexpr const char* kBuildHelp =
     "revision (built in a temporary git worktree, hooks and repo programs disabled) and\n"
     "the change per kernel. Reads [build] of attnverify.toml\n"
     "(doc/formats/attnverify-toml-build.md); writes logs/build.log, logs/build-base.log and\n"
-    "evidence/resources.json in the folder of the config (or --out).\n"
+    "evidence/resources.json in the folder of the config (or --out); imported logs are\n"
+    "copied to logs/.\n"
     "Gates (defaults): no new spills, shared memory within the cap on every arch,\n"
-    "occupancy not lower than base, registers <= 255; any failure exits 1.";
+    "occupancy not lower than base, registers <= 255. A gate with nothing to judge (no\n"
+    "kernel in the log, a base that did not build, kernels on one side only) is missing,\n"
+    "never a pass; any failed or missing gate exits 1.";
 
 }  // namespace
 
 int RunBuild(std::vector<std::string> args) {
   CLI::App app(kBuildHelp, "attnverify build");
-  std::string config_path, import_log, import_base, base_ref, out_dir;
+  std::string config_path = "attention-verify/attnverify.toml", import_log, import_base, base_ref,
+              out_dir;
   std::vector<std::string> archs;
-  app.add_option("--config", config_path,
-                 "attnverify.toml (default: ./attnverify.toml when present)");
+  CLI::Option* config_option = app.add_option(
+      "--config", config_path, "attnverify.toml (default: attention-verify/attnverify.toml)");
   app.add_option("--arch", archs,
                  "target arch(s), replacing [build] archs: sm_90a or arch=compute_90a,code=sm_90a")
       ->take_all();
@@ -55,20 +61,29 @@ int RunBuild(std::vector<std::string> args) {
   BuildRequest request;
   request.provenance = StartProvenance("build", RecordedArgv(args));
   std::error_code ec;
-  if (config_path.empty() && std::filesystem::exists("attnverify.toml", ec))
-    config_path = "attnverify.toml";
-  if (!config_path.empty()) {
-    Result<BuildConfig> config = LoadBuildConfig(config_path);
-    if (!config.ok()) return ReportError(config.status());
-    request.config = std::move(config).value();
-  } else if (import_log.empty()) {
-    return ReportError(
-        InvalidInput("no attnverify.toml here: pass --config FILE (or --import LOG)"));
-  } else {
+  const bool given_config = config_option->count() > 0;
+  bool config_read = false;
+  // Without a package, an import still works when --out names where the evidence goes;
+  // nothing is ever written into the current folder by default.
+  if (!given_config && !std::filesystem::exists(config_path, ec) && !import_log.empty() &&
+      !out_dir.empty()) {
     request.config.root = std::filesystem::current_path().string();
+  } else {
+    Result<BuildConfig> config = LoadBuildConfig(config_path);
+    if (!config.ok()) {
+      if (!given_config && !std::filesystem::exists(config_path, ec)) {
+        return ReportError(
+            InvalidInput(config_path +
+                         " not found: pass --config FILE (attnverify init creates a package), "
+                         "or --import LOG --out DIR"));
+      }
+      return ReportError(config.status());
+    }
+    request.config = std::move(config).value();
+    config_read = true;
   }
   if (out_dir.empty()) {
-    out_dir = config_path.empty() ? "." : std::filesystem::path(config_path).parent_path().string();
+    out_dir = std::filesystem::path(config_path).parent_path().string();
     if (out_dir.empty()) out_dir = ".";
   }
   request.arch_override = archs;
@@ -77,7 +92,9 @@ int RunBuild(std::vector<std::string> args) {
   request.base_ref = base_ref;
   request.out_dir = out_dir;
   request.tool_version = ATTNVERIFY_VERSION;
-  if (!config_path.empty()) {
+  Result<PackageLock> lock = LockPackage(out_dir, args);
+  if (!lock.ok()) return ReportError(lock.status());
+  if (config_read) {
     request.provenance.config = PackageRelative(out_dir, config_path);
     Status st = AddInputFile(&request.provenance, out_dir, config_path);
     if (!st.ok()) return ReportError(st);
@@ -93,6 +110,7 @@ int RunBuild(std::vector<std::string> args) {
     std::fprintf(stderr, "attnverify: %s\n", report.missing_reason.c_str());
     return kExitOk;
   }
+  // "incomplete" exits 1 too: a gate that judged nothing is not a pass.
   return report.Passed() ? kExitOk : kExitRejected;
 }
 

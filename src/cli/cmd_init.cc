@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "pipeline/package_init.h"
 
@@ -24,6 +25,11 @@ int RunInit(std::vector<std::string> args) {
 
   const std::string package =
       (std::filesystem::path(dir) / "attention-verify").lexically_normal().string();
+  std::error_code ec;
+  std::filesystem::create_directories(package, ec);
+  if (ec) return ReportError(IoError(package + ": cannot create folder: " + ec.message()));
+  Result<PackageLock> lock = LockPackage(package, args);
+  if (!lock.ok()) return ReportError(lock.status());
   Result<InitResult> r = InitPackage(package, force);
   if (!r.ok()) return ReportError(r.status());
   for (const std::string& f : r->written) std::printf("wrote %s\n", f.c_str());

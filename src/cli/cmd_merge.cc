@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/json_dump.h"
@@ -44,12 +45,13 @@ int RunMerge(std::vector<std::string> args) {
   app.add_flag("--allow-missing", allow_missing,
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
-
   // The package the merged file lands in: the folder holding evidence/ (else the file's
-  // own folder); recorded paths are relative to it.
+  // own folder). It is locked, and recorded paths are relative to it.
   const std::filesystem::path out_dir = std::filesystem::absolute(out_path).parent_path();
   const std::string package =
       (out_dir.filename() == "evidence" ? out_dir.parent_path() : out_dir).string();
+  Result<PackageLock> lock = LockPackage(package, args);
+  if (!lock.ok()) return ReportError(lock.status());
   Provenance provenance = StartProvenance("merge", RecordedArgv(args));
   std::vector<NumericsShard> shards;
   for (const std::string& path : inputs) {

@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/json_dump.h"
 #include "schema/provenance.h"
+#include "core/sandbox.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
 
@@ -28,7 +30,9 @@ constexpr const char* kNumericsHelp =
     "outputs get hints and heatmaps (evidence/heatmaps/). Shards: --shard i/N, then attnverify "
     "merge.\n"
     "Formats in doc/formats/ (shapes-json.md, tolerances-json.md, candidate-protocol.md,\n"
-    "numerics-json.md).";
+    "numerics-json.md). The candidate runs in bubblewrap when it works here (the package\n"
+    "read-only but its cases' out/, no network; --sandbox none turns it off), and its\n"
+    "whole process tree is killed when it exits, times out or attnverify stops.";
 
 Status EnsureParent(const std::string& path) {
   std::error_code ec;
@@ -41,7 +45,8 @@ Status EnsureParent(const std::string& path) {
 
 int RunNumerics(std::vector<std::string> args) {
   CLI::App app(kNumericsHelp, "attnverify numerics");
-  std::string config_path = "attention-verify/attnverify.toml", filter, shard, evidence, junit;
+  std::string config_path = "attention-verify/attnverify.toml", filter, shard, evidence, junit,
+              sandbox;
   int jobs = 0;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
@@ -50,11 +55,17 @@ int RunNumerics(std::vector<std::string> args) {
   app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
   app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
+  app.add_option("--sandbox", sandbox,
+                 "bwrap | none: where the candidate runs (default: [candidate] sandbox, else "
+                 "bwrap)")
+      ->check(CLI::IsMember({"bwrap", "none"}));
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
   Provenance provenance = StartProvenance("numerics", RecordedArgv(args));
   Result<NumericsConfig> config = LoadNumericsConfig(config_path);
   if (!config.ok()) return ReportError(config.status());
+  Result<PackageLock> lock = LockPackageOfConfig(config_path, args);
+  if (!lock.ok()) return ReportError(lock.status());
   NumericsOptions options;
   options.config = *config;
   if (!evidence.empty()) options.config.evidence = std::filesystem::absolute(evidence).string();
@@ -76,6 +87,20 @@ int RunNumerics(std::vector<std::string> args) {
   }
   PosixProcessRunner runner;
   options.runner = &runner;
+  std::string sandbox_warning;
+  const bool want_bwrap =
+      sandbox.empty() ? config->candidate.sandbox == SandboxMode::kBwrap : sandbox == "bwrap";
+  if (want_bwrap && config->has_candidate) {
+    Result<std::string> bwrap = FindWorkingBwrap(runner);
+    if (bwrap.ok()) {
+      options.bwrap = *bwrap;
+    } else {
+      sandbox_warning = "the candidate runs without a sandbox: " + bwrap.status().message() +
+                        " (the package is still checked for changes after it ran; [candidate] "
+                        "sandbox = \"none\" silences this)";
+      std::fprintf(stderr, "attnverify: warning: %s\n", sandbox_warning.c_str());
+    }
+  }
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   options.on_case = [tty](const CaseResult& c, int64_t done, int64_t total) {
     if (tty) {
@@ -88,6 +113,11 @@ int RunNumerics(std::vector<std::string> args) {
   };
   Result<NumericsRun> run = RunNumericsSweep(options);
   if (!run.ok()) return ReportError(run.status());
+  if (!sandbox_warning.empty()) run->warnings.insert(run->warnings.begin(), sandbox_warning);
+  for (size_t i = sandbox_warning.empty() ? 0 : 1; i < run->warnings.size(); ++i)
+    std::fprintf(stderr, "attnverify: warning: %s\n", run->warnings[i].c_str());
+  for (const std::string& change : run->package_changes)
+    std::fprintf(stderr, "attnverify: the candidate changed a package file: %s\n", change.c_str());
 
   const NumericsRecord record = NumericsRunToRecord(*run, options.config, std::move(provenance));
   for (const auto& [path, text] :

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/file.h"
 #include "core/json_dump.h"
@@ -33,7 +34,8 @@ constexpr const char* kReportHelp =
 
 // The manifest leaves out the sweep's work folder when it lies inside the package.
 std::vector<std::string> ManifestExclusions(const ReportConfig& config) {
-  std::vector<std::string> out = {"manifest.json"};
+  // The package lock's file changes with every command (core/package_lock.h).
+  std::vector<std::string> out = {"manifest.json", kPackageLockFile};
   fs::path work = (fs::path(config.package_dir) / config.work_dir).lexically_normal();
   fs::path rel = work.lexically_relative(config.package_dir);
   if (!rel.empty() && *rel.begin() != ".." && rel != ".") out.push_back(rel.generic_string() + "/");
@@ -52,6 +54,8 @@ int RunReport(std::vector<std::string> args) {
 
   Result<ReportConfig> config = LoadReportConfig(config_path);
   if (!config.ok()) return ReportError(config.status());
+  Result<PackageLock> lock = LockPackage(config->package_dir, args);
+  if (!lock.ok()) return ReportError(lock.status());
   if (!formats.empty()) {
     Result<std::vector<std::string>> list = ParseFormatList(formats);
     if (!list.ok()) return ReportError(list.status());

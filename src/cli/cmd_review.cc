@@ -4,8 +4,10 @@
 // exit 0 whatever they say; 2 when the input is missing or malformed.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "review/review_package.h"
 #include "review/rules.h"
@@ -45,6 +47,16 @@ int RunReview(std::vector<std::string> args) {
     return kExitOk;
   }
   request.provenance = StartProvenance("review", RecordedArgv(args));
+  // The folder that receives evidence/ and reports/: --out, else the config's package.
+  std::error_code ec;
+  const std::string config_path =
+      !request.config_path.empty() ? request.config_path : "attention-verify/attnverify.toml";
+  Result<PackageLock> lock =
+      !request.out_dir.empty() ? LockPackage(request.out_dir, args)
+      : !request.config_path.empty() || std::filesystem::exists(config_path, ec)
+          ? LockPackageOfConfig(config_path, args)
+          : LockPackage(".", args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   Result<ReviewOutcome> out = ReviewPackage(request);
   if (!out.ok()) return ReportError(out.status());

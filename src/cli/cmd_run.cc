@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "pipeline/pipeline.h"
 
@@ -54,6 +55,9 @@ int RunRun(std::vector<std::string> args) {
 
   Result<RunConfig> config = LoadRunConfig(config_path);
   if (!config.ok()) return ReportError(config.status());
+  // Held for the whole run; its stages see ATTNVERIFY_PACKAGE_LOCK and use it as held.
+  Result<PackageLock> lock = LockPackageOfConfig(config_path, args);
+  if (!lock.ok()) return ReportError(lock.status());
   PosixProcessRunner runner;
   PipelineOptions options;
   options.config = *config;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/process.h"
 #include "review/review_package.h"
@@ -37,6 +38,8 @@ int RunSlice(std::vector<std::string> args) {
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   request.mode = staged ? DiffMode::kStaged : worktree ? DiffMode::kWorktree : DiffMode::kCommit;
   request.provenance = StartProvenance("slice", RecordedArgv(args));
+  Result<PackageLock> lock = LockPackageOfConfig(request.config_path, args);
+  if (!lock.ok()) return ReportError(lock.status());
 
   PosixProcessRunner runner;
   Result<SliceOutcome> out = SlicePackage(runner, request);

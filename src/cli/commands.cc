@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "core/process.h"
 #include "core/version.h"
 
 namespace av::cli {
@@ -17,8 +18,12 @@ constexpr Command kCommands[] = {
     {"compare", "compare a candidate tensor with a reference under an anchor's rule", &RunCompare},
     {"help", "list commands, or show one command's options", &RunHelp},
     {"init", "write an attention-verify/ package: attnverify.toml, configs, checklist", &RunInit},
+    {"ledger", "the token ledger summed per stage, kernel, model, key or run: tokens, time, cost",
+     &RunLedger},
     {"merge", "combine the numerics.json files of sweep shards into one", &RunMerge},
     {"numerics", "run a shape sweep against the reference", &RunNumerics},
+    {"provider", "the pinned agent provider: `provider check` sends one short request",
+     &RunProvider},
     {"ref", "run a float64 reference op (attention, mla_decode, fp8_gemm, ...) on tensors",
      &RunRef},
     {"report", "the eight-item checklist from the package's evidence: md, json, html, sarif",
@@ -100,6 +105,9 @@ int RunHelp(std::vector<std::string> args) {
 namespace {
 
 int Dispatch(int argc, char** argv) {
+  // Before anything is written or started: SIGXFSZ ignored (EFBIG names the file), the
+  // programs we start handed back to us if their reaper dies (core/process.h).
+  InitProcessGuards();
   if (argc < 2) {
     PrintUsage(stderr);
     return kExitUsage;

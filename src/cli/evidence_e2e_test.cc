@@ -234,7 +234,8 @@ TEST(CommandsAsArgv, PackageInAFolderWithSpacesQuotesAndNonAsciiIsRecordedExactl
   EXPECT_EQ(n["config"]["shapes"], "config/shapes.json");  // L2: no absolute path
   EXPECT_EQ(n["config"]["attnverify_toml"], "attnverify.toml");
   json res = ReadEvidence(root + "/evidence/resources.json");
-  EXPECT_EQ(res["head"]["log"], "logs/ci.log");  // relative to the package, not the cwd
+  // Relative to the package, not the cwd (an imported log is copied to logs/build.log).
+  EXPECT_EQ(res["head"]["log"], "logs/build.log");
   json merged = ReadEvidence(root + "/evidence/merged.json");
   EXPECT_EQ(merged["shard"]["merged_from"][0]["path"], "evidence/numerics.json");
   json review = ReadEvidence(root + "/evidence/review.json");

@@ -9,29 +9,12 @@
 #include <cstring>
 #include <random>
 
-#include "core/buffer.h"
-
 namespace av {
 namespace {
 
+static_assert(AT_FDCWD == -100, "OpenRegularFile passes AT_FDCWD as -100");
+
 std::string ErrnoText(int err) { return std::strerror(err); }
-
-// Closes a descriptor on every return path.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   while (!bytes.empty()) {
@@ -47,23 +30,104 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
-Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) return NotFound(path + ": no such file");
-    return IoError(path + ": cannot open: " + ErrnoText(err));
+UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    fd_ = o.release();
   }
-  FdCloser closer(fd);
+  return *this;
+}
+
+void UniqueFd::Reset() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string FileTypeName(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFLNK:
+      return "a symbolic link";
+  }
+  return "not a regular file";
+}
+
+Result<UniqueFd> OpenRegularFileAt(int dir_fd, const std::string& name, const std::string& shown,
+                                   Links links, size_t* size) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever;
+  // O_NOCTTY: a terminal named here never becomes ours.
+  int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+  if (links == Links::kRefuse) flags |= O_NOFOLLOW;
+  UniqueFd fd(::openat(dir_fd, name.c_str(), flags));
+  if (fd.get() < 0) {
+    const int err = errno;
+    if (err == ENOENT) return NotFound(shown + ": no such file");
+    if (err == ELOOP && links == Links::kRefuse) {
+      return InvalidInput(shown +
+                          ": is a symbolic link (not followed: only a regular file is "
+                          "read here)");
+    }
+    return IoError(shown + ": cannot open: " + ErrnoText(err));
+  }
   struct stat st;
-  if (::fstat(fd, &st) != 0) return IoError(path + ": cannot stat: " + ErrnoText(errno));
-  if (S_ISDIR(st.st_mode)) return InvalidInput(path + ": is a directory, not a file");
-  if (!S_ISREG(st.st_mode)) return InvalidInput(path + ": is not a regular file");
-  size_t size = static_cast<size_t>(st.st_size);
+  if (::fstat(fd.get(), &st) != 0) return IoError(shown + ": cannot stat: " + ErrnoText(errno));
+  if (S_ISDIR(st.st_mode)) return InvalidInput(shown + ": is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidInput(shown + ": is " + FileTypeName(st.st_mode) + ", not a regular file");
+  }
+  if (size != nullptr) *size = static_cast<size_t>(st.st_size);
+  return fd;
+}
+
+Result<std::shared_ptr<OwnedBuffer>> ReadFdToBuffer(int fd, const std::string& shown,
+                                                    size_t max_bytes) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return IoError(shown + ": cannot stat: " + ErrnoText(errno));
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size > max_bytes) {
+    return InvalidInput(shown + ": is " + std::to_string(size) + " bytes, more than the " +
+                        std::to_string(max_bytes) + " it may hold (refused unread)");
+  }
+  auto buffer = std::make_shared<OwnedBuffer>(size);
+  char* p = reinterpret_cast<char*>(buffer->mutable_data());
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::pread(fd, p + got, size - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError(shown + ": read error: " + ErrnoText(errno));
+    if (n == 0) {
+      return InvalidInput(shown + ": changed while being read (cut to " + std::to_string(got) +
+                          " of " + std::to_string(size) + " bytes)");
+    }
+    got += static_cast<size_t>(n);
+  }
+  return buffer;
+}
+
+Result<std::shared_ptr<OwnedBuffer>> ReadFileToBuffer(const std::string& path, Links links,
+                                                      size_t max_bytes) {
+  AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenRegularFile(path, links));
+  return ReadFdToBuffer(fd.get(), path, max_bytes);
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+  size_t size = 0;
+  AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenRegularFile(path, Links::kFollow, &size));
   if (size == 0) {
     return std::shared_ptr<MappedFile>(new MappedFile(path, nullptr, 0));
   }
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (p == MAP_FAILED) return IoError(path + ": cannot map: " + ErrnoText(errno));
   // Comparisons stream through the file once, front to back.
   ::madvise(p, size, MADV_SEQUENTIAL);
@@ -90,12 +154,11 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
   // files in one folder never collide.
   std::random_device rd;
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError(path + ": cannot create temporary file: " + ErrnoText(errno));
-  FdCloser closer(fd);
-  Status st = WriteAll(fd, contents, path);
-  if (st.ok() && ::fsync(fd) != 0) st = IoError(path + ": fsync failed: " + ErrnoText(errno));
-  if (::close(closer.release()) != 0 && st.ok()) {
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (fd.get() < 0) return IoError(path + ": cannot create temporary file: " + ErrnoText(errno));
+  Status st = WriteAll(fd.get(), contents, path);
+  if (st.ok() && ::fsync(fd.get()) != 0) st = IoError(path + ": fsync failed: " + ErrnoText(errno));
+  if (::close(fd.release()) != 0 && st.ok()) {
     st = IoError(path + ": close failed: " + ErrnoText(errno));
   }
   if (st.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {

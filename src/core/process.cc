@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +12,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
+
+#include "core/process_tree.h"
 
 extern char** environ;
 
@@ -50,6 +54,39 @@ std::string FindInPath(const std::string& name, const std::string& path_var) {
   return "";
 }
 
+// The reapers alive now. Their pids are the only children attnverify expects; any other
+// child was handed to us when its reaper died and is killed (SweepOrphans). The mutex is
+// held across fork() and the insert, so a sweep never sees a reaper not yet listed.
+std::mutex& ReaperMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<pid_t>& LiveReapers() {
+  static std::set<pid_t> reapers;
+  return reapers;
+}
+
+// Kills and reaps every child of this process that is not a live reaper: what a killed
+// reaper's program left behind (they came to us as the subreaper).
+void SweepOrphans() {
+  std::lock_guard<std::mutex> lock(ReaperMutex());
+  const pid_t self = ::getpid();
+  for (int round = 0; round < 5000; ++round) {
+    pid_t kids[256];
+    const int n = process_tree::ListChildren(self, kids, 256);
+    int others = 0;
+    for (int i = 0; i < n && i < 256; ++i) {
+      if (LiveReapers().count(kids[i]) != 0) continue;
+      ++others;
+      ::kill(kids[i], SIGKILL);
+      int st;
+      ::waitpid(kids[i], &st, WNOHANG | __WALL);
+    }
+    if (others == 0) return;
+    ::usleep(1000);
+  }
+}
+
 // Closes a descriptor on every return path.
 struct Fd {
   int fd = -1;
@@ -82,22 +119,13 @@ std::string ProcessResult::Describe() const {
 }
 
 const std::vector<std::string>& EnvAllowlist() {
-  static const std::vector<std::string> kAllow = {"PATH",
-                                                  "HOME",
-                                                  "TMPDIR",
-                                                  "LANG",
-                                                  "LC_ALL",
-                                                  "LC_CTYPE",
-                                                  "TERM",
-                                                  "USER",
-                                                  "CUDA_HOME",
-                                                  "CUDA_PATH",
-                                                  "LD_LIBRARY_PATH",
-                                                  "NVCC_PREPEND_FLAGS",
-                                                  "NVCC_APPEND_FLAGS",
-                                                  "CUDA_CACHE_PATH",
-                                                  "CUDA_CACHE_DISABLE",
-                                                  "SOURCE_DATE_EPOCH"};
+  static const std::vector<std::string> kAllow = {
+      "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "CUDA_HOME",
+      "CUDA_PATH", "LD_LIBRARY_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CUDA_CACHE_PATH",
+      "CUDA_CACHE_DISABLE", "SOURCE_DATE_EPOCH",
+      // core/package_lock.h: a stage of `run`
+      // knows its parent holds the lock
+      "ATTNVERIFY_PACKAGE_LOCK"};
   return kAllow;
 }
 
@@ -115,6 +143,23 @@ std::vector<std::string> ScrubEnvironment(const std::map<std::string, std::strin
   return out;
 }
 
+void InitProcessGuards() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int fd = 0; fd < 3; ++fd) {
+      if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+        int null_fd = ::open("/dev/null", O_RDWR);
+        if (null_fd >= 0 && null_fd != fd) {
+          ::dup2(null_fd, fd);
+          ::close(null_fd);
+        }
+      }
+    }
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  });
+}
+
 std::string FindExecutable(const std::string& name) {
   const char* path = std::getenv("PATH");
   return FindInPath(name, path ? path : "/usr/local/bin:/usr/bin:/bin");
@@ -129,59 +174,69 @@ ProcessResult MakeExitedResult(int code, std::string stdout_text, std::string st
   return r;
 }
 
-Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
-  if (request.argv.empty()) return InvalidInput("process: empty argv");
-  std::map<std::string, std::string> current = CurrentEnvironment();
-  std::vector<std::string> env = ScrubEnvironment(current, request.extra_env);
+Result<std::string> ResolveProgram(const std::string& argv0, const std::string& cwd,
+                                   const std::map<std::string, std::string>& extra_env) {
+  std::vector<std::string> env = ScrubEnvironment(CurrentEnvironment(), extra_env);
   std::string path_var;
   for (const std::string& kv : env) {
     if (kv.rfind("PATH=", 0) == 0) path_var = kv.substr(5);
   }
   // "build/tool" with a cwd means the tool in that folder, as a shell started there would
-  // run it; posix_spawn would resolve it against our own folder instead.
-  std::string name = request.argv[0];
-  if (!request.cwd.empty() && name.find('/') != std::string::npos && name.front() != '/') {
-    name = request.cwd + "/" + name;
+  // run it; execve would resolve it against our own folder instead.
+  std::string name = argv0;
+  if (!cwd.empty() && name.find('/') != std::string::npos && name.front() != '/') {
+    name = cwd + "/" + name;
   }
   std::string program = FindInPath(name, path_var);
   if (program.empty()) {
-    return NotFound(request.argv[0] + ": not found" +
-                    (request.argv[0].find('/') == std::string::npos ? " in PATH"
-                     : name != request.argv[0]                      ? " (looked for " + name + ")"
-                                                                    : ""));
+    return NotFound(argv0 + ": not found" +
+                    (argv0.find('/') == std::string::npos ? " in PATH"
+                     : name != argv0                      ? " (looked for " + name + ")"
+                                                          : ""));
   }
+  return program;
+}
 
-  int out_pipe[2], err_pipe[2];
+PosixProcessRunner::PosixProcessRunner() { InitProcessGuards(); }
+
+namespace {
+
+// The reaper's report, read once it has exited; kind 0 when it died without one.
+process_tree::ShimReport ReadReport(int fd) {
+  process_tree::ShimReport report;
+  char* p = reinterpret_cast<char*>(&report);
+  size_t got = 0;
+  while (got < sizeof(report)) {
+    ssize_t n = ::read(fd, p + got, sizeof(report) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got != sizeof(report)) report = process_tree::ShimReport();
+  return report;
+}
+
+}  // namespace
+
+Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
+  if (request.argv.empty()) return InvalidInput("process: empty argv");
+  std::vector<std::string> env = ScrubEnvironment(CurrentEnvironment(), request.extra_env);
+  AV_ASSIGN_OR_RETURN(std::string program,
+                      ResolveProgram(request.argv[0], request.cwd, request.extra_env));
+
+  int out_pipe[2], err_pipe[2], status_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0)
     return IoError(std::string("pipe: ") + std::strerror(errno));
   Fd out_r{out_pipe[0]}, out_w{out_pipe[1]};
   if (::pipe2(err_pipe, O_CLOEXEC) != 0)
     return IoError(std::string("pipe: ") + std::strerror(errno));
   Fd err_r{err_pipe[0]}, err_w{err_pipe[1]};
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0)
+    return IoError(std::string("pipe: ") + std::strerror(errno));
+  Fd status_r{status_pipe[0]}, status_w{status_pipe[1]};
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
-  if (!request.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, request.cwd.c_str());
-
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group, so a timeout kills nvcc's children (cicc, ptxas) too; default
-  // signal dispositions and an empty mask, whatever the parent had.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
+  // Everything the reaper uses is built here: between fork() and _exit() it may not
+  // allocate.
   std::vector<char*> argv;
   for (const std::string& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv[0] = const_cast<char*>(program.c_str());
@@ -189,37 +244,63 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
   std::vector<char*> envp;
   for (const std::string& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
   envp.push_back(nullptr);
+  process_tree::ShimPlan plan;
+  plan.program = program.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.cwd = request.cwd.empty() ? nullptr : request.cwd.c_str();
+  plan.stdout_fd = out_w.fd;
+  plan.stderr_fd = err_w.fd;
+  plan.status_fd = status_w.fd;
+  plan.parent = ::getpid();
 
-  int64_t start = NowMs();
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    std::string why = std::strerror(rc);
-    if (rc == ENOENT && !request.cwd.empty()) why += " (or the folder " + request.cwd + ")";
-    return IoError(request.argv[0] + ": cannot start: " + why);
+  const int64_t start = NowMs();
+  pid_t reaper;
+  {
+    std::lock_guard<std::mutex> lock(ReaperMutex());
+    reaper = ::fork();
+    if (reaper == 0) process_tree::RunShim(plan);
+    if (reaper > 0) LiveReapers().insert(reaper);
   }
+  if (reaper < 0) return IoError(request.argv[0] + ": cannot start: fork: " + std::strerror(errno));
   out_w.Close();
   err_w.Close();
+  status_w.Close();
 
   ProcessResult result;
-  int64_t deadline = start + std::max(request.timeout_ms, 1);
-  bool killed = false;
-  int64_t kill_time = 0;
+  const int64_t deadline = start + std::max(request.timeout_ms, 1);
+  bool stop_sent = false, kill_sent = false, reaper_done = false;
+  int64_t stop_time = 0, reaper_done_time = 0;
+  int reaper_status = 0;
+  // Asks the reaper to kill the tree; SIGKILL to the reaper itself 2 s later (then the
+  // sweep kills what it left).
+  auto enforce_deadline = [&](int64_t now) {
+    if (!stop_sent && now >= deadline) {
+      ::kill(reaper, SIGTERM);
+      stop_sent = true;
+      stop_time = now;
+      result.timed_out = true;
+    } else if (stop_sent && !kill_sent && now - stop_time > 2000) {
+      ::kill(reaper, SIGKILL);
+      kill_sent = true;
+    }
+  };
   char buf[65536];
   while (out_r.fd >= 0 || err_r.fd >= 0) {
-    int64_t now = NowMs();
-    if (!killed && now >= deadline) {
-      ::kill(-pid, SIGKILL);
-      killed = true;
-      kill_time = now;
-      result.timed_out = true;
+    const int64_t now = NowMs();
+    enforce_deadline(now);
+    if (!reaper_done) {
+      pid_t done = ::waitpid(reaper, &reaper_status, WNOHANG | __WALL);
+      if (done == reaper) {
+        reaper_done = true;
+        reaper_done_time = now;
+      }
     }
-    // After the kill, a grandchild that left our group may still hold a pipe: give up
-    // reading after 2 s rather than hang.
-    if (killed && now - kill_time > 2000) break;
-    int wait_ms = static_cast<int>(killed ? 100 : std::min<int64_t>(deadline - now, 1000));
+    // The reaper closes its tree's pipes by killing it; one left open after the reaper
+    // ended belongs to a process that escaped it (the sweep below kills it): stop
+    // reading 2 s later rather than hang.
+    if (reaper_done && now - reaper_done_time > 2000) break;
+    int wait_ms = static_cast<int>(stop_sent ? 100 : std::min<int64_t>(deadline - now, 250));
     pollfd fds[2];
     int nfds = 0;
     if (out_r.fd >= 0) fds[nfds++] = {out_r.fd, POLLIN, 0};
@@ -245,28 +326,42 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
       }
     }
   }
-  // A child that closed its pipes early is still held to the deadline.
-  int status = 0;
-  while (true) {
-    pid_t done = ::waitpid(pid, &status, killed ? 0 : WNOHANG);
-    if (done == pid) break;
+  // A program that closed its pipes early is still held to the deadline.
+  while (!reaper_done) {
+    pid_t done = ::waitpid(reaper, &reaper_status, WNOHANG | __WALL);
+    if (done == reaper) break;
     if (done < 0 && errno != EINTR) break;
-    if (done == 0) {
-      if (NowMs() >= deadline) {
-        ::kill(-pid, SIGKILL);
-        killed = true;
-        result.timed_out = true;
-      } else {
-        ::usleep(10'000);
-      }
-    }
+    enforce_deadline(NowMs());
+    ::usleep(2'000);
   }
+  process_tree::ShimReport report = ReadReport(status_r.fd);
+  {
+    std::lock_guard<std::mutex> lock(ReaperMutex());
+    LiveReapers().erase(reaper);
+  }
+  if (report.kind == 0 || !WIFEXITED(reaper_status)) SweepOrphans();
   result.wall_ms = NowMs() - start;
-  if (WIFEXITED(status) && !result.timed_out) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.term_signal = WTERMSIG(status);
+  result.leftover_processes = report.leftovers;
+  switch (report.kind) {
+    case process_tree::ShimReport::kCannotStart: {
+      std::string why = std::strerror(report.value);
+      if (report.step == 1) why += " (the folder " + request.cwd + ")";
+      return IoError(request.argv[0] + ": cannot start: " + why);
+    }
+    case process_tree::ShimReport::kExited:
+      if (WIFEXITED(report.value) && !result.timed_out) {
+        result.exited = true;
+        result.exit_code = WEXITSTATUS(report.value);
+      } else if (WIFSIGNALED(report.value)) {
+        result.term_signal = WTERMSIG(report.value);
+      } else {
+        result.term_signal = SIGKILL;  // it ended as the deadline passed
+      }
+      break;
+    default:
+      // Stopped by our timeout or killed: the tree died of SIGKILL.
+      result.term_signal = SIGKILL;
+      break;
   }
   return result;
 }

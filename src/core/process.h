@@ -1,8 +1,10 @@
-// ProcessRunner: the seam through which attnverify runs local programs (nvcc, git).
-// Programs run from an argv (never through a shell), with a wall-clock timeout that
-// kills the whole process group, stdout/stderr captured up to a cap, and an environment
-// scrubbed to an allowlist plus what the caller adds. Unit tests use FakeProcessRunner.
-// A runner may be shared between threads; each Run() call is independent.
+// ProcessRunner: the seam through which attnverify runs local programs (nvcc, git, the
+// candidate, the stages of `run`). Programs run from an argv (never through a shell)
+// below a reaper (core/process_tree.h) that kills the program's whole process tree —
+// `setsid` children included — when it exits, at the wall-clock timeout, and when
+// attnverify dies (Ctrl-C, SIGTERM, kill -9). stdout/stderr are captured up to a cap and
+// the environment is scrubbed to an allowlist plus what the caller adds. Unit tests use
+// FakeProcessRunner. A runner may be shared between threads; each Run() is independent.
 #pragma once
 
 #include <cstdint>
@@ -38,11 +40,21 @@ struct ProcessResult {
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   int64_t wall_ms = 0;
+  // Processes the program left running below it when it ended (all were killed).
+  int leftover_processes = 0;
 
   bool ok() const { return exited && exit_code == 0; }
   // "exit 2", "killed by signal 9", "timed out after 600 s" — for messages.
   std::string Describe() const;
 };
+
+// Makes this process safe to start programs from; cli's Main calls it first, the runner
+// again (idempotent): descriptors 0-2 open (a pipe must never land on them), SIGXFSZ
+// ignored (a write past `ulimit -f` then fails with EFBIG, an I/O error naming the file,
+// instead of killing attnverify with its temporary files left behind), and this process
+// a child subreaper (a program whose reaper was killed is handed to us, not to init, and
+// the runner kills it).
+void InitProcessGuards();
 
 // The environment variables a child keeps (PATH and locale for tools, HOME/TMPDIR for
 // their caches, CUDA_* so nvcc finds its toolkit). Everything else is dropped, so a
@@ -58,6 +70,12 @@ std::vector<std::string> ScrubEnvironment(const std::map<std::string, std::strin
 // A name containing '/' is returned as is when it is an executable file.
 std::string FindExecutable(const std::string& name);
 
+// The program a request's argv[0] names, as Run resolves it: looked up in the scrubbed
+// PATH, or a path ("build/tool" relative to `cwd` when one is given). NotFound with the
+// message Run would give when there is none.
+Result<std::string> ResolveProgram(const std::string& argv0, const std::string& cwd,
+                                   const std::map<std::string, std::string>& extra_env);
+
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
@@ -66,10 +84,11 @@ class ProcessRunner {
   virtual Result<ProcessResult> Run(const ProcessRequest& request) = 0;
 };
 
-// posix_spawn, a new process group, pipes drained with poll(), SIGKILL to the group on
-// timeout.
+// fork() of a reaper that starts the program in a new process group; pipes drained with
+// poll(); at the timeout the reaper kills the whole tree (SIGKILL) and reports.
 class PosixProcessRunner final : public ProcessRunner {
  public:
+  PosixProcessRunner();
   Result<ProcessResult> Run(const ProcessRequest& request) override;
 };
 

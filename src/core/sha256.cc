@@ -1,12 +1,15 @@
 #include "core/sha256.h"
 
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "core/file.h"
 
 namespace av {
 namespace {
@@ -46,22 +49,18 @@ std::string Sha256Hex(std::string_view bytes) {
 }
 
 Result<std::string> Sha256File(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    int err = errno;
-    if (err == ENOENT) return NotFound(path + ": no such file");
-    return IoError(path + ": " + std::strerror(err));
-  }
+  // Never blocks on a FIFO nor reads a device forever: only a regular file is hashed.
+  AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenRegularFile(path, Links::kFollow));
   MdCtx ctx = NewSha256();
   constexpr size_t kBlock = size_t{1} << 20;  // one per thread, reused (core/xxh3.cc says why)
   thread_local const std::unique_ptr<char[]> buf(new char[kBlock]);
-  size_t n;
-  while ((n = std::fread(buf.get(), 1, kBlock, f)) > 0) {
-    CHECK(EVP_DigestUpdate(ctx.get(), buf.get(), n) == 1);
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf.get(), kBlock);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError(path + ": read error: " + std::strerror(errno));
+    if (n == 0) break;
+    CHECK(EVP_DigestUpdate(ctx.get(), buf.get(), static_cast<size_t>(n)) == 1);
   }
-  bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return IoError(path + ": read error");
   return Finish(ctx.get());
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/check.h"
+#include "core/file.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -50,29 +51,21 @@ std::string Xxh3Hex(std::string_view bytes) {
 }
 
 Result<std::string> Xxh3File(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ENOENT) return NotFound(path + ": no such file");
-    return IoError(path + ": " + std::strerror(err));
-  }
+  // Only ever pointed at case files: a link, FIFO or device a candidate left there is
+  // refused at once instead of followed, waited on or read forever.
+  AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenRegularFile(path, Links::kRefuse));
   Xxh3Stream stream;
   // One block per thread, reused: a fresh zeroed MiB per file cost more than hashing
   // a small file.
   constexpr size_t kBlock = size_t{1} << 20;
   thread_local const std::unique_ptr<char[]> buf(new char[kBlock]);
   for (;;) {
-    ssize_t n = ::read(fd, buf.get(), kBlock);
+    ssize_t n = ::read(fd.get(), buf.get(), kBlock);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return IoError(path + ": read error: " + std::strerror(err));
-    }
+    if (n < 0) return IoError(path + ": read error: " + std::strerror(errno));
     if (n == 0) break;
     stream.Update(buf.get(), static_cast<size_t>(n));
   }
-  ::close(fd);
   return stream.HexDigest();
 }
 

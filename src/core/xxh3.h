@@ -17,7 +17,8 @@ namespace av {
 
 std::string Xxh3Hex(std::string_view bytes);
 
-// Streams the file in 1 MiB blocks.
+// Streams the file in 1 MiB blocks. A symbolic link, FIFO or device is refused
+// (core/file.h OpenRegularFile with Links::kRefuse).
 Result<std::string> Xxh3File(const std::string& path);
 
 // The digest of bytes that arrive in pieces. One thread at a time.

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <filesystem>
+#include <tuple>
 #include <utility>
 
 #include "core/file.h"
@@ -20,7 +21,8 @@ class ConfigReader : public TomlTableReader {
   Status Kernel(const toml::node& node, BuildConfig* config) const {
     const toml::table* t = node.as_table();
     if (t == nullptr) return Error(node, "[[build.kernel]] entries must be tables");
-    AV_RETURN_IF_ERROR(CheckKeys(*t, "[[build.kernel]]", {"name", "block_size", "dynamic_smem"}));
+    AV_RETURN_IF_ERROR(CheckKeys(*t, "[[build.kernel]]",
+                                 {"name", "block_size", "dynamic_smem", "base_dynamic_smem"}));
     KernelLaunchConfig k;
     k.line = static_cast<int>(node.source().begin.line);
     auto name = (*t)["name"].value<std::string>();
@@ -30,19 +32,24 @@ class ConfigReader : public TomlTableReader {
       AV_ASSIGN_OR_RETURN(int64_t v, Integer(*b, "block_size", 1, 1024));
       k.block_size = static_cast<int>(v);
     }
-    if (const toml::node* d = t->get("dynamic_smem")) {
+    for (auto [key, bytes, expr] :
+         {std::tuple{"dynamic_smem", &k.dynamic_smem_bytes, &k.dynamic_smem_expr},
+          {"base_dynamic_smem", &k.base_dynamic_smem_bytes, &k.base_dynamic_smem_expr}}) {
+      const toml::node* d = t->get(key);
+      if (d == nullptr) continue;
+      const std::string q = std::string("\"") + key + "\"";
       if (auto n = d->value_exact<int64_t>()) {
-        if (*n < 0) return Error(*d, "\"dynamic_smem\" must not be negative");
-        k.dynamic_smem_bytes = *n;
-        k.dynamic_smem_expr = std::to_string(*n);
+        if (*n < 0) return Error(*d, q + " must not be negative");
+        *bytes = *n;
+        *expr = std::to_string(*n);
       } else if (auto s = d->value<std::string>()) {
         auto v = EvaluateIntExpression(*s, config->constants);
-        if (!v.ok()) return Error(*d, "\"dynamic_smem\": " + v.status().message());
-        if (*v < 0) return Error(*d, "\"dynamic_smem\" is negative: " + std::to_string(*v));
-        k.dynamic_smem_bytes = *v;
-        k.dynamic_smem_expr = *s;
+        if (!v.ok()) return Error(*d, q + ": " + v.status().message());
+        if (*v < 0) return Error(*d, q + " is negative: " + std::to_string(*v));
+        *bytes = *v;
+        *expr = *s;
       } else {
-        return Error(*d, "\"dynamic_smem\" must be bytes (an integer) or an expression (a string)");
+        return Error(*d, q + " must be bytes (an integer) or an expression (a string)");
       }
     }
     config->kernels.push_back(std::move(k));
@@ -74,13 +81,14 @@ class ConfigReader : public TomlTableReader {
   Status Build(const toml::table& b, BuildConfig* config) const {
     AV_RETURN_IF_ERROR(CheckKeys(b, "[build]",
                                  {"root", "sources", "flags", "archs", "nvcc", "timeout_s",
-                                  "block_size", "constants", "kernel", "gates"}));
+                                  "block_size", "constants", "kernel", "gates", "base_setup"}));
     if (const toml::node* n = b.get("root")) {
       AV_ASSIGN_OR_RETURN(config->root, String(*n, "root"));
     }
     for (auto [key, field] : {std::pair{"sources", &config->sources},
                               {"flags", &config->flags},
-                              {"archs", &config->archs}}) {
+                              {"archs", &config->archs},
+                              {"base_setup", &config->base_setup}}) {
       if (const toml::node* n = b.get(key)) {
         AV_ASSIGN_OR_RETURN(*field, NonEmptyStringArray(*n, key));
       }
@@ -142,14 +150,22 @@ Result<BuildConfig> LoadBuildConfig(const std::string& path) {
 const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::string_view mangled,
                                            std::string_view demangled) {
   std::string shortname = KernelShortName(demangled);
+  std::string qualified = KernelQualifiedName(demangled);
   std::string base = KernelBaseName(demangled);
-  for (std::string_view want :
-       {mangled, demangled, std::string_view(shortname), std::string_view(base)}) {
+  for (std::string_view want : {mangled, demangled, std::string_view(shortname),
+                                std::string_view(qualified), std::string_view(base)}) {
     for (const KernelLaunchConfig& k : config.kernels) {
       if (k.name == want) return &k;
     }
   }
   return nullptr;
+}
+
+bool KernelEntryNames(const KernelLaunchConfig& entry, std::string_view mangled,
+                      std::string_view demangled) {
+  return entry.name == mangled || entry.name == demangled ||
+         entry.name == KernelShortName(demangled) || entry.name == KernelQualifiedName(demangled) ||
+         entry.name == KernelBaseName(demangled);
 }
 
 }  // namespace av

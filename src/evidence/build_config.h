@@ -18,11 +18,19 @@ namespace av {
 
 // One [[build.kernel]] entry.
 struct KernelLaunchConfig {
-  std::string name;  // matched against base name, short name, demangled or mangled name
+  std::string name;  // matched against mangled, demangled, short, qualified or base name
   std::optional<int> block_size;
   std::optional<int64_t> dynamic_smem_bytes;
   std::string dynamic_smem_expr;  // as written, for reports
-  int line = 0;                   // in attnverify.toml
+  // The base revision's, when it differs (a refactor that changes the smem plan).
+  std::optional<int64_t> base_dynamic_smem_bytes;
+  std::string base_dynamic_smem_expr;
+  int line = 0;  // in attnverify.toml
+
+  // Dynamic shared memory of the head (or, `base` true, the base) kernel.
+  std::optional<int64_t> DynamicSmem(bool base) const {
+    return base && base_dynamic_smem_bytes ? base_dynamic_smem_bytes : dynamic_smem_bytes;
+  }
 };
 
 struct BuildGates {
@@ -44,6 +52,9 @@ struct BuildConfig {
   IntConstants constants;
   std::vector<KernelLaunchConfig> kernels;
   BuildGates gates;
+  // Run in the base copy before it is compiled ({head}: the head work tree's top, {base}:
+  // the copy's top), e.g. to provide a submodule the local clone lacks.
+  std::vector<std::string> base_setup;
 };
 
 // Parses `text` (the whole attnverify.toml); `path` names it in messages and anchors a
@@ -54,9 +65,13 @@ Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& p
 Result<BuildConfig> LoadBuildConfig(const std::string& path);
 
 // The [[build.kernel]] entry for a kernel, or nullptr. Matching order: mangled name,
-// full demangled name, short name with template arguments ("flash_mla_fwd<64>"),
-// then base name ("flash_mla_fwd").
+// full demangled name, short name with template arguments ("ns::flash_mla_fwd<64>"),
+// qualified name ("ns::flash_mla_fwd"), then base name ("flash_mla_fwd").
 const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::string_view mangled,
                                            std::string_view demangled);
+
+// Whether `entry` names the kernel by any of those names.
+bool KernelEntryNames(const KernelLaunchConfig& entry, std::string_view mangled,
+                      std::string_view demangled);
 
 }  // namespace av

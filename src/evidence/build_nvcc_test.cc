@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/process.h"
@@ -161,7 +162,8 @@ TEST(BuildEndToEnd, BaseVersusHeadShowsTheSharedMemoryOverflow) {
   ASSERT_EQ(RunShell(r + "git commit -qam 'tile 240 KiB'").exit_code, 0);
 
   // Through the real binary, as an engineer runs it.
-  auto run = RunShell(r + "'" + std::string(ATTNVERIFY_BINARY) + "' build --base HEAD~1");
+  auto run = RunShell(r + "'" + std::string(ATTNVERIFY_BINARY) +
+                      "' build --config attnverify.toml --base HEAD~1");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   // 240 KiB = 245760 bytes against sm_90a's 232448: over by 13312.
   EXPECT_NE(run.output.find("flash_mla_fwd(float const*, float*) on sm_90a: ptxas: 245760 bytes of "
@@ -176,7 +178,112 @@ TEST(BuildEndToEnd, BaseVersusHeadShowsTheSharedMemoryOverflow) {
   EXPECT_NE(json.find("\"over_by_bytes\": 13312"), std::string::npos);
   EXPECT_NE(json.find("\"static_smem_bytes\": 204800"), std::string::npos);  // the base's 200 KiB
   EXPECT_TRUE(std::filesystem::exists(repo.File("logs/build-base.log")));
-  EXPECT_EQ(RunShell(r + "git worktree list | wc -l").output, "1\n");  // the base worktree is gone
+  EXPECT_EQ(RunShell(r + "git worktree list | wc -l").output, "1\n");  // git knows no worktree
+}
+
+const char* kGit =
+    "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
+    "-c core.hooksPath=/dev/null -c protocol.file.allow=always -c init.defaultBranch=main ";
+
+std::string RunAv(const std::string& dir, const std::string& args) {
+  auto r = RunShell("cd '" + dir + "' && '" + std::string(ATTNVERIFY_BINARY) + "' " + args);
+  return "exit " + std::to_string(r.exit_code) + "\n" + r.output;
+}
+
+// Realworld defect 2 with real ptxas output: DeepGEMM 6db7e18 added a template parameter
+// (BLOCK_N_PADDING); base and head must still be compared, and the base's own dynamic
+// shared memory used for it.
+TEST(BuildEndToEndRegression, RealworldTemplateParameterAddedStillPairs) {
+  SKIP_WITHOUT_NVCC();
+  if (RunShell("git --version").exit_code != 0) GTEST_SKIP() << "git is not installed";
+  TempDir repo;
+  std::string r = "cd '" + repo.path() + "' && ";
+  ASSERT_TRUE(WriteFileAtomically(repo.File("k.cu"),
+                                  "namespace deep_gemm {\ntemplate <int BM>\n__global__ void "
+                                  "gemm_kernel(float* x) { x[threadIdx.x] = BM; }\ntemplate "
+                                  "__global__ void gemm_kernel<128>(float*);\n}\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomically(
+                  repo.File("attnverify.toml"),
+                  "[build]\nsources = [\"k.cu\"]\narchs = [\"sm_90a\"]\nblock_size = 384\n"
+                  "[[build.kernel]]\nname = \"deep_gemm::gemm_kernel\"\ndynamic_smem = 187408\n"
+                  "base_dynamic_smem = 185360\n")
+                  .ok());
+  ASSERT_EQ(
+      RunShell(r + kGit + "init -q && " + kGit + "add -A && " + kGit + "commit -qm base").exit_code,
+      0);
+  ASSERT_TRUE(WriteFileAtomically(repo.File("k.cu"),
+                                  "namespace deep_gemm {\ntemplate <int BM, int PAD>\n__global__ "
+                                  "void gemm_kernel(float* x) { x[threadIdx.x] = BM + PAD; }\n"
+                                  "template __global__ void gemm_kernel<128, 16>(float*);\n}\n")
+                  .ok());
+  ASSERT_EQ(RunShell(r + kGit + "commit -qam head").exit_code, 0);
+  std::string out = RunAv(repo.path(), "build --config attnverify.toml --base HEAD~1");
+  EXPECT_NE(out.find("exit 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("deep_gemm::gemm_kernel<128>(float*) -> deep_gemm::gemm_kernel<128, 16>"
+                     "(float*) on sm_90a"),
+            std::string::npos)
+      << out;
+  auto json = nlohmann::json::parse(*ReadFileToString(repo.File("evidence/resources.json")));
+  ASSERT_EQ(json["kernels"].size(), 1u);
+  EXPECT_EQ(json["kernels"][0]["pairing"], "signature_changed");
+  EXPECT_EQ(json["kernels"][0]["base"]["dynamic_smem_bytes"], 185360);
+  EXPECT_EQ(json["kernels"][0]["head"]["dynamic_smem_bytes"], 187408);
+  EXPECT_EQ(json["gates"][4]["gate"], "occupancy_not_lower");
+  EXPECT_EQ(json["gates"][4]["status"], "pass");
+  EXPECT_EQ(json["gates"][4]["judged"], 1);
+}
+
+// Realworld defect 1 with real nvcc: the base needs its submodule's headers. From the
+// head's clone of the submodule the base copy builds and is compared; when that clone
+// lacks the base's submodule commit the base does not build, and the comparison is
+// MISSING with the reason (it used to be a PASS and verdict ok); base_setup fixes it.
+TEST(BuildEndToEndRegression, RealworldBaseWithoutItsSubmoduleIsMissingNotPass) {
+  SKIP_WITHOUT_NVCC();
+  if (RunShell("git --version").exit_code != 0) GTEST_SKIP() << "git is not installed";
+  TempDir w;
+  const std::string g = kGit;
+  // The submodule: branch a (commit X) and an unrelated branch b (commit Y), same header.
+  auto made = RunShell(
+      "cd '" + w.path() + "' && mkdir lib && cd lib && " + g + "init -q && mkdir include && " +
+      "echo '#define LIB_TILE 64' > include/lib.h && " + g + "add -A && " + g + "commit -qm X && " +
+      g + "checkout -q --orphan b && " + g + "commit -qm Y && " + g +
+      "checkout -q main && cd .. && mkdir repo && cd repo && " + g + "init -q && " + g +
+      "submodule add -q ../lib sub && printf '#include \"lib.h\"\\n__global__ void "
+      "k(float* x) { x[threadIdx.x] = LIB_TILE; }\\n' > k.cu && printf '[build]\\nsources = "
+      "[\"k.cu\"]\\nflags = [\"-Isub/include\"]\\narchs = [\"sm_90a\"]\\nblock_size = 128\\n' > "
+      "attnverify.toml && " +
+      g + "add -A && " + g + "commit -qm base && echo '// head' >> k.cu && " + g +
+      "commit -qam head");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string repo = w.File("repo");
+  std::string ok = RunAv(repo, "build --config attnverify.toml --base HEAD~1");
+  EXPECT_NE(ok.find("exit 0"), std::string::npos) << ok;
+  EXPECT_NE(ok.find("PASS occupancy_not_lower"), std::string::npos) << ok;
+
+  // The head's clone of the submodule now holds only branch b (--no-local: objects are
+  // fetched, not hard-linked): commit X is not local.
+  ASSERT_EQ(RunShell("cd '" + repo + "' && rm -rf sub .git/modules/sub && " + g +
+                     "clone -q --no-local --single-branch -b b ../lib sub")
+                .exit_code,
+            0);
+  std::string missing = RunAv(repo, "build --config attnverify.toml --base HEAD~1");
+  EXPECT_NE(missing.find("exit 1"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("verdict: incomplete"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("MISS occupancy_not_lower"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("missing: the base revision did not build"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("base: submodule sub: commit"), std::string::npos) << missing;
+  EXPECT_EQ(missing.find("PASS occupancy_not_lower"), std::string::npos) << missing;
+
+  // base_setup provides the headers: the base builds and is compared again.
+  auto toml = ReadFileToString(repo + "/attnverify.toml");
+  ASSERT_TRUE(toml.ok());
+  ASSERT_TRUE(WriteFileAtomically(repo + "/attnverify.toml",
+                                  *toml + "base_setup = [\"cp\", \"-a\", \"{head}/sub/include\", "
+                                          "\"sub/\"]\n")
+                  .ok());
+  std::string fixed = RunAv(repo, "build --config attnverify.toml --base HEAD~1");
+  EXPECT_NE(fixed.find("PASS occupancy_not_lower"), std::string::npos) << fixed;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace av {
 
@@ -18,6 +19,15 @@ std::string KernelShortName(std::string_view demangled);
 
 // "flash_mla_fwd" from the above: the unqualified base name without template arguments.
 std::string KernelBaseName(std::string_view demangled);
+
+// "deep_gemm::fp8_gemm_kernel" from "void deep_gemm::fp8_gemm_kernel<128u, 4u>(float*)":
+// the qualified name with every template argument list removed. Base and head kernels
+// whose template arguments changed pair on it.
+std::string KernelQualifiedName(std::string_view demangled);
+
+// The template arguments of the kernel itself, split at top-level commas
+// ({"128u", "4u"} above); empty when it is not a template.
+std::vector<std::string> KernelTemplateArguments(std::string_view demangled);
 
 // CUTLASS-style mangled names reach a few KiB; beyond this we keep the mangled form.
 inline constexpr size_t kMaxDemangleInput = 16384;

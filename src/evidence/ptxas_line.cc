@@ -31,6 +31,29 @@ class Cursor {
     s_.remove_prefix(n);
     return true;
   }
+  // A count as ptxas prints it, also when it is not one ptxas would print: an optional
+  // '-' and any number of digits. *bad when negative or over `max` (then *out is -1).
+  bool Count(int64_t max, int64_t* out, bool* bad) {
+    bool negative = !s_.empty() && s_.front() == '-';
+    size_t n = negative ? 1 : 0;
+    size_t digits = n;
+    while (digits < s_.size() && s_[digits] >= '0' && s_[digits] <= '9') ++digits;
+    if (digits == n) return false;
+    int64_t v = 0;
+    bool over = digits - n > 18;
+    if (!over) {
+      auto r = std::from_chars(s_.data() + n, s_.data() + digits, v);
+      over = r.ec != std::errc();
+    }
+    s_.remove_prefix(digits);
+    if (negative || over || v > max) {
+      *bad = true;
+      *out = -1;
+    } else {
+      *out = v;
+    }
+    return true;
+  }
   bool Hex(int64_t* out) {
     if (!Eat("0x") && !Eat("0X")) return false;
     size_t n = 0;
@@ -61,37 +84,52 @@ bool SmallInt(Cursor* c, int* out) {
   return true;
 }
 
-// One "N bytes X" / "N registers" / "used N barriers" item of a Used or module line.
+// One "N bytes X" / "N registers" / "used N barriers" item of a Used or module line:
+// false when the item is not one we know. A known item with a bad count is listed in
+// `bad_items` (and still returns true: the line was understood).
 bool ParseItem(std::string_view item, UsedLine* out) {
-  Cursor c(TrimSpaces(item));
-  if (c.Eat("used ")) {
-    return SmallInt(&c, &out->barriers) && c.Eat(" barriers") && c.Done();
-  }
+  std::string_view trimmed = TrimSpaces(item);
+  Cursor c(trimmed);
+  bool bad = false;
   int64_t n = 0;
-  if (!c.Int(&n)) return false;
+  auto keep_bad = [&]() {
+    if (bad) out->bad_items.push_back(std::string(trimmed.substr(0, 200)));
+    return true;
+  };
+  if (c.Eat("used ")) {
+    if (!c.Count(kMaxPtxasBarriers, &n, &bad) || !c.Eat(" barriers") || !c.Done()) return false;
+    if (!bad) out->barriers = static_cast<int>(n);
+    return keep_bad();
+  }
+  if (!c.Count(kMaxPtxasBytes, &n, &bad)) return false;
   if (c.Eat(" registers")) {
-    if (n > std::numeric_limits<int>::max()) return false;
-    out->registers = static_cast<int>(n);
-    return c.Done();
+    if (!c.Done()) return false;
+    if (n > kMaxPtxasRegisters) bad = true;
+    if (!bad) out->registers = static_cast<int>(n);
+    return keep_bad();
   }
   if (c.Eat(" textures") || c.Eat(" samplers") || c.Eat(" surfaces")) return c.Done();
   if (!c.Eat(" bytes ")) return false;
+  int64_t* field = nullptr;
   if (c.Eat("smem")) {
-    out->smem_bytes = n;
+    field = &out->smem_bytes;
   } else if (c.Eat("gmem")) {
-    out->gmem_bytes = n;
+    field = &out->gmem_bytes;
   } else if (c.Eat("cumulative stack size")) {
-    out->cumulative_stack_bytes = n;
+    field = &out->cumulative_stack_bytes;
   } else if (c.Eat("cmem[")) {
     int bank = 0;
-    if (!SmallInt(&c, &bank) || !c.Eat("]")) return false;
-    out->cmem.push_back({bank, n});
+    if (!SmallInt(&c, &bank) || !c.Eat("]") || !c.Done()) return false;
+    if (!bad) out->cmem.push_back({bank, n});
+    return keep_bad();
   } else if (c.Eat("lmem")) {
     // Old toolkits; the stack line carries local memory now.
   } else {
     return false;
   }
-  return c.Done();
+  if (!c.Done()) return false;
+  if (field != nullptr && !bad) *field = n;
+  return keep_bad();
 }
 
 }  // namespace
@@ -200,7 +238,7 @@ bool ParseUsedItems(std::string_view items, UsedLine* out) {
     if (comma == std::string_view::npos) break;
     items.remove_prefix(comma + 1);
   }
-  return all && out->registers >= 0;
+  return all && out->bad_items.empty() && out->registers >= 0;
 }
 
 bool ParseModuleLine(std::string_view payload, UsedLine* out) {
@@ -211,7 +249,7 @@ bool ParseModuleLine(std::string_view payload, UsedLine* out) {
     std::string_view item = TrimSpaces(items.substr(0, comma));
     if (!(item.find("gmem") != std::string_view::npos ||
           item.find("cmem[") != std::string_view::npos) ||
-        !ParseItem(item, &tmp)) {
+        !ParseItem(item, &tmp) || !tmp.bad_items.empty()) {
       return false;
     }
     if (comma == std::string_view::npos) break;
@@ -229,8 +267,8 @@ bool ParseCompileTime(std::string_view payload, double* ms) {
   if (space == std::string_view::npos || rest.substr(space) != " ms") return false;
   double v = 0;
   auto r = std::from_chars(rest.data(), rest.data() + space, v);
-  if (r.ec != std::errc() || r.ptr != rest.data() + space || !(v >= 0)) return false;
-  *ms = v;
+  bool number = r.ec == std::errc() && r.ptr == rest.data() + space;
+  *ms = number && v >= 0 && v < 1e12 ? v : -1;
   return true;
 }
 
@@ -271,9 +309,17 @@ bool ParseLocalMemoryWarning(std::string_view payload, SpillWarning* out) {
 
 bool ParseStackLine(std::string_view line, StackLine* out) {
   Cursor c(TrimSpaces(line));
-  return c.Int(&out->stack_frame) && c.Eat(" bytes stack frame, ") && c.Int(&out->spill_stores) &&
-         c.Eat(" bytes spill stores, ") && c.Int(&out->spill_loads) &&
-         c.Eat(" bytes spill loads") && c.Done();
+  bool bad = false;
+  bool ok = c.Count(kMaxPtxasBytes, &out->stack_frame, &bad) && c.Eat(" bytes stack frame, ") &&
+            c.Count(kMaxPtxasBytes, &out->spill_stores, &bad) && c.Eat(" bytes spill stores, ") &&
+            c.Count(kMaxPtxasBytes, &out->spill_loads, &bad) && c.Eat(" bytes spill loads") &&
+            c.Done();
+  if (!ok) return false;
+  if (bad) {
+    out->bad = true;
+    out->stack_frame = out->spill_stores = out->spill_loads = -1;
+  }
+  return true;
 }
 
 bool ParseCompilerMessage(std::string_view line, CompilerMessage* out) {

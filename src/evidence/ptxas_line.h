@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +41,11 @@ bool ParseFunctionProperties(std::string_view payload, std::string_view* name);
 // "Used ..." -> the comma-separated items after "Used ".
 bool ConsumeUsedPrefix(std::string_view payload, std::string_view* items);
 
+// Counts past these (or negative) are not what ptxas prints: the item is "bad".
+inline constexpr int64_t kMaxPtxasRegisters = 65535;
+inline constexpr int64_t kMaxPtxasBarriers = 1024;
+inline constexpr int64_t kMaxPtxasBytes = int64_t{1} << 40;
+
 struct UsedLine {
   int registers = -1;
   int barriers = -1;
@@ -47,13 +53,17 @@ struct UsedLine {
   int64_t smem_bytes = -1;
   int64_t gmem_bytes = -1;
   std::vector<ConstBankUse> cmem;
+  // Known items whose count is negative or out of range ("-10 registers"); their
+  // fields stay -1.
+  std::vector<std::string> bad_items;
 };
 // "48 registers, used 1 barriers, 128 bytes cumulative stack size, 16384 bytes smem,
-// 372 bytes cmem[0]": false when an item is not understood (the others are still filled).
+// 372 bytes cmem[0]": false when an item is not understood or bad (the others are still
+// filled).
 bool ParseUsedItems(std::string_view items, UsedLine* out);
 // The compilation unit's line: "256 bytes gmem, 8 bytes cmem[4]" (only gmem/cmem items).
 bool ParseModuleLine(std::string_view payload, UsedLine* out);
-// "Compile time = 28.204 ms"
+// "Compile time = 28.204 ms"; a value that is not a non-negative number gives -1.
 bool ParseCompileTime(std::string_view payload, double* ms);
 
 struct RegisterOverride {
@@ -82,6 +92,7 @@ bool ParseLocalMemoryWarning(std::string_view payload, SpillWarning* out);
 
 struct StackLine {
   int64_t stack_frame = 0, spill_stores = 0, spill_loads = 0;
+  bool bad = false;  // a count was negative or out of range (the fields are then -1)
 };
 // "    352 bytes stack frame, 580 bytes spill stores, 676 bytes spill loads"
 bool ParseStackLine(std::string_view line, StackLine* out);

@@ -26,8 +26,18 @@ class Parser {
   PtxasReport Finish();
 
  private:
+  // Past kMaxDiagnosticsPerKind of one kind (overflows excepted: one per kernel) the
+  // diagnostic is only counted, so that memory stays a small multiple of the log.
   PtxasDiagnostic& Diagnose(Severity sev, std::string kind, std::string tool, std::string message,
                             int line) {
+    int& seen = per_kind_[kind];
+    bool overflow = kind == "smem_overflow" || kind == "resource_overflow";
+    if (++seen > kMaxDiagnosticsPerKind && !overflow) {
+      ++report_.suppressed_diagnostics;
+      if (sev == Severity::kError) ++report_.suppressed_errors;
+      dropped_ = PtxasDiagnostic();
+      return dropped_;
+    }
     PtxasDiagnostic d;
     d.severity = sev;
     d.kind = std::move(kind);
@@ -49,8 +59,8 @@ class Parser {
     return k;
   }
   // Both return false when the line was not fully understood (a cut last line).
-  bool HandlePtxas(const PtxasLine& pl, int number);
-  bool HandleUsed(std::string_view items, int number);
+  bool HandlePtxas(const PtxasLine& pl, int number, bool last_without_newline);
+  bool HandleUsed(std::string_view items, int number, bool last_without_newline);
   void ResolveOverflowArchs();
 
   PtxasReport report_;
@@ -62,16 +72,21 @@ class Parser {
   int ambiguous_ = 0;
   int first_ambiguous_line_ = 0;
   int last_ptxas_error_line_ = 0;
+  std::map<std::string, int> per_kind_;
+  PtxasDiagnostic dropped_;  // where a suppressed diagnostic is written
 };
 
-bool Parser::HandleUsed(std::string_view items, int number) {
+bool Parser::HandleUsed(std::string_view items, int number, bool last_without_newline) {
   UsedLine used;
   bool understood = ParseUsedItems(items, &used);
-  if (!understood) {
+  if (!understood && used.bad_items.empty()) {
     Diagnose(Severity::kWarning, "unknown_line", "ptxas",
              "unrecognized item in a 'Used' line: " + std::string(items.substr(0, 200)), number);
   }
-  if (used.registers < 0) return false;  // not a resource line we can attribute
+  // A cut last line ("Used 4") leaves its block open: the log is truncated there.
+  if (used.registers < 0 && used.bad_items.empty() && last_without_newline) return false;
+  // Every other Used line closes the oldest open block, whatever it says, so that a line
+  // we cannot read never shifts the lines after it onto other kernels.
   int k = PopOldest(&awaiting_used_, number);
   if (k < 0) {
     Diagnose(Severity::kWarning, "unknown_line", "ptxas",
@@ -79,17 +94,30 @@ bool Parser::HandleUsed(std::string_view items, int number) {
     return understood;
   }
   PtxasKernel& kernel = report_.kernels[k];
+  kernel.complete = true;
+  awaiting_time_.push_back(k);
+  if (used.registers < 0 || !used.bad_items.empty()) {
+    std::string what = used.bad_items.empty()
+                           ? "no register count"
+                           : "a count no ptxas prints (\"" + used.bad_items.front() + "\")";
+    PtxasDiagnostic& d = Diagnose(Severity::kError, "bad_count", "attnverify",
+                                  "the 'Used' line of " + kernel.demangled + " for " + kernel.arch +
+                                      " has " + what + ": its resources are unknown",
+                                  number);
+    d.function = kernel.mangled;
+    d.arch = kernel.arch;
+    kernel.bad_count = true;
+    return true;
+  }
   kernel.registers = used.registers;
   kernel.barriers = used.barriers;
   if (used.cumulative_stack_bytes >= 0) kernel.cumulative_stack_bytes = used.cumulative_stack_bytes;
   kernel.smem_bytes = used.smem_bytes >= 0 ? used.smem_bytes : 0;
   kernel.cmem = used.cmem;
-  kernel.complete = true;
-  awaiting_time_.push_back(k);
   return understood;
 }
 
-bool Parser::HandlePtxas(const PtxasLine& pl, int number) {
+bool Parser::HandlePtxas(const PtxasLine& pl, int number, bool last_without_newline) {
   std::string_view p = pl.payload;
   if (pl.level == PtxasLevel::kInfo) {
     CompilingEntry entry;
@@ -132,11 +160,11 @@ bool Parser::HandlePtxas(const PtxasLine& pl, int number) {
       return true;
     }
     std::string_view items;
-    if (ConsumeUsedPrefix(p, &items)) return HandleUsed(items, number);
+    if (ConsumeUsedPrefix(p, &items)) return HandleUsed(items, number, last_without_newline);
     double ms = 0;
     if (ParseCompileTime(p, &ms)) {
       int k = PopOldest(&awaiting_time_, number);
-      if (k >= 0) report_.kernels[k].compile_time_ms = ms;
+      if (k >= 0 && ms >= 0) report_.kernels[k].compile_time_ms = ms;
       return true;
     }
     RegisterOverride ro;
@@ -198,7 +226,7 @@ void Parser::Line(std::string_view raw, int number, bool last_without_newline) {
     in_compiler_context_ = false;
   } else if (ParsePtxasLine(line, &pl)) {
     in_compiler_context_ = false;
-    if (!HandlePtxas(pl, number) && last_without_newline) {
+    if (!HandlePtxas(pl, number, last_without_newline) && last_without_newline) {
       report_.truncated = true;
       Diagnose(Severity::kWarning, "truncated", "attnverify",
                "the log ends in the middle of a line: " + std::string(line.substr(0, 200)), number);
@@ -213,6 +241,17 @@ void Parser::Line(std::string_view raw, int number, bool last_without_newline) {
       kernel.stack_frame_bytes = st.stack_frame;
       kernel.spill_store_bytes = st.spill_stores;
       kernel.spill_load_bytes = st.spill_loads;
+      if (st.bad) {
+        PtxasDiagnostic& d =
+            Diagnose(Severity::kError, "bad_count", "attnverify",
+                     "the stack-frame line of " + kernel.demangled +
+                         (kernel.arch.empty() ? "" : " for " + kernel.arch) +
+                         " has a count no ptxas prints: its stack and spills are unknown",
+                     number);
+        d.function = kernel.mangled;
+        d.arch = kernel.arch;
+        kernel.bad_count = true;
+      }
     }
   } else if (ParseCompilerMessage(line, &cm)) {
     in_compiler_context_ = true;
@@ -295,13 +334,24 @@ PtxasReport Parser::Finish() {
              first_ambiguous_line_);
   }
   ResolveOverflowArchs();
+  for (const auto& [kind, n] : per_kind_) {
+    if (n <= kMaxDiagnosticsPerKind || kind == "smem_overflow" || kind == "resource_overflow")
+      continue;
+    PtxasDiagnostic d;
+    d.severity = Severity::kNote;
+    d.kind = "suppressed";
+    d.tool = "attnverify";
+    d.message = std::to_string(n - kMaxDiagnosticsPerKind) + " more \"" + kind +
+                "\" diagnostics are counted but not listed";
+    report_.diagnostics.push_back(std::move(d));
+  }
   return std::move(report_);
 }
 
 }  // namespace
 
 int PtxasReport::CountErrors() const {
-  int n = 0;
+  int n = suppressed_errors;
   for (const auto& d : diagnostics) n += d.severity == Severity::kError;
   return n;
 }
@@ -320,14 +370,18 @@ Result<PtxasReport> ParsePtxasLog(std::string_view text, std::string_view source
                         " bytes is over the " + std::to_string(kMaxPtxasLogBytes) + "-byte limit");
   }
   Parser parser(source);
+  // Lines end in "\n", "\r\n" or a lone "\r" (old Mac tools, progress output): a log
+  // written with CR only is as readable as any other.
   int number = 0;
   size_t pos = 0;
   while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    bool last = nl == std::string_view::npos;
-    std::string_view line = text.substr(pos, last ? std::string_view::npos : nl - pos);
+    size_t end = text.find_first_of("\r\n", pos);
+    bool last = end == std::string_view::npos;
+    std::string_view line = text.substr(pos, last ? std::string_view::npos : end - pos);
     parser.Line(line, ++number, last);
-    pos = last ? text.size() : nl + 1;
+    if (last) break;
+    pos = end + 1;
+    if (text[end] == '\r' && pos < text.size() && text[pos] == '\n') ++pos;
   }
   return parser.Finish();
 }

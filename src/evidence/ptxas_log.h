@@ -41,6 +41,7 @@ struct PtxasKernel {
   double compile_time_ms = -1;
   int max_registers_option = -1;  // from "Overriding maximum register limit"
   bool complete = false;          // its "Used N registers" line was seen
+  bool bad_count = false;         // a count in its block is negative or out of range
   int line = 0;                   // 1-based line of the block's first line
 };
 
@@ -49,7 +50,8 @@ struct PtxasKernel {
 // One error or warning. `kind` is a stable identifier (doc/formats/ptxas-log.md):
 // smem_overflow, resource_overflow, launch_out_of_resources, register_spill,
 // local_memory, register_limit, ptxas_error, ptxas_warning, compile_error,
-// compile_warning, nvcc_error, nvcc_warning, unknown_line, truncated, interleaved.
+// compile_warning, nvcc_error, nvcc_warning, unknown_line, truncated, incomplete,
+// interleaved, bad_count (a count no ptxas prints), suppressed (how many more of a kind).
 struct PtxasDiagnostic {
   Severity severity = Severity::kWarning;
   std::string kind;
@@ -72,6 +74,8 @@ struct PtxasReport {
   int recognized_lines = 0;
   int unknown_lines = 0;  // only the first kMaxUnknownLineWarnings become diagnostics
   bool truncated = false;
+  int suppressed_diagnostics = 0;  // past kMaxDiagnosticsPerKind of one kind: counted only
+  int suppressed_errors = 0;       // of those, errors (CountErrors() includes them)
 
   int CountErrors() const;
   // Entry functions only, in log order.
@@ -79,6 +83,7 @@ struct PtxasReport {
 };
 
 inline constexpr int kMaxUnknownLineWarnings = 20;
+inline constexpr int kMaxDiagnosticsPerKind = 200;
 // Larger inputs are refused (a build log is megabytes, not gigabytes).
 inline constexpr size_t kMaxPtxasLogBytes = size_t{1} << 30;
 

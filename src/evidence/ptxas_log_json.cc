@@ -30,6 +30,7 @@ nlohmann::json PtxasKernelToJson(const PtxasKernel& k) {
       {"complete", k.complete},
       {"log_line", k.line},
   };
+  if (k.bad_count) j["bad_count"] = true;
   return j;
 }
 

@@ -288,12 +288,98 @@ TEST(PtxasLog, EveryPrefixOfARealLogParses) {
   EXPECT_GT(truncated, static_cast<int>(text->size() / 2));
 }
 
+// L6: a Used line whose counts no ptxas prints is an error for that kernel; it still
+// closes that kernel's block, so the lines after it stay with their own kernels.
+TEST(PtxasLogRegression, L6OutOfRangeCountsNeverShiftLinesOntoOtherKernels) {
+  auto text = ReadFileToString(LogDir() + "/multi_two_archs.log");
+  ASSERT_TRUE(text.ok());
+  PtxasReport clean = ParseText(*text);
+  for (const auto& [from, to] :
+       {std::pair{"Used 10 registers, used 1 barriers, 16384 bytes smem",
+                  "Used 2147483648 registers, used 1 barriers, 9223372036854775807 bytes smem"},
+        {"Used 10 registers, used 1 barriers, 16384 bytes smem",
+         "Used -10 registers, used 1 barriers, -16384 bytes smem"},
+        {"Used 10 registers, used 1 barriers, 16384 bytes smem",
+         "Used 10 registers, used 99999 barriers, 16384 bytes smem"}}) {
+    std::string bad = *text;
+    bad.replace(bad.find(from), std::string_view(from).size(), to);
+    PtxasReport r = ParseText(bad);
+    SCOPED_TRACE(to);
+    ASSERT_EQ(r.kernels.size(), clean.kernels.size());
+    const PtxasKernel* hit = Find(r, "_Z9tile_copyILi128EEvPKfPfi", "sm_80");
+    ASSERT_NE(hit, nullptr);
+    EXPECT_TRUE(hit->bad_count);
+    EXPECT_EQ(hit->registers, -1);
+    EXPECT_TRUE(hit->complete);
+    for (size_t i = 0; i < r.kernels.size(); ++i) {
+      if (&r.kernels[i] == hit) continue;
+      EXPECT_EQ(r.kernels[i].registers, clean.kernels[i].registers) << r.kernels[i].demangled;
+      EXPECT_EQ(r.kernels[i].smem_bytes, clean.kernels[i].smem_bytes) << r.kernels[i].demangled;
+      EXPECT_FALSE(r.kernels[i].bad_count);
+    }
+    const PtxasDiagnostic* d = FindDiag(r, "bad_count");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->severity, Severity::kError);
+    EXPECT_EQ(d->arch, "sm_80");
+    EXPECT_FALSE(r.truncated);
+  }
+  // The same for the stack-frame line: spills unknown for that kernel only.
+  std::string stack = *text;
+  stack.replace(stack.find("0 bytes spill stores"), 20, "-5 bytes spill stores");
+  PtxasReport r = ParseText(stack);
+  EXPECT_TRUE(r.kernels[0].bad_count);
+  EXPECT_EQ(r.kernels[0].spill_store_bytes, -1);
+  EXPECT_EQ(r.kernels[1].spill_store_bytes, 0);
+  EXPECT_FALSE(r.kernels[1].bad_count);
+}
+
+// L7: 500k blocks left open (a killed build) must not take gigabytes: one diagnostic per
+// block is listed for the first kMaxDiagnosticsPerKind only, the rest are counted.
+TEST(PtxasLogRegression, L7ManyOpenBlocksKeepDiagnosticsBounded) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text +=
+        "ptxas info    : Compiling entry function '_Z1k" + std::to_string(i) + "v' for 'sm_80'\n";
+  }
+  PtxasReport r = ParseText(text);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_EQ(r.kernels.size(), 200000u);
+  EXPECT_LE(r.diagnostics.size(), static_cast<size_t>(kMaxDiagnosticsPerKind) + 2);
+  EXPECT_EQ(r.suppressed_diagnostics, 200000 - kMaxDiagnosticsPerKind);
+  const PtxasDiagnostic* s = FindDiag(r, "suppressed");
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->message.find("199800 more \"truncated\""), std::string::npos) << s->message;
+}
+
+// H7 (a CR-only log hid every line): lines end in \n, \r\n or a lone \r alike.
+TEST(PtxasLogRegression, H7CrOnlyLineEndingsParseLikeLf) {
+  auto text = ReadFileToString(LogDir() + "/multi_two_archs.log");
+  ASSERT_TRUE(text.ok());
+  std::string cr = *text;
+  for (char& c : cr) c = c == '\n' ? '\r' : c;
+  PtxasReport lf = ParseText(*text), r = ParseText(cr);
+  ASSERT_EQ(r.kernels.size(), lf.kernels.size());
+  ASSERT_EQ(r.kernels.size(), 8u);
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    EXPECT_EQ(r.kernels[i].registers, lf.kernels[i].registers);
+    EXPECT_EQ(r.kernels[i].smem_bytes, lf.kernels[i].smem_bytes);
+  }
+  EXPECT_EQ(r.total_lines, lf.total_lines);
+  EXPECT_FALSE(r.truncated);
+}
+
 TEST(PtxasDemangle, KeepsTemplateArguments) {
   EXPECT_EQ(DemangleKernelName("_Z13flash_mla_fwdILi64EEvPKfPfi"),
             "void flash_mla_fwd<64>(float const*, float*, int)");
   EXPECT_EQ(KernelShortName("void flash_mla_fwd<64>(float const*, float*, int)"),
             "flash_mla_fwd<64>");
   EXPECT_EQ(KernelBaseName("void ns::flash_mla_fwd<64, (bool)1>(float const*)"), "flash_mla_fwd");
+  EXPECT_EQ(KernelQualifiedName("void ns::Outer<int>::k<64, (bool)1>(float const*)"),
+            "ns::Outer::k");
+  EXPECT_EQ(KernelTemplateArguments("void ns::k<cutlass::bfloat16_t, 64, f<1, 2> >(int)"),
+            (std::vector<std::string>{"cutlass::bfloat16_t", "64", "f<1, 2>"}));
+  EXPECT_EQ(KernelShortName("void (anonymous namespace)::k<1>(int)"),
+            "(anonymous namespace)::k<1>");
   EXPECT_EQ(DemangleKernelName("_Znot a name"), "_Znot a name");
   EXPECT_EQ(DemangleKernelName("my_c_kernel"), "my_c_kernel");
 }

@@ -1,5 +1,6 @@
 #include "evidence/resources.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -13,9 +14,9 @@ using Key = std::pair<std::string, std::string>;  // demangled, arch
 
 std::string Bytes(int64_t n) { return std::to_string(n) + " bytes"; }
 
-void FillBudget(const BuildConfig& config, KernelResources* k) {
+void FillBudget(const BuildConfig& config, bool base_side, KernelResources* k) {
   const KernelLaunchConfig* kc = FindKernelConfig(config, k->mangled, k->demangled);
-  if (kc && kc->dynamic_smem_bytes) k->dynamic_smem_bytes = *kc->dynamic_smem_bytes;
+  if (kc && kc->DynamicSmem(base_side)) k->dynamic_smem_bytes = *kc->DynamicSmem(base_side);
   if (kc && kc->block_size)
     k->block_size = *kc->block_size;
   else if (config.block_size)
@@ -36,7 +37,7 @@ void FillBudget(const BuildConfig& config, KernelResources* k) {
   if (k->block_size <= 0) {
     k->occupancy_note = "block size not configured";
   } else if (k->registers < 0) {
-    k->occupancy_note = "registers unknown";
+    k->occupancy_note = k->bad_count ? "the log's counts for it are invalid" : "registers unknown";
   } else {
     OccupancyInput in{k->block_size, k->registers, std::max<int64_t>(k->static_smem_bytes, 0),
                       std::max<int64_t>(k->dynamic_smem_bytes, 0), std::max(k->barriers, 0)};
@@ -49,12 +50,13 @@ void FillBudget(const BuildConfig& config, KernelResources* k) {
 }
 
 // Kernel resources of one revision, keyed by (demangled name, arch), in log order.
+// Blocks the log left open (no Used line: truncated) have no resources and no row.
 std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasReport& log,
-                                     const std::vector<std::string>& archs) {
+                                     const std::vector<std::string>& archs, bool base_side) {
   std::vector<KernelResources> out;
   std::map<Key, size_t> index;
   for (const PtxasKernel* pk : log.EntryKernels()) {
-    if (pk->arch.empty()) continue;
+    if (pk->arch.empty() || !pk->complete) continue;
     Key key{pk->demangled, NormalizeArch(pk->arch)};
     if (index.count(key)) continue;  // the same kernel from a second source: first wins
     KernelResources k;
@@ -68,6 +70,7 @@ std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasRepor
     k.spill_store_bytes = pk->spill_store_bytes;
     k.spill_load_bytes = pk->spill_load_bytes;
     k.static_smem_bytes = pk->smem_bytes;
+    k.bad_count = pk->bad_count;
     index[key] = out.size();
     out.push_back(std::move(k));
   }
@@ -91,17 +94,19 @@ std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasRepor
     k.overflow_bytes = d.bytes;
     k.overflow_max_bytes = d.max_bytes;
   }
-  for (KernelResources& k : out) FillBudget(config, &k);
+  for (KernelResources& k : out) FillBudget(config, base_side, &k);
   return out;
 }
 
-bool SameResources(const KernelResources& a, const KernelResources& b) {
-  return a.registers == b.registers && a.barriers == b.barriers &&
-         a.static_smem_bytes == b.static_smem_bytes && a.SpillBytes() == b.SpillBytes() &&
-         a.stack_frame_bytes == b.stack_frame_bytes && a.ptxas_overflow == b.ptxas_overflow;
+// The head kernels a source site's kernel expression names (by base name).
+std::vector<const KernelResources*> SiteKernels(const DynamicSmemSite& site,
+                                                const std::vector<KernelResources>& head) {
+  std::vector<const KernelResources*> out;
+  for (const KernelResources& k : head) {
+    if (KernelBaseName(k.demangled) == site.kernel_base) out.push_back(&k);
+  }
+  return out;
 }
-
-std::string Name(const KernelResources& k) { return k.demangled + " on " + k.arch; }
 
 void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>& head,
                     ResourcesReport* r) {
@@ -110,25 +115,39 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
     f.file = site.file;
     f.line = site.line;
     f.kernel = site.kernel_base;
-    std::string where =
-        site.via == "launch" ? "the launch of " + site.kernel : site.via + " for " + site.kernel;
+    std::string what = site.kernel + (site.alias.empty() ? "" : " (" + site.alias + ")");
+    std::string where = site.via == "launch" ? "the launch of " + what : site.via + " for " + what;
+    // The entry the budget uses for that kernel: the same matching as for the budget.
+    std::vector<const KernelResources*> kernels = SiteKernels(site, head);
     const KernelLaunchConfig* kc = nullptr;
-    for (const KernelLaunchConfig& k : in.config->kernels) {
-      if (k.name == site.kernel_base || KernelBaseName(k.name) == site.kernel_base) kc = &k;
+    for (const KernelResources* k : kernels) {
+      kc = FindKernelConfig(*in.config, k->mangled, k->demangled);
+      if (kc && kc->dynamic_smem_bytes) break;
     }
+    if (kc == nullptr) {
+      for (const KernelLaunchConfig& k : in.config->kernels) {
+        if (k.name == site.kernel_base || KernelBaseName(k.name) == site.kernel_base) kc = &k;
+      }
+    }
+    const bool declared = kc && kc->dynamic_smem_bytes;
     if (!site.value) {
       f.severity = Severity::kNote;
       f.kind = "dynamic_smem_runtime";
-      f.message = where + " sets dynamic shared memory from \"" + site.value_expr +
-                  "\", not a compile-time constant of this file; the budget uses attnverify.toml's "
-                  "dynamic_smem" +
-                  (kc && kc->dynamic_smem_bytes ? " (" + Bytes(*kc->dynamic_smem_bytes) + ")"
-                                                : " (not declared: counted as 0)");
+      std::string from =
+          site.value_constexpr.empty()
+              ? "\"" + site.value_expr + "\", not a compile-time constant of this file"
+              : "\"" + site.value_expr + "\", a compile-time constant (" + site.value_constexpr +
+                    ") that attnverify cannot evaluate";
+      f.message = where + " sets dynamic shared memory from " + from +
+                  "; the budget uses attnverify.toml's dynamic_smem" +
+                  (declared ? " (" + Bytes(*kc->dynamic_smem_bytes) + ", line " +
+                                  std::to_string(kc->line) + ")"
+                            : " (not declared for " + site.kernel_base + ": counted as 0)");
       r->findings.push_back(std::move(f));
       continue;
     }
     int64_t v = *site.value;
-    if (kc && kc->dynamic_smem_bytes) {
+    if (declared) {
       if (*kc->dynamic_smem_bytes == v) continue;  // declared and consistent
       f.kind = "dynamic_smem_mismatch";
       f.message = where + " sets " + Bytes(v) + " of dynamic shared memory (" + site.value_expr +
@@ -143,18 +162,48 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
         "), which attnverify.toml does not declare: the budget counts 0 dynamic bytes for " +
         site.kernel_base + "; add [[build.kernel]] name = \"" + site.kernel_base +
         "\", dynamic_smem = " + std::to_string(v);
-    for (const KernelResources& k : head) {
-      if (KernelBaseName(k.demangled) != site.kernel_base || k.smem_cap_bytes < 0 ||
-          k.static_smem_bytes < 0)
-        continue;
-      int64_t total = k.static_smem_bytes + v;
-      if (total > k.smem_cap_bytes) {
-        f.message += "; with it, " + k.arch + " would need " + Bytes(total) + ", over the " +
-                     Bytes(k.smem_cap_bytes) + " cap by " + Bytes(total - k.smem_cap_bytes);
+    for (const KernelResources* k : kernels) {
+      if (k->smem_cap_bytes < 0 || k->static_smem_bytes < 0) continue;
+      int64_t total = k->static_smem_bytes + v;
+      if (total > k->smem_cap_bytes) {
+        f.message += "; with it, " + k->arch + " would need " + Bytes(total) + ", over the " +
+                     Bytes(k->smem_cap_bytes) + " cap by " + Bytes(total - k->smem_cap_bytes);
       }
     }
     r->findings.push_back(std::move(f));
   }
+}
+
+// [[build.kernel]] entries that name no head kernel: their numbers reach nothing.
+void UnmatchedEntries(const BuildConfig& config, const std::vector<KernelResources>& head,
+                      const std::vector<KernelResources>& base, ResourcesReport* r) {
+  auto names_any = [](const KernelLaunchConfig& e, const std::vector<KernelResources>& ks) {
+    for (const KernelResources& k : ks) {
+      if (KernelEntryNames(e, k.mangled, k.demangled)) return true;
+    }
+    return false;
+  };
+  for (const KernelLaunchConfig& e : config.kernels) {
+    if (names_any(e, head)) continue;
+    UnmatchedKernelEntry u{e.name, e.line, e.dynamic_smem_bytes, names_any(e, base)};
+    r->unmatched_kernel_entries.push_back(u);
+    std::string where = (config.path.empty() ? std::string("attnverify.toml") : config.path) + ":" +
+                        std::to_string(e.line);
+    r->warnings.push_back(
+        "[[build.kernel]] \"" + e.name + "\" (" + where + ") names no kernel of the head log" +
+        (u.matches_base ? " (only base kernels)" : "") +
+        (e.dynamic_smem_bytes ? ": its " + Bytes(*e.dynamic_smem_bytes) +
+                                    " of dynamic shared memory are counted nowhere"
+                              : "") +
+        " (names match the mangled, demangled, name<args>, ns::name or name)");
+  }
+}
+
+bool SameResources(const KernelResources& a, const KernelResources& b) {
+  return a.registers == b.registers && a.barriers == b.barriers &&
+         a.static_smem_bytes == b.static_smem_bytes && a.SpillBytes() == b.SpillBytes() &&
+         a.stack_frame_bytes == b.stack_frame_bytes && a.ptxas_overflow == b.ptxas_overflow &&
+         a.total_smem_bytes == b.total_smem_bytes;
 }
 
 }  // namespace
@@ -179,12 +228,35 @@ const char* KernelChangeName(KernelChange c) {
   return "head";
 }
 
-bool ResourcesReport::Passed() const {
-  for (const GateResult& g : gates) {
-    if (g.enabled && !g.skipped && !g.passed) return false;
+const char* KernelPairingName(KernelPairing p) {
+  switch (p) {
+    case KernelPairing::kNoBase:
+      return "";
+    case KernelPairing::kSame:
+      return "same";
+    case KernelPairing::kSignatureChanged:
+      return "signature_changed";
+    case KernelPairing::kHeadOnly:
+      return "head_only";
+    case KernelPairing::kBaseOnly:
+      return "base_only";
   }
-  return true;
+  return "";
 }
+
+const char* GateStatusName(GateStatus s) {
+  switch (s) {
+    case GateStatus::kPass:
+      return "pass";
+    case GateStatus::kFail:
+      return "fail";
+    case GateStatus::kMissing:
+      return "missing";
+  }
+  return "missing";
+}
+
+bool ResourcesReport::Passed() const { return status == "ok"; }
 
 ResourcesReport MissingResourcesReport(const std::string& reason,
                                        const std::vector<std::string>& archs) {
@@ -200,38 +272,15 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
   ResourcesReport r;
   r.archs = in.archs;
   const BuildConfig& config = *in.config;
-  std::vector<KernelResources> head = Collect(config, *in.head, in.archs);
+  std::vector<KernelResources> head = Collect(config, *in.head, in.archs, false);
   std::vector<KernelResources> base;
-  if (in.base) base = Collect(config, *in.base, in.archs);
-
-  std::map<Key, const KernelResources*> base_by_key;
-  for (const KernelResources& k : base) base_by_key[{k.demangled, k.arch}] = &k;
-  std::set<Key> seen;
-  for (const KernelResources& k : head) {
-    KernelRow row;
-    row.demangled = k.demangled;
-    row.arch = k.arch;
-    row.head = k;
-    auto b = base_by_key.find({k.demangled, k.arch});
-    if (!in.base)
-      row.change = KernelChange::kHeadOnly;
-    else if (b == base_by_key.end())
-      row.change = KernelChange::kNew;
-    else {
-      row.base = *b->second;
-      row.change = SameResources(*b->second, k) ? KernelChange::kSame : KernelChange::kChanged;
+  if (in.base) base = Collect(config, *in.base, in.archs, true);
+  r.kernels = resources_internal::PairKernels(head, in.base ? &base : nullptr);
+  for (KernelRow& row : r.kernels) {
+    if (row.base && row.head) {
+      row.change =
+          SameResources(*row.base, *row.head) ? KernelChange::kSame : KernelChange::kChanged;
     }
-    seen.insert({k.demangled, k.arch});
-    r.kernels.push_back(std::move(row));
-  }
-  for (const KernelResources& k : base) {
-    if (seen.count({k.demangled, k.arch})) continue;
-    KernelRow row;
-    row.demangled = k.demangled;
-    row.arch = k.arch;
-    row.base = k;
-    row.change = KernelChange::kVanished;
-    r.kernels.push_back(std::move(row));
   }
 
   for (const PtxasDiagnostic& d : in.head->diagnostics) {
@@ -246,120 +295,53 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
                             "", 0, ""});
     }
   }
-  if (in.head->truncated) {
-    r.findings.push_back({Severity::kWarning, "truncated_log",
-                          "the head log is truncated: kernels after the cut are missing", "", 0,
-                          ""});
+  for (const auto& [log, name] : {std::pair{in.head, "head"}, {in.base, "base"}}) {
+    if (log == nullptr || !log->truncated) continue;
+    std::string msg =
+        std::string("the ") + name + " log is truncated: kernels after the cut are missing from it";
+    r.findings.push_back({Severity::kWarning, "truncated_log", msg, "", 0, ""});
+    r.warnings.push_back(msg);
   }
-  if (in.base && (in.base_build_failed || in.base->CountErrors() > 0)) {
-    r.findings.push_back({Severity::kWarning, "base_build_failed",
-                          "the base revision did not build cleanly (" +
-                              std::to_string(in.base->CountErrors()) +
-                              " error lines in its log); kernels missing from it show as new",
-                          "", 0, ""});
+  for (const std::string& w : in.base_warnings) r.warnings.push_back("base: " + w);
+  if (in.base) {
+    std::vector<std::string> failures = resources_internal::BuildFailures(
+        *in.base, in.base_build_failed, in.base_failed_calls, "the base log");
+    if (!failures.empty()) {
+      std::string msg =
+          "the base revision did not build: " + failures.front() +
+          (failures.size() > 1 ? " (and " + std::to_string(failures.size() - 1) + " more errors)"
+                               : "") +
+          "; every comparison with the base is missing";
+      r.findings.push_back({Severity::kWarning, "base_build_failed", msg, "", 0, ""});
+      r.warnings.push_back(msg);
+    }
+  }
+  if (head.empty())
+    r.warnings.push_back("no kernel in the head log: no gate has anything to judge");
+  // Instantiations of one kernel that could not be paired one to one.
+  std::map<Key, std::pair<int, int>> one_sided;
+  for (const KernelRow& row : r.kernels) {
+    if (row.pairing == KernelPairing::kHeadOnly)
+      ++one_sided[{KernelQualifiedName(row.demangled), row.arch}].first;
+    if (row.pairing == KernelPairing::kBaseOnly)
+      ++one_sided[{KernelQualifiedName(row.demangled), row.arch}].second;
+  }
+  for (const auto& [key, n] : one_sided) {
+    if (n.first == 0 || n.second == 0) continue;
+    r.warnings.push_back(key.first + " on " + key.second + ": " + std::to_string(n.first) +
+                         " head and " + std::to_string(n.second) +
+                         " base instantiations could not be paired one to one");
   }
   SourceFindings(in, head, &r);
-
-  // Gates.
-  const BuildGates& gates = config.gates;
-  GateResult builds{"head_builds",
-                    true,
-                    false,
-                    true,
-                    "no compile errors (shared-memory overflows are judged by smem_within_cap)",
-                    {}};
-  bool overflow_only = true;
-  for (const PtxasDiagnostic& d : in.head->diagnostics) {
-    if (d.severity != Severity::kError) continue;
-    if (d.kind == "smem_overflow" || d.kind == "resource_overflow") continue;
-    overflow_only = false;
-    std::string where =
-        d.source_file.empty() ? "" : d.source_file + ":" + std::to_string(d.source_line) + ": ";
-    builds.failures.push_back(where + d.message);
+  UnmatchedEntries(config, head, base, &r);
+  r.gates = resources_internal::ComputeGates(in, r);
+  bool failed = false, missing = false;
+  for (const GateResult& g : r.gates) {
+    if (!g.enabled) continue;
+    failed |= g.status == GateStatus::kFail;
+    missing |= g.status == GateStatus::kMissing;
   }
-  if (in.head_build_failed && overflow_only && builds.failures.empty()) {
-    bool any_overflow = false;
-    for (const KernelResources& k : head) any_overflow |= k.ptxas_overflow;
-    if (!any_overflow) {
-      for (const std::string& call : in.head_failed_calls)
-        builds.failures.push_back("nvcc " + call);
-      if (builds.failures.empty()) {
-        builds.failures.push_back(
-            "nvcc failed without an error line in the log (see logs/build.log)");
-      }
-    }
-  }
-  builds.passed = builds.failures.empty();
-  r.gates.push_back(builds);
-
-  GateResult regs{"registers_max",
-                  true,
-                  false,
-                  true,
-                  "registers per thread <= " + std::to_string(gates.max_registers),
-                  {}};
-  GateResult spills{
-      "no_new_spills",
-      gates.no_new_spills,
-      false,
-      true,
-      in.base ? "no kernel spills where the base did not" : "no kernel spills (no base to compare)",
-      {}};
-  GateResult smem{"smem_within_cap",
-                  gates.smem_within_cap,
-                  false,
-                  true,
-                  "static + dynamic shared memory <= the opt-in cap on every target arch",
-                  {}};
-  GateResult occ{"occupancy_not_lower",
-                 gates.occupancy_not_lower,
-                 !in.base,
-                 true,
-                 in.base ? "warps per SM not lower than the base" : "needs --base",
-                 {}};
-  for (const KernelRow& row : r.kernels) {
-    if (!row.head) continue;
-    const KernelResources& k = *row.head;
-    if (k.registers > gates.max_registers) {
-      regs.failures.push_back(Name(k) + ": " + std::to_string(k.registers) + " registers");
-    }
-    if (k.SpillBytes() > 0) {
-      int64_t before = row.base ? row.base->SpillBytes() : 0;
-      if (!in.base || !row.base || before == 0) {
-        spills.failures.push_back(Name(k) + ": " + std::to_string(k.spill_store_bytes) +
-                                  " bytes spill stores, " + std::to_string(k.spill_load_bytes) +
-                                  " bytes spill loads" +
-                                  (in.base ? (row.base ? " (base: none)" : " (new kernel)") : ""));
-      } else if (k.SpillBytes() > before) {
-        r.findings.push_back(
-            {Severity::kWarning, "spills_increased",
-             Name(k) + ": spills grew from " + Bytes(before) + " to " + Bytes(k.SpillBytes()), "",
-             0, k.demangled});
-      }
-    }
-    if (k.ptxas_overflow) {
-      smem.failures.push_back(Name(k) + ": ptxas: " + Bytes(k.overflow_bytes) +
-                              " of static shared memory, " + Bytes(k.overflow_max_bytes) +
-                              " max: over by " + Bytes(k.overflow_bytes - k.overflow_max_bytes));
-    } else if (k.smem_cap_bytes >= 0 && k.total_smem_bytes > k.smem_cap_bytes) {
-      smem.failures.push_back(Name(k) + ": " + Bytes(k.static_smem_bytes) + " static + " +
-                              Bytes(std::max<int64_t>(k.dynamic_smem_bytes, 0)) + " dynamic = " +
-                              Bytes(k.total_smem_bytes) + ", over the " + Bytes(k.smem_cap_bytes) +
-                              " cap by " + Bytes(k.total_smem_bytes - k.smem_cap_bytes));
-    }
-    if (in.base && row.base && row.base->occupancy && k.occupancy &&
-        k.occupancy->warps_per_sm < row.base->occupancy->warps_per_sm) {
-      occ.failures.push_back(Name(k) + ": " + std::to_string(row.base->occupancy->warps_per_sm) +
-                             " -> " + std::to_string(k.occupancy->warps_per_sm) +
-                             " warps per SM (limited by " +
-                             OccupancyLimiterName(k.occupancy->limiter) + ")");
-    }
-  }
-  for (GateResult* g : {&regs, &spills, &smem, &occ}) {
-    g->passed = g->failures.empty();
-    r.gates.push_back(*g);
-  }
-  r.status = r.Passed() ? "ok" : "rejected";
+  r.status = failed ? "rejected" : missing ? "incomplete" : "ok";
   return r;
 }
 

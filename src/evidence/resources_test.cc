@@ -110,11 +110,21 @@ TEST(ResourceReport, BudgetAndOccupancyPerKernelAndArch) {
   EXPECT_EQ(dyn->head->total_smem_bytes, 1024);
   EXPECT_EQ(dyn->head->block_size, 256);
   EXPECT_EQ(dyn->head->occupancy->warps_per_sm, 64);
-  EXPECT_EQ(r.status, "ok");
-  EXPECT_TRUE(Gate(r, "occupancy_not_lower").skipped);
+  // Without a base the occupancy comparison has nothing to judge: the build is incomplete.
+  EXPECT_EQ(r.status, "incomplete");
+  EXPECT_TRUE(Gate(r, "occupancy_not_lower").missing());
+  EXPECT_NE(Gate(r, "occupancy_not_lower").reason.find("needs a base"), std::string::npos);
+  EXPECT_TRUE(Gate(r, "smem_within_cap").passed());
+  EXPECT_EQ(Gate(r, "smem_within_cap").judged, 8);
   ExpectGolden("multi_two_archs.table.txt", FormatResourcesTable(r));
   ExpectGolden("multi_two_archs.resources.json",
-               ResourcesReportToJson(r, GoldenProvenance(), "/pkg").dump(2) + "\n");
+               ResourcesReportToJsonText(r, GoldenProvenance(), "/pkg"));
+  // The text built row by row is the tree's dump, byte for byte (and for no rows too).
+  EXPECT_EQ(ResourcesReportToJsonText(r, GoldenProvenance(), "/pkg"),
+            ResourcesReportToJson(r, GoldenProvenance(), "/pkg").dump(2) + "\n");
+  ResourcesReport empty = Report(c, ParsePtxasLog("", "e.log").value(), nullptr, {"sm_80"});
+  EXPECT_EQ(ResourcesReportToJsonText(empty, GoldenProvenance(), "/pkg"),
+            ResourcesReportToJson(empty, GoldenProvenance(), "/pkg").dump(2) + "\n");
 }
 
 TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
@@ -122,7 +132,7 @@ TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
   PtxasReport sm90 = Log("smem_over_sm90a.log");
   ResourcesReport r = Report(c, sm90, nullptr, {"sm_90a"});
   const GateResult& g = Gate(r, "smem_within_cap");
-  EXPECT_FALSE(g.passed);
+  EXPECT_FALSE(g.passed());
   ASSERT_EQ(g.failures.size(), 1u);
   EXPECT_NE(g.failures[0].find("void flash_mla_fwd<256>(float const*, float*, int) on sm_90a"),
             std::string::npos);
@@ -130,7 +140,8 @@ TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
                 "262144 bytes of static shared memory, 232448 bytes max: over by 29696 bytes"),
             std::string::npos)
       << g.failures[0];
-  EXPECT_TRUE(Gate(r, "head_builds").passed);  // the overflow is the smem gate's, not a build error
+  EXPECT_TRUE(
+      Gate(r, "head_builds").passed());  // the overflow is the smem gate's, not a build error
   EXPECT_EQ(r.status, "rejected");
 
   PtxasReport sm80 = Log("smem_over_sm80.log");
@@ -165,7 +176,9 @@ TEST(ResourceReport, SpillsWithoutABaseFailTheSpillGate) {
   const GateResult& g = Gate(r, "no_new_spills");
   ASSERT_EQ(g.failures.size(), 1u);
   EXPECT_NE(g.failures[0].find("580 bytes spill stores, 676 bytes spill loads"), std::string::npos);
-  BuildConfig off = Config("[build.gates]\nno_new_spills = false\n");
+  BuildConfig off = Config(
+      "[build]\nblock_size = 128\n[build.gates]\nno_new_spills = false\noccupancy_not_lower = "
+      "false\n");
   EXPECT_EQ(Report(off, head, nullptr, {"sm_80"}).status, "ok");
 }
 
@@ -190,12 +203,17 @@ TEST(ResourceReport, BaseVersusHeadMatchesByDemangledName) {
   EXPECT_EQ(spill->change, KernelChange::kChanged);
   EXPECT_EQ(spill->base->registers, 24);
   EXPECT_EQ(spill->head->registers, 32);
+  EXPECT_EQ(spill->pairing, KernelPairing::kSame);
   EXPECT_EQ(Row(r, "old_only", "sm_80")->change, KernelChange::kVanished);
-  EXPECT_FALSE(Gate(r, "no_new_spills").passed);
-  // 1024 threads: 24 registers fit 2 blocks (64 warps), 32 registers fit 2 as well;
-  // the gate compares warps per SM.
-  EXPECT_TRUE(Gate(r, "occupancy_not_lower").passed);
-  EXPECT_FALSE(Gate(r, "occupancy_not_lower").skipped);
+  EXPECT_EQ(Row(r, "old_only", "sm_80")->pairing, KernelPairing::kBaseOnly);
+  EXPECT_FALSE(Gate(r, "no_new_spills").passed());
+  // 1024 threads: 24 registers fit 2 blocks (64 warps), 32 registers fit 2 as well; the
+  // gate compares warps per SM, but a kernel of the base only leaves it incomplete.
+  const GateResult& occ = Gate(r, "occupancy_not_lower");
+  EXPECT_TRUE(occ.missing());
+  EXPECT_EQ(occ.judged, 1);
+  EXPECT_NE(occ.reason.find("old_only() on sm_80 is in the base only"), std::string::npos)
+      << occ.reason;
   ExpectGolden("base_vs_head.table.txt", FormatResourcesTable(r));
 }
 
@@ -238,7 +256,10 @@ TEST(ResourceReport, UnknownArchIsAFindingNotAGuess) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].kind, "unknown_arch");
   EXPECT_EQ(r.kernels[0].head->smem_cap_bytes, -1);
-  EXPECT_TRUE(Gate(r, "smem_within_cap").passed);
+  // No cap to compare with: the gate cannot pass.
+  EXPECT_TRUE(Gate(r, "smem_within_cap").missing());
+  EXPECT_NE(Gate(r, "smem_within_cap").reason.find("no limits known for sm_110"),
+            std::string::npos);
 }
 
 TEST(ResourceScan, CompileTimeConstantInCudaFuncSetAttributeIsFound) {
@@ -299,7 +320,8 @@ void go(int n) {
 TEST(ResourceReport, MissingEvidenceReport) {
   ResourcesReport r = MissingResourcesReport("nvcc was not found", {"sm_90a"});
   EXPECT_EQ(r.status, "missing");
-  EXPECT_TRUE(r.Passed());
+  EXPECT_FALSE(r.Passed());  // nothing was judged
+  EXPECT_TRUE(r.gates.empty());
   EXPECT_EQ(FormatResourcesTable(r), "compile evidence missing: nvcc was not found\n");
   nlohmann::json j = ResourcesReportToJson(r, GoldenProvenance(), "/pkg");
   EXPECT_EQ(j["status"], "missing");

@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+
+#include "evidence/demangle.h"
 
 namespace av {
 namespace {
@@ -28,6 +33,7 @@ ResourcesKernelSide SideRecord(const KernelResources& k) {
     s.smem_headroom_bytes = k.smem_headroom_bytes;
     s.smem_headroom_pct = std::round(k.smem_headroom_pct * 100) / 100;
   }
+  s.bad_count = k.bad_count;
   s.ptxas_overflow = k.ptxas_overflow;
   s.overflow_bytes = k.overflow_bytes;
   s.overflow_max_bytes = k.overflow_max_bytes;
@@ -46,11 +52,11 @@ ResourcesKernelSide SideRecord(const KernelResources& k) {
   return s;
 }
 
-ResourcesRevision RevisionRecord(const RevisionInfo& r, const std::string& package_dir) {
+ResourcesRevision RevisionRecord(const RevisionInfo& r) {
   ResourcesRevision x;
   x.ref = r.ref;
   x.commit = r.commit;
-  x.log = PackageRelative(package_dir, r.log_path);
+  x.log = r.log_path;  // package-relative already (build_evidence.cc)
   x.commands = r.commands;
   x.exit_codes.assign(r.exit_codes.begin(), r.exit_codes.end());
   x.errors = r.errors;
@@ -58,8 +64,51 @@ ResourcesRevision RevisionRecord(const RevisionInfo& r, const std::string& packa
   return x;
 }
 
-std::string Cut(const std::string& s, size_t n) {
-  return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+// The demangled name without its return type: "tile_copy<128>(float const*, float*, int)".
+std::string WithoutReturnType(const std::string& demangled) {
+  std::string shortname = KernelShortName(demangled);
+  size_t at = shortname.empty() ? std::string::npos : demangled.find(shortname);
+  return at == std::string::npos ? demangled : demangled.substr(at);
+}
+
+// `s` without namespace qualifiers ("cutlass::bfloat16_t" -> "bfloat16_t").
+std::string DropQualifiers(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+    if (j > i && s.compare(j, 2, "::") == 0) {
+      i = j + 2;  // a qualifier: dropped
+    } else if (j > i) {
+      out.append(s, i, j - i);
+      i = j;
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// Names for the table's kernel column: shortened where that keeps every row's name
+// distinct (ten instantiations must not print as one prefix), in full where it would not.
+std::vector<std::string> DisplayNames(const std::vector<KernelRow>& rows) {
+  constexpr size_t kWidth = 72;
+  std::vector<std::string> full, shown;
+  for (const KernelRow& row : rows) {
+    full.push_back(WithoutReturnType(row.demangled));
+    std::string s = full.back();
+    if (s.size() > kWidth) s = DropQualifiers(s);
+    if (s.size() > kWidth)
+      s = s.substr(0, kWidth / 2 - 2) + "..." + s.substr(s.size() - kWidth / 2 + 1);
+    shown.push_back(s);
+  }
+  std::map<std::string, std::set<std::string>> fulls_of;  // shown name -> the names it stands for
+  for (size_t i = 0; i < rows.size(); ++i) fulls_of[shown[i]].insert(full[i]);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (fulls_of[shown[i]].size() > 1) shown[i] = full[i];
+  }
+  return shown;
 }
 
 std::string Num(int64_t v) { return v < 0 ? "?" : std::to_string(v); }
@@ -103,13 +152,14 @@ ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance pro
   out.nvcc_path = r.nvcc_path;
   out.nvcc_version = r.nvcc_version;
   out.archs = r.archs;
-  out.head = RevisionRecord(r.head, package_dir);
-  if (r.base) out.base = RevisionRecord(*r.base, package_dir);
+  out.head = RevisionRecord(r.head);
+  if (r.base) out.base = RevisionRecord(*r.base);
   for (const KernelRow& row : r.kernels) {
     ResourcesKernelRow k;
     k.kernel = row.demangled;
     k.arch = row.arch;
     k.change = KernelChangeName(row.change);
+    k.pairing = KernelPairingName(row.pairing);
     if (row.base) k.base = SideRecord(*row.base);
     if (row.head) k.head = SideRecord(*row.head);
     out.kernels.push_back(std::move(k));
@@ -118,11 +168,18 @@ ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance pro
     ResourcesGate x;
     x.gate = g.name;
     x.enabled = g.enabled;
-    x.skipped = g.skipped;
-    x.passed = g.passed;
-    x.rule = g.reason;
+    x.status = GateStatusName(g.status);
+    x.reason = g.reason;
+    x.judged = g.judged;
+    x.skipped = g.missing();
+    x.passed = g.passed();
+    x.rule = g.rule;
     x.failures = g.failures;
     out.gates.push_back(std::move(x));
+  }
+  out.warnings = r.warnings;
+  for (const UnmatchedKernelEntry& u : r.unmatched_kernel_entries) {
+    out.unmatched_kernel_entries.push_back({u.name, u.line, u.dynamic_smem_bytes, u.matches_base});
   }
   for (const BuildFinding& f : r.findings) {
     out.findings.push_back({f.severity, f.kind, f.message, f.file, f.kernel, f.line});
@@ -135,7 +192,7 @@ ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance pro
   // wrote it) is left out rather than failing the stage.
   for (const RevisionInfo* rev : {&r.head, r.base ? &*r.base : nullptr}) {
     if (rev != nullptr && !rev->log_path.empty())
-      (void)AddInputFile(&provenance, package_dir, rev->log_path);
+      (void)AddInputFile(&provenance, package_dir, ResolveInPackage(package_dir, rev->log_path));
   }
   if (provenance.head_commit.empty()) provenance.head_commit = r.head.commit;
   if (provenance.finished.empty()) provenance.finished = UtcNowRfc3339();
@@ -150,6 +207,11 @@ nlohmann::json ResourcesReportToJson(const ResourcesReport& report, Provenance p
   return ResourcesToJson(ResourcesReportToRecord(report, std::move(provenance), package_dir));
 }
 
+std::string ResourcesReportToJsonText(const ResourcesReport& report, Provenance provenance,
+                                      const std::string& package_dir) {
+  return ResourcesToJsonText(ResourcesReportToRecord(report, std::move(provenance), package_dir));
+}
+
 std::string FormatResourcesTable(const ResourcesReport& r) {
   std::string out;
   if (r.status == "missing") {
@@ -161,21 +223,30 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
            (r.base->commit.empty() ? "" : " (" + r.base->commit.substr(0, 12) + ")");
   if (!r.nvcc_version.empty()) out += ", nvcc " + r.nvcc_version;
   out += "\n\n";
-  std::vector<std::vector<std::string>> rows = {{"kernel", "arch", "regs", "spill B", "stack B",
-                                                 "smem B (static+dyn)", "cap B", "headroom B",
-                                                 "warps/SM", "change"}};
-  for (const KernelRow& row : r.kernels) {
+  std::vector<std::vector<std::string>> rows = {{"kernel", "arch", "regs", "barriers", "spill B",
+                                                 "stack B", "smem B (static+dyn)", "cap B",
+                                                 "headroom B", "warps/SM", "change"}};
+  const std::vector<std::string> names = DisplayNames(r.kernels);
+  std::vector<std::string> renamed;
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const KernelRow& row = r.kernels[i];
     const KernelResources& any = row.head ? *row.head : *row.base;
+    std::string change = KernelChangeName(row.change);
+    if (row.pairing == KernelPairing::kSignatureChanged) {
+      change += " (signature)";
+      renamed.push_back(WithoutReturnType(row.base->demangled) + " -> " +
+                        WithoutReturnType(row.head->demangled) + " on " + row.arch);
+    }
     rows.push_back(
-        {Cut(row.demangled, 60), row.arch,
+        {names[i], row.arch,
          Pair(row.base, row.head, [](const KernelResources& k) { return Num(k.registers); }),
+         Pair(row.base, row.head, [](const KernelResources& k) { return Num(k.barriers); }),
          Pair(row.base, row.head,
               [](const KernelResources& k) { return std::to_string(k.SpillBytes()); }),
          Pair(row.base, row.head,
               [](const KernelResources& k) { return Num(k.stack_frame_bytes); }),
          Pair(row.base, row.head, SmemCell), Num(any.smem_cap_bytes),
-         row.head ? HeadroomCell(*row.head) : "", Pair(row.base, row.head, OccupancyCell),
-         KernelChangeName(row.change)});
+         row.head ? HeadroomCell(*row.head) : "", Pair(row.base, row.head, OccupancyCell), change});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
@@ -190,6 +261,10 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     out += line + "\n";
   }
   if (r.kernels.empty()) out += "(no kernels in the log)\n";
+  if (!renamed.empty()) {
+    out += "\npaired across a signature change (same name, other template arguments):\n";
+    for (const std::string& p : renamed) out += "  " + p + "\n";
+  }
   if (!r.findings.empty()) {
     out += "\nfindings:\n";
     for (const BuildFinding& f : r.findings) {
@@ -210,17 +285,32 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
              d.tool + ": " + d.message + "\n";
     }
   }
+  if (!r.warnings.empty()) {
+    out += "\nwarnings:\n";
+    for (const std::string& w : r.warnings) out += "  " + w + "\n";
+  }
   out += "\ngates:\n";
   int failed = 0;
+  std::vector<std::string> missing;
   for (const GateResult& g : r.gates) {
-    std::string verdict = !g.enabled ? "off " : g.skipped ? "skip" : g.passed ? "PASS" : "FAIL";
-    failed += g.enabled && !g.skipped && !g.passed;
-    out += fmt::format("  {} {:<20} {}\n", verdict, g.name, g.reason);
+    std::string verdict = !g.enabled                         ? "off "
+                          : g.status == GateStatus::kMissing ? "MISS"
+                          : g.passed()                       ? "PASS"
+                                                             : "FAIL";
+    failed += g.enabled && g.status == GateStatus::kFail;
+    if (g.enabled && g.missing()) missing.push_back(g.name);
+    out += fmt::format("  {} {:<20} {}\n", verdict, g.name, g.rule);
+    if (g.enabled && g.missing()) out += "         missing: " + g.reason + "\n";
     for (const std::string& f : g.failures) out += "         " + f + "\n";
   }
   out += "\nverdict: " + r.status;
-  if (failed > 0)
+  if (failed > 0) {
     out += " (" + std::to_string(failed) + (failed == 1 ? " gate" : " gates") + " failed)";
+  } else if (!missing.empty()) {
+    std::string names;
+    for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
+    out += " (nothing to judge for " + names + ")";
+  }
   out += "\n";
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "evidence/int_expr.h"
 
@@ -45,8 +46,10 @@ std::string Trim(std::string_view s) {
 }
 
 // Collects `constexpr T NAME = EXPR;`, `const T NAME = EXPR;` and `#define NAME EXPR`
-// whose EXPR evaluates with the constants found before it.
-IntConstants CollectConstants(const std::string& text) {
+// whose EXPR evaluates with the constants found before it; the others' definitions go to
+// `unevaluated` (NAME -> "constexpr T NAME = EXPR", cut at 120 characters).
+IntConstants CollectConstants(const std::string& text,
+                              std::map<std::string, std::string>* unevaluated) {
   IntConstants constants;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -83,9 +86,92 @@ IntConstants CollectConstants(const std::string& text) {
     }
     if (name.empty() || expr.empty()) continue;
     auto v = EvaluateIntExpression(expr, constants);
-    if (v.ok()) constants[name] = *v;
+    if (v.ok()) {
+      constants[name] = *v;
+    } else {
+      std::string def = t.back() == ';' ? t.substr(0, t.size() - 1) : t;
+      (*unevaluated)[name] = def.size() > 120 ? def.substr(0, 117) + "..." : def;
+    }
   }
   return constants;
+}
+
+struct Alias {
+  size_t pos;
+  std::string name, expr;
+};
+
+// `auto k = &kernel<...>;`, `k = &kernel<...>;`, `void (*k)(Params) = &kernel;`: local
+// variables that hold a kernel, so a call through `k` is keyed on the kernel.
+std::vector<Alias> CollectAliases(const std::string& text) {
+  std::vector<Alias> out;
+  for (size_t eq = text.find('='); eq != std::string::npos; eq = text.find('=', eq + 1)) {
+    if (eq == 0 || eq + 1 >= text.size() || text[eq + 1] == '=' ||
+        std::string_view("=!<>+-*/%&|^").find(text[eq - 1]) != std::string_view::npos) {
+      continue;
+    }
+    // Right side: [&] qualified::name[<...>] ;
+    size_t r = text.find_first_not_of(" \t\r\n", eq + 1);
+    if (r == std::string::npos) break;
+    bool address = text[r] == '&';
+    if (address) r = text.find_first_not_of(" \t\r\n", r + 1);
+    if (r == std::string::npos ||
+        !(std::isalpha(static_cast<unsigned char>(text[r])) || text[r] == '_' || text[r] == ':')) {
+      continue;
+    }
+    size_t end = r;
+    int angle = 0;
+    while (end < text.size()) {
+      char c = text[end];
+      if (c == '<')
+        ++angle;
+      else if (c == '>' && angle > 0)
+        --angle;
+      else if (angle == 0 && !IsIdent(c) && c != ':')
+        break;
+      if (angle > 0 && (c == ';' || c == '{' || c == '}')) break;
+      ++end;
+    }
+    size_t semi = text.find_first_not_of(" \t\r\n", end);
+    if (semi == std::string::npos || text[semi] != ';' || angle != 0) continue;
+    // Left side: NAME, or (*NAME)(...) of a function pointer.
+    size_t l = eq;
+    while (l > 0 && std::isspace(static_cast<unsigned char>(text[l - 1]))) --l;
+    if (l > 0 && text[l - 1] == ')') {
+      int depth = 0;
+      while (l > 0) {
+        char c = text[--l];
+        if (c == ')') ++depth;
+        if (c == '(' && --depth == 0) break;
+      }
+      while (l > 0 && std::isspace(static_cast<unsigned char>(text[l - 1]))) --l;
+      if (l == 0 || text[l - 1] != ')') continue;
+      --l;
+    }
+    size_t name_end = l;
+    while (l > 0 && IsIdent(text[l - 1])) --l;
+    if (l == name_end) continue;
+    std::string name = text.substr(l, name_end - l);
+    if (std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    out.push_back({eq, name, (address ? "&" : "") + text.substr(r, end - r)});
+  }
+  return out;
+}
+
+// The kernel behind a call's first argument when that is a local variable set before it.
+void FollowAlias(const std::vector<Alias>& aliases, size_t at, DynamicSmemSite* site) {
+  for (int hop = 0; hop < 4; ++hop) {
+    std::string k = Trim(site->kernel);
+    if (k.empty() || !std::all_of(k.begin(), k.end(), IsIdent)) return;
+    const Alias* found = nullptr;
+    for (const Alias& a : aliases) {
+      if (a.pos < at && a.name == k) found = &a;
+    }
+    if (found == nullptr || found->expr == k) return;
+    if (site->alias.empty()) site->alias = k;
+    site->kernel = found->expr;
+    at = found->pos;
+  }
 }
 
 // Splits "a, f<1, 2>(x), c" at top-level commas (round, square, curly and angle brackets).
@@ -131,13 +217,20 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
   std::vector<DynamicSmemSite> sites;
   if (source.size() > (size_t{64} << 20)) return sites;
   const std::string text = BlankCommentsAndStrings(source);
-  const IntConstants constants = CollectConstants(text);
-  auto finish = [&](DynamicSmemSite site, const std::string& value) {
+  std::map<std::string, std::string> unevaluated;
+  const IntConstants constants = CollectConstants(text, &unevaluated);
+  const std::vector<Alias> aliases = CollectAliases(text);
+  auto finish = [&](DynamicSmemSite site, const std::string& value, size_t at) {
     site.file = file;
     site.value_expr = value;
+    FollowAlias(aliases, at, &site);
     site.kernel_base = BaseName(site.kernel);
     auto v = EvaluateIntExpression(value, constants);
-    if (v.ok()) site.value = *v;
+    if (v.ok()) {
+      site.value = *v;
+    } else if (auto u = unevaluated.find(Trim(value)); u != unevaluated.end()) {
+      site.value_constexpr = u->second;
+    }
     sites.push_back(std::move(site));
   };
   for (std::string_view fn : {"cudaFuncSetAttribute", "cuFuncSetAttribute"}) {
@@ -166,7 +259,7 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
       site.line = LineOf(text, start);
       site.via = std::string(fn);
       site.kernel = args[0];
-      finish(std::move(site), args[2]);
+      finish(std::move(site), args[2], start);
     }
   }
   size_t at = 0;
@@ -195,7 +288,7 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
     site.line = LineOf(text, start);
     site.via = "launch";
     site.kernel = Trim(std::string_view(text).substr(k, start - k));
-    finish(std::move(site), args[2]);
+    finish(std::move(site), args[2], start);
   }
   std::sort(sites.begin(), sites.end(),
             [](const DynamicSmemSite& a, const DynamicSmemSite& b) { return a.line < b.line; });

@@ -5,7 +5,8 @@
 // the same file (literal, constexpr, #define) it is evaluated. The result is a finding
 // for the report, never a silent input to the budget: attnverify.toml declares what the
 // budget uses. Not a C++ parser: macros and templates it cannot follow are reported as
-// non-constant. Pure functions; any thread.
+// non-constant; a kernel passed through a local variable (`auto k = &kernel<...>;`) is
+// followed back to the kernel. Pure functions; any thread.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +20,17 @@ namespace av {
 struct DynamicSmemSite {
   std::string file;
   int line = 0;
-  std::string via;               // "cudaFuncSetAttribute", "cuFuncSetAttribute" or "launch"
-  std::string kernel;            // the kernel expression as written ("&flash_fwd<64>")
+  std::string via;  // "cudaFuncSetAttribute", "cuFuncSetAttribute" or "launch"
+  // The kernel expression ("&flash_fwd<64>"); when the call names a local variable
+  // (`auto k = &flash_fwd<64>; cudaFuncSetAttribute(k, ...)`), what it was set to.
+  std::string kernel;
+  std::string alias;             // that variable ("k"), else empty
   std::string kernel_base;       // "flash_fwd": what is matched against ptxas' names
   std::string value_expr;        // "kDynSmemBytes"
   std::optional<int64_t> value;  // when it evaluates to a compile-time constant
+  // When value_expr names a constexpr/const this file defines but attnverify cannot
+  // evaluate (`constexpr size_t smem = sizeof(Plan);`): that definition, shortened.
+  std::string value_constexpr;
 };
 
 // Scans one source file's text. Sources over 64 MiB are skipped (empty result).

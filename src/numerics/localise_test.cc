@@ -8,12 +8,25 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <random>
 
 #include "numerics/heatmap_svg.h"
-#include "sweep/rng.h"
 
 namespace av {
 namespace {
+
+// Seeded draws for test data (numerics sits below sweep, so not the sweep's generator).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : engine_(seed) {}
+  double Normal() { return normal_(engine_); }
+  double Uniform() { return uniform_(engine_); }
+
+ private:
+  std::mt19937_64 engine_;
+  std::normal_distribution<double> normal_;
+  std::uniform_real_distribution<double> uniform_;
+};
 
 // A reference of normals and a candidate equal to it except where `bad(index)` holds.
 struct Pair {

@@ -7,7 +7,6 @@
 #include "core/file.h"
 #include "pipeline/package_init.h"
 #include "pipeline/run_config.h"
-#include "sweep/numerics_config.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -164,21 +163,6 @@ TEST(PackageInit, WritesTheLayoutAndKeepsExistingFiles) {
   r = InitPackage(pkg, true);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->written.size(), 4u);
-}
-
-// The template must be accepted by every command that reads it.
-TEST(PackageInit, TemplateParsesForEveryReader) {
-  TempDir dir;
-  ASSERT_TRUE(InitPackage(dir.path(), false).ok());
-  const std::string toml = dir.File("attnverify.toml");
-  Result<RunConfig> run = LoadRunConfig(toml);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_TRUE(run->has_slice);
-  EXPECT_FALSE(run->has_build);      // commented out until the user names sources
-  EXPECT_FALSE(run->has_candidate);  // likewise the candidate
-  Result<NumericsConfig> numerics = LoadNumericsConfig(toml);
-  ASSERT_TRUE(numerics.ok()) << numerics.status().message();
-  EXPECT_EQ(numerics->reference.kind, ImplKind::kOracle);
 }
 
 TEST(Pipeline, LastLineSkipsTrailingBlankLines) {

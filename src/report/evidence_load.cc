@@ -93,11 +93,15 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
                         ParseResourcesEvidence(*resources_text, "evidence/resources.json"));
     if (r.file.command.empty()) {
       // resources.json names no command: the one that writes it, with the base it compared.
-      r.file.command = r.head.ref == "imported"
-                           ? "attnverify build --config " + ShellQuote(config) + " --import " +
-                                 ShellQuote(r.head.log)
-                           : "attnverify build --config " + ShellQuote(config) +
-                                 (r.has_base() ? " --base " + ShellQuote(r.base->ref) : "");
+      std::vector<std::string> argv = {"attnverify", "build", "--config", config};
+      if (r.head.ref == "imported") {
+        argv.insert(argv.end(), {"--import", r.head.log});
+        if (r.has_base() && r.base->ref == "imported")
+          argv.insert(argv.end(), {"--import-base", r.base->log});
+      } else if (r.has_base()) {
+        argv.insert(argv.end(), {"--base", r.base->ref});
+      }
+      r.file.command = ShellJoin(argv);
     }
     for (const auto& [log, what] : {std::pair{r.head.log, "$.head.log"},
                                     {r.base ? r.base->log : std::string(), "$.base.log"}}) {

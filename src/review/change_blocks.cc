@@ -2,43 +2,22 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
+#include <cstdlib>
+#include <functional>
 #include <set>
+#include <unordered_map>
+
+#include "review/renames.h"
 
 namespace av {
 namespace {
 
-bool IsKeyword(std::string_view s) {
-  static const std::set<std::string_view> kKeywords = {
-      "if",        "for",           "while",  "switch", "return", "else",   "do",        "case",
-      "sizeof",    "static_assert", "elif",   "def",    "class",  "struct", "namespace", "template",
-      "typename",  "using",         "new",    "delete", "throw",  "catch",  "decltype",  "alignof",
-      "co_return", "assert",        "lambda", "with",   "in",     "not",    "and",       "or"};
-  return kKeywords.count(s) > 0;
-}
-
-// The name a C++ function definition line introduces, or "".
-std::string CppSignatureName(const std::vector<Token>& t, std::string_view code) {
-  if (t.empty() || code.empty() || code.back() == ';' || code[0] == '#') return "";
-  if (t[0].kind == TokenKind::kIdentifier && IsKeyword(t[0].text)) return "";
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i].kind == TokenKind::kOperator && (t[i].text == "=" || t[i].text == "<<")) return "";
-    if (t[i].text == "(") {
-      // At least a type and a name before the parenthesis: "bool f(", "__global__ void k(".
-      if (i < 2 || t[i - 1].kind != TokenKind::kIdentifier || IsKeyword(t[i - 1].text)) return "";
-      return t[i - 1].text;
-    }
-  }
-  return "";
-}
-
-// Tracks the enclosing function along one side of a hunk.
+// Tracks the enclosing function along one side of a hunk when the whole file is not known.
 class FunctionTracker {
  public:
   FunctionTracker(SourceLanguage language, const std::string& section) : language_(language) {
-    Tokenize(section).swap(section_tokens_);
+    std::vector<Token> t = Tokenize(section);
     if (language_ == SourceLanguage::kPython) {
-      auto& t = section_tokens_;
       for (size_t i = 0; i + 1 < t.size(); ++i) {
         if (t[i].text == "def" && t[i + 1].kind == TokenKind::kIdentifier) {
           name_ = t[i + 1].text;
@@ -47,10 +26,12 @@ class FunctionTracker {
         }
       }
     } else if (language_ == SourceLanguage::kCpp) {
-      name_ = CppSignatureName(section_tokens_, section);
+      // git's section line starts at column 0: "name(" there is a signature.
+      name_ = SignatureName(t, section, /*allow_bare_name=*/true);
       if (!name_.empty()) {
         depth_ = 1;  // the hunk starts inside the body git named
         opened_ = true;
+        kernel_ = section.find("__global__") != std::string::npos;
       }
     }
   }
@@ -60,19 +41,17 @@ class FunctionTracker {
     if (language_ == SourceLanguage::kPython) {
       int indent = IndentOf(raw);
       if (!name_.empty() && indent <= indent_) name_.clear();
-      if (tokens.size() >= 2 && tokens[0].text == "def" &&
-          tokens[1].kind == TokenKind::kIdentifier) {
-        name_ = tokens[1].text;
-        indent_ = indent;
-      } else if (tokens.size() >= 3 && tokens[0].text == "async" && tokens[1].text == "def") {
-        name_ = tokens[2].text;
+      size_t k = tokens.size() >= 3 && tokens[0].text == "async" ? 1 : 0;
+      if (tokens.size() >= k + 2 && tokens[k].text == "def" &&
+          tokens[k + 1].kind == TokenKind::kIdentifier) {
+        name_ = tokens[k + 1].text;
         indent_ = indent;
       }
       return;
     }
     if (language_ != SourceLanguage::kCpp) return;
-    if (code.find("__global__") != std::string::npos) in_kernel_signature_ = true;
-    std::string sig = CppSignatureName(tokens, code);
+    if (code.find("__global__") != std::string::npos) in_kernel_signature_ = kernel_ = true;
+    std::string sig = SignatureName(tokens, code, /*allow_bare_name=*/false);
     if (!sig.empty() && depth_ <= 0) {
       name_ = sig;
       depth_ = 0;
@@ -90,6 +69,7 @@ class FunctionTracker {
           name_.clear();
           depth_ = 0;
           opened_ = false;
+          kernel_ = false;
         }
       }
     }
@@ -97,192 +77,204 @@ class FunctionTracker {
 
   const std::string& name() const { return name_; }
   bool in_kernel_signature() const { return in_kernel_signature_; }
+  bool kernel() const { return kernel_; }
 
  private:
   SourceLanguage language_;
-  std::vector<Token> section_tokens_;
   std::string name_;
   int depth_ = 0;
   bool opened_ = false;
   int indent_ = 0;
   bool in_kernel_signature_ = false;
+  bool kernel_ = false;
 };
 
-// Words after which a name followed by "(" is called, not declared: `await f(x)`.
-bool IsCallPrefix(std::string_view s) {
-  static const std::set<std::string_view> kWords = {"await",
-                                                    "yield",
-                                                    "raise",
-                                                    "goto",
-                                                    "co_await",
-                                                    "co_yield",
-                                                    "is",
-                                                    "as",
-                                                    "import",
-                                                    "from",
-                                                    "del",
-                                                    "print",
-                                                    "typeid",
-                                                    "noexcept",
-                                                    "requires",
-                                                    "operator",
-                                                    "const_cast",
-                                                    "static_cast",
-                                                    "reinterpret_cast",
-                                                    "dynamic_cast"};
-  return kWords.count(s) > 0;
+std::vector<uint64_t> SortedHashes(const std::vector<Token>& tokens) {
+  std::vector<uint64_t> h;
+  h.reserve(tokens.size());
+  for (const Token& t : tokens) h.push_back(std::hash<std::string>{}(t.text));
+  std::sort(h.begin(), h.end());
+  return h;
 }
 
-// Names a line declares: "float s = ...", "int i;", "T* p)", Python "x = ...", "for x in",
-// functions ("void LoadTile(", "def load("), types ("struct Tile", "class Tile",
-// "using Tile =", "typedef float Acc;").
-void AddDeclaredNames(const std::vector<Token>& t, std::set<std::string>* out) {
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i].kind != TokenKind::kIdentifier || IsKeyword(t[i].text)) continue;
-    const std::string next = i + 1 < t.size() ? t[i + 1].text : "";
-    const std::string prev = i > 0 ? t[i - 1].text : "";
-    size_t p = i;
-    while (p > 0 && (t[p - 1].text == "*" || t[p - 1].text == "&")) --p;
-    const bool after_type = p > 0 && t[p - 1].kind == TokenKind::kIdentifier &&
-                            !IsKeyword(t[p - 1].text) && !IsCallPrefix(t[p - 1].text);
-    const bool declarator = next.empty() || next == "=" || next == ";" || next == "," ||
-                            next == ")" || next == "[" || next == "{" || next == ":";
-    if (after_type && declarator) out->insert(t[i].text);
-    // A function: "name(" after nothing but a return type and specifiers
-    // ("template <int N> __device__ float* Load(", not "if (a && Load(").
-    if (after_type && next == "(") {
-      bool prefix = true;
-      for (size_t k = 0; k < p && prefix; ++k) {
-        const Token& x = t[k];
-        prefix = (x.kind == TokenKind::kIdentifier &&
-                  (!IsKeyword(x.text) || x.text == "template" || x.text == "typename")) ||
-                 x.kind == TokenKind::kNumber || x.text == "::" || x.text == "<" || x.text == ">" ||
-                 x.text == "*" || x.text == "&" || x.text == ",";
+// Fills a code line's text fields from its stripped code.
+void SetCode(CodeLine* cl) {
+  const bool long_line = cl->code.size() > kMaxRuleLineBytes;
+  cl->tokens = Tokenize(long_line ? std::string_view(cl->code).substr(0, kMaxRuleLineBytes)
+                                  : std::string_view(cl->code));
+  cl->token_hashes = SortedHashes(cl->tokens);
+  cl->norm = CanonicalCode(cl->tokens);
+  if (long_line) {
+    cl->norm += " \x01" + std::to_string(std::hash<std::string>{}(cl->code));
+    cl->source = cl->source.substr(0, 200);
+  }
+}
+
+// Where a line sits according to the whole file's outline.
+void SetContextFromOutline(const SourceOutline& outline, int64_t line, CodeLine* cl) {
+  if (const OutlineFunction* f = outline.FunctionAt(line)) {
+    cl->function = f->name;
+    cl->function_kind = f->kind;
+    cl->function_line = f->signature_line;
+    cl->in_signature = SourceOutline::InSignature(*f, line);
+    cl->in_kernel_signature = cl->in_signature && f->kind == FunctionKind::kKernel;
+  }
+  if (const OutlineScope* s = outline.ScopeAt(line)) {
+    cl->scope_keyword = s->keyword;
+    cl->scope_name = s->name;
+  }
+}
+
+// Scope (enum/struct) from git's section header, for enum entries seen without the file:
+// "@@ ... @@ enum NamedBarriers : int {".
+void SectionScope(const std::string& section, std::string* keyword, std::string* name) {
+  std::vector<Token> t = Tokenize(section);
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].text == "enum" || t[i].text == "struct" || t[i].text == "class") {
+      size_t n = i + 1;
+      while (n < t.size() && (t[n].text == "class" || t[n].text == "struct")) ++n;
+      if (n < t.size() && t[n].kind == TokenKind::kIdentifier) {
+        *keyword = t[i].text == "enum" ? "enum" : t[i].text;
+        *name = t[n].text;
       }
-      if (prefix) out->insert(t[i].text);
+      return;
     }
-    if (i == 0 && next == "=") out->insert(t[i].text);  // Python assignment
-    if (prev == "for" || prev == "def" || prev == "struct" || prev == "class" || prev == "union" ||
-        prev == "enum" || (prev == "using" && next == "=")) {
-      out->insert(t[i].text);
-    }
+    if (t[i].text == "(") return;
   }
 }
 
-std::set<std::string> DeclaredNames(const std::vector<Token>& t) {
-  std::set<std::string> names;
-  AddDeclaredNames(t, &names);
-  return names;
+// Removed lines that reappear unchanged (up to whitespace) on the added side only moved.
+void CancelMoved(ChangeBlock* b) {
+  std::unordered_multimap<std::string_view, size_t> added;
+  for (size_t j = 0; j < b->added.size(); ++j) added.emplace(b->added[j].norm, j);
+  std::vector<bool> used(b->added.size(), false);
+  std::vector<CodeLine> kept_removed;
+  for (CodeLine& r : b->removed) {
+    bool matched = false;
+    auto [lo, hi] = added.equal_range(r.norm);
+    for (auto it = lo; it != hi; ++it) {
+      if (!used[it->second]) {
+        used[it->second] = matched = true;
+        break;
+      }
+    }
+    if (!matched) kept_removed.push_back(std::move(r));
+  }
+  std::vector<CodeLine> kept_added;
+  for (size_t j = 0; j < b->added.size(); ++j) {
+    if (!used[j]) kept_added.push_back(std::move(b->added[j]));
+  }
+  b->removed = std::move(kept_removed);
+  b->added = std::move(kept_added);
 }
 
-bool IsRenamable(const Token& t) { return t.kind == TokenKind::kIdentifier && !IsKeyword(t.text); }
-
-// The name pairs (old, new) at the positions where two lines differ, when they differ
-// only in renamable names; empty otherwise.
-std::vector<std::pair<std::string, std::string>> NameDifferences(const CodeLine& r,
-                                                                 const CodeLine& a) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (r.tokens.size() != a.tokens.size()) return {};
-  for (size_t i = 0; i < r.tokens.size(); ++i) {
-    const Token& x = r.tokens[i];
-    const Token& y = a.tokens[i];
-    if (x.kind == y.kind && x.text == y.text) continue;
-    if (!IsRenamable(x) || !IsRenamable(y)) return {};
-    pairs.emplace_back(x.text, y.text);
+// A constant the file's removed lines define (`constexpr uint32_t rank = 2;`) and that the
+// new side never names: its uses were inlined. A removed line equal to an added one once
+// the constant is substituted (and `[2 - 1]` folded) carried no change, and the definition
+// itself goes when every use it had went that way.
+void CancelInlinedConstants(RawFileBlocks* f) {
+  std::map<std::string, std::string> constants;
+  for (const ChangeBlock& b : f->blocks) {
+    for (const CodeLine& r : b.removed) {
+      const auto& t = r.tokens;
+      // [static] [constexpr|const] TYPE NAME = NUMBER ;
+      if (t.size() < 5 || t.back().text != ";" || t[t.size() - 2].kind != TokenKind::kNumber ||
+          t[t.size() - 3].text != "=" || t[t.size() - 4].kind != TokenKind::kIdentifier) {
+        continue;
+      }
+      bool constant = false;
+      for (size_t i = 0; i + 4 < t.size(); ++i)
+        constant |= t[i].text == "constexpr" || t[i].text == "const";
+      const std::string& name = t[t.size() - 4].text;
+      if (constant && !f->new_ids.count(name)) constants[name] = t[t.size() - 2].text;
+    }
   }
-  return pairs;
+  if (constants.empty()) return;
+  auto substituted = [&](const CodeLine& r, bool* changed) {
+    std::vector<Token> s;
+    for (const Token& t : r.tokens) {
+      auto it = t.kind == TokenKind::kIdentifier ? constants.find(t.text) : constants.end();
+      *changed |= it != constants.end();
+      s.push_back(it != constants.end() ? Token{TokenKind::kNumber, it->second} : t);
+    }
+    // Fold "A op B" between delimiters: [2 - 1] -> [1].
+    auto delim = [](const std::string& x) {
+      return x == "[" || x == "]" || x == "(" || x == ")" || x == "," || x == "=" || x == ";" ||
+             x == "{" || x == "}";
+    };
+    auto integer = [](const Token& t, long long* v) {
+      if (t.kind != TokenKind::kNumber || t.text.empty()) return false;
+      char* end = nullptr;
+      *v = std::strtoll(t.text.c_str(), &end, 10);
+      return *end == '\0';
+    };
+    for (size_t i = 1; i + 3 < s.size();) {
+      long long a = 0, c = 0;
+      const std::string& op = s[i + 1].text;
+      if (delim(s[i - 1].text) && delim(s[i + 3].text) && (op == "+" || op == "-" || op == "*") &&
+          integer(s[i], &a) && integer(s[i + 2], &c) && a < (1 << 20) && c < (1 << 20) &&
+          a > -(1 << 20) && c > -(1 << 20)) {
+        s[i].text = std::to_string(op == "+" ? a + c : op == "-" ? a - c : a * c);
+        s.erase(s.begin() + static_cast<long>(i) + 1, s.begin() + static_cast<long>(i) + 3);
+        continue;
+      }
+      ++i;
+    }
+    return CanonicalCode(s);
+  };
+  std::map<std::string, int> uses_left;  // uses of each constant not cancelled
+  for (ChangeBlock& b : f->blocks) {
+    std::unordered_multimap<std::string, size_t> added;
+    for (size_t j = 0; j < b.added.size(); ++j) added.emplace(b.added[j].norm, j);
+    std::vector<bool> used(b.added.size(), false), drop(b.removed.size(), false);
+    for (size_t i = 0; i < b.removed.size(); ++i) {
+      bool changed = false;
+      const std::string norm = substituted(b.removed[i], &changed);
+      if (!changed) continue;
+      auto [lo, hi] = added.equal_range(norm);
+      for (auto it = lo; it != hi; ++it) {
+        if (!used[it->second]) {
+          used[it->second] = drop[i] = true;
+          break;
+        }
+      }
+      if (drop[i]) continue;
+      for (const Token& t : b.removed[i].tokens) {
+        if (constants.count(t.text)) ++uses_left[t.text];
+      }
+    }
+    std::vector<CodeLine> kr, ka;
+    for (size_t i = 0; i < b.removed.size(); ++i) {
+      if (!drop[i]) kr.push_back(std::move(b.removed[i]));
+    }
+    for (size_t j = 0; j < b.added.size(); ++j) {
+      if (!used[j]) ka.push_back(std::move(b.added[j]));
+    }
+    b.removed = std::move(kr);
+    b.added = std::move(ka);
+  }
+  // The definitions themselves: their only remaining use is the definition line.
+  for (ChangeBlock& b : f->blocks) {
+    std::vector<CodeLine> kr;
+    for (CodeLine& r : b.removed) {
+      const auto& t = r.tokens;
+      const bool def = t.size() >= 5 && t[t.size() - 3].text == "=" &&
+                       constants.count(t[t.size() - 4].text) &&
+                       uses_left[t[t.size() - 4].text] <= 1;
+      if (!def) kr.push_back(std::move(r));
+    }
+    b.removed = std::move(kr);
+  }
+  std::vector<ChangeBlock> kept;
+  for (ChangeBlock& b : f->blocks) {
+    if (!b.empty()) kept.push_back(std::move(b));
+  }
+  f->blocks = std::move(kept);
 }
 
-// The name a removed line declares and the matching added line declares in its place:
-// the lines agree up to that name and on the token after it ("void LoadKeyTile(" ->
-// "void LoadKvTile(", whatever the parameters do).
-bool DeclarationRename(const CodeLine& r, const CodeLine& a,
-                       std::pair<std::string, std::string>* pair) {
-  const size_t n = std::min(r.tokens.size(), a.tokens.size());
-  size_t i = 0;
-  while (i < n && r.tokens[i].kind == a.tokens[i].kind && r.tokens[i].text == a.tokens[i].text) ++i;
-  if (i >= n || !IsRenamable(r.tokens[i]) || !IsRenamable(a.tokens[i])) return false;
-  const bool r_last = i + 1 == r.tokens.size(), a_last = i + 1 == a.tokens.size();
-  if (r_last != a_last || (!r_last && r.tokens[i + 1].text != a.tokens[i + 1].text)) return false;
-  if (!DeclaredNames(r.tokens).count(r.tokens[i].text) ||
-      !DeclaredNames(a.tokens).count(a.tokens[i].text)) {
-    return false;
-  }
-  *pair = {r.tokens[i].text, a.tokens[i].text};
-  return true;
-}
-
-// The code line's tokens with `renames` applied, joined like `norm`.
-std::string RenamedNorm(const CodeLine& l, const std::map<std::string, std::string>& renames) {
-  std::string out;
-  for (const Token& t : l.tokens) {
-    if (!out.empty()) out += ' ';
-    auto it = t.kind == TokenKind::kIdentifier ? renames.find(t.text) : renames.end();
-    out += it != renames.end() ? it->second : t.text;
-  }
-  return out;
-}
-
-// True when `removed` and `added` differ only by the diff's consistent `renames` and by
-// renaming names the old lines declare, one-to-one, to names the old code did not use
-// (so swapping s_q and s_k, expf -> exp2f, False -> True or float -> half are not renames).
-bool IsRenameOnly(const ChangeBlock& b, const std::map<std::string, std::string>& renames) {
-  std::vector<const Token*> old_t, new_t;
-  std::set<std::string> old_ids, new_ids, declared;
-  for (const CodeLine& l : b.removed) {
-    AddDeclaredNames(l.tokens, &declared);
-    for (const Token& t : l.tokens) {
-      old_t.push_back(&t);
-      if (t.kind == TokenKind::kIdentifier) old_ids.insert(t.text);
-    }
-  }
-  for (const CodeLine& l : b.added) {
-    for (const Token& t : l.tokens) {
-      new_t.push_back(&t);
-      if (t.kind == TokenKind::kIdentifier) new_ids.insert(t.text);
-    }
-  }
-  if (old_t.empty() || old_t.size() != new_t.size()) return false;
-  std::map<std::string, std::string> fwd, back;
-  bool renamed = false;
-  for (size_t i = 0; i < old_t.size(); ++i) {
-    const Token& a = *old_t[i];
-    const Token& c = *new_t[i];
-    if (a.kind != c.kind) return false;
-    if (a.kind != TokenKind::kIdentifier) {
-      if (a.text != c.text) return false;
-      continue;
-    }
-    if (IsKeyword(a.text) || IsKeyword(c.text)) {
-      if (a.text != c.text) return false;
-      continue;
-    }
-    auto g = renames.find(a.text);
-    if (g != renames.end() && g->second == c.text) {
-      renamed = true;
-      continue;
-    }
-    auto f = fwd.find(a.text);
-    if (f != fwd.end() && f->second != c.text) return false;
-    auto r = back.find(c.text);
-    if (r != back.end() && r->second != a.text) return false;
-    fwd[a.text] = c.text;
-    back[c.text] = a.text;
-    if (a.text != c.text) {
-      if (old_ids.count(c.text) || new_ids.count(a.text) || !declared.count(a.text)) return false;
-      renamed = true;
-    }
-  }
-  return renamed;
-}
-
-// One file's blocks before renames are looked at, with the names each side shows.
-struct RawFileBlocks {
-  std::vector<ChangeBlock> blocks;
-  std::set<std::string> old_ids, new_ids;  // removed + context lines, added + context lines
-};
-
-RawFileBlocks BuildRawBlocks(const FileDiff& file, SourceLanguage language) {
+RawFileBlocks BuildRawBlocks(const ReviewCodeFile& rf) {
+  const FileDiff& file = *rf.file;
+  const SourceLanguage language = rf.language;
   RawFileBlocks out;
   std::vector<ChangeBlock>& blocks = out.blocks;
   auto note_ids = [](const std::vector<Token>& tokens, std::set<std::string>* ids) {
@@ -293,6 +285,9 @@ RawFileBlocks BuildRawBlocks(const FileDiff& file, SourceLanguage language) {
   for (const Hunk& hunk : file.hunks) {
     CommentStripper old_strip(language), new_strip(language);
     FunctionTracker old_fn(language, hunk.section), new_fn(language, hunk.section);
+    std::string section_keyword, section_scope;
+    if (language == SourceLanguage::kCpp)
+      SectionScope(hunk.section, &section_keyword, &section_scope);
     if (language == SourceLanguage::kPython) {
       // A hunk can start in the middle of a docstring; its prose is not code.
       std::vector<std::string_view> old_side, new_side;
@@ -306,39 +301,35 @@ RawFileBlocks BuildRawBlocks(const FileDiff& file, SourceLanguage language) {
     ChangeBlock cur;
     auto close = [&] {
       if (cur.empty()) return;
-      // Lines that reappear unchanged (up to whitespace) on the other side only moved.
-      std::vector<bool> used(cur.added.size(), false);
-      std::vector<CodeLine> kept_removed;
-      for (CodeLine& r : cur.removed) {
-        bool matched = false;
-        for (size_t j = 0; j < cur.added.size(); ++j) {
-          if (!used[j] && cur.added[j].norm == r.norm) {
-            used[j] = true;
-            matched = true;
-            break;
-          }
-        }
-        if (!matched) kept_removed.push_back(std::move(r));
-      }
-      std::vector<CodeLine> kept_added;
-      for (size_t j = 0; j < cur.added.size(); ++j) {
-        if (!used[j]) kept_added.push_back(std::move(cur.added[j]));
-      }
-      cur.removed = std::move(kept_removed);
-      cur.added = std::move(kept_added);
+      CancelMoved(&cur);
       if (!cur.empty()) blocks.push_back(std::move(cur));
       cur = ChangeBlock();
+    };
+    // Without the whole file, an enum opened inside the hunk names its entries' scope.
+    auto track_scope = [&](const std::string& code) {
+      std::string keyword, name;
+      if (code.find('{') != std::string::npos) SectionScope(code, &keyword, &name);
+      if (!name.empty()) {
+        section_keyword = keyword;
+        section_scope = name;
+      } else if (!code.empty() && code[0] == '}') {
+        section_keyword.clear();
+        section_scope.clear();
+      }
     };
     for (const DiffLine& dl : hunk.lines) {
       if (dl.kind == DiffLineKind::kContext) {
         close();
-        std::string oc = old_strip.Strip(dl.text);
-        std::string nc = new_strip.Strip(dl.text);
+        std::string_view text = dl.text;
+        if (text.size() > kMaxRuleLineBytes) text = text.substr(0, kMaxRuleLineBytes);
+        std::string oc = old_strip.Strip(text);
+        std::string nc = new_strip.Strip(text);
         std::vector<Token> ot = Tokenize(oc), nt = Tokenize(nc);
         note_ids(ot, &out.old_ids);
         note_ids(nt, &out.new_ids);
         old_fn.Feed(dl.text, oc, ot);
         new_fn.Feed(dl.text, nc, nt);
+        if (language == SourceLanguage::kCpp) track_scope(nc);
         continue;
       }
       const bool added = dl.kind == DiffLineKind::kAdd;
@@ -350,80 +341,108 @@ RawFileBlocks BuildRawBlocks(const FileDiff& file, SourceLanguage language) {
         cl.code.clear();
         cl.source.clear();
       }
-      cl.tokens = Tokenize(cl.code);
+      SetCode(&cl);
       note_ids(cl.tokens, added ? &out.new_ids : &out.old_ids);
       FunctionTracker& fn = added ? new_fn : old_fn;
-      // The line belongs to the function that encloses it, decided before its own braces.
-      cl.function = fn.name();
-      cl.in_kernel_signature =
-          fn.in_kernel_signature() || cl.code.find("__global__") != std::string::npos;
-      fn.Feed(dl.text, cl.code, cl.tokens);
-      if (cl.function.empty()) cl.function = fn.name();  // the line is itself a signature
-      if (cl.code.empty()) continue;
-      for (const Token& t : cl.tokens) {
-        if (!cl.norm.empty()) cl.norm += ' ';
-        cl.norm += t.text;
+      const SourceOutline* outline = added ? rf.head : rf.base;
+      if (outline != nullptr) {
+        SetContextFromOutline(*outline, cl.side_line(), &cl);
+        fn.Feed(dl.text, cl.code, cl.tokens);
+      } else {
+        // The line belongs to the function that encloses it, decided before its own braces.
+        cl.function = fn.name();
+        cl.in_kernel_signature =
+            fn.in_kernel_signature() || cl.code.find("__global__") != std::string::npos;
+        cl.in_signature = cl.in_kernel_signature;
+        fn.Feed(dl.text, cl.code, cl.tokens);
+        if (cl.function.empty()) cl.function = fn.name();  // the line is itself a signature
+        if (fn.kernel()) cl.function_kind = FunctionKind::kKernel;
+        if (language == SourceLanguage::kPython && !cl.function.empty()) {
+          cl.function_kind = FunctionKind::kPython;
+        }
+        if (language == SourceLanguage::kCpp) track_scope(cl.code);
+        cl.scope_keyword = section_keyword;
+        cl.scope_name = section_scope;
       }
+      if (cl.code.empty()) continue;
       (added ? cur.added : cur.removed).push_back(std::move(cl));
     }
     close();
   }
+  if (language == SourceLanguage::kCpp) CancelInlinedConstants(&out);
   return out;
 }
 
-// The consistent renames of a diff (see ConsistentRenames in the header). Each removed line
-// is paired with the added line of its block that differs from it in the fewest names only.
-std::map<std::string, std::string> FindRenames(const std::vector<RawFileBlocks>& files) {
-  std::map<std::string, std::set<std::string>> targets, sources;
-  std::set<std::pair<std::string, std::string>> declared;
-  std::set<std::string> old_ids, new_ids;
-  auto note = [&](const std::pair<std::string, std::string>& p) {
-    targets[p.first].insert(p.second);
-    sources[p.second].insert(p.first);
+// Code a rewrite moved into a new file (from a deleted file, or out of a modified one): a
+// removed line that reappears unchanged in another file, where one of the two files is
+// added or deleted whole, carried no change.
+void CancelMovedAcrossFiles(const std::vector<ReviewCodeFile>& files,
+                            std::vector<RawFileBlocks>* raw) {
+  struct Where {
+    size_t file, block, line;
   };
-  for (const RawFileBlocks& f : files) {
-    old_ids.insert(f.old_ids.begin(), f.old_ids.end());
-    new_ids.insert(f.new_ids.begin(), f.new_ids.end());
-    for (const ChangeBlock& b : f.blocks) {
-      std::vector<bool> used(b.added.size(), false);
-      for (const CodeLine& r : b.removed) {
-        size_t best = b.added.size();
-        std::vector<std::pair<std::string, std::string>> best_pairs;
-        for (size_t j = 0; j < b.added.size(); ++j) {
-          if (used[j]) continue;
-          auto pairs = NameDifferences(r, b.added[j]);
-          if (!pairs.empty() && (best == b.added.size() || pairs.size() < best_pairs.size())) {
-            best = j;
-            best_pairs = std::move(pairs);
+  std::unordered_multimap<std::string_view, Where> removed;
+  for (size_t f = 0; f < raw->size(); ++f) {
+    for (size_t b = 0; b < (*raw)[f].blocks.size(); ++b) {
+      const auto& lines = (*raw)[f].blocks[b].removed;
+      for (size_t l = 0; l < lines.size(); ++l) removed.emplace(lines[l].norm, Where{f, b, l});
+    }
+  }
+  if (removed.empty()) return;
+  std::vector<std::vector<std::vector<bool>>> drop_removed(raw->size()), drop_added(raw->size());
+  for (size_t f = 0; f < raw->size(); ++f) {
+    for (const ChangeBlock& b : (*raw)[f].blocks) {
+      drop_removed[f].emplace_back(b.removed.size(), false);
+      drop_added[f].emplace_back(b.added.size(), false);
+    }
+  }
+  bool any = false;
+  for (size_t f = 0; f < raw->size(); ++f) {
+    const bool added_file = files[f].file->status == FileStatus::kAdded;
+    for (size_t b = 0; b < (*raw)[f].blocks.size(); ++b) {
+      const auto& lines = (*raw)[f].blocks[b].added;
+      for (size_t l = 0; l < lines.size(); ++l) {
+        auto [lo, hi] = removed.equal_range(lines[l].norm);
+        for (auto it = lo; it != hi; ++it) {
+          const Where& w = it->second;
+          const bool deleted_file = files[w.file].file->status == FileStatus::kDeleted;
+          // Two diffs of one path (a patch series) are successive edits, not a move.
+          const bool same_path = files[w.file].file->path() == files[f].file->path();
+          if (w.file == f || same_path || !(added_file || deleted_file) ||
+              drop_removed[w.file][w.block][w.line]) {
+            continue;
           }
-        }
-        if (best < b.added.size()) {
-          used[best] = true;
-          for (const auto& p : best_pairs) note(p);
-        }
-        for (const CodeLine& a : b.added) {
-          std::pair<std::string, std::string> p;
-          if (DeclarationRename(r, a, &p)) {
-            declared.insert(p);
-            note(p);
-          }
+          drop_removed[w.file][w.block][w.line] = true;
+          drop_added[f][b][l] = true;
+          any = true;
+          break;
         }
       }
     }
   }
-  std::map<std::string, std::string> renames;
-  for (const auto& [from, to] : declared) {
-    if (targets[from].size() != 1 || sources[to].size() != 1) continue;  // renamed two ways
-    if (new_ids.count(from) || old_ids.count(to)) continue;              // not gone, or not new
-    renames[from] = to;
+  if (!any) return;
+  for (size_t f = 0; f < raw->size(); ++f) {
+    std::vector<ChangeBlock> kept;
+    for (size_t b = 0; b < (*raw)[f].blocks.size(); ++b) {
+      ChangeBlock& block = (*raw)[f].blocks[b];
+      ChangeBlock out;
+      for (size_t l = 0; l < block.removed.size(); ++l) {
+        if (!drop_removed[f][b][l]) out.removed.push_back(std::move(block.removed[l]));
+      }
+      for (size_t l = 0; l < block.added.size(); ++l) {
+        if (!drop_added[f][b][l]) out.added.push_back(std::move(block.added[l]));
+      }
+      if (!out.empty()) kept.push_back(std::move(out));
+    }
+    (*raw)[f].blocks = std::move(kept);
   }
-  return renames;
 }
 
 std::vector<RawFileBlocks> BuildAllRawBlocks(const std::vector<ReviewCodeFile>& files) {
   std::vector<RawFileBlocks> raw;
   raw.reserve(files.size());
-  for (const ReviewCodeFile& f : files) raw.push_back(BuildRawBlocks(*f.file, f.language));
+  for (const ReviewCodeFile& f : files) raw.push_back(BuildRawBlocks(f));
+  CancelMovedAcrossFiles(files, &raw);
   return raw;
 }
 
@@ -455,6 +474,21 @@ std::vector<std::string> IdentifierWords(std::string_view identifier) {
   return words;
 }
 
+bool OutlineMatchesDiff(const SourceOutline& outline, const FileDiff& file, bool head_side) {
+  for (const Hunk& h : file.hunks) {
+    for (const DiffLine& dl : h.lines) {
+      if (dl.kind == (head_side ? DiffLineKind::kDelete : DiffLineKind::kAdd)) continue;
+      const int64_t n = head_side ? dl.new_line : dl.old_line;
+      std::string_view want = dl.text;
+      if (!want.empty() && want.back() == '\r') want.remove_suffix(1);
+      if (n < 1 || n > static_cast<int64_t>(outline.lines.size()) || outline.Line(n) != want) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::map<std::string, std::string> ConsistentRenames(const std::vector<ReviewCodeFile>& files) {
   return FindRenames(BuildAllRawBlocks(files));
 }
@@ -470,15 +504,18 @@ std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(
     for (ChangeBlock& b : f.blocks) {
       if (!renames.empty()) {
         // A removed line that equals an added one once renamed only carried the rename.
+        std::unordered_multimap<std::string_view, size_t> added;
+        for (size_t j = 0; j < b.added.size(); ++j) added.emplace(b.added[j].norm, j);
         std::vector<bool> used(b.added.size(), false);
         std::vector<CodeLine> kept_removed;
         for (CodeLine& r : b.removed) {
           const std::string renamed = RenamedNorm(r, renames);
           bool matched = false;
           if (renamed != r.norm) {
-            for (size_t j = 0; j < b.added.size(); ++j) {
-              if (!used[j] && b.added[j].norm == renamed) {
-                used[j] = matched = true;
+            auto [lo, hi] = added.equal_range(renamed);
+            for (auto it = lo; it != hi; ++it) {
+              if (!used[it->second]) {
+                used[it->second] = matched = true;
                 break;
               }
             }
@@ -500,7 +537,10 @@ std::vector<std::vector<ChangeBlock>> BuildDiffChangeBlocks(
 }
 
 std::vector<ChangeBlock> BuildChangeBlocks(const FileDiff& file, SourceLanguage language) {
-  return std::move(BuildDiffChangeBlocks({ReviewCodeFile{&file, language}}).front());
+  ReviewCodeFile f;
+  f.file = &file;
+  f.language = language;
+  return std::move(BuildDiffChangeBlocks({f}).front());
 }
 
 }  // namespace av

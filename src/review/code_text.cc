@@ -249,6 +249,58 @@ std::string NormalizeCode(std::string_view code) {
   return out;
 }
 
+std::string CanonicalCode(const std::vector<Token>& tokens) {
+  std::vector<std::string_view> t;
+  t.reserve(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& x = tokens[i].text;
+    if (x == "=" && i + 1 < tokens.size() && tokens[i + 1].text == "{" && i > 0 &&
+        tokens[i - 1].kind == TokenKind::kIdentifier) {
+      continue;
+    }
+    t.push_back(x);
+  }
+  std::string out;
+  std::vector<std::string> owned;  // storage for rewritten names
+  owned.reserve(8);
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::string_view x = t[i];
+    // typename std :: NAME < ... > :: type  ->  std :: NAME_t < ... >
+    const bool type_trait =
+        x == "typename" && i + 3 < t.size() && t[i + 1] == "std" && t[i + 2] == "::";
+    const bool value_trait = x == "std" && i + 2 < t.size() && t[i + 1] == "::";
+    if (type_trait || value_trait) {
+      const size_t name = type_trait ? i + 3 : i + 2;
+      if (name + 1 < t.size() && t[name + 1] == "<") {
+        int depth = 0;
+        size_t close = name + 1;
+        for (; close < t.size(); ++close) {
+          if (t[close] == "<") ++depth;
+          if (t[close] == ">" && --depth == 0) break;
+        }
+        if (close + 2 < t.size() && t[close + 1] == "::" &&
+            ((type_trait && t[close + 2] == "type") || (value_trait && t[close + 2] == "value"))) {
+          owned.push_back(std::string(t[name]) + (type_trait ? "_t" : "_v"));
+          for (std::string_view part :
+               {std::string_view("std"), std::string_view("::"), std::string_view(owned.back())}) {
+            if (!out.empty()) out += ' ';
+            out += part;
+          }
+          for (size_t k = name + 1; k <= close; ++k) {
+            out += ' ';
+            out += t[k];
+          }
+          i = close + 2;
+          continue;
+        }
+      }
+    }
+    if (!out.empty()) out += ' ';
+    out += x;
+  }
+  return out;
+}
+
 std::vector<std::string> Identifiers(std::string_view code) {
   std::vector<std::string> out;
   for (Token& t : Tokenize(code)) {

@@ -57,6 +57,11 @@ std::vector<Token> Tokenize(std::string_view code);
 // Tokens joined by single spaces: equal for lines that differ only in whitespace.
 std::string NormalizeCode(std::string_view code);
 
+// Tokens joined by single spaces in a canonical form, so that spellings that mean the same
+// thing compare equal: `T x = {}` is `T x{}`; `typename std::X<A>::type` is `std::X_t<A>`
+// and `std::X<A>::value` is `std::X_v<A>`.
+std::string CanonicalCode(const std::vector<Token>& tokens);
+
 // Identifiers of a line, in order.
 std::vector<std::string> Identifiers(std::string_view code);
 

@@ -99,6 +99,14 @@ class Parser {
   LineCursor cursor_;
 };
 
+// A "--- " line followed by "+++ ": the start of a plain `diff -u` file.
+bool IsPlainFileStart(const LineCursor& cursor) {
+  if (cursor.AtEnd() || !StartsWith(cursor.Peek().text, "--- ")) return false;
+  LineCursor look = cursor;
+  look.Next();
+  return !look.AtEnd() && StartsWith(look.Peek().text, "+++ ");
+}
+
 bool IsHeaderLike(std::string_view line) {
   return StartsWith(line, "diff ") || StartsWith(line, "Only in ") || StartsWith(line, "Index: ") ||
          StartsWith(line, "=====");
@@ -547,12 +555,7 @@ Result<Diff> Parser::Parse() {
   int pending_line = 0;
   while (!cursor_.AtEnd()) {
     Line l = cursor_.Peek();
-    const bool file_start =
-        StartsWith(l.text, "diff --git ") || (StartsWith(l.text, "--- ") && [&] {
-          LineCursor look = cursor_;
-          look.Next();
-          return !look.AtEnd() && StartsWith(look.Peek().text, "+++ ");
-        }());
+    const bool file_start = StartsWith(l.text, "diff --git ") || IsPlainFileStart(cursor_);
     if (file_start) {
       if (diff.files.size() >= kMaxDiffFiles) {
         return Error(l.number, "more than " + std::to_string(kMaxDiffFiles) + " files");
@@ -578,6 +581,19 @@ Result<Diff> Parser::Parse() {
     }
     if (diff.files.empty() && !pending) {
       cursor_.Next();  // preamble (a commit message)
+      continue;
+    }
+    if (!pending && TrimCr(l.text) == "-- ") {
+      // git format-patch's signature ("-- ", the git version, a blank line) and, in a
+      // series, the next patch's mail header, message and diffstat: up to the next file.
+      FileDiff& last = diff.files.back();
+      while (!cursor_.AtEnd()) {
+        const std::string_view t = cursor_.Peek().text;
+        if (StartsWith(t, "diff --git ") || IsPlainFileStart(cursor_)) break;
+        last.trailer += std::string(
+            text_.substr(cursor_.Peek().begin, cursor_.Peek().end - cursor_.Peek().begin));
+        cursor_.Next();
+      }
       continue;
     }
     return Error(l.number, "unexpected line outside a file's hunks: \"" +
@@ -611,7 +627,10 @@ std::string WriteUnifiedDiff(const Diff& diff, std::span<const size_t> file_indi
 
 std::string WriteUnifiedDiff(const Diff& diff) {
   std::string out = diff.preamble;
-  for (const FileDiff& f : diff.files) out += f.raw;
+  for (const FileDiff& f : diff.files) {
+    out += f.raw;
+    out += f.trailer;
+  }
   return out;
 }
 

@@ -54,6 +54,9 @@ struct FileDiff {
   // The exact bytes of this file's part of the diff (headers, hunks, binary data), so
   // that slicing writes back byte for byte what git printed.
   std::string raw;
+  // Text after the file's hunks that belongs to no file: a `git format-patch` signature
+  // ("-- \n2.43.0\n") and, in a series, the next patch's mail header and message.
+  std::string trailer;
 
   // The path that names the file now: new_path, or old_path for a deletion.
   const std::string& path() const { return new_path.empty() ? old_path : new_path; }
@@ -73,18 +76,19 @@ inline constexpr size_t kMaxDiffFiles = 200'000;
 inline constexpr int64_t kMaxHunkLineCount = 100'000'000;
 
 // Parses `git diff` output (diff --git headers, extended headers, quoted paths with C
-// escapes, binary markers) and plain `diff -u` output. Errors are InvalidInput naming
-// `source_name:LINE`. Paths that are absolute, contain a ".." component or a control
-// character are rejected.
+// escapes, binary markers), `git format-patch` / `git show` output (mail header and message
+// kept as the preamble, the "-- " signature as a file's trailer) and plain `diff -u` output. Errors
+// are InvalidInput naming `source_name:LINE`. Paths that are absolute, contain a ".." component or
+// a control character are rejected.
 Result<Diff> ParseUnifiedDiff(std::string_view text, const std::string& source_name);
 
 // Checks one repository-relative path (after unquoting); the error text says what is wrong.
 Status ValidateDiffPath(std::string_view path);
 
 // The exact text of the given files (indices into diff.files, in the order given), for
-// slicing: each file's raw bytes. No preamble.
+// slicing: each file's raw bytes. No preamble, no trailers.
 std::string WriteUnifiedDiff(const Diff& diff, std::span<const size_t> file_indices);
-// Every file, preceded by the preamble: equals the parsed text when it ended with a file.
+// Every file with its trailer, preceded by the preamble: equals the parsed text.
 std::string WriteUnifiedDiff(const Diff& diff);
 
 }  // namespace av

@@ -319,5 +319,38 @@ TEST(DiffTest, TestdataDiffsRoundTrip) {
   }
 }
 
+// `git format-patch` output: mail header and message as the preamble, the "-- " signature
+// and, in a series, the next patch's header as trailers; the text round-trips.
+TEST(DiffRegression, FormatPatchSignatureTrailerIsAccepted) {
+  const std::string patch =
+      "From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001\n"
+      "From: A <a@example.com>\nSubject: [PATCH 1/2] one\n\n---\n k.cu | 2 +-\n\n"
+      "diff --git a/k.cu b/k.cu\nindex 1111111..2222222 100644\n--- a/k.cu\n+++ b/k.cu\n"
+      "@@ -1 +1 @@\n-int a = 1;\n+int a = 2;\n"
+      "-- \n2.43.0\n\n"
+      "From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n"
+      "Subject: [PATCH 2/2] two\n\n---\n"
+      "diff --git a/m.cu b/m.cu\n--- a/m.cu\n+++ b/m.cu\n@@ -1 +1 @@\n-x\n+y\n"
+      "-- \n2.43.0\n\n";
+  Result<Diff> d = ParseUnifiedDiff(patch, "series.patch");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->files.size(), 2u);
+  EXPECT_EQ(d->files[0].path(), "k.cu");
+  EXPECT_EQ(d->files[1].path(), "m.cu");
+  EXPECT_EQ(d->files[0].trailer.rfind("-- \n2.43.0\n", 0), 0u) << d->files[0].trailer;
+  EXPECT_NE(d->files[0].trailer.find("[PATCH 2/2]"), std::string::npos);
+  EXPECT_EQ(WriteUnifiedDiff(*d), patch);
+  // A slice of one file carries no signature.
+  const size_t first = 0;
+  EXPECT_EQ(WriteUnifiedDiff(*d, std::span<const size_t>(&first, 1)).find("\n-- \n"),
+            std::string::npos);
+  // Outside a format-patch trailer, stray text is still an error.
+  Result<Diff> bad =
+      ParseUnifiedDiff("--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-a\n+b\nstray text\n", "x.diff");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("x.diff:6: unexpected line"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace av

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
@@ -174,6 +175,104 @@ TEST(ReviewCliTest, BadInputExitsTwo) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.File("evidence/review.json")));
+}
+
+// `git format-patch` output used to fail with `x.patch:N: unexpected line outside a
+// file's hunks: "-- "` (its signature trailer).
+TEST(ReviewCliRegression, FormatPatchSignatureTrailerIsAccepted) {
+  TempDir dir;
+  std::string repo = MakeDemoRepo(dir);
+  auto fp = RunShell("cd '" + repo + "' && git format-patch --root -2 --stdout > '" +
+                     dir.File("series.patch") + "'");
+  ASSERT_EQ(fp.exit_code, 0) << fp.output;
+  ASSERT_NE(ReadFileToString(dir.File("series.patch"))->find("\n-- \n"), std::string::npos);
+  auto r =
+      RunShell("cd '" + dir.path() + "' && '" + Av() + "' review --diff series.patch --out out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto review = nlohmann::json::parse(*ReadFileToString(dir.File("out/evidence/review.json")));
+  bool tile = false;
+  for (const auto& f : review["findings"]) tile = tile || f["rule"] == "tile.constant_changed";
+  EXPECT_TRUE(tile) << review.dump(2);
+}
+
+// A commit that loosens the package's own tolerances, sweep and policy used to be reviewed
+// without a word (reliability M7). Now each changed file is a package.config_changed finding
+// (error when anything is loosened) and review.json lists old -> new per setting.
+TEST(ReviewCliRegression, LoosenedPackageConfigInTheReviewedRangeIsAnError) {
+  TempDir dir;
+  std::string repo = MakeDemoRepo(dir);
+  const std::string pkg = repo + "/attention-verify";
+  const std::string source = testing::SourceDir();
+  Put(pkg + "/attnverify.toml", std::string(kToml) +
+                                    "\n[numerics]\nshapes = \"config/shapes.json\"\n"
+                                    "tolerances = \"config/tolerances.json\"\n\n[policy]\n"
+                                    "required = [1, 2, 3, 4, 5, 6, 7, 8]\n");
+  ASSERT_EQ(
+      RunShell("mkdir -p '" + pkg + "/config' && cp '" + source + "/config/tolerances.json' '" +
+               source + "/config/shapes.json' '" + pkg + "/config/' && cd '" + repo +
+               "' && git add -A && git commit -qm package && "
+               "echo more >> README.md && git commit -qam readme")
+          .exit_code,
+      0);
+  // Unchanged config: compared, nothing to say.
+  auto s0 = RunShell("cd '" + repo + "' && '" + Av() +
+                     "' slice --config attention-verify/attnverify.toml && '" + Av() +
+                     "' review --config attention-verify/attnverify.toml");
+  ASSERT_EQ(s0.exit_code, 0) << s0.output;
+  auto clean = nlohmann::json::parse(*ReadFileToString(pkg + "/evidence/review.json"));
+  EXPECT_EQ(clean["config_reviewed"], true) << clean.dump(2);
+  EXPECT_TRUE(clean["config_changes"].empty()) << clean.dump(2);
+
+  // The loosening commit.
+  auto edit = RunShell(
+      "cd '" + pkg +
+      "' && sed -i 's/\"rtol\": 0.015703125, \"cos_tol\": 5e-6/\"rtol\": 1e300, "
+      "\"cos_tol\": 5e-6/' config/tolerances.json && sed -i '/\"lse\": {\"\\*\": {\"rule\": "
+      "\"flashmla\", \"atol\": 1e-6/s/\"rule\": \"flashmla\",/\"rule\": \"flashmla\", "
+      "\"allow_nan\": true,/' "
+      "config/tolerances.json && sed -i 's/\"h_q\": \\[16, 64\\]/\"h_q\": [16]/' "
+      "config/shapes.json && "
+      "sed -i 's/^required = .*/required = [1, 2, 3, 5, 6, 7, 8]\\nwaive = { \"2.window\" = "
+      "\"later\" }/' "
+      "attnverify.toml && cd .. && git commit -qam 'loosen the package'");
+  ASSERT_EQ(edit.exit_code, 0) << edit.output;
+  auto s1 = RunShell("cd '" + repo + "' && '" + Av() +
+                     "' slice --config attention-verify/attnverify.toml && '" + Av() +
+                     "' review --config attention-verify/attnverify.toml");
+  ASSERT_EQ(s1.exit_code, 0) << s1.output;
+  auto review = nlohmann::json::parse(*ReadFileToString(pkg + "/evidence/review.json"));
+  EXPECT_EQ(review["config_reviewed"], true);
+  std::map<std::string, nlohmann::json> changes;  // "file json_path" -> change
+  for (const auto& c : review["config_changes"]) {
+    changes[c["file"].get<std::string>() + " " + c["json_path"].get<std::string>()] = c;
+  }
+  const auto& rtol = changes["config/tolerances.json $.ops.mla_decode.o.*.rtol"];
+  EXPECT_EQ(rtol["effect"], "loosened") << review["config_changes"].dump(2);
+  EXPECT_EQ(rtol["old"], 0.015703125);
+  EXPECT_EQ(rtol["new"], 1e300);
+  EXPECT_EQ(changes["config/tolerances.json $.ops.mla_decode.lse.*.allow_nan"]["effect"],
+            "loosened")
+      << review["config_changes"].dump(2);
+  EXPECT_EQ(changes["config/shapes.json $.sweeps[?(@.name==\"mla_decode\")].grid.h_q"]["effect"],
+            "loosened")
+      << review["config_changes"].dump(2);
+  EXPECT_EQ(changes["attnverify.toml $.policy.required"]["effect"], "loosened");
+  EXPECT_EQ(changes["attnverify.toml $.policy.waive[\"2.window\"]"]["effect"], "loosened")
+      << review["config_changes"].dump(2);
+  // One finding per changed file, at error severity, each change pointing at its finding.
+  std::map<std::string, std::string> config_findings;  // id -> file
+  for (const auto& f : review["findings"]) {
+    if (f["rule"] != "package.config_changed") continue;
+    EXPECT_EQ(f["severity"], "error") << f.dump(2);
+    EXPECT_EQ(f["checklist_item"], 1);
+    config_findings[f["id"].get<std::string>()] = f["file"].get<std::string>();
+  }
+  EXPECT_EQ(config_findings.size(), 3u) << review["findings"].dump(2);
+  for (const auto& c : review["config_changes"]) {
+    EXPECT_EQ(config_findings.count(c["finding"].get<std::string>()), 1u) << c.dump();
+  }
+  const auto md = ReadFileToString(pkg + "/reports/review_01.md");
+  EXPECT_NE(md->find("$.ops.mla_decode.o.*.rtol"), std::string::npos) << *md;
 }
 
 }  // namespace

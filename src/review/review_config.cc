@@ -64,12 +64,30 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
                          "component name \"" + c.name +
                              "\" must be letters, digits, '_', '-', '.' (and not \"unassigned\")");
       }
-      AV_ASSIGN_OR_RETURN(c.globs, r.NonEmptyStringArray(*value, c.name));
+      const toml::node* globs = value;
+      if (const toml::table* spec = value->as_table()) {
+        // name = { paths = ["..."], kind = "gemm" }
+        AV_RETURN_IF_ERROR(r.CheckKeys(*spec, "[components] " + c.name, {"paths", "kind"}));
+        globs = spec->get("paths");
+        if (globs == nullptr) return r.Error(*value, "component \"" + c.name + "\" needs paths");
+        if (const toml::node* k = spec->get("kind")) {
+          AV_ASSIGN_OR_RETURN(std::string kind, r.String(*k, "kind"));
+          c.kind = ParseComponentKind(kind);
+          if (!c.kind) {
+            std::string list;
+            for (const std::string& n : ComponentKindNames())
+              list += (list.empty() ? "" : ", ") + n;
+            return r.Error(*k, "component \"" + c.name + "\": unknown kind \"" + kind +
+                                   "\" (kinds: " + list + ")");
+          }
+        }
+      }
+      AV_ASSIGN_OR_RETURN(c.globs, r.NonEmptyStringArray(*globs, c.name));
       if (c.globs.empty())
-        return r.Error(*value, "component \"" + c.name + "\" needs at least one glob");
+        return r.Error(*globs, "component \"" + c.name + "\" needs at least one glob");
       for (const std::string& g : c.globs) {
         Status st = ValidateGlob(g);
-        if (!st.ok()) return r.Error(*value, "component \"" + c.name + "\": " + st.message());
+        if (!st.ok()) return r.Error(*globs, "component \"" + c.name + "\": " + st.message());
       }
       config.components.push_back(std::move(c));
     }
@@ -116,6 +134,14 @@ std::string AssignComponent(const std::vector<ComponentSpec>& components, std::s
     }
   }
   return "";
+}
+
+const ComponentSpec* FindComponent(const std::vector<ComponentSpec>& components,
+                                   std::string_view name) {
+  for (const ComponentSpec& c : components) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
 }
 
 }  // namespace av

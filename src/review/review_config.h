@@ -1,20 +1,25 @@
 // The [slice], [components] and [review] tables of attnverify.toml (doc/review.md):
 // which git work tree and base ref to diff, which path globs make each component (in
-// file order = priority), and which built-in review rules are switched off. Unknown keys
+// file order = priority) and, optionally, its kind, and which built-in review rules are
+// switched off. Unknown keys
 // are errors naming FILE:LINE:COLUMN. Plain data once loaded.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "review/component_kind.h"
 
 namespace av {
 
 struct ComponentSpec {
   std::string name;  // [A-Za-z0-9_.-]+, not "unassigned"
   std::vector<std::string> globs;
+  // `name = { paths = [...], kind = "gemm" }`; absent: inferred (component_kind.h).
+  std::optional<ComponentKind> kind;
 };
 
 struct ReviewPackageConfig {
@@ -35,5 +40,9 @@ Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
 
 // The first component whose globs match `path`; empty when none does ("unassigned").
 std::string AssignComponent(const std::vector<ComponentSpec>& components, std::string_view path);
+
+// The component called `name`, or null.
+const ComponentSpec* FindComponent(const std::vector<ComponentSpec>& components,
+                                   std::string_view name);
 
 }  // namespace av

@@ -2,11 +2,13 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/file.h"
 #include "core/json_dump.h"
 #include "core/sha256.h"
 #include "review/review_config.h"
+#include "review/review_run.h"
 #include "review/review_writers.h"
 #include "review/rules.h"
 
@@ -18,6 +20,40 @@ Status WriteWithParent(const std::string& path, std::string_view text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) return IoError(path + ": cannot create its folder: " + ec.message());
   return WriteFileAtomically(path, text);
+}
+
+// What the rules need beyond the diffs: component kinds, and for a slice the repository
+// and its two revisions (whole files, the package's own config).
+BuiltinReviewRequest BuiltinReviewFor(const ReviewPackageConfig& config,
+                                      const std::optional<SliceRecord>& slice,
+                                      const ReviewOptions& options,
+                                      std::vector<ReviewedDiff>& shown,
+                                      const std::vector<Diff>& diffs, ProcessRunner* runner) {
+  BuiltinReviewRequest r;
+  r.options = options;
+  for (size_t i = 0; i < diffs.size(); ++i) {
+    ComponentDiff d{shown[i].component, &diffs[i], std::nullopt};
+    if (const ComponentSpec* spec = FindComponent(config.components, d.component))
+      d.kind = spec->kind;
+    std::optional<ComponentKind> kind = d.kind ? d.kind : InferComponentKind(d.component);
+    if (kind) shown[i].kind = std::string(ComponentKindName(*kind));
+    r.diffs.push_back(d);
+  }
+  if (slice && !slice->repo.empty() && !config.package_dir.empty()) {
+    r.runner = runner;
+    r.revisions.repo_dir = slice->repo;
+    r.revisions.base_commit = slice->base_commit;
+    r.revisions.head = slice->head_commit;
+    std::error_code ec;
+    const std::filesystem::path package = std::filesystem::weakly_canonical(config.package_dir, ec);
+    const std::filesystem::path repo = std::filesystem::weakly_canonical(slice->repo, ec);
+    const std::filesystem::path rel = package.lexically_relative(repo);
+    const std::string rel_text = rel.generic_string();
+    r.package_in_repo_known = !rel.empty() && rel_text.rfind("..", 0) != 0;
+    r.package_in_repo = rel_text == "." ? "" : rel_text;
+    r.toml_name = std::filesystem::path(config.path).filename().string();
+  }
+  return r;
 }
 
 }  // namespace
@@ -87,6 +123,7 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
   struct Input {
     std::string component, path, shown_path, expected_sha256;
   };
+  std::optional<SliceRecord> slice_record;  // set when reviewing the package's slice
   std::vector<Input> inputs;
   if (!request.diff_files.empty()) {
     for (const std::string& f : request.diff_files) {
@@ -99,6 +136,7 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
                           "` first, or pass --diff FILE...");
     }
     AV_ASSIGN_OR_RETURN(SliceRecord record, LoadSliceRecord(slice_path));
+    slice_record = record;
     report.base = record.base;
     report.base_commit = record.base_commit;
     report.head_commit = record.head_commit;
@@ -110,6 +148,8 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
     }
   }
 
+  std::vector<Diff> diffs;  // parsed first: ComponentDiff points into them
+  diffs.reserve(inputs.size());
   for (const Input& in : inputs) {
     AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(in.path));
     std::string sha = Sha256Hex(text);
@@ -119,14 +159,15 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
     }
     AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(text, in.path));
     report.diffs.push_back(
-        {in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size())});
+        {in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size()), ""});
     report.provenance.inputs.push_back({PackageRelative(out_dir, in.path), sha});
-    for (Finding& f :
-         ReviewDiff(diff, in.component, options, &report.files_reviewed, &report.files_skipped)) {
-      report.findings.push_back(std::move(f));
-    }
+    diffs.push_back(std::move(diff));
   }
-  NumberFindings(&report.findings);
+  PosixProcessRunner posix_runner;
+  BuiltinReviewRequest builtin =
+      BuiltinReviewFor(config, slice_record, options, report.diffs, diffs, &posix_runner);
+  if (request.runner != nullptr) builtin.runner = request.runner;
+  RunBuiltinReview(builtin, &report);
 
   report.provenance.finished = UtcNowRfc3339();
   out.json_path = out_dir + "/evidence/review.json";

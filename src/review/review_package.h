@@ -35,6 +35,8 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
 
 struct ReviewRequest {
   std::string config_path;  // empty: attention-verify/attnverify.toml, optional with diff_files
+  // Runs git to read the slice's base and head files (null: a PosixProcessRunner).
+  ProcessRunner* runner = nullptr;
   std::vector<std::string> diff_files;  // empty: the package's slice
   std::string out_dir;                  // empty: the config's folder ("." without a config)
   Provenance provenance;                // the stage's block, recorded in review.json
@@ -46,7 +48,9 @@ struct ReviewOutcome {
 };
 
 // Reads the diffs (checking each sliced file's sha256 against evidence/slice.json),
-// runs the built-in rules and writes evidence/review.json and reports/review_01.md.
+// runs the built-in rules (reading the slice's base and head files from git, and
+// comparing the package's own config with the base revision's) and writes
+// evidence/review.json and reports/review_01.md.
 Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request);
 
 }  // namespace av

@@ -82,6 +82,18 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md += ")";
   }
   md += ".\n";
+  if (!report.config_changes.empty()) {
+    md +=
+        "\nThe package's own configuration changed since the base revision:\n\n"
+        "| file | setting | base | head | effect |\n|---|---|---|---|---|\n";
+    for (const ConfigChange& c : report.config_changes) {
+      md += "| `" + Inline(c.file) + "` | `" + Inline(c.json_path) + "` | `" + Inline(c.old_json) +
+            "` | `" + Inline(c.new_json) + "` | " + c.effect + " |\n";
+    }
+  } else if (!report.config_reviewed && !report.config_not_reviewed.empty()) {
+    md +=
+        "\nThe package's own configuration was not compared: " + report.config_not_reviewed + ".\n";
+  }
   if (report.findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : report.findings) {
@@ -92,7 +104,9 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
   for (const Finding& f : report.findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
     if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
-    md += "`\n\n";
+    md += "`";
+    if (f.side == "base") md += " (base revision: the file is deleted)";
+    md += "\n\n";
     md += "Rule `" + f.rule + "` (" + SeverityName(f.severity) + "), checklist item " +
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {

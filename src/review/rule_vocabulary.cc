@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "review/renames.h"
+
 namespace av {
 
 bool HasWord(std::string_view identifier, std::initializer_list<std::string_view> words) {
@@ -23,12 +25,18 @@ bool IsMaskIdentifier(std::string_view id, bool comparing) {
   std::vector<std::string> w = IdentifierWords(id);
   for (size_t i = 0; i < w.size(); ++i) {
     const std::string& x = w[i];
+    // GroupedMasked / MGroupedMasked: a grouped-GEMM layout, not an attention mask.
+    if (x == "grouped") return false;
     if (x == "causal" || x == "mask" || x == "masked" || x == "masking" || x == "window" ||
         x == "sliding") {
       return true;
     }
     if (x == "cu" && i + 1 < w.size() && w[i + 1] == "seqlens") return true;
     if (x == "block" && i + 1 < w.size() && w[i + 1] == "table") return true;
+    // CUTLASS's varlen names: cumulative_length (cu_seqlens), max_length, problem_shape.
+    if (x == "cumulative" && i + 1 < w.size() && w[i + 1] == "length") return true;
+    if (x == "max" && i + 1 < w.size() && w[i + 1] == "length" && comparing) return true;
+    if (x == "problem" && i + 1 < w.size() && w[i + 1] == "shape" && comparing) return true;
     if ((x == "seqlen" || x == "seqlens" || x == "padding") && comparing) return true;
     if (x == "seq" && i + 1 < w.size() && (w[i + 1] == "len" || w[i + 1] == "lens") && comparing)
       return true;
@@ -45,7 +53,8 @@ bool Compares(const CodeLine& l) {
 }
 
 bool IsMaskFunction(std::string_view name) {
-  return HasWord(name, {"causal", "mask", "masked", "window", "seqlen"});
+  return HasWord(name, {"causal", "mask", "masked", "window", "seqlen"}) &&
+         !HasWord(name, {"grouped", "gemm"});
 }
 
 // "kBlockN" -> "blockn", "NUM_STAGES" -> "numstages".
@@ -235,7 +244,15 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
                                                   "syncthreads",
                                                   "barrier_sync",
                                                   "mbarrier_wait",
-                                                  "pipeline_wait"};
+                                                  "pipeline_wait",
+                                                  "cluster_sync",
+                                                  "cluster_arrive",
+                                                  "cluster_wait",
+                                                  "cluster_arrive_relaxed",
+                                                  "tcgen05_after_thread_sync",
+                                                  "tcgen05_before_thread_sync",
+                                                  "fence_view_async_tmem_load",
+                                                  "fence_view_async_tmem_store"};
   std::vector<BarrierUse> uses;
   const auto& t = l.tokens;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -249,9 +266,16 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
       } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." &&
                  (t[i - 2].text == "grid" || t[i - 2].text == "block")) {
         key = t[i - 2].text + ".sync";
-      } else if (t[i].text == "wait" && i >= 2 && t[i - 1].text == "." &&
-                 HasWord(t[i - 2].text, {"pipeline", "pipe", "barrier", "bar", "mbar"})) {
-        key = "pipeline.wait";
+      } else if (t[i].text == "wait" && i >= 2 && (t[i - 1].text == "." || t[i - 1].text == "->")) {
+        // pipeline.wait(), bar.wait(), full_barriers[stage]->wait(phase)
+        for (size_t k = i - 1; k-- > 0 && k + 6 > i;) {
+          if (t[k].kind == TokenKind::kIdentifier &&
+              HasWord(t[k].text, {"pipeline", "pipe", "barrier", "barriers", "bar", "mbar"})) {
+            key = "pipeline.wait";
+            break;
+          }
+        }
+        if (key.empty()) continue;
       }
       if (key.empty()) continue;
       BarrierUse u{key, -1};
@@ -364,34 +388,72 @@ std::vector<std::string> EnvReads(const CodeLine& l) {
   return out;
 }
 
+bool IsKeywordOrGuard(std::string_view s) {
+  return s == "if" || s == "else" || s == "while" || s == "for" || s == "elif" ||
+         s == "constexpr" || s == "and" || s == "or" || s == "not" || s == "return" ||
+         s == "true" || s == "false" || s == "True" || s == "False" || s == "sizeof";
+}
+
 bool IsComparison(const Token& t) {
   return t.kind == TokenKind::kOperator &&
          (t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
 }
 
+// if / while / for / elif / a ternary: lines whose comparisons decide what runs.
 bool IsGuardLine(const CodeLine& l) {
   if (!l.code.empty() && l.code[0] == '#') return false;
-  bool guard_kw = false;
   for (const Token& t : l.tokens) {
     if (t.text == "if" || t.text == "while" || t.text == "for" || t.text == "elif" ||
-        t.text == "?" || t.text == "min" || t.text == "max" || t.text == "fminf" ||
-        t.text == "fmaxf" || t.text == "clamp") {
-      guard_kw = true;
+        t.text == "?") {
+      return true;
     }
   }
-  return guard_kw;
+  return false;
 }
 
-// Comparisons plus min/max clamps on guard lines: how much bounding a set of lines does.
-int GuardStrength(const std::vector<const CodeLine*>& lines) {
+bool IsClampToken(const Token& t) {
+  return t.kind == TokenKind::kIdentifier &&
+         (t.text == "min" || t.text == "max" || t.text == "fminf" || t.text == "fmaxf" ||
+          t.text == "clamp");
+}
+
+// SM counts, waves and occupancy heuristics: their min/max bound no memory access.
+bool NamesSmCount(const CodeLine& l) {
+  for (const Token& t : l.tokens) {
+    if (t.kind == TokenKind::kIdentifier &&
+        HasWord(t.text, {"sms", "sm", "waves", "wave", "occupancy", "smcount"})) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A condition over compile-time names only (`NUM_SPLITS <= 32`, `kBlockN == 64`): a
+// dispatch between instantiations, not a bound on an index.
+bool IsDispatchCondition(const CodeLine& l) {
+  bool any = false;
+  for (const Token& t : l.tokens) {
+    if (t.kind != TokenKind::kIdentifier || IsKeywordOrGuard(t.text)) continue;
+    any = true;
+    const bool caps = std::none_of(t.text.begin(), t.text.end(), [](char c) {
+      return std::islower(static_cast<unsigned char>(c));
+    });
+    const bool k_const = t.text.size() > 1 && t.text[0] == 'k' &&
+                         std::isupper(static_cast<unsigned char>(t.text[1]));
+    if (!caps && !k_const) return false;
+  }
+  return any;
+}
+
+// Comparisons on guard lines, plus min/max clamps on C++ lines that bound an index or a
+// length (not an SM-count heuristic): how much bounding a set of lines does.
+int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp) {
   int n = 0;
   for (const CodeLine* l : lines) {
-    if (!IsGuardLine(*l)) continue;
+    const bool guard = IsGuardLine(*l) && !IsDispatchCondition(*l);
+    const bool clamps = cpp && !NamesSmCount(*l) && !(!l->code.empty() && l->code[0] == '#');
     for (const Token& t : l->tokens) {
-      if (IsComparison(t) || t.text == "min" || t.text == "max" || t.text == "fminf" ||
-          t.text == "fmaxf" || t.text == "clamp") {
-        ++n;
-      }
+      if ((guard && IsComparison(t)) || (clamps && IsClampToken(t))) ++n;
     }
   }
   return n;
@@ -405,30 +467,43 @@ std::vector<std::string> ComparisonOps(const CodeLine& l) {
   return ops;
 }
 
-// Share of tokens two lines have in common (multiset), in [0, 1].
+// Share of tokens two lines have in common (multiset), in [0, 1]: a merge of their
+// sorted token hashes, linear in the lines' lengths.
 double Similarity(const CodeLine& a, const CodeLine& b) {
-  std::map<std::string, int> count;
-  for (const Token& t : a.tokens) ++count[t.text];
-  int common = 0;
-  for (const Token& t : b.tokens) {
-    auto it = count.find(t.text);
-    if (it != count.end() && it->second > 0) {
-      --it->second;
+  const std::vector<uint64_t>& x = a.token_hashes;
+  const std::vector<uint64_t>& y = b.token_hashes;
+  size_t i = 0, j = 0, common = 0;
+  while (i < x.size() && j < y.size()) {
+    if (x[i] == y[j]) {
       ++common;
+      ++i;
+      ++j;
+    } else if (x[i] < y[j]) {
+      ++i;
+    } else {
+      ++j;
     }
   }
-  size_t most = std::max(a.tokens.size(), b.tokens.size());
+  const size_t most = std::max(x.size(), y.size());
   return most == 0 ? 1.0 : static_cast<double>(common) / static_cast<double>(most);
 }
 
-const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others,
-                          double at_least) {
+const CodeLine* BestMatch(const CodeLine& line, const ChangeBlock& block, double at_least) {
+  const std::vector<CodeLine>& own = line.added ? block.added : block.removed;
+  const std::vector<CodeLine>& others = line.added ? block.removed : block.added;
+  if (others.empty()) return nullptr;
+  size_t index = 0;
+  if (!own.empty() && &line >= own.data() && &line < own.data() + own.size()) {
+    index = static_cast<size_t>(&line - own.data());
+  }
+  size_t lo = 0, hi = 0;
+  PairingRange(index, own.size(), others.size(), &lo, &hi);
   const CodeLine* best = nullptr;
   double best_score = at_least;
-  for (const CodeLine& o : others) {
-    double s = Similarity(line, o);
+  for (size_t k = lo; k < hi; ++k) {
+    double s = Similarity(line, others[k]);
     if (s >= best_score) {
-      best = &o;
+      best = &others[k];
       best_score = s;
     }
   }
@@ -472,6 +547,8 @@ std::vector<std::pair<std::string, std::string>> Definitions(const CodeLine& l,
       continue;
     }
     if (t[i].kind != TokenKind::kIdentifier || !want(t[i].text)) continue;
+    // `params.block_n = x` stores a field; it defines nothing.
+    if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == "->")) continue;
     size_t j = i + 1;
     // Python annotation: NAME: int = VALUE
     if (t[j].text == ":" && j + 2 < t.size() && t[j + 2].text == "=") j += 2;
@@ -504,6 +581,54 @@ bool ParseIntLiteral(const std::string& s, long long* out) {
   if (end == nullptr || *end != '\0') return false;
   *out = v;
   return true;
+}
+
+std::string CallText(const std::string& source, std::string_view name, size_t nth) {
+  size_t pos = 0, seen = 0;
+  while ((pos = source.find(name, pos)) != std::string::npos) {
+    const bool word_start =
+        pos == 0 ||
+        !(std::isalnum(static_cast<unsigned char>(source[pos - 1])) || source[pos - 1] == '_');
+    size_t open = pos + name.size();
+    while (open < source.size() && source[open] == ' ') ++open;
+    if (!word_start || open >= source.size() || source[open] != '(') {
+      pos += name.size();
+      continue;
+    }
+    if (seen++ < nth) {
+      pos = open;
+      continue;
+    }
+    int depth = 0;
+    for (size_t i = open; i < source.size(); ++i) {
+      if (source[i] == '(') ++depth;
+      if (source[i] == ')' && --depth == 0) return source.substr(pos, i + 1 - pos);
+    }
+    return source.substr(pos);
+  }
+  return "";
+}
+
+std::string LambdaBody(const std::string& source) {
+  size_t at = source.find("lambda");
+  if (at == std::string::npos) return "";
+  size_t colon = source.find(':', at);
+  if (colon == std::string::npos) return "";
+  int depth = 0;
+  size_t i = colon + 1;
+  for (; i < source.size(); ++i) {
+    const char c = source[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) break;
+      --depth;
+    }
+    if (c == ',' && depth == 0) break;
+  }
+  std::string body = source.substr(colon + 1, i - colon - 1);
+  while (!body.empty() && body.front() == ' ') body.erase(body.begin());
+  while (!body.empty() && body.back() == ' ') body.pop_back();
+  return body;
 }
 
 std::string Shorten(std::string s, size_t max) {

@@ -46,16 +46,25 @@ bool IsFallbackIdentifier(const Token& t, bool preprocessor);
 bool IsBranchOrFlag(const CodeLine& l);
 std::vector<std::string> EnvReads(const CodeLine& l);
 bool IsComparison(const Token& t);
-bool IsGuardLine(const CodeLine& l);
-int GuardStrength(const std::vector<const CodeLine*>& lines);
+bool IsKeywordOrGuard(std::string_view s);
+bool IsGuardLine(const CodeLine& l);  // if / while / for / elif / ternary
+bool IsClampToken(const Token& t);    // min, max, fminf, fmaxf, clamp
+bool NamesSmCount(const CodeLine& l);
+bool IsDispatchCondition(const CodeLine& l);
+int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp);
 std::vector<std::string> ComparisonOps(const CodeLine& l);
 double Similarity(const CodeLine& a, const CodeLine& b);  // shared tokens, in [0, 1]
-const CodeLine* BestMatch(const CodeLine& line, const std::vector<CodeLine>& others,
-                          double at_least);
+// The line on the other side of `block` most similar to `line` (a line of `block`), at
+// least `at_least`; only lines near its position are compared (renames.h PairingRange).
+const CodeLine* BestMatch(const CodeLine& line, const ChangeBlock& block, double at_least);
 // "NAME = VALUE", "#define NAME VALUE", "NAME{VALUE}", "'NAME': VALUE" for names `want` accepts.
 std::vector<std::pair<std::string, std::string>> Definitions(const CodeLine& l,
                                                              bool (*want)(std::string_view));
 std::string StripValue(std::string v);  // "64 ;" -> "64"
+// The text of the `nth` call `name(...)` in a line as written (balanced parentheses), or "".
+std::string CallText(const std::string& source, std::string_view name, size_t nth);
+// The body of the first Python lambda in a line as written ("s <= max(k // 128, 1)"), or "".
+std::string LambdaBody(const std::string& source);
 bool ParseIntLiteral(const std::string& s, long long* out);
 std::string Shorten(std::string s, size_t max);
 

@@ -283,7 +283,12 @@ TEST(RulesTest, SmallCases) {
 
 std::vector<ReviewCodeFile> CodeFiles(const Diff& d) {
   std::vector<ReviewCodeFile> files;
-  for (const FileDiff& f : d.files) files.push_back({&f, LanguageOfPath(f.path())});
+  for (const FileDiff& f : d.files) {
+    ReviewCodeFile c;
+    c.file = &f;
+    c.language = LanguageOfPath(f.path());
+    files.push_back(c);
+  }
   return files;
 }
 
@@ -366,10 +371,13 @@ TEST(RulesTest, ConsistentRenamesAcrossFiles) {
 // Regressions from reviewing real FlashMLA history (commits 9241ae3, 48c6dc4, 082094b):
 // indexing by s_q, docstring prose a hunk starts inside, and smem pointers are not findings.
 TEST(RulesTest, RealHistoryNoise) {
+  // Indexing by s_q is no mask; it is a block-index remap (launch.block_index_remapped).
   auto f = ReviewText(
       "--- a/c.cu\n+++ b/c.cu\n@@ -1 +1 @@\n-  const int batch_idx = blockIdx.x;\n"
       "+  const int batch_idx = batch_s_q_idx / params.s_q;\n");
-  EXPECT_TRUE(f.empty()) << Dump(f);
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "launch.block_index_remapped");
+  EXPECT_NE(f[0].message.find("blockIdx.x is no longer read"), std::string::npos) << f[0].message;
   f = ReviewText(
       "--- a/i.py\n+++ b/i.py\n@@ -10,4 +10,4 @@ def f(x):\n     Args:\n"
       "-        x: the layout of k cache, including strides\n"
@@ -384,6 +392,54 @@ TEST(RulesTest, RealHistoryNoise) {
       "--- a/s.cu\n+++ b/s.cu\n@@ -1 +1 @@\n-  int begin_n_split_idx = __ldg(p + 4);\n"
       "+  int begin_n_split_idx = *(p + 4);\n");
   EXPECT_TRUE(f.empty()) << Dump(f);
+}
+
+// Rules added after reviewing held-out FlashMLA/DeepGEMM commits (71c7379, 261330b,
+// d30fc36, 477618c, bb4424a, 79f48ee): barriers and fences added, 32-bit size arithmetic
+// widened, GroupedMasked layouts, block-index remaps in CUTLASS_DEVICE code.
+TEST(RulesTest, BarriersAddedWidthsAndLayouts) {
+  auto f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,3 +1,5 @@ __global__ void k(float* p) {\n   a();\n"
+      "+  __syncthreads();\n   b();\n+  tcgen05_after_thread_sync();\n   c();\n");
+  ASSERT_EQ(f.size(), 2u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "sync.barrier_added");
+  EXPECT_NE(f[0].message.find("every thread of the CTA"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[1].message.find("what does it order"), std::string::npos) << f[1].message;
+  // A barrier that moved is not added.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n-  __syncthreads();\n   a();\n   b();\n"
+      "+  __syncthreads();\n   c();\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  // Size arithmetic widened to 64 bits: a cast, sizeof first, a wider declaration.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  copy(p + sum_k * shape_m);\n"
+      "+  copy(p + static_cast<uint64_t>(sum_k) * shape_m);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "arith.width_changed");
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  bytes += B*H*Q * sizeof(float);\n"
+      "+  bytes += sizeof(float) * B*H*Q;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "arith.width_changed");
+  // A size_t that was already there is no widening.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  auto ret = cudaMalloc(&p, sizeof(T) * n);\n"
+      "+  size_t bytes = sizeof(T) * n;\n");
+  EXPECT_EQ(Keys(f).count({"arith.width_changed", "k.cu", 1}), 0u) << Dump(f);
+  // GroupedMasked is a grouped-GEMM layout, not a mask, wherever it is.
+  f = ReviewText(
+      "--- a/h.hpp\n+++ b/h.hpp\n@@ -1 +1 @@\n-  ok = a and gemm_type != "
+      "GemmType::MGroupedMasked;\n"
+      "+  ok = a and (gemm_type != GemmType::MGroupedMasked or b);\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  // blockIdx reads in a CUTLASS_DEVICE method are a remap, not an interface change.
+  f = ReviewText(
+      "--- a/c.hpp\n+++ b/c.hpp\n@@ -1,3 +1,3 @@ struct Convert {\n"
+      "   CUTLASS_DEVICE void copy(const float* src, Stride s) {\n"
+      "-    auto p = src + get<0>(s) * blockIdx.x;\n+    auto p = src + get<0>(s) * blockIdx.y;\n"
+      "   }\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "launch.block_index_remapped");
 }
 
 TEST(CodeTextTest, WordsAndComments) {
@@ -418,7 +474,7 @@ TEST(RulesTest, RuleTableIsComplete) {
     EXPECT_LE(r.checklist_item, 8);
     EXPECT_NE(ParseSeverity(SeverityName(r.severity)), std::nullopt);
   }
-  EXPECT_EQ(ids.size(), 12u);
+  EXPECT_EQ(ids.size(), 26u);
 }
 
 }  // namespace

@@ -90,14 +90,18 @@ TEST(ResourcesJson, RoundTripKeepsEveryField) {
   r.diagnostics = {{Severity::kError, "smem_overflow", "ptxas", "uses too much shared data",
                     "_Z6kernelILi128EEvv", "sm_90a", "k.cu", 12, 7, 294912, 232448}};
   r.warnings = {"no kernel was compared between base and head"};
-  r.unmatched_kernel_entries = {"deep_gemm::fp8_gemm_kernel"};
+  r.unmatched_kernel_entries = {{"deep_gemm::fp8_gemm_kernl", 7, 187408, false}};
   const json first = ResourcesToJson(r);
+  // The text built row by row is the tree's, byte for byte.
+  EXPECT_EQ(ResourcesToJsonText(r), JsonFileText(first));
   Result<ResourcesRecord> back = ParseResources(JsonFileText(first), "evidence/resources.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(ResourcesToJson(*back), first);
   EXPECT_TRUE(back->has_base());
   EXPECT_EQ(back->head.commands[0][3], "a b.cu");
   EXPECT_EQ(back->gates[1].status, "missing");
+  ASSERT_EQ(back->unmatched_kernel_entries.size(), 1u);
+  EXPECT_EQ(back->unmatched_kernel_entries[0].dynamic_smem_bytes, 187408);
 }
 
 TEST(ResourcesJson, SchemaOneFixtureIsStillRead) {
@@ -141,8 +145,8 @@ TEST(ReviewJson, RoundTripKeepsEveryField) {
   ConfigChange c;
   c.file = "config/tolerances.json";
   c.json_path = "$.ops.mla_decode.o.*.rtol";
-  c.old_value = json(0.0078125);
-  c.new_value = json(1e300);
+  c.old_json = "0.0078125";
+  c.new_json = "1e+300";
   c.effect = "loosened";
   c.finding = "F001";
   r.config_changes = {c};
@@ -155,7 +159,7 @@ TEST(ReviewJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->findings[0].severity, Severity::kError);
   EXPECT_EQ(back->findings[0].VerifyLine(),
             "attnverify build --config 'x y/attnverify.toml' --base HEAD~1");
-  EXPECT_EQ(back->config_changes[0].new_value.get(), 1e300);
+  EXPECT_EQ(back->config_changes[0].new_json, "1e+300");
 }
 
 TEST(ReviewJson, SchemaOneFixtureIsStillRead) {

@@ -374,6 +374,19 @@ Status ReadPrepare(const JsonReader& in, const json& doc, NumericsRecord* r) {
   return Status::Ok();
 }
 
+Status ReadContainment(const JsonReader& in, const json& doc, NumericsRecord* r) {
+  AV_ASSIGN_OR_RETURN(const json* p, in.Object(doc, "containment", "$"));
+  if (p == nullptr) return Status::Ok();
+  ContainmentRecord x;
+  const std::string w = "$.containment";
+  AV_RETURN_IF_ERROR(in.Str(*p, "sandbox", w, &x.sandbox));
+  AV_RETURN_IF_ERROR(in.Strings(*p, "package_changes", w, &x.package_changes));
+  AV_RETURN_IF_ERROR(in.Int(*p, "leftover_processes", w, &x.leftover_processes));
+  AV_RETURN_IF_ERROR(in.Strings(*p, "warnings", w, &x.warnings));
+  r->containment = std::move(x);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string NumericsOutput::rule() const { return compare ? compare->rule.name : ""; }
@@ -416,6 +429,13 @@ json NumericsToJson(const NumericsRecord& r) {
     prepare = {
         {"argv", r.prepare->argv}, {"status", r.prepare->status}, {"wall_ms", r.prepare->wall_ms}};
   }
+  json containment = nullptr;
+  if (r.containment) {
+    containment = {{"sandbox", r.containment->sandbox},
+                   {"package_changes", r.containment->package_changes},
+                   {"leftover_processes", r.containment->leftover_processes},
+                   {"warnings", r.containment->warnings}};
+  }
   return {{"schema", kNumericsJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", r.provenance.tool_version}}},
           {"provenance", ProvenanceToJson(r.provenance)},
@@ -432,6 +452,7 @@ json NumericsToJson(const NumericsRecord& r) {
           {"summary", SummaryJson(r.summary)},
           {"verdict", CaseVerdictName(r.verdict)},
           {"prepare", std::move(prepare)},
+          {"containment", std::move(containment)},
           {"cases", std::move(cases)},
           {"invariance", std::move(invariance)}};
 }
@@ -459,6 +480,7 @@ Result<NumericsRecord> ParseNumerics(std::string_view text, const std::string& p
     return in.Error("$.verdict", "must be \"pass\" or \"fail\", got \"" + verdict + "\"");
   r.verdict = *ParseCaseVerdict(verdict);
   AV_RETURN_IF_ERROR(ReadPrepare(in, doc, &r));
+  AV_RETURN_IF_ERROR(ReadContainment(in, doc, &r));
   AV_ASSIGN_OR_RETURN(const json* cases, in.Array(doc, "cases", "$"));
   if (cases == nullptr) return in.Error("$.cases", "missing (not a numerics evidence file?)");
   for (size_t i = 0; i < cases->size(); ++i) {

@@ -136,6 +136,14 @@ struct PrepareRecord {
   double wall_ms = 0;
 };
 
+// How the candidate was contained (doc/formats/candidate-protocol.md "Containment").
+struct ContainmentRecord {
+  std::string sandbox = "none";              // "bwrap" or "none"
+  std::vector<std::string> package_changes;  // package files the candidate changed
+  int64_t leftover_processes = 0;            // processes it left running, killed
+  std::vector<std::string> warnings;
+};
+
 struct NumericsRecord {
   std::string schema = kNumericsJsonSchema;  // as read ("" when absent); written: always /2
   Provenance provenance;
@@ -148,6 +156,7 @@ struct NumericsRecord {
   NumericsSummary summary;
   CaseVerdict verdict = CaseVerdict::kFail;  // pass or fail
   std::optional<PrepareRecord> prepare;
+  std::optional<ContainmentRecord> containment;  // absent in files that predate it
   std::vector<NumericsCase> cases;
   std::vector<InvarianceRecord> invariance;
 };

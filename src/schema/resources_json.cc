@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
 #include "core/json_reader.h"
 
 namespace av {
@@ -28,6 +29,7 @@ json SideJson(const ResourcesKernelSide& k) {
             {"block_size", k.block_size > 0 ? json(k.block_size) : json()}};
   if (k.smem_headroom_bytes) j["smem_headroom_bytes"] = *k.smem_headroom_bytes;
   if (k.smem_headroom_pct) j["smem_headroom_pct"] = *k.smem_headroom_pct;
+  if (k.bad_count) j["bad_count"] = true;
   if (k.ptxas_overflow) {
     j["ptxas_overflow"] = {{"bytes", k.overflow_bytes},
                            {"max_bytes", k.overflow_max_bytes},
@@ -135,6 +137,7 @@ Status ReadSide(const JsonReader& in, const json& k, const std::string& where,
     AV_RETURN_IF_ERROR(in.Str(*occ, "reason", w, &o.reason));
     s->occupancy = std::move(o);
   }
+  AV_RETURN_IF_ERROR(in.Bool(k, "bad_count", where, &s->bad_count));
   return in.Str(k, "occupancy_note", where, &s->occupancy_note);
 }
 
@@ -210,6 +213,7 @@ Status ReadGates(const JsonReader& in, const json& doc, ResourcesRecord* r) {
     AV_RETURN_IF_ERROR(in.Bool(g, "skipped", w, &row.skipped));
     AV_RETURN_IF_ERROR(in.Bool(g, "passed", w, &row.passed));
     AV_RETURN_IF_ERROR(in.Strings(g, "failures", w, &row.failures));
+    AV_RETURN_IF_ERROR(in.Int(g, "judged", w, &row.judged));
     if (row.gate.empty()) return in.Error(w + ".gate", "missing");
     if (!row.status.empty() && row.status != "pass" && row.status != "fail" &&
         row.status != "missing") {
@@ -264,26 +268,37 @@ Status ReadFindings(const JsonReader& in, const json& doc, ResourcesRecord* r) {
   return Status::Ok();
 }
 
-}  // namespace
+json KernelRowJson(const ResourcesKernelRow& row) {
+  return {{"kernel", row.kernel},
+          {"arch", row.arch},
+          {"change", row.change},
+          {"pairing", OrNull(row.pairing)},
+          {"base", row.base ? SideJson(*row.base) : json()},
+          {"head", row.head ? SideJson(*row.head) : json()}};
+}
 
-json ResourcesToJson(const ResourcesRecord& r) {
-  json kernels = json::array();
-  for (const ResourcesKernelRow& row : r.kernels) {
-    json k = {{"kernel", row.kernel},
-              {"arch", row.arch},
-              {"change", row.change},
-              {"base", row.base ? SideJson(*row.base) : json()},
-              {"head", row.head ? SideJson(*row.head) : json()}};
-    if (!row.pairing.empty()) k["pairing"] = row.pairing;
-    kernels.push_back(std::move(k));
-  }
+// Everything but the kernel rows (an empty array in their place).
+json ResourcesJsonWithoutKernels(const ResourcesRecord& r) {
   json gates = json::array();
   for (const ResourcesGate& g : r.gates) {
-    json j = {{"gate", g.gate},     {"enabled", g.enabled}, {"skipped", g.skipped},
-              {"passed", g.passed}, {"rule", g.rule},       {"failures", g.failures}};
-    if (!g.status.empty()) j["status"] = g.status;
-    if (!g.reason.empty()) j["reason"] = g.reason;
-    gates.push_back(std::move(j));
+    // "skipped" and "passed" say the same as "status" for readers of the first format.
+    gates.push_back({{"gate", g.gate},
+                     {"enabled", g.enabled},
+                     {"status", g.status},
+                     {"reason", g.reason},
+                     {"judged", g.judged},
+                     {"skipped", g.skipped},
+                     {"passed", g.passed},
+                     {"rule", g.rule},
+                     {"failures", g.failures}});
+  }
+  json unmatched = json::array();
+  for (const ResourcesUnmatchedEntry& u : r.unmatched_kernel_entries) {
+    unmatched.push_back(
+        {{"name", u.name},
+         {"line", u.line},
+         {"dynamic_smem_bytes", u.dynamic_smem_bytes ? json(*u.dynamic_smem_bytes) : json()},
+         {"matches_base", u.matches_base}});
   }
   json findings = json::array();
   for (const ResourcesFinding& f : r.findings) {
@@ -303,12 +318,67 @@ json ResourcesToJson(const ResourcesRecord& r) {
           {"archs", r.archs},
           {"head", RevisionJson(r.head)},
           {"base", r.base ? RevisionJson(*r.base) : json()},
-          {"kernels", std::move(kernels)},
+          {"kernels", json::array()},
           {"findings", std::move(findings)},
           {"gates", std::move(gates)},
           {"diagnostics", std::move(diags)},
           {"warnings", r.warnings},
-          {"unmatched_kernel_entries", r.unmatched_kernel_entries}};
+          {"unmatched_kernel_entries", std::move(unmatched)}};
+}
+
+Status ReadUnmatched(const JsonReader& in, const json& doc, ResourcesRecord* r) {
+  AV_ASSIGN_OR_RETURN(const json* list, in.Array(doc, "unmatched_kernel_entries", "$"));
+  for (size_t i = 0; list != nullptr && i < list->size(); ++i) {
+    const json& u = (*list)[i];
+    const std::string w = JsonReader::Index("$.unmatched_kernel_entries", i);
+    if (!u.is_object()) return in.Error(w, "must be an object");
+    ResourcesUnmatchedEntry x;
+    AV_RETURN_IF_ERROR(in.Str(u, "name", w, &x.name));
+    AV_RETURN_IF_ERROR(in.Int(u, "line", w, &x.line));
+    if (const json* d = JsonReader::Get(u, "dynamic_smem_bytes"); d != nullptr && !d->is_null()) {
+      int64_t v = 0;
+      AV_RETURN_IF_ERROR(in.Int(u, "dynamic_smem_bytes", w, &v));
+      x.dynamic_smem_bytes = v;
+    }
+    AV_RETURN_IF_ERROR(in.Bool(u, "matches_base", w, &x.matches_base));
+    if (x.name.empty()) return in.Error(w + ".name", "missing");
+    r->unmatched_kernel_entries.push_back(std::move(x));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+json ResourcesToJson(const ResourcesRecord& r) {
+  json j = ResourcesJsonWithoutKernels(r);
+  for (const ResourcesKernelRow& row : r.kernels) j["kernels"].push_back(KernelRowJson(row));
+  return j;
+}
+
+std::string ResourcesToJsonText(const ResourcesRecord& r) {
+  json top = ResourcesJsonWithoutKernels(r);
+  const std::string placeholder = "@@attnverify-kernels@@";
+  top["kernels"] = placeholder;
+  std::string text = JsonFileText(top);
+  // The key at depth 1 starts a line; inside a string a quote or newline is escaped, so
+  // this is the one place the placeholder can be.
+  const std::string slot = "\n  \"kernels\": \"" + placeholder + "\"";
+  const size_t at = text.find(slot);
+  if (r.kernels.empty()) return text.replace(at, slot.size(), "\n  \"kernels\": []");
+  // The rows sit at depth 2 of the file: each line of a row's dump gets 4 more spaces.
+  std::string out = text.substr(0, at) + "\n  \"kernels\": [\n";
+  for (size_t i = 0; i < r.kernels.size(); ++i) {
+    const std::string one = DumpJson(KernelRowJson(r.kernels[i]), 2);
+    out += "    ";
+    for (char c : one) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+    out += i + 1 < r.kernels.size() ? ",\n" : "\n";
+  }
+  out += "  ]";
+  out.append(text, at + slot.size(), std::string::npos);
+  return out;
 }
 
 Result<ResourcesRecord> ParseResources(std::string_view text, const std::string& path) {
@@ -339,7 +409,7 @@ Result<ResourcesRecord> ParseResources(std::string_view text, const std::string&
   AV_RETURN_IF_ERROR(ReadGates(in, doc, &r));
   AV_RETURN_IF_ERROR(ReadFindings(in, doc, &r));
   AV_RETURN_IF_ERROR(in.Strings(doc, "warnings", "$", &r.warnings));
-  AV_RETURN_IF_ERROR(in.Strings(doc, "unmatched_kernel_entries", "$", &r.unmatched_kernel_entries));
+  AV_RETURN_IF_ERROR(ReadUnmatched(in, doc, &r));
   return r;
 }
 

@@ -40,6 +40,7 @@ struct ResourcesKernelSide {
   int64_t block_size = -1;
   std::optional<int64_t> smem_headroom_bytes;  // when cap and total are known
   std::optional<double> smem_headroom_pct;
+  bool bad_count = false;       // the log gave a count no ptxas prints: numbers unknown
   bool ptxas_overflow = false;  // ptxas refused it: "uses too much shared data"
   int64_t overflow_bytes = -1, overflow_max_bytes = -1;
   std::optional<ResourcesOccupancy> occupancy;
@@ -59,6 +60,15 @@ struct ResourcesGate {
   std::string status;  // "pass", "fail", "missing"; "" in files that predate it
   std::string reason;  // why it is missing
   std::vector<std::string> failures;
+  int64_t judged = 0;  // kernel rows the gate judged
+};
+
+// A [[build.kernel]] entry of attnverify.toml that names no kernel of the head log.
+struct ResourcesUnmatchedEntry {
+  std::string name;
+  int64_t line = 0;  // in attnverify.toml
+  std::optional<int64_t> dynamic_smem_bytes;
+  bool matches_base = false;  // it does name a kernel of the base log
 };
 
 struct ResourcesFinding {
@@ -88,7 +98,7 @@ struct ResourcesRecord {
   Provenance provenance;
   bool has_provenance = false;
   std::string tool_version;
-  std::string status;  // "ok", "rejected", "missing"
+  std::string status;  // "ok", "rejected", "incomplete", "missing"
   std::string missing_reason;
   std::string nvcc_path, nvcc_version;
   std::vector<std::string> archs;
@@ -99,12 +109,16 @@ struct ResourcesRecord {
   std::vector<ResourcesGate> gates;
   std::vector<ResourcesDiagnostic> diagnostics;
   std::vector<std::string> warnings;
-  std::vector<std::string> unmatched_kernel_entries;  // [[build.kernel]] names that matched none
+  std::vector<ResourcesUnmatchedEntry> unmatched_kernel_entries;
 
   bool has_base() const { return base.has_value(); }
 };
 
 nlohmann::json ResourcesToJson(const ResourcesRecord& record);
+// The file's text: JsonFileText(ResourcesToJson(record)) byte for byte, but built one
+// kernel row at a time, so that a log of 300k kernels never becomes one JSON tree.
+// Invalid UTF-8 in names is replaced.
+std::string ResourcesToJsonText(const ResourcesRecord& record);
 // Strict: "status" and each gate's name are required; errors name `path` and the JSON path.
 Result<ResourcesRecord> ParseResources(std::string_view text, const std::string& path);
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
 #include "core/json_reader.h"
 #include "core/shell_quote.h"
 
@@ -16,6 +17,8 @@ json FindingJson(const Finding& f) {
           {"severity", SeverityName(f.severity)},
           {"component", f.component},
           {"file", f.file},
+          {"side", f.side},
+          {"function", f.function},
           {"line", f.line},
           {"end_line", f.end_line},
           {"checklist_item", f.checklist_item},
@@ -34,6 +37,8 @@ Status ReadFinding(const JsonReader& in, const json& f, const std::string& w, si
                             {"rule", &x->rule},
                             {"component", &x->component},
                             {"file", &x->file},
+                            {"side", &x->side},
+                            {"function", &x->function},
                             {"title", &x->title},
                             {"message", &x->message},
                             {"old", &x->old_text},
@@ -70,6 +75,8 @@ Status ReadFinding(const JsonReader& in, const json& f, const std::string& w, si
     x->related_items.push_back(static_cast<int>(v.get<int64_t>()));
   }
   if (x->rule.empty()) return in.Error(w + ".rule", "missing");
+  if (x->side != "head" && x->side != "base")
+    return in.Error(w + ".side", "must be \"head\" or \"base\", got \"" + x->side + "\"");
   if (x->line < 0 || x->end_line < 0) return in.Error(w + ".line", "must be >= 0");
   if (x->id.empty()) x->id = "F" + std::to_string(i + 1);
   return Status::Ok();
@@ -94,8 +101,8 @@ Status ReadConfigChange(const JsonReader& in, const json& c, const std::string& 
                     "got \"" +
                         x->effect + "\"");
   }
-  x->old_value = c.contains("old") ? c["old"] : json(nullptr);
-  x->new_value = c.contains("new") ? c["new"] : json(nullptr);
+  x->old_json = DumpJson(c.contains("old") ? c["old"] : json(nullptr));
+  x->new_json = DumpJson(c.contains("new") ? c["new"] : json(nullptr));
   return Status::Ok();
 }
 
@@ -108,17 +115,24 @@ std::string Finding::VerifyLine() const {
 json ReviewToJson(const ReviewReport& report) {
   json diffs = json::array();
   for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back(
-        {{"component", d.component}, {"path", d.path}, {"sha256", d.sha256}, {"files", d.files}});
+    diffs.push_back({{"component", d.component},
+                     {"path", d.path},
+                     {"sha256", d.sha256},
+                     {"files", d.files},
+                     {"kind", d.kind}});
   }
   json findings = json::array();
   for (const Finding& f : report.findings) findings.push_back(FindingJson(f));
   json changes = json::array();
   for (const ConfigChange& c : report.config_changes) {
+    // The values were JSON when compared; text that is not (it cannot be, but the field is
+    // a string) is written as a string.
+    json old_value = json::parse(c.old_json, nullptr, false);
+    json new_value = json::parse(c.new_json, nullptr, false);
     changes.push_back({{"file", c.file},
                        {"json_path", c.json_path},
-                       {"old", c.old_value.get()},
-                       {"new", c.new_value.get()},
+                       {"old", old_value.is_discarded() ? json(c.old_json) : old_value},
+                       {"new", new_value.is_discarded() ? json(c.new_json) : new_value},
                        {"effect", c.effect},
                        {"finding", c.finding}});
   }
@@ -134,6 +148,8 @@ json ReviewToJson(const ReviewReport& report) {
               {"files_skipped", report.files_skipped},
               {"diffs", std::move(diffs)},
               {"findings", std::move(findings)},
+              {"config_reviewed", report.config_reviewed},
+              {"config_not_reviewed", report.config_not_reviewed},
               {"config_changes", std::move(changes)}};
 }
 
@@ -165,6 +181,7 @@ Result<ReviewReport> ParseReview(std::string_view text, const std::string& path)
     AV_RETURN_IF_ERROR(in.Str(d, "path", w, &x.path));
     AV_RETURN_IF_ERROR(in.Str(d, "sha256", w, &x.sha256));
     AV_RETURN_IF_ERROR(in.Int(d, "files", w, &x.files));
+    AV_RETURN_IF_ERROR(in.Str(d, "kind", w, &x.kind));
     r.diffs.push_back(std::move(x));
   }
   AV_ASSIGN_OR_RETURN(const json* findings, in.Array(doc, "findings", "$"));
@@ -173,6 +190,8 @@ Result<ReviewReport> ParseReview(std::string_view text, const std::string& path)
     AV_RETURN_IF_ERROR(ReadFinding(in, (*findings)[i], JsonReader::Index("$.findings", i), i, &f));
     r.findings.push_back(std::move(f));
   }
+  AV_RETURN_IF_ERROR(in.Bool(doc, "config_reviewed", "$", &r.config_reviewed));
+  AV_RETURN_IF_ERROR(in.Str(doc, "config_not_reviewed", "$", &r.config_not_reviewed));
   AV_ASSIGN_OR_RETURN(const json* changes, in.Array(doc, "config_changes", "$"));
   for (size_t i = 0; changes != nullptr && i < changes->size(); ++i) {
     ConfigChange c;

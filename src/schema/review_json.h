@@ -33,6 +33,10 @@ struct Finding {
   std::string file;
   int64_t line = 0;  // new side; for a pure deletion, where it sat
   int64_t end_line = 0;
+  // "head" (file and lines name the new revision) or "base": the file no longer exists in
+  // head (it was deleted), so file is its old path and the lines are old-side lines.
+  std::string side = "head";
+  std::string function;            // the enclosing function or kernel, when known
   int checklist_item = 0;          // 1..8; 0 when the reviewer did not say
   std::vector<int> related_items;  // other items it bears on
   std::string title;
@@ -51,7 +55,8 @@ struct Finding {
 struct ConfigChange {
   std::string file;                // package-relative
   std::string json_path;           // "$.mla_decode.o.*.rtol"
-  JsonValue old_value, new_value;  // null when added / removed
+  std::string old_json;            // the value as JSON text; "null" when absent
+  std::string new_json;
   std::string effect;              // "loosened", "tightened", "changed", "added", "removed"
   std::string finding;             // the id of the finding that reports it
 };
@@ -61,6 +66,7 @@ struct ReviewedDiff {
   std::string path;    // package-relative for a slice, else as given
   std::string sha256;  // of the diff file's bytes
   int64_t files = 0;
+  std::string kind;  // the component's kind (review/component_kind.h), "" when none decides
 };
 
 struct ReviewReport {
@@ -74,6 +80,10 @@ struct ReviewReport {
   std::vector<std::string> disabled_rules;
   std::vector<Finding> findings;
   std::vector<ConfigChange> config_changes;
+  // Whether the package's config could be compared with the base revision's (it sits in
+  // the reviewed repository and both revisions could be read); why not when it could not.
+  bool config_reviewed = false;
+  std::string config_not_reviewed;
   int64_t files_reviewed = 0;  // code files the rules looked at
   int64_t files_skipped = 0;   // tests, docs, binaries, other languages
 };

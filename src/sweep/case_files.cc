@@ -1,5 +1,6 @@
 #include "sweep/case_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/file.h"
+#include "core/folder.h"
 #include "core/json_dump.h"
 #include "core/sha256.h"
 #include "core/xxh3.h"
@@ -28,13 +30,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json ShapeJson(const Shape& s) { return json(s); }
-
-Status MakeDirs(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return IoError(dir + ": cannot create folder: " + ec.message());
-  return Status::Ok();
-}
 
 // A file of the case folder: scratch that the next run rewrites, so it is written in
 // place without fsync (an fsync per file was most of a small case's wall time: ~6 ms
@@ -53,8 +48,9 @@ struct Digests {
 
 class ScratchFile {
  public:
-  static Result<ScratchFile> Create(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  // `name` in the folder `dir_fd`; `path` is how messages name it.
+  static Result<ScratchFile> Create(int dir_fd, const char* name, const std::string& path) {
+    int fd = ::openat(dir_fd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
     struct stat st;
     if (::fstat(fd, &st) != 0) {
@@ -134,8 +130,9 @@ class ScratchFile {
   off_t size_ = 0;      // bytes written (or found in place) so far
 };
 
-Status WriteScratchFile(const std::string& path, std::string_view contents) {
-  AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(path));
+Status WriteScratchFile(int dir_fd, const char* name, const std::string& path,
+                        std::string_view contents) {
+  AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(dir_fd, name, path));
   AV_RETURN_IF_ERROR(f.Write(contents.data(), contents.size(), nullptr));
   return f.Close();
 }
@@ -143,56 +140,53 @@ Status WriteScratchFile(const std::string& path, std::string_view contents) {
 // Empties what an earlier run left in the case folder (stale outputs must never be
 // read) but keeps the folder, out/ and the two files WriteCase truncates: on a busy ext4
 // every unlink, rmdir and mkdir costs ~0.3-2 ms, the bulk of a small case's write.
-// What ResetCaseDir keeps for WriteCase to rewrite: plain, single-link files (writing
-// into a link a candidate left there would write into someone else's file), and a
-// symbolic link at inputs.safetensors, which is never written through: WriteCase
-// re-points it or replaces it.
-bool KeptFile(const fs::directory_entry& e, const std::string& name) {
-  std::error_code ec;
+// What it keeps for WriteCase to rewrite: plain, single-link files (writing into a link
+// a candidate left there would write into someone else's file), and a symbolic link at
+// inputs.safetensors, which is never written through: WriteCase re-points it or replaces
+// it. Everything is done relative to the case folder's descriptor, never by path.
+bool KeptFile(int case_fd, const std::string& name) {
   if (name != "inputs.safetensors" && name != "case.json") return false;
-  if (e.is_symlink(ec)) return name == "inputs.safetensors";
-  return e.is_regular_file(ec) && e.hard_link_count(ec) == 1;
+  struct stat st;
+  if (::fstatat(case_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (S_ISLNK(st.st_mode)) return name == "inputs.safetensors";
+  return S_ISREG(st.st_mode) && st.st_nlink == 1;
 }
 
-Status ResetCaseDir(const std::string& dir, const std::string& out_dir) {
-  std::error_code ec;
-  if (fs::is_directory(dir, ec)) {
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-      const std::string name = e.path().filename().string();
-      if (name == "out" && e.is_directory(ec) && !e.is_symlink(ec)) {
-        for (const fs::directory_entry& o : fs::directory_iterator(e.path(), ec)) {
-          if (o.is_directory(ec) && !o.is_symlink(ec))
-            fs::remove_all(o.path(), ec);
-          else
-            fs::remove(o.path(), ec);
-        }
-        if (ec) return IoError(out_dir + ": cannot empty folder: " + ec.message());
-      } else if (!KeptFile(e, name)) {
-        fs::remove_all(e.path(), ec);
-      }
-      if (ec) return IoError(dir + ": cannot clear " + name + ": " + ec.message());
-    }
-    if (ec) return IoError(dir + ": cannot list folder: " + ec.message());
+Status ResetCaseDir(int case_fd, const std::string& dir) {
+  AV_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFolder(case_fd, dir));
+  for (const std::string& name : names) {
+    if (name == "out" || KeptFile(case_fd, name)) continue;
+    AV_RETURN_IF_ERROR(RemoveTreeAt(case_fd, name, dir + "/" + name));
   }
-  return MakeDirs(out_dir);
+  // out/ itself stays when it is a real folder; a link or file there is replaced.
+  AV_ASSIGN_OR_RETURN(UniqueFd out_fd,
+                      OpenFolderAt(case_fd, "out", dir + "/out", true, NotAFolder::kReplace));
+  AV_ASSIGN_OR_RETURN(std::vector<std::string> outs, ListFolder(out_fd.get(), dir + "/out"));
+  for (const std::string& name : outs) {
+    AV_RETURN_IF_ERROR(RemoveTreeAt(out_fd.get(), name, dir + "/out/" + name));
+  }
+  return Status::Ok();
 }
 
 // Writes inputs.safetensors straight from the tensors (no whole-file copy in memory) and
-// sets its sha256 and XXH3-128, computed on the way.
-Status WriteInputsFile(const std::string& path, const NamedTensors& tensors,
+// sets its sha256, XXH3-128 and length, computed on the way.
+Status WriteInputsFile(int case_fd, const std::string& path, const NamedTensors& tensors,
                        const std::map<std::string, std::string>& metadata, WrittenCase* wc) {
   AV_ASSIGN_OR_RETURN(std::string header, SerializeSafetensorsHeader(tensors, metadata));
   Digests digests;
-  AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(path));
+  AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(case_fd, "inputs.safetensors", path));
   AV_RETURN_IF_ERROR(f.Write(header.data(), header.size(), &digests));
+  size_t bytes = header.size();
   for (const auto& [name, t] : tensors) {
     if (t.numel() == 0) continue;
     const Tensor packed = t.is_contiguous() ? t : t.Contiguous();
     AV_RETURN_IF_ERROR(f.Write(packed.data(), packed.nbytes(), &digests));
+    bytes += packed.nbytes();
   }
   AV_RETURN_IF_ERROR(f.Close());
   wc->inputs_sha256 = digests.sha256.HexDigest();
   wc->inputs_xxh3 = digests.xxh3.HexDigest();
+  wc->inputs_bytes = bytes;
   return Status::Ok();
 }
 
@@ -208,54 +202,112 @@ bool AllNaN(const Tensor& t) {
   return true;
 }
 
-// Makes `path` a symbolic link to the base case's inputs file, relative so that the work
-// folder may move: ../<base id>/inputs.safetensors.
+// The relative target of a variant's link: ../<base id>/inputs.safetensors, so that the
+// work folder may move.
+std::string LinkTarget(const std::string& base_id) {
+  return (fs::path("..") / base_id / "inputs.safetensors").string();
+}
+
+// Makes inputs.safetensors in the case folder a symbolic link to the base case's file.
 // A link already there with that target (the last run's) is kept.
-Status LinkToInputsOf(const WrittenCase& base, const std::string& path) {
-  const fs::path p(base.inputs_path);
-  const std::string target = (fs::path("..") / p.parent_path().filename() / p.filename()).string();
+Status LinkToInputsOf(int case_fd, const std::string& base_id, const std::string& path) {
+  const std::string target = LinkTarget(base_id);
   char existing[4096];
-  const ssize_t len = ::readlink(path.c_str(), existing, sizeof existing);
+  const ssize_t len = ::readlinkat(case_fd, "inputs.safetensors", existing, sizeof existing);
   if (len >= 0 && std::string_view(existing, static_cast<size_t>(len)) == target)
     return Status::Ok();
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+  if (::unlinkat(case_fd, "inputs.safetensors", 0) != 0 && errno != ENOENT) {
     return IoError(path + ": cannot remove: " + std::strerror(errno));
   }
-  if (::symlink(target.c_str(), path.c_str()) != 0) {
+  if (::symlinkat(target.c_str(), case_fd, "inputs.safetensors") != 0) {
     return IoError(path + ": cannot link to " + target + ": " + std::strerror(errno));
   }
   return Status::Ok();
 }
 
+// The case folder work/cases/<id>, opened without following a link at any level below
+// the work folder. Writing repairs (a link at work/cases or at the case folder is
+// replaced by a real folder, noted in `warnings`); reading refuses.
+Result<UniqueFd> OpenCaseFolder(const std::string& work_dir, const std::string& id, bool write,
+                                std::vector<std::string>* warnings) {
+  AV_ASSIGN_OR_RETURN(UniqueFd work_fd, OpenFolderNoFollow(work_dir, write));
+  const NotAFolder mode = write ? NotAFolder::kReplace : NotAFolder::kRefuse;
+  std::string replaced;
+  AV_ASSIGN_OR_RETURN(UniqueFd cases_fd, OpenFolderAt(work_fd.get(), "cases", work_dir + "/cases",
+                                                      write, mode, &replaced));
+  if (!replaced.empty() && warnings != nullptr) warnings->push_back(replaced);
+  replaced.clear();
+  AV_ASSIGN_OR_RETURN(UniqueFd case_fd, OpenFolderAt(cases_fd.get(), id, work_dir + "/cases/" + id,
+                                                     write, mode, &replaced));
+  if (!replaced.empty() && warnings != nullptr) warnings->push_back(replaced);
+  return case_fd;
+}
+
 Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec,
                                    const BuiltCase& built, const WrittenCase* same_inputs) {
   WrittenCase wc;
+  wc.work_dir = work_dir;
+  wc.id = spec.id;
   wc.dir = (fs::path(work_dir) / "cases" / spec.id).string();
   wc.out_dir = wc.dir + "/out";
-  AV_RETURN_IF_ERROR(ResetCaseDir(wc.dir, wc.out_dir));
+  AV_ASSIGN_OR_RETURN(UniqueFd case_fd, OpenCaseFolder(work_dir, spec.id, true, &wc.warnings));
+  AV_RETURN_IF_ERROR(ResetCaseDir(case_fd.get(), wc.dir));
   wc.inputs_path = wc.dir + "/inputs.safetensors";
   if (same_inputs != nullptr) {
-    AV_RETURN_IF_ERROR(LinkToInputsOf(*same_inputs, wc.inputs_path));
+    AV_RETURN_IF_ERROR(LinkToInputsOf(case_fd.get(), same_inputs->id, wc.inputs_path));
     wc.inputs_sha256 = same_inputs->inputs_sha256;
     wc.inputs_xxh3 = same_inputs->inputs_xxh3;
+    wc.inputs_bytes = same_inputs->inputs_bytes;
+    wc.inputs_of = same_inputs->id;
   } else {
     // A variant's link from the last run (or one a candidate left) is replaced, not
     // followed.
     struct stat st;
-    if (::lstat(wc.inputs_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
-        ::unlink(wc.inputs_path.c_str()) != 0) {
+    if (::fstatat(case_fd.get(), "inputs.safetensors", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode) && ::unlinkat(case_fd.get(), "inputs.safetensors", 0) != 0) {
       return IoError(wc.inputs_path + ": cannot remove: " + std::strerror(errno));
     }
-    AV_RETURN_IF_ERROR(
-        WriteInputsFile(wc.inputs_path, built.file_tensors, built.op_params.values(), &wc));
+    AV_RETURN_IF_ERROR(WriteInputsFile(case_fd.get(), wc.inputs_path, built.file_tensors,
+                                       built.op_params.values(), &wc));
   }
   wc.layouts = built.layouts;
   wc.op_params = built.op_params;
   wc.outputs = built.outputs;
   wc.case_json = CaseJson(spec, built, wc.out_dir);
   wc.case_json["inputs_sha256"] = wc.inputs_sha256;
-  AV_RETURN_IF_ERROR(WriteScratchFile(wc.dir + "/case.json", JsonFileText(wc.case_json)));
+  AV_RETURN_IF_ERROR(WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json",
+                                      JsonFileText(wc.case_json)));
   return wc;
+}
+
+// The bytes of the tensors case.json names for these outputs.
+size_t ExpectedBytes(const std::vector<ExpectedOutput>& outputs) {
+  size_t bytes = 0;
+  for (const ExpectedOutput& e : outputs) {
+    size_t n = DTypeSize(e.dtype);
+    for (int64_t d : e.shape) n *= static_cast<size_t>(std::max<int64_t>(d, 0));
+    bytes += n;
+  }
+  return bytes;
+}
+
+// Reads one output file of out/ into owned memory: refused unread when it is a link,
+// FIFO or device, or larger than `needed` plus the header slack.
+Result<std::shared_ptr<OwnedBuffer>> ReadOutputFile(int out_fd, const std::string& name,
+                                                    size_t needed) {
+  const std::string shown = "out/" + name;
+  size_t size = 0;
+  Result<UniqueFd> fd = OpenRegularFileAt(out_fd, name, shown, Links::kRefuse, &size);
+  if (!fd.ok()) return InvalidInput("unreadable output: " + fd.status().message());
+  if (size > needed + kOutputHeaderSlack) {
+    return InvalidInput("unreadable output: " + shown + " is " + std::to_string(size) +
+                        " bytes, more than its tensors need (" + std::to_string(needed) +
+                        " bytes) plus " + std::to_string(kOutputHeaderSlack >> 20) +
+                        " MiB for the header: refused unread");
+  }
+  Result<std::shared_ptr<OwnedBuffer>> bytes = ReadFdToBuffer(fd->get(), shown, size);
+  if (!bytes.ok()) return InvalidInput("unreadable output: " + bytes.status().message());
+  return bytes;
 }
 
 }  // namespace
@@ -327,12 +379,18 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
 
 Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
   CandidateOutputs out;
-  std::string st_path = wc.out_dir + "/outputs.safetensors";
-  std::error_code ec;
-  if (fs::exists(st_path, ec)) {
-    AV_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapped, MappedFile::Open(st_path));
-    out.sha256 = Sha256Hex(mapped->view());
-    Result<SafetensorsFile> file = ParseSafetensors(mapped, "outputs.safetensors");
+  Result<UniqueFd> case_fd = OpenCaseFolder(wc.work_dir, wc.id, false, nullptr);
+  if (!case_fd.ok()) return InvalidInput("no output: " + case_fd.status().message());
+  Result<UniqueFd> out_fd =
+      OpenFolderAt(case_fd->get(), "out", wc.out_dir, false, NotAFolder::kRefuse);
+  if (!out_fd.ok()) return InvalidInput("no output: " + out_fd.status().message());
+  struct stat st;
+  if (::fstatat(out_fd->get(), "outputs.safetensors", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    AV_ASSIGN_OR_RETURN(
+        std::shared_ptr<OwnedBuffer> bytes,
+        ReadOutputFile(out_fd->get(), "outputs.safetensors", ExpectedBytes(wc.outputs)));
+    out.sha256 = Sha256Hex(bytes->view());
+    Result<SafetensorsFile> file = ParseSafetensors(bytes, "outputs.safetensors");
     if (!file.ok()) return InvalidInput("unreadable output: " + file.status().message());
     out.metadata = file->metadata;
     out.source = "outputs.safetensors";
@@ -349,18 +407,18 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
   } else {
     std::string joined;
     for (const ExpectedOutput& e : wc.outputs) {
-      std::string path = wc.out_dir + "/" + e.name + ".npy";
-      if (!fs::exists(path, ec)) {
+      const std::string name = e.name + ".npy";
+      if (::fstatat(out_fd->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         return InvalidInput(
-            "no output: the candidate wrote neither out/outputs.safetensors nor out/" + e.name +
-            ".npy");
+            "no output: the candidate wrote neither out/outputs.safetensors nor out/" + name);
       }
-      AV_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> mapped, MappedFile::Open(path));
-      joined += Sha256Hex(mapped->view());
-      Result<Tensor> t = ParseNpy(mapped, e.name + ".npy");
+      AV_ASSIGN_OR_RETURN(std::shared_ptr<OwnedBuffer> bytes,
+                          ReadOutputFile(out_fd->get(), name, ExpectedBytes({e})));
+      joined += Sha256Hex(bytes->view());
+      Result<Tensor> t = ParseNpy(bytes, name);
       if (!t.ok()) return InvalidInput("unreadable output: " + t.status().message());
       out.tensors.emplace_back(e.name, *t);
-      out.source += (out.source.empty() ? "" : ", ") + e.name + ".npy";
+      out.source += (out.source.empty() ? "" : ", ") + name;
     }
     out.sha256 = wc.outputs.size() == 1 ? joined : Sha256Hex(joined);
   }
@@ -378,6 +436,55 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {
     if (AllNaN(t)) return InvalidInput("output " + e.name + " is entirely NaN");
   }
   return out;
+}
+
+Result<std::shared_ptr<const Buffer>> ReadCheckedInputs(const WrittenCase& wc) {
+  auto changed = [&](const std::string& now) {
+    return InvalidInput("the candidate changed inputs.safetensors (sha256 " +
+                        wc.inputs_sha256.substr(0, 12) + " -> " + now + ")");
+  };
+  Result<UniqueFd> case_fd = OpenCaseFolder(wc.work_dir, wc.id, false, nullptr);
+  if (!case_fd.ok()) return changed(case_fd.status().message());
+  int dir = case_fd->get();
+  UniqueFd base_fd;
+  if (!wc.inputs_of.empty()) {
+    // A variant: its link must still name the base case's file, read from there.
+    const std::string target = LinkTarget(wc.inputs_of);
+    char now[4096];
+    const ssize_t len = ::readlinkat(dir, "inputs.safetensors", now, sizeof now);
+    if (len < 0 || std::string_view(now, static_cast<size_t>(len)) != target) {
+      return changed("no longer the link to " + target);
+    }
+    Result<UniqueFd> base = OpenCaseFolder(wc.work_dir, wc.inputs_of, false, nullptr);
+    if (!base.ok()) return changed(base.status().message());
+    base_fd = std::move(*base);
+    dir = base_fd.get();
+  }
+  size_t size = 0;
+  Result<UniqueFd> fd =
+      OpenRegularFileAt(dir, "inputs.safetensors", "inputs.safetensors", Links::kRefuse, &size);
+  if (!fd.ok()) return changed(fd.status().message());
+  if (size != wc.inputs_bytes) {
+    return changed(std::to_string(size) + " bytes, " + std::to_string(wc.inputs_bytes) +
+                   " were written");
+  }
+  Result<std::shared_ptr<OwnedBuffer>> bytes =
+      ReadFdToBuffer(fd->get(), "inputs.safetensors", wc.inputs_bytes);
+  if (!bytes.ok()) return changed(bytes.status().message());
+  if (Xxh3Hex((*bytes)->view()) != wc.inputs_xxh3) {
+    return changed(Sha256Hex((*bytes)->view()).substr(0, 12));
+  }
+  return std::shared_ptr<const Buffer>(std::move(*bytes));
+}
+
+Result<std::vector<std::string>> PrepareWorkFolder(const std::string& work_dir) {
+  std::vector<std::string> warnings;
+  AV_ASSIGN_OR_RETURN(UniqueFd work_fd, OpenFolderNoFollow(work_dir, true));
+  std::string replaced;
+  AV_ASSIGN_OR_RETURN(UniqueFd cases_fd, OpenFolderAt(work_fd.get(), "cases", work_dir + "/cases",
+                                                      true, NotAFolder::kReplace, &replaced));
+  if (!replaced.empty()) warnings.push_back(replaced);
+  return warnings;
 }
 
 }  // namespace av

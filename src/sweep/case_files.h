@@ -1,7 +1,11 @@
 // The files of the candidate protocol (DESIGN.md "Candidate protocol"): each case's
 // work/cases/<id>/inputs.safetensors and case.json, the work/cases.json index, and the
 // candidate's outputs (out/outputs.safetensors, or out/<name>.npy). Formats:
-// doc/formats/candidate-protocol.md. Functions touch only the named paths; any thread.
+// doc/formats/candidate-protocol.md. The candidate may have left anything in a case
+// folder: below the work folder no symbolic link is followed (each folder is opened
+// O_NOFOLLOW from the one above), a FIFO or device is refused without blocking, and what
+// attnverify reads back is read once into its own memory with a size cap. Functions
+// touch only the named paths; any thread.
 #pragma once
 
 #include <map>
@@ -9,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/buffer.h"
 #include "core/status.h"
 #include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
@@ -20,11 +25,20 @@ inline constexpr const char* kCasesIndexSchema = "attnverify.cases/1";
 
 // What attnverify keeps of a written case (the tensors themselves stay on disk).
 struct WrittenCase {
-  std::string dir;      // absolute work/cases/<id>
-  std::string out_dir;  // dir + "/out", emptied before the candidate runs
+  std::string work_dir;  // the work folder (absolute)
+  std::string id;        // the case's folder name under work/cases
+  std::string dir;       // absolute work/cases/<id>
+  std::string out_dir;   // dir + "/out", emptied before the candidate runs
   std::string inputs_path;
   std::string inputs_sha256;  // recorded in the evidence
   std::string inputs_xxh3;    // XXH3-128 of the same bytes: the fast check after the candidate ran
+  size_t inputs_bytes = 0;    // the file's length as written
+  // Non-empty: inputs.safetensors is a symbolic link to ../<inputs_of>/inputs.safetensors
+  // (the base case's file, whose digests these are).
+  std::string inputs_of;
+  // What attnverify had to repair before writing (a symbolic link at the case folder or
+  // at work/cases replaced by a real folder); for the run's warnings.
+  std::vector<std::string> warnings;
   std::vector<InputLayout> layouts;
   OpParams op_params;
   std::vector<ExpectedOutput> outputs;
@@ -59,7 +73,27 @@ struct CandidateOutputs {
 };
 
 // Reads and checks the candidate's outputs. A problem (missing file or tensor, wrong
-// dtype or shape, all NaN) is an InvalidInput whose message is the case's failure reason.
+// dtype or shape, all NaN, a link / FIFO / device, a file larger than its tensors need
+// plus kOutputHeaderSlack) is an InvalidInput whose message is the case's failure reason.
+// The tensors view attnverify's own copy of the bytes, never a mapping of the file.
 Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc);
+
+// Room for the header (and any extra tensors in outputs.safetensors) beyond the bytes
+// of the tensors case.json names: a larger output file is refused unread.
+inline constexpr size_t kOutputHeaderSlack = size_t{16} << 20;
+
+// Reads the case's inputs.safetensors (through a variant's link, which must still point
+// at its base case's file) once into attnverify's own memory and checks those bytes
+// against the digest taken when it was written. The reference is computed from this
+// buffer: nothing can change it after the check. A file that changed, was replaced by a
+// link, FIFO or device, or is gone is an InvalidInput whose message is the case's failure
+// reason ("the candidate changed inputs.safetensors (sha256 ... -> ...)").
+Result<std::shared_ptr<const Buffer>> ReadCheckedInputs(const WrittenCase& wc);
+
+// Readies the work folder before the sweep writes anything: it and work/cases are made
+// when absent; a symbolic link at the work folder is refused (exit 2, naming where it
+// points); one at work/cases is replaced by a real folder (the link alone is removed).
+// Returns the warnings for what it repaired.
+Result<std::vector<std::string>> PrepareWorkFolder(const std::string& work_dir);
 
 }  // namespace av

@@ -74,8 +74,8 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
   if (const toml::node* n = doc.get("candidate")) {
     const toml::table* t = n->as_table();
     if (t == nullptr) return r.Error(*n, "\"candidate\" must be a table");
-    AV_RETURN_IF_ERROR(
-        r.CheckKeys(*t, "[candidate]", {"command", "prepare", "timeout_s", "cwd", "env"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]",
+                                   {"command", "prepare", "timeout_s", "cwd", "env", "sandbox"}));
     const toml::node* cmd = t->get("command");
     if (cmd == nullptr) return r.Error(*n, "[candidate] needs a \"command\" (an array of strings)");
     const toml::array* arr = cmd->as_array();
@@ -119,6 +119,15 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
     if (auto* v = t->get("cwd")) {
       AV_ASSIGN_OR_RETURN(std::string cwd, r.String(*v, "cwd"));
       c.candidate.cwd = Resolve(c.base_dir, cwd);
+    }
+    if (auto* v = t->get("sandbox")) {
+      AV_ASSIGN_OR_RETURN(std::string mode, r.String(*v, "sandbox"));
+      if (mode == "bwrap")
+        c.candidate.sandbox = SandboxMode::kBwrap;
+      else if (mode == "none")
+        c.candidate.sandbox = SandboxMode::kNone;
+      else
+        return r.Error(*v, "\"sandbox\" must be \"bwrap\" or \"none\", got \"" + mode + "\"");
     }
     if (auto* v = t->get("env")) {
       const toml::table* e = v->as_table();

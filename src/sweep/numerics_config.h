@@ -20,6 +20,12 @@ enum class CandidateMode {
   kPerCase,   // {case_dir} / {out_dir}: one run per case
 };
 
+// Where the candidate and prepare run (doc/formats/candidate-protocol.md "Containment").
+enum class SandboxMode {
+  kBwrap,  // inside bubblewrap when it works here (else a warning, and unsandboxed)
+  kNone,   // unsandboxed; the package snapshot still catches changes to its files
+};
+
 struct CandidateConfig {
   std::vector<std::string> command;  // argv template
   // Run once before any case (compile the kernel, warm a cache); argv, no placeholders.
@@ -28,6 +34,7 @@ struct CandidateConfig {
   int timeout_s = 600;  // per run
   std::string cwd;      // absolute; default the config's folder
   std::map<std::string, std::string> env;
+  SandboxMode sandbox = SandboxMode::kBwrap;
 };
 
 struct NumericsConfig {

@@ -134,6 +134,22 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
   merged.config = first.record.config;
   merged.filter = first.record.filter;
   merged.prepare = first.record.prepare;
+  // Containment over all shards: the first's sandbox, every change, leftover and warning.
+  for (const NumericsShard& s : shards) {
+    if (!s.record.containment) continue;
+    const ContainmentRecord& c = *s.record.containment;
+    if (!merged.containment) {
+      merged.containment = ContainmentRecord{c.sandbox, {}, 0, {}};
+    } else if (merged.containment->sandbox != c.sandbox) {
+      merged.containment->warnings.push_back(s.path + ": sandbox " + c.sandbox + ", not " +
+                                             merged.containment->sandbox);
+    }
+    ContainmentRecord& m = *merged.containment;
+    m.package_changes.insert(m.package_changes.end(), c.package_changes.begin(),
+                             c.package_changes.end());
+    m.leftover_processes += c.leftover_processes;
+    m.warnings.insert(m.warnings.end(), c.warnings.begin(), c.warnings.end());
+  }
   merged.tool_version = provenance.tool_version;
   provenance.config = first.record.provenance.config;
   provenance.finished = UtcNowRfc3339();

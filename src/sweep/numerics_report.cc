@@ -92,6 +92,8 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   if (!config.candidate.prepare.empty() || !run.prepare_command.empty()) {
     r.prepare = PrepareRecord{config.candidate.prepare, "", run.prepare_status, run.prepare_ms};
   }
+  r.containment = ContainmentRecord{run.sandbox, run.package_changes, run.leftover_processes,
+                                    run.warnings};
   provenance.config = cfg.attnverify_toml;
   // The digests of the bytes the sweep read (the run holds them); attnverify.toml's is
   // read now, as no stage keeps its bytes.

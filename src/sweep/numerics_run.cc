@@ -1,5 +1,7 @@
 #include "sweep/numerics_run.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,8 +12,11 @@
 #include <thread>
 
 #include "core/file.h"
+#include "core/package_lock.h"
+#include "core/sandbox.h"
 #include "core/sha256.h"
-#include "core/xxh3.h"
+#include "core/tree_snapshot.h"
+#include "core/utf8.h"
 #include "numerics/heatmap_svg.h"
 #include "reference/ref_ops.h"
 #include "sweep/case_builder.h"
@@ -58,13 +63,70 @@ std::string ImplName(ImplKind k) {
   return "?";
 }
 
+std::string Canonical(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  std::filesystem::path rel = std::filesystem::path(path).lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// Runs `req` inside the sandbox when there is one: the package (and a work folder outside
+// it) read-only, `writable` (out/ folders) left writable. A program that cannot be found
+// is left unwrapped, so the runner's own "not found" names it.
+void Sandbox(const NumericsOptions& o, const std::vector<std::string>& writable,
+             ProcessRequest* req) {
+  if (o.bwrap.empty()) return;
+  Result<std::string> program = ResolveProgram(req->argv[0], req->cwd, req->extra_env);
+  if (!program.ok()) return;
+  SandboxSpec spec;
+  const std::string package = Canonical(o.config.base_dir);
+  const std::string work = Canonical(o.config.work_dir);
+  spec.read_only.push_back(package);
+  if (!Inside(work, package)) spec.read_only.push_back(work);
+  for (const std::string& w : writable) spec.writable.push_back(Canonical(w));
+  spec.cwd = req->cwd.empty() ? "" : Canonical(req->cwd);
+  std::vector<std::string> argv = req->argv;
+  argv[0] = *program;
+  req->argv = BwrapArgv(o.bwrap, spec, argv);
+  req->cwd.clear();  // bwrap's --chdir moves the program there
+}
+
+// Why a failed prepare looks like a full disk rather than the candidate's fault: its
+// output says so, or a filesystem it writes to (its folder, the work folder, TMPDIR) has
+// less than 16 MiB left. Empty when neither.
+std::string DiskFullReason(const ProcessResult& pr, const NumericsConfig& cfg) {
+  for (const std::string* text : {&pr.stderr_text, &pr.stdout_text}) {
+    for (const char* phrase : {"No space left on device", "Disk quota exceeded"}) {
+      if (text->find(phrase) != std::string::npos)
+        return std::string("its output says \"") + phrase + "\"";
+    }
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  for (const std::string& dir :
+       {cfg.candidate.cwd, cfg.work_dir, std::string(tmp ? tmp : "/tmp")}) {
+    struct statvfs fs;
+    if (dir.empty() || ::statvfs(dir.c_str(), &fs) != 0) continue;
+    const unsigned long long left = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+    if (left < (16ull << 20)) {
+      return dir + " has " + std::to_string(left >> 10) + " KiB left";
+    }
+  }
+  return "";
+}
+
 // The sweep's mutable state shared by the worker threads.
 class Sweep {
  public:
-  Sweep(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run)
+  Sweep(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run,
+        TreeSnapshot* snapshot)
       : o_(o),
         tol_(tol),
         run_(run),
+        snapshot_(snapshot),
         written_(run->cases.size()),
         owner_(run->cases.size()),
         intact_(run->cases.size(), false) {}
@@ -116,9 +178,9 @@ class Sweep {
     // Heatmaps of an earlier run of this case must not outlive it.
     for (const ExpectedOutput& e : built->outputs) {
       std::error_code ec;
-      std::filesystem::remove(std::filesystem::path(o_.config.evidence).parent_path() / "heatmaps" /
-                                  (r.spec.id + "." + e.name + ".svg"),
-                              ec);
+      const std::filesystem::path old = std::filesystem::path(o_.config.evidence).parent_path() /
+                                        "heatmaps" / (r.spec.id + "." + e.name + ".svg");
+      if (std::filesystem::remove(old, ec) && snapshot_ != nullptr) snapshot_->Forget(old.string());
     }
     const bool same_bytes =
         r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
@@ -131,6 +193,10 @@ class Sweep {
       RecordError(wc.status());
       return false;
     }
+    if (!wc->warnings.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const std::string& w : wc->warnings) run_->warnings.push_back(ReplaceInvalidUtf8(w));
+    }
     r.inputs_sha256 = wc->inputs_sha256;
     r.case_dir = wc->dir;
     written_[i] = std::move(*wc);
@@ -140,8 +206,10 @@ class Sweep {
     return true;
   }
 
+  // One candidate run; in the sandbox it may write only `writable` (its out/ folders).
   ProcessRequest Request(const std::string& cases, const std::string& case_dir,
-                         const std::string& out_dir) const {
+                         const std::string& out_dir,
+                         const std::vector<std::string>& writable) const {
     ProcessRequest req;
     req.argv = ExpandCommand(o_.config.candidate.command, cases, case_dir, out_dir);
     req.cwd = o_.config.candidate.cwd;
@@ -149,7 +217,15 @@ class Sweep {
     req.extra_env["ATTNVERIFY_WORK_DIR"] = o_.config.work_dir;
     req.timeout_ms = o_.config.candidate.timeout_s * 1000;
     req.max_output_bytes = 1 << 20;
+    Sandbox(o_, writable, &req);
     return req;
+  }
+
+  // Counts what a run left behind (the runner killed it).
+  void CountLeftovers(const Result<ProcessResult>& pr) {
+    if (!pr.ok()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    run_->leftover_processes += pr->leftover_processes;
   }
 
   // Applies one candidate run's outcome to case i; false when the case already failed.
@@ -178,14 +254,13 @@ class Sweep {
     const WrittenCase& wc = *written_[i];
     const bool is_base = r.spec.kind == VariantKind::kBase;
     auto t_check = Clock::now();
-    // The inputs must come back as written: a candidate that writes into them could
-    // otherwise change what the reference computes. XXH3 checks it; the message names
-    // the sha256 the evidence records.
-    Result<std::string> now = Xxh3File(wc.inputs_path);
-    if (!now.ok() || *now != wc.inputs_xxh3) {
-      Result<std::string> sha = now.ok() ? Sha256File(wc.inputs_path) : now.status();
-      Fail(r, "the candidate changed inputs.safetensors (sha256 " + wc.inputs_sha256.substr(0, 12) +
-                  " -> " + (sha.ok() ? sha->substr(0, 12) : sha.status().message()) + ")");
+    // The inputs must come back as written: a candidate that writes into them computed
+    // its outputs from other bytes. They are read once into our own memory, XXH3 checks
+    // that copy (the message names the sha256 the evidence records), and the reference
+    // is computed from the same copy: no process can swap the file in between (H3).
+    Result<std::shared_ptr<const Buffer>> inputs_bytes = ReadCheckedInputs(wc);
+    if (!inputs_bytes.ok()) {
+      Fail(r, inputs_bytes.status().message());
       g.Missing(r.spec);
       return;
     }
@@ -216,7 +291,7 @@ class Sweep {
       lowprec = &g.lowprec;
       r.reference_impl = g.reference_impl + " (shared with " + r.spec.group_id() + ")";
     } else {
-      Result<SafetensorsFile> stored = ReadSafetensors(wc.inputs_path);
+      Result<SafetensorsFile> stored = ParseSafetensors(*inputs_bytes, wc.inputs_path);
       if (!stored.ok()) return Fail(r, "reference: " + stored.status().message(), "error");
       Result<NamedTensors> inputs = ApplyLayouts(stored->tensors, wc.layouts);
       if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error");
@@ -334,7 +409,9 @@ class Sweep {
     fs::create_directories(dir, ec);
     std::string title = r.spec.id + ": " + name +
                         (report.failures.empty() ? "" : " (" + report.failures.front() + ")");
-    if (WriteFileAtomically(file.string(), RenderHeatmapSvg(*loc, title)).ok()) {
+    const std::string svg = RenderHeatmapSvg(*loc, title);
+    if (WriteFileAtomically(file.string(), svg).ok()) {
+      if (snapshot_ != nullptr) snapshot_->Record(file.string(), svg);
       fs::path rel = file.lexically_relative(o_.config.base_dir);
       r.heatmaps.push_back(rel.empty() || rel.string().rfind("..", 0) == 0 ? file.string()
                                                                            : rel.string());
@@ -357,6 +434,7 @@ class Sweep {
   const NumericsOptions& o_;
   const TolerancesConfig& tol_;
   NumericsRun* run_;
+  TreeSnapshot* snapshot_;  // the package's files, kept current with what we write
   std::vector<std::optional<WrittenCase>> written_;
   // owner_[i]: the case whose inputs file case i's inputs.safetensors is (itself, or the
   // base case it links to). intact_[j]: whether case j's own file is known to hold the
@@ -399,11 +477,13 @@ Status ParseShard(const std::string& text, int* index, int* count) {
 }
 
 std::string StderrTail(const std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
+  // The candidate's bytes go into JSON evidence: never cut inside a character, and any
+  // byte that is not UTF-8 replaced (M1).
+  if (text.size() <= max_bytes) return ReplaceInvalidUtf8(text);
   size_t start = text.size() - max_bytes;
   size_t nl = text.find('\n', start);
   if (nl != std::string::npos && nl + 1 < text.size()) start = nl + 1;
-  return "..." + text.substr(start);
+  return "..." + ReplaceInvalidUtf8(Utf8Tail(text, text.size() - start));
 }
 
 Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
@@ -465,9 +545,52 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       i = j;
     }
   }
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(cfg.work_dir) / "cases", ec);
-  if (ec) return IoError(cfg.work_dir + ": cannot create folder: " + ec.message());
+  // A symbolic link at the work folder is refused; one at work/cases (committed by the
+  // repository, or left by a candidate) is replaced, and nothing it points to touched.
+  AV_ASSIGN_OR_RETURN(run.warnings, PrepareWorkFolder(cfg.work_dir));
+  for (std::string& w : run.warnings) w = ReplaceInvalidUtf8(w);
+
+  // Containment. The candidate and prepare are the code under review: in the sandbox
+  // they cannot write the package, and either way every package file outside the work
+  // folder is recorded now and compared after the last candidate run, so a candidate
+  // that rewrites another stage's evidence fails the sweep instead of forging it (H2).
+  run.sandbox = o.bwrap.empty() ? "none" : "bwrap";
+  std::vector<std::string> skip_paths = {kPackageLockFile};
+  {
+    std::filesystem::path rel =
+        std::filesystem::path(cfg.work_dir).lexically_relative(cfg.base_dir);
+    if (!rel.empty() && *rel.begin() != "..") skip_paths.push_back(rel.generic_string());
+  }
+  Result<TreeSnapshot> snapshot =
+      TreeSnapshot::Take(cfg.base_dir, skip_paths, {".git", "__pycache__"});
+  if (!snapshot.ok()) {
+    // Too big to hash: only the sandbox then keeps the candidate off the evidence.
+    if (snapshot.status().code() != StatusCode::kUnsupported) return snapshot.status();
+    if (o.bwrap.empty()) {
+      return InvalidInput(snapshot.status().message() +
+                          " (without a sandbox the candidate may run only on a package whose "
+                          "files attnverify can check)");
+    }
+    run.warnings.push_back("package files are not checked after the candidate ran: " +
+                           snapshot.status().message());
+  }
+  TreeSnapshot* tracked = snapshot.ok() ? &*snapshot : nullptr;
+  auto check_package = [&] {
+    if (tracked == nullptr) return;
+    run.package_changes = tracked->Compare();
+    for (std::string& c : run.package_changes) c = ReplaceInvalidUtf8(c);
+    if (run.package_changes.empty()) return;
+    std::string list;
+    for (size_t i = 0; i < run.package_changes.size() && i < 3; ++i)
+      list += (i ? ", " : "") + run.package_changes[i];
+    if (run.package_changes.size() > 3)
+      list += " and " + std::to_string(run.package_changes.size() - 3) + " more";
+    for (CaseResult& r : run.cases) {
+      r.verdict = "fail";
+      r.reason =
+          "package files changed while the candidate ran (only its out/ folders may): " + list;
+    }
+  };
 
   // [candidate] prepare: once, before any case; its failure fails every case.
   if (!cfg.candidate.prepare.empty()) {
@@ -480,9 +603,11 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     req.extra_env["ATTNVERIFY_WORK_DIR"] = cfg.work_dir;
     req.timeout_ms = cfg.candidate.timeout_s * 1000;
     req.max_output_bytes = 1 << 20;
+    Sandbox(o, {}, &req);
     auto tp = Clock::now();
     Result<ProcessResult> pr = o.runner->Run(req);
     run.prepare_ms = MsSince(tp);
+    if (pr.ok()) run.leftover_processes += pr->leftover_processes;
     std::string why;
     std::string tail;
     if (!pr.ok()) {
@@ -493,6 +618,14 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
       if (!pr->ok()) {
         why = pr->Describe();
         tail = StderrTail(pr->stderr_text.empty() ? pr->stdout_text : pr->stderr_text);
+        // A full disk is the machine's problem, not the candidate's: an error (exit 2)
+        // that keeps the earlier evidence, not a FAIL of every case (L5).
+        if (std::string full = DiskFullReason(*pr, cfg); !full.empty()) {
+          return IoError("candidate prepare failed for lack of disk space (" + full +
+                         "): " + run.prepare_command + ": " + why +
+                         "; free some space and run again (the earlier evidence is kept)" +
+                         (tail.empty() ? "" : "\n" + tail));
+        }
       }
     }
     if (!why.empty()) {
@@ -504,6 +637,7 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
         r.stderr_tail = tail;
         if (o.on_case) o.on_case(r, ++done, static_cast<int64_t>(run.cases.size()));
       }
+      check_package();
       run.wall_ms = MsSince(t0);
       return run;
     }
@@ -523,7 +657,7 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     checks[gi] = g.Results(run.cases[b].spec.id, e - b > 1);
   };
 
-  Sweep sweep(o, tol, &run);
+  Sweep sweep(o, tol, &run, tracked);
   const size_t n = run.cases.size();
   if (cfg.candidate.mode == CandidateMode::kPerCase) {
     ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
@@ -535,7 +669,9 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
           const CaseResult& r = run.cases[i];
           std::string out_dir = r.case_dir + "/out";
           auto tc = Clock::now();
-          Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir));
+          Result<ProcessResult> pr =
+              o.runner->Run(sweep.Request("", r.case_dir, out_dir, {out_dir}));
+          sweep.CountLeftovers(pr);
           if (sweep.ApplyRun(i, pr, MsSince(tc)))
             sweep.Finish(i, g);
           else
@@ -558,13 +694,16 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     AV_RETURN_IF_ERROR(sweep.first_error());
     std::vector<WrittenCase> written;
     std::vector<CaseSpec> specs;
+    std::vector<std::string> out_dirs;
     for (size_t i = 0; i < n; ++i) {
       written.push_back(*sweep.all_written()[i]);
       specs.push_back(run.cases[i].spec);
+      out_dirs.push_back(written.back().out_dir);
     }
     AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(cfg.work_dir, written, specs));
     auto tc = Clock::now();
-    Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", ""));
+    Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", "", out_dirs));
+    sweep.CountLeftovers(pr);
     double cand_ms = MsSince(tc);
     // One run covers every case: its wall time is shared out evenly for the per-case
     // figures (the total is in the run's wall time).
@@ -585,6 +724,7 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     for (InvarianceCheckResult& r : c) run.invariance.push_back(std::move(r));
   }
   AV_RETURN_IF_ERROR(sweep.first_error());
+  check_package();
   run.wall_ms = MsSince(t0);
   return run;
 }

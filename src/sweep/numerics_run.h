@@ -73,6 +73,11 @@ struct InvarianceCheckResult {
 
 struct NumericsOptions {
   NumericsConfig config;
+  // A working bwrap (core/sandbox.h FindWorkingBwrap) when the candidate and prepare are
+  // to run in the sandbox; empty: unsandboxed. The caller decides ([candidate] sandbox,
+  // --sandbox) and warns when bwrap is wanted but does not work. Either way the package
+  // is snapshotted before prepare and compared after the last candidate run.
+  std::string bwrap;
   std::string filter;   // ECMAScript regex searched in case ids; empty: all
   int shard_index = 0;  // 0-based
   int shard_count = 1;
@@ -93,6 +98,13 @@ struct NumericsRun {
   std::string prepare_status;     // "exit 0", ...
   double prepare_ms = 0;
   std::vector<InvarianceCheckResult> invariance;  // by group, in case order
+  // Containment: "bwrap" or "none"; package files that changed while the candidate ran
+  // (each one fails every case); processes the candidate left running (all killed);
+  // what attnverify repaired in the work folder.
+  std::string sandbox = "none";
+  std::vector<std::string> package_changes;
+  int64_t leftover_processes = 0;
+  std::vector<std::string> warnings;
   double wall_ms = 0;
   int64_t passed() const;
   int64_t failed() const;

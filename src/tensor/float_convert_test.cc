@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/test_util.h"
+
 namespace av {
 namespace {
 

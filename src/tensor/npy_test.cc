@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/file.h"
+#include "testing/test_util.h"
 
 namespace av {
 namespace {

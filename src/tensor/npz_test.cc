@@ -9,6 +9,7 @@
 
 #include "core/file.h"
 #include "tensor/npy.h"
+#include "testing/test_util.h"
 
 namespace av {
 namespace {

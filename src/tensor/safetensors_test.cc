@@ -10,6 +10,7 @@
 
 #include "core/byte_reader.h"
 #include "core/file.h"
+#include "testing/test_util.h"
 
 namespace av {
 namespace {

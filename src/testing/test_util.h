@@ -1,7 +1,13 @@
-// Helpers for tests only (header-only, never linked into the library): temporary
-// folders, running a real process and capturing its output, and finding a Python
-// interpreter that has numpy (Debian's /usr/bin/python3 normally) for cross-checks.
+// Helpers for tests only (never linked into the library): temporary folders, running a
+// real process and capturing its output, finding a Python interpreter that has numpy
+// (Debian's /usr/bin/python3 normally) for cross-checks, and where the checkout and the
+// built programs are (test_paths.cc, the only test file that knows the build folder).
 #pragma once
+
+// The names the tests have always used, now read at run time.
+#define ATTNVERIFY_SOURCE_DIR (::av::testing::SourceDirPath())
+#define ATTNVERIFY_BINARY (::av::testing::AttnverifyBinaryPath())
+#define ATTNVERIFY_CPU_CANDIDATE (::av::testing::CpuCandidatePath())
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +20,11 @@
 
 namespace av::testing {
 
-inline std::string SourceDir() { return ATTNVERIFY_SOURCE_DIR; }
+const char* SourceDirPath();         // the checkout
+const char* AttnverifyBinaryPath();  // build/attnverify
+const char* CpuCandidatePath();      // build/cpu_candidate
+
+inline std::string SourceDir() { return SourceDirPath(); }
 
 // A fresh folder under $TMPDIR, removed when the object dies.
 class TempDir {

@@ -1,0 +1,198 @@
+// The per-file half of the built-in reviewer (rules.cc drives it): one FileReview per code
+// file runs the rules over that file's change blocks in precedence order, so each changed
+// line is reported by one rule at most, with the whole diff in view for counts and
+// cross-references (a host-side shared-memory size and the kernel's, a grid and the
+// kernel's block index). Rule families live in rules_*.cc. Internal to review/; one
+// thread per FileReview.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "review/change_blocks.h"
+#include "review/finding.h"
+#include "review/rules.h"
+
+namespace av {
+
+// Rule ids (stable: [review] disable names them, reports and SARIF key on them).
+namespace rule_id {
+inline constexpr std::string_view kSmem = "smem.declaration_changed";
+inline constexpr std::string_view kSmemHost = "smem.host_size_changed";
+inline constexpr std::string_view kSmemLayout = "smem.layout_changed";
+inline constexpr std::string_view kTile = "tile.constant_changed";
+inline constexpr std::string_view kCandidates = "tile.candidates_changed";
+inline constexpr std::string_view kSplit = "splitk.split_constant_changed";
+inline constexpr std::string_view kGuard = "guard.bound_loosened";
+inline constexpr std::string_view kClamp = "guard.clamp_added";
+inline constexpr std::string_view kBoundary = "guard.boundary_changed";
+inline constexpr std::string_view kEarlyReturn = "guard.early_return_added";
+inline constexpr std::string_view kMask = "mask.expression_changed";
+inline constexpr std::string_view kCombine = "splitk.combine_changed";
+inline constexpr std::string_view kSoftmax = "softmax.stability_changed";
+inline constexpr std::string_view kAtomic = "atomics.introduced";
+inline constexpr std::string_view kBarrier = "sync.barrier_removed";
+inline constexpr std::string_view kNamedBarrier = "sync.named_barrier_changed";
+inline constexpr std::string_view kBarrierAdded = "sync.barrier_added";
+inline constexpr std::string_view kWidth = "arith.width_changed";
+inline constexpr std::string_view kOrdering = "sync.memory_ordering_changed";
+inline constexpr std::string_view kAccum = "accum.dtype_narrowed";
+inline constexpr std::string_view kFallback = "fallback.switch_removed";
+inline constexpr std::string_view kInterface = "kernel.interface_changed";
+inline constexpr std::string_view kGrid = "launch.grid_changed";
+inline constexpr std::string_view kBlockIndex = "launch.block_index_remapped";
+inline constexpr std::string_view kTma = "tma.descriptor_changed";
+inline constexpr std::string_view kConfig = "package.config_changed";
+}  // namespace rule_id
+
+// A code file under review with its change blocks.
+struct ReviewedFile {
+  ReviewCodeFile code;
+  std::vector<ChangeBlock> blocks;
+};
+
+// Uses of a counted key (a barrier, an atomic, a fallback flag) across the diff: per file,
+// and what added files add and deleted files remove (code that moved to a new file).
+struct KeyCounts {
+  std::vector<std::map<std::string, int>> removed, added;  // per file
+  std::map<std::string, int> added_in_new_files, removed_in_deleted_files;
+  // Per key: removals in files other than added ones that nothing added back (per file the
+  // removed count above the added one), less what new files add.
+  std::map<std::string, int> deficit;
+};
+KeyCounts CountKeys(const std::vector<ReviewedFile>& files,
+                    std::vector<std::string> (*keys)(const CodeLine&));
+
+// The counts every FileReview of one review shares (computed once: linear in the diff).
+struct DiffCounts {
+  KeyCounts barriers, atomics, fallbacks;
+};
+DiffCounts CountDiff(const std::vector<ReviewedFile>& files);
+
+class FileReview {
+ public:
+  FileReview(std::vector<ReviewedFile>& files, size_t index, const DiffCounts& counts,
+             const ReviewOptions& options, std::vector<Finding>* out);
+  void Run();
+
+ private:
+  // rules_sync.cc
+  void Barriers();
+  void Atomics();
+  void Fallbacks();
+  void MemoryOrdering(ChangeBlock& b);
+  void NamedBarriers(ChangeBlock& b);
+  void BarriersAdded(ChangeBlock& b);
+  // rules_values.cc
+  void Accumulators(ChangeBlock& b);
+  void Constants(ChangeBlock& b);
+  void TemplateArguments(ChangeBlock& b, std::vector<CodeLine*>* lines, std::string* what);
+  void Candidates(ChangeBlock& b);
+  void Smem(ChangeBlock& b);
+  void HostSmem(ChangeBlock& b);
+  void SmemLayout(ChangeBlock& b);
+  // rules_guards.cc
+  void Guards(ChangeBlock& b);
+  void Clamps(ChangeBlock& b);
+  void EarlyReturns(ChangeBlock& b);
+  void Boundaries(ChangeBlock& b);
+  void Widths(ChangeBlock& b);
+  // rules_kernel.cc
+  void Interface(ChangeBlock& b);
+  void LaunchGrid(ChangeBlock& b);
+  void BlockIndex(ChangeBlock& b);
+  void Tma(ChangeBlock& b);
+  // rules_attention.cc
+  void Masks(ChangeBlock& b);
+  void CombineAndSoftmax(ChangeBlock& b);
+
+  // file_review.cc: shared helpers.
+  bool Enabled(std::string_view rule) const;
+  // One finding per run of `lines` no longer than kMaxFindingSpan (lines are claimed); the
+  // message of each is built from the lines of its run.
+  using MessageFn = std::function<std::string(const std::vector<CodeLine*>& run)>;
+  void Report(std::string_view rule_id, std::vector<CodeLine*> lines, const MessageFn& message);
+  void Report(std::string_view rule_id, std::vector<CodeLine*> lines, const std::string& message) {
+    Report(rule_id, std::move(lines), [&](const std::vector<CodeLine*>&) { return message; });
+  }
+  std::string Example(const std::vector<CodeLine*>& lines, bool added) const;
+  std::string OldToNew(const std::vector<CodeLine*>& lines) const;
+  // " in NAME()" for the function the lines sit in, when known.
+  std::string InFunction(const std::vector<CodeLine*>& lines) const;
+  // The whole file on the lines' side, or null.
+  const SourceOutline* Outline(bool head) const { return head ? code_.head : code_.base; }
+  // Lines of the function around `l` (on its side) whose comment-free code satisfies
+  // `want`; at most `limit`, the line itself excluded.
+  template <typename Pred>
+  std::vector<int64_t> FunctionLinesWhere(const CodeLine& l, Pred want, size_t limit) const;
+  bool cpp() const { return code_.language == SourceLanguage::kCpp; }
+  bool python() const { return code_.language == SourceLanguage::kPython; }
+  bool gemm() const { return code_.kind.gemm; }
+  ComponentKind kind() const { return code_.kind.kind; }
+  bool deleted() const { return code_.file->status == FileStatus::kDeleted; }
+  bool added_file() const { return code_.file->status == FileStatus::kAdded; }
+  // Where another file of the diff changes a line satisfying `want`: "path:line", or "".
+  template <typename Pred>
+  std::string ElsewhereInDiff(Pred want) const;
+  // The first changed line of this file satisfying `want`, or 0 (memoised by `slot`).
+  int64_t FirstChangedLine(bool (*want)(const CodeLine&, bool python), int64_t* slot) const;
+
+  std::vector<ReviewedFile>& files_;
+  size_t index_;
+  const DiffCounts& counts_;
+  mutable int64_t first_launch_line_ = -1, first_remap_line_ = -1;
+  const ReviewCodeFile& code_;
+  std::vector<ChangeBlock>& blocks_;
+  const ReviewOptions& options_;
+  std::vector<Finding>* out_;
+};
+
+// Findings of one rule on touching lines, or in one function a few lines apart, become one
+// (never spanning more than kMaxFindingSpan lines).
+void MergeNearbyFindings(std::vector<Finding>* findings);
+
+inline constexpr int64_t kMaxFindingSpan = 40;
+inline constexpr int64_t kMergeGap = 12;
+
+// ---- templates ---------------------------------------------------------------------------
+
+template <typename Pred>
+std::vector<int64_t> FileReview::FunctionLinesWhere(const CodeLine& l, Pred want,
+                                                    size_t limit) const {
+  std::vector<int64_t> found;
+  const SourceOutline* o = Outline(l.added);
+  if (o == nullptr) return found;
+  const OutlineFunction* f = o->FunctionAt(l.side_line());
+  if (f == nullptr) return found;
+  CommentStripper strip(code_.language);
+  for (int64_t n = f->header_line; n <= f->close_line && found.size() < limit; ++n) {
+    std::string_view raw = o->Line(n);
+    if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
+    const std::string code = strip.Strip(raw);
+    if (n == l.side_line() || code.empty()) continue;
+    if (want(code, Tokenize(code))) found.push_back(n);
+  }
+  return found;
+}
+
+template <typename Pred>
+std::string FileReview::ElsewhereInDiff(Pred want) const {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (i == index_) continue;
+    for (const ChangeBlock& b : files_[i].blocks) {
+      for (const auto* side : {&b.added, &b.removed}) {
+        for (const CodeLine& l : *side) {
+          if (want(l, files_[i].code)) {
+            return files_[i].code.file->path() + ":" + std::to_string(l.line->anchor);
+          }
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace av

@@ -1,0 +1,316 @@
+// The reviewer on our own small repositories that reproduce, pattern by pattern, what a
+// trial on real FlashMLA and DeepGEMM history showed the rules missing or getting wrong
+// (testdata/review/patterns/<name>/{base,head}, written for these tests). Each test commits
+// base then head into a temporary git repository, reviews git's diff with the whole base
+// and head files read back through git, and asserts what must be found (rule, file:line,
+// checklist item, the question) and what must not.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "core/process.h"
+#include "review/diff.h"
+#include "review/git_diff.h"
+#include "review/review_sources.h"
+#include "review/rules.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunShell;
+using testing::TempDir;
+
+struct Reviewed {
+  std::vector<Finding> with_files;  // base and head files read from git
+  std::vector<Finding> diff_only;   // the diff alone
+  std::string diff_text;
+};
+
+// Commits patterns/<name>/base, then head, and reviews the change. `components` maps a
+// component name to a path prefix (the rest is "unassigned").
+Reviewed ReviewPattern(const std::string& name,
+                       const std::vector<std::pair<std::string, std::string>>& components) {
+  Reviewed out;
+  TempDir dir;
+  const std::string src = testing::SourceDir() + "/testdata/review/patterns/" + name;
+  const std::string repo = dir.File("repo");
+  fs::create_directories(repo);
+  auto run = [&](const std::string& cmd) {
+    auto r = RunShell("cd '" + repo + "' && " + cmd);
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.output;
+  };
+  run("git init -q . && git config user.name t && git config user.email t@example.com");
+  run("cp -r '" + src + "/base/.' . && git add -A && git commit -qm base");
+  run("git rm -rq . && cp -r '" + src + "/head/.' . && git add -A && git commit -qm head");
+  PosixProcessRunner runner;
+  Result<GitDiffOutput> git = RunGitDiff(runner, {repo, "HEAD~1", DiffMode::kCommit});
+  EXPECT_TRUE(git.ok()) << git.status().message();
+  if (!git.ok()) return out;
+  out.diff_text = git->text;
+  Result<Diff> diff = ParseUnifiedDiff(git->text, "git diff");
+  EXPECT_TRUE(diff.ok()) << diff.status().message();
+  if (!diff.ok()) return out;
+  // One Diff per component, as the slice cuts them.
+  std::vector<Diff> parts;
+  std::vector<std::string> names;
+  for (const auto& [component, prefix] : components) {
+    Diff part;
+    for (const FileDiff& f : diff->files) {
+      if (f.path().rfind(prefix, 0) == 0) part.files.push_back(f);
+    }
+    parts.push_back(std::move(part));
+    names.push_back(component);
+  }
+  std::vector<ComponentDiff> diffs;
+  for (size_t i = 0; i < parts.size(); ++i) diffs.push_back({names[i], &parts[i], std::nullopt});
+  ReviewSources sources(runner, {git->toplevel, git->base_commit, git->head_commit});
+  SourceLookup lookup = sources.Lookup();
+  out.with_files = ReviewDiffs(diffs, ReviewOptions(), &lookup, nullptr, nullptr);
+  out.diff_only = ReviewDiffs(diffs, ReviewOptions(), nullptr, nullptr, nullptr);
+  // Every finding, whatever the pattern: its title is not repeated in its message (reports
+  // print "title: message"), it spans at most 40 lines, and it names its side.
+  for (const auto* findings : {&out.with_files, &out.diff_only}) {
+    for (const Finding& f : *findings) {
+      EXPECT_EQ(f.message.find(f.title), std::string::npos) << f.rule << ": " << f.message;
+      EXPECT_LT(f.end_line - f.line, 40) << f.rule << " " << f.file << ":" << f.line;
+      EXPECT_TRUE(f.side == "head" || f.side == "base") << f.side;
+    }
+  }
+  return out;
+}
+
+std::string Dump(const std::vector<Finding>& findings) {
+  std::string s;
+  for (const Finding& f : findings) {
+    s += f.rule + " " + SeverityName(f.severity) + " item " + std::to_string(f.checklist_item) + " " + f.file +
+         ":" + std::to_string(f.line) + "-" + std::to_string(f.end_line) + " [" + f.side + "] " +
+         f.message + "\n";
+  }
+  return s;
+}
+
+// The finding of `rule` covering file:line, or null.
+const Finding* At(const std::vector<Finding>& findings, std::string_view rule,
+                  std::string_view file, int64_t line) {
+  for (const Finding& f : findings) {
+    if (f.rule == rule && f.file == file && f.line <= line && line <= f.end_line) return &f;
+  }
+  return nullptr;
+}
+
+int Count(const std::vector<Finding>& findings, std::string_view rule) {
+  int n = 0;
+  for (const Finding& f : findings) n += f.rule == rule;
+  return n;
+}
+
+bool Mentions(const Finding* f, std::string_view text) {
+  return f != nullptr && f->message.find(text) != std::string::npos;
+}
+
+// FlashMLA 01a2772's pattern: __ldg after a PDL wait replaced by plain loads, a named
+// barrier and its id added. Before: one weak "split-k combine" question on num_splits_ptr.
+TEST(ReviewPatterns, PdlLoadsAndNamedBarriers) {
+  Reviewed r = ReviewPattern("pdl_ldg", {{"decode", "csrc/"}});
+  const std::string cu = "csrc/decode/splitkv_kernel.cu", h = "csrc/decode/barrier_ids.h";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const std::vector<Finding>& f = *findings;
+    const Finding* meta = At(f, "sync.memory_ordering_changed", cu, 29);
+    ASSERT_NE(meta, nullptr) << Dump(f);
+    EXPECT_EQ(meta->end_line, 35) << Dump(f);  // both loads after the wait, one finding
+    EXPECT_EQ(meta->checklist_item, 5);
+    EXPECT_TRUE(Mentions(meta, "LDG.CONSTANT")) << meta->message;
+    // The split-table read far from the wait: the same question, asked once for the kernel.
+    EXPECT_TRUE(Mentions(meta,
+                         "The same question applies at line 58 (`int split = "
+                         "params.num_splits_ptr[b] + first_split;`)."))
+        << meta->message;
+    EXPECT_EQ(Count(f, "sync.memory_ordering_changed"), 1) << Dump(f);
+    EXPECT_EQ(Count(f, "splitk.combine_changed"), 0) << Dump(f);
+    const Finding* barrier = At(f, "sync.named_barrier_changed", cu, 48);
+    ASSERT_NE(barrier, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(barrier, "used N barriers")) << barrier->message;
+    const Finding* id = At(f, "sync.named_barrier_changed", h, 8);
+    ASSERT_NE(id, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(id, "enum BarrierIds")) << id->message;
+    EXPECT_EQ(f.size(), 3u) << Dump(f);
+  }
+  // With the whole file the finding names the kernel and the line of the wait.
+  const Finding* meta = At(r.with_files, "sync.memory_ordering_changed", cu, 29);
+  ASSERT_NE(meta, nullptr);
+  EXPECT_TRUE(Mentions(meta, "in splitkv_decode_kernel()")) << meta->message;
+  EXPECT_TRUE(Mentions(meta, "previous grid at line 25")) << meta->message;
+}
+
+// FlashMLA 9241ae3's pattern: the combine grid goes from (b, s_q, h) to (b*s_q, 1, h) and
+// the block index is remapped. Before: nothing.
+TEST(ReviewPatterns, CombineGridAndBlockIndexRemap) {
+  Reviewed r = ReviewPattern("combine_grid", {{"combine", "csrc/"}});
+  const std::string cu = "csrc/decode/combine/combine.cu";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const std::vector<Finding>& f = *findings;
+    const Finding* remap = At(f, "launch.block_index_remapped", cu, 11);
+    ASSERT_NE(remap, nullptr) << Dump(f);
+    EXPECT_EQ(remap->end_line, 13);
+    EXPECT_TRUE(Mentions(remap, "blockIdx.y is no longer read")) << remap->message;
+    EXPECT_TRUE(Mentions(remap, "launch grid changes at line 37")) << remap->message;
+    const Finding* grid = At(f, "launch.grid_changed", cu, 37);
+    ASSERT_NE(grid, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(grid, "65535")) << grid->message;
+    EXPECT_EQ(grid->checklist_item, 6);
+    EXPECT_EQ(Count(f, "mask.expression_changed"), 0) << Dump(f);
+    EXPECT_EQ(f.size(), 2u) << Dump(f);
+  }
+  const Finding* remap = At(r.with_files, "launch.block_index_remapped", cu, 11);
+  ASSERT_NE(remap, nullptr);
+  EXPECT_TRUE(Mentions(remap, "in combine_partials_kernel()")) << remap->message;
+}
+
+// FlashMLA ebf3064's pattern: max(1, ...) clamps for empty sequences in CUTLASS-style
+// varlen code, a scheduler that now issues one block, an early return for an empty grid;
+// a removed debug print is nothing. Before: nothing in 8 files.
+TEST(ReviewPatterns, VarlenClampsAndEmptyGrids) {
+  Reviewed r = ReviewPattern("varlen_clamps", {{"fmha", "csrc/fmha/"}});
+  const std::string epi = "csrc/fmha/fwd_epilogue.hpp", sched = "csrc/fmha/tile_scheduler.hpp",
+                    launch = "csrc/fmha/device_launch.hpp";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const std::vector<Finding>& f = *findings;
+    const Finding* clamp = At(f, "guard.clamp_added", epi, 21);
+    ASSERT_NE(clamp, nullptr) << Dump(f);
+    EXPECT_GE(clamp->end_line, 29) << Dump(f);  // the three clamps of one function, one finding
+    EXPECT_EQ(clamp->checklist_item, 2);
+    EXPECT_TRUE(Mentions(clamp, "empty sequences")) << clamp->message;
+    const Finding* s = At(f, "guard.clamp_added", sched, 18);
+    ASSERT_NE(s, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(s, "scheduler now issues one block")) << s->message;
+    const Finding* ret = At(f, "guard.early_return_added", launch, 12);
+    ASSERT_NE(ret, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(ret, "LSE = -inf")) << ret->message;
+    for (const Finding& x : f) EXPECT_NE(x.file, "csrc/fmha/fwd_mainloop.hpp") << Dump(f);
+    EXPECT_EQ(f.size(), 3u) << Dump(f);
+  }
+  // With the whole function: the unclamped use of max_length_q further down.
+  const Finding* clamp = At(r.with_files, "guard.clamp_added", epi, 21);
+  ASSERT_NE(clamp, nullptr);
+  EXPECT_TRUE(Mentions(clamp, "`max_length_q` is still used unclamped at line 26"))
+      << clamp->message;
+}
+
+// DeepGEMM 6db7e18's pattern: smem padding, a 3D TMA store for the unaligned last N tile, a
+// kernel template parameter added, stage candidates, a host-side smem size. Before: 9
+// findings, 2 useful, 5 noise, 1 wrong at error severity, and 5 misses.
+TEST(ReviewPatterns, GemmPaddingTmaAndHostSizes) {
+  Reviewed r = ReviewPattern(
+      "gemm_padding", {{"gemmlib", "gemmlib/include/"}, {"jit_configs", "gemmlib/jit_kernels/"}});
+  const std::string cuh = "gemmlib/include/gemmlib/fp8_gemm.cuh",
+                    tma = "gemmlib/include/gemmlib/tma_utils.cuh",
+                    py = "gemmlib/jit_kernels/gemm.py",
+                    grouped = "gemmlib/jit_kernels/grouped_gemm.py";
+  const std::vector<Finding>& f = r.with_files;
+  // The kernel's template header and parameter, though `__global__` is outside the context.
+  const Finding* sig = At(f, "kernel.interface_changed", cuh, 13);
+  ASSERT_NE(sig, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(sig, "signature of kernel fp8_gemm_kernel()")) << sig->message;
+  ASSERT_NE(At(f, "kernel.interface_changed", cuh, 23), nullptr) << Dump(f);
+  const Finding* smem = At(f, "smem.declaration_changed", cuh, 28);
+  ASSERT_NE(smem, nullptr) << Dump(f);
+  const Finding* pitch = At(f, "smem.layout_changed", cuh, 60);
+  ASSERT_NE(pitch, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(pitch, "include the padding")) << pitch->message;
+  const Finding* edge = At(f, "guard.boundary_changed", cuh, 66);
+  ASSERT_NE(edge, nullptr) << Dump(f);
+  EXPECT_EQ(edge->checklist_item, 4);  // GEMM code: boundary guards are item 4
+  const Finding* desc = At(f, "tma.descriptor_changed", cuh, 116);
+  ASSERT_NE(desc, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(desc, "Box {BLOCK_N + BLOCK_N_PADDING, 1, BLOCK_M}")) << desc->message;
+  EXPECT_TRUE(Mentions(desc, "Strides {BLOCK_N * sizeof(T), SHAPE_N * sizeof(T)}"))
+      << desc->message;
+  const Finding* desc3 = At(f, "tma.descriptor_changed", tma, 28);
+  ASSERT_NE(desc3, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(desc3, "at most 256")) << desc3->message;
+  const Finding* host = At(f, "smem.host_size_changed", py, 30);
+  ASSERT_NE(host, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(host, "fp8_gemm.cuh:28")) << host->message;
+  const Finding* stages = At(f, "tile.candidates_changed", py, 50);
+  ASSERT_NE(stages, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(stages, "`stage_candidates` adds 3")) << stages->message;
+  // What must not be found: the inlined `rank` constant, bank-stride and padding words in
+  // Python, GroupedMasked, the twins' key dicts, the SM-count max, any mask question.
+  for (const Finding& x : f) {
+    EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
+    EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+    EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+    EXPECT_NE(x.file, grouped) << Dump(f);
+    EXPECT_FALSE(x.file == tma && x.line < 25) << Dump(f);
+    EXPECT_FALSE(x.file == py && x.line > 60) << Dump(f);
+    EXPECT_FALSE(x.file == py && x.line < 28) << Dump(f);
+    EXPECT_LE(x.end_line - x.line, 40) << Dump(f);
+  }
+  EXPECT_LE(f.size(), 10u) << Dump(f);
+}
+
+// DeepGEMM a6524d4, daec8fd and 0c88cd0: larger BLOCK_N candidates with a new filter,
+// stage candidates down to 1, and a max(0, ...) guard against -1 rows. Before: nothing,
+// nothing, and one weak "kernel interface" question.
+TEST(ReviewPatterns, GemmCandidatesAndSentinelClamp) {
+  Reviewed r = ReviewPattern(
+      "gemm_configs", {{"scheduler", "gemmlib/include/"}, {"jit_configs", "gemmlib/jit_kernels/"}});
+  const std::string py = "gemmlib/jit_kernels/gemm.py",
+                    sched = "gemmlib/include/gemmlib/scheduler.cuh";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const std::vector<Finding>& f = *findings;
+    const Finding* blocks = At(f, "tile.candidates_changed", py, 12);
+    ASSERT_NE(blocks, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(blocks, "`block_ns` adds 144, 160")) << blocks->message;
+    ASSERT_NE(At(f, "tile.candidates_changed", py, 20), nullptr) << Dump(f);  // the new filter
+    const Finding* stages = At(f, "tile.candidates_changed", py, 26);
+    ASSERT_NE(stages, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(stages, "adds 2, 1")) << stages->message;
+    EXPECT_TRUE(Mentions(stages, "max(k // 128, 1)")) << stages->message;
+    EXPECT_TRUE(Mentions(stages, "down to 1")) << stages->message;
+    const Finding* clamp = At(f, "guard.clamp_added", sched, 18);
+    ASSERT_NE(clamp, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(clamp, "-1 marks a skipped or padding row")) << clamp->message;
+    EXPECT_EQ(clamp->checklist_item, 4);
+    EXPECT_EQ(Count(f, "kernel.interface_changed"), 0) << Dump(f);
+    EXPECT_EQ(Count(f, "guard.clamp_added"), 1) << Dump(f);
+  }
+}
+
+// FlashMLA c2067be's pattern, in small: a kernel file deleted, its code moved into a new
+// file with a few changes. Before: whole-file counts at line 1 of deleted files (SARIF
+// pointing at files missing from head) and spans of 200 to 1100 lines.
+TEST(ReviewPatterns, RewriteMovedCodeAndDeletedFiles) {
+  Reviewed r = ReviewPattern("rewrite", {{"kernels", "csrc/"}});
+  const std::string old_file = "csrc/old_kernel.h", new_file = "csrc/kernels/new_kernel.cu";
+  const std::vector<Finding>& f = r.with_files;
+  // The fence that went nowhere: on the base side, at its old line.
+  const Finding* fence = At(f, "sync.barrier_removed", old_file, 15);
+  ASSERT_NE(fence, nullptr) << Dump(f);
+  EXPECT_EQ(fence->side, "base");
+  EXPECT_TRUE(Mentions(fence, "`__threadfence` removed")) << fence->message;
+  EXPECT_EQ(Count(f, "sync.barrier_removed"), 1) << Dump(f);  // the __syncthreads moved
+  // The new kernel's named barriers: one question, the other places listed.
+  const Finding* nb = At(f, "sync.named_barrier_changed", new_file, 15);
+  ASSERT_NE(nb, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(
+      nb, "The same question applies at lines 55 (`NamedBarrier::arrive_and_wait(128, 3);`), 95"))
+      << nb->message;
+  EXPECT_EQ(Count(f, "sync.named_barrier_changed"), 1) << Dump(f);
+  for (const Finding& x : f) {
+    if (x.file == old_file) EXPECT_EQ(x.side, "base") << Dump(f);
+    EXPECT_FALSE(x.file == old_file && x.line == 1) << Dump(f);
+    EXPECT_LE(x.end_line - x.line, 40) << Dump(f);
+    EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);  // moved, not changed
+    EXPECT_NE(x.rule, "launch.grid_changed") << Dump(f);      // same grid, other kernel
+    EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  }
+  EXPECT_EQ(f.size(), 2u) << Dump(f);
+}
+
+}  // namespace
+}  // namespace av

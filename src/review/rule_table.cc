@@ -1,0 +1,251 @@
+// The built-in rules as a table (id, severity, checklist item, title, the command that
+// verifies a finding): docs, `attnverify review --rules` and [review] disable read it.
+#include "review/file_review.h"
+#include "review/rules.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT: the ids are the table's first column
+
+const std::vector<RuleInfo>& Rules() {
+  static const std::vector<RuleInfo> kRules = {
+      {kSmem,
+       Severity::kWarning,
+       3,
+       {},
+       "shared-memory declaration changed",
+       VerifyWith::kBuild,
+       "__shared__ / extern __shared__ arrays, smem size constants, "
+       "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"},
+      {kSmemHost,
+       Severity::kWarning,
+       3,
+       {4},
+       "host-side shared-memory size changed",
+       VerifyWith::kBuild,
+       "Python/host computations of the dynamic shared memory a launch passes (smem_d = ...), "
+       "checked against the kernel's sizes changed in the same diff"},
+      {kSmemLayout,
+       Severity::kWarning,
+       3,
+       {4},
+       "shared-memory addressing changed",
+       VerifyWith::kNumerics,
+       "row pitch or offsets of a shared-memory buffer (smem_d + row * (BLOCK_N + PAD))"},
+      {kTile,
+       Severity::kWarning,
+       4,
+       {3},
+       "tile or pipeline constant changed",
+       VerifyWith::kBuild,
+       "kBlockM/N/K, BLOCK_*, kTile*, kStages/kNumStages, num_warps, TileShape values (old -> "
+       "new)"},
+      {kCandidates,
+       Severity::kWarning,
+       4,
+       {3},
+       "tile or stage candidates changed",
+       VerifyWith::kBuild,
+       "candidate tuples a config search picks from (block_ns, stage_candidates, num_stages "
+       "lists) and the filters over them: values added and removed"},
+      {kSplit,
+       Severity::kWarning,
+       5,
+       {4},
+       "split-k constant changed",
+       VerifyWith::kNumerics,
+       "num_splits, kNumSplits, kMaxSplits, SPLIT_K values (old -> new)"},
+      {kGuard,
+       Severity::kError,
+       2,
+       {4},
+       "boundary guard removed or loosened",
+       VerifyWith::kNumerics,
+       "if/for/while/ternary comparisons removed or < turned into <=; C++ min/max clamps of an "
+       "index or length dropped",
+       4},
+      {kClamp,
+       Severity::kWarning,
+       2,
+       {4},
+       "clamp added at a boundary",
+       VerifyWith::kNumerics,
+       "max(1, n) / max(0, x) / clamp(...) added: what empty lengths or -1 entries now do",
+       4},
+      {kBoundary,
+       Severity::kWarning,
+       2,
+       {4},
+       "tile-edge branch added or changed",
+       VerifyWith::kNumerics,
+       "a new or tightened comparison of a block index against a tile count "
+       "(n_block_idx < SHAPE_N / BLOCK_N) in changed code",
+       4},
+      {kEarlyReturn,
+       Severity::kWarning,
+       2,
+       {5},
+       "early return for empty work added",
+       VerifyWith::kNumerics,
+       "an added return under a zero/empty test (grid.x == 0, seqlen == 0): are outputs of "
+       "empty work still written?",
+       4},
+      {kMask,
+       Severity::kWarning,
+       2,
+       {},
+       "mask expression changed",
+       VerifyWith::kNumerics,
+       "attention code: causal, window, cu_seqlens, block_table, mask; lengths (seqlen, s_q, "
+       "max_length, problem_shape) where compared; or inside a mask function"},
+      {kCombine,
+       Severity::kWarning,
+       5,
+       {1},
+       "split-k combine or accumulation changed",
+       VerifyWith::kNumerics,
+       "LSE / logsumexp, combine, partial outputs, accumulators (+=, fma), split counts inside "
+       "a combine"},
+      {kSoftmax,
+       Severity::kWarning,
+       1,
+       {5},
+       "softmax stability changed",
+       VerifyWith::kNumerics,
+       "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) "
+       "scaling"},
+      {kAtomic,
+       Severity::kWarning,
+       5,
+       {},
+       "atomic accumulation introduced",
+       VerifyWith::kNumerics,
+       "new atomicAdd/atomicMax/..., red./atom. PTX, index_add_/scatter_add_ (order-dependent "
+       "results)"},
+      {kBarrier,
+       Severity::kError,
+       4,
+       {5},
+       "barrier or async-copy wait removed",
+       VerifyWith::kNumerics,
+       "__syncthreads, __syncwarp, cp.async waits, bar.sync, named barriers, pipeline waits, "
+       "fences removed or loosened"},
+      {kNamedBarrier,
+       Severity::kWarning,
+       4,
+       {3},
+       "named barrier added or changed",
+       VerifyWith::kBuild,
+       "NamedBarrier::arrive_and_wait/sync/arrive and bar.sync added or re-numbered, entries of "
+       "barrier-id enums (the hardware has 16 per CTA; ptxas reports `used N barriers`)"},
+      {kBarrierAdded,
+       Severity::kWarning,
+       4,
+       {5},
+       "barrier, wait or fence added",
+       VerifyWith::kNumerics,
+       "__syncthreads, cluster syncs, barrier waits and fences (tcgen05, async proxy) added in a "
+       "modified file: who must reach them, and what they now order"},
+      {kOrdering,
+       Severity::kWarning,
+       5,
+       {4},
+       "memory ordering around a grid dependency changed",
+       VerifyWith::kNumerics,
+       "PDL waits and triggers (cudaGridDependencySynchronize, griddepcontrol) changed, and "
+       "__ldg / ld.global.nc loads added or removed in code that waits on the previous grid"},
+      {kAccum,
+       Severity::kError,
+       1,
+       {},
+       "accumulator dtype narrowed",
+       VerifyWith::kNumerics,
+       "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to "
+       "half/bf16/fp8"},
+      {kFallback,
+       Severity::kWarning,
+       7,
+       {},
+       "fallback switch removed",
+       VerifyWith::kNumerics,
+       "branches or flags named fallback/legacy/use_*/FLASH_*/getenv removed"},
+      {kInterface,
+       Severity::kWarning,
+       6,
+       {},
+       "kernel interface or layout changed",
+       VerifyWith::kBuild,
+       "__global__ template headers and parameters (also when the signature is outside the "
+       "diff's context), stride parameters, CuTe Layout/make_layout/make_tensor, "
+       ".stride()/.contiguous()"},
+      {kGrid,
+       Severity::kWarning,
+       6,
+       {4},
+       "launch grid or block size changed",
+       VerifyWith::kNumerics,
+       "dim3(...) grids and blocks, <<<...>>> and cudaLaunchConfig_t, __launch_bounds__, "
+       "gridDim"},
+      {kBlockIndex,
+       Severity::kWarning,
+       6,
+       {2},
+       "block index remapped",
+       VerifyWith::kNumerics,
+       "changed reads of blockIdx / gridDim in a kernel and the indices derived from them "
+       "(batch_idx = i / params.s_q)"},
+      {kWidth,
+       Severity::kWarning,
+       2,
+       {6},
+       "integer width of size or offset arithmetic changed",
+       VerifyWith::kNumerics,
+       "a product or sum of sizes widened to 64 bits (a static_cast<uint64_t> added, an int "
+       "declared int64_t, sizeof moved first): where did it overflow, and what else still does?",
+       4},
+      {kTma,
+       Severity::kWarning,
+       4,
+       {6},
+       "TMA descriptor changed",
+       VerifyWith::kNumerics,
+       "make_*tma*desc, cuTensorMapEncode*, make_tma_copy and their box / stride arrays: box "
+       "dims <= 256, global strides multiples of 16 B"},
+      {kConfig,
+       Severity::kWarning,
+       1,
+       {2, 8},
+       "package configuration changed",
+       VerifyWith::kNumerics,
+       "the package's own config/tolerances.json, config/shapes.json and attnverify.toml "
+       "[policy] changed in the reviewed range (error when anything is loosened)"},
+  };
+  return kRules;
+}
+
+}  // namespace
+
+std::span<const RuleInfo> BuiltinRules() { return Rules(); }
+
+std::vector<std::string> BuiltinRuleIds() {
+  std::vector<std::string> ids;
+  for (const RuleInfo& r : Rules()) ids.emplace_back(r.id);
+  return ids;
+}
+
+const RuleInfo* FindRule(std::string_view id) {
+  for (const RuleInfo& r : Rules()) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
+  if (rule.verify == VerifyWith::kBuild) {
+    return {"attnverify", "build", "--config", options.config_path, "--base", options.base};
+  }
+  return {"attnverify", "numerics", "--config", options.config_path};
+}
+
+}  // namespace av

@@ -1,0 +1,152 @@
+// Attention rules: masks and lengths, the split-k combine, softmax stability. GEMM code
+// gets none of the mask or softmax questions (component_kind.h).
+#include <algorithm>
+#include <set>
+
+#include "review/file_review.h"
+#include "review/rule_vocabulary.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT
+
+// Input validation on a host API (TORCH_CHECK(x.dtype() == ...), CHECK_DEVICE(block_table)):
+// it names tensors, it computes no mask.
+bool IsCheckMacro(const CodeLine& l) {
+  if (l.tokens.empty() || l.tokens[0].kind != TokenKind::kIdentifier) return false;
+  const std::string& x = l.tokens[0].text;
+  return x == "TORCH_CHECK" || x == "assert" || x == "AT_ASSERT" || x.rfind("CHECK_", 0) == 0 ||
+         x.rfind("DG_HOST_ASSERT", 0) == 0 || x == "TORCH_INTERNAL_ASSERT";
+}
+
+// LSE, combine and partial outputs always; accumulators where they accumulate; split
+// counts only inside a combine (a read of `num_splits_ptr[b]` elsewhere is indexing).
+bool IsCombine(const CodeLine& l, bool splits_count, bool attention) {
+  bool accumulates = false;
+  for (const Token& t : l.tokens) {
+    if (t.text == "+=" || t.text == "fma" || t.text == "fmaf" || t.text == "__fmaf_rn")
+      accumulates = true;
+  }
+  for (const Token& t : l.tokens) {
+    if (t.kind != TokenKind::kIdentifier) continue;
+    const std::vector<std::string> w = IdentifierWords(t.text);
+    const bool pointer = !w.empty() && (w.back() == "ptr" || w.back() == "ptrs");
+    for (const std::string& x : w) {
+      if (attention && (x == "lse" || x == "logsumexp" || x == "oaccum")) return true;
+      if (x == "combine" || x == "partial" || x == "partials") return true;
+      if (x == "splits" && splits_count && !pointer) return true;
+      if (accumulates && (x == "acc" || x == "accum")) return true;
+    }
+  }
+  return false;
+}
+
+// A line that is a combine line only because it accumulates (`acc += ...`).
+bool AccumulatesOnly(const CodeLine& l) {
+  for (const Token& t : l.tokens) {
+    if (t.kind != TokenKind::kIdentifier) continue;
+    for (const std::string& x : IdentifierWords(t.text)) {
+      if (x == "lse" || x == "logsumexp" || x == "oaccum" || x == "combine" || x == "partial" ||
+          x == "partials" || x == "splits") {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void FileReview::Masks(ChangeBlock& b) {
+  if (gemm()) return;  // GroupedMasked is a layout, smem padding is not key padding
+  std::vector<CodeLine*> lines;
+  bool in_mask_function = false;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed || IsCheckMacro(l)) continue;
+      const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin;
+      bool hit = fn;
+      const bool comparing = Compares(l);
+      for (const Token& t : l.tokens) {
+        if (t.kind == TokenKind::kIdentifier && IsMaskIdentifier(t.text, comparing)) hit = true;
+      }
+      if (hit) {
+        lines.push_back(&l);
+        in_mask_function = in_mask_function || fn;
+      }
+    }
+  }
+  if (lines.empty()) return;
+  std::string where;
+  if (in_mask_function) {
+    for (const CodeLine* l : lines) {
+      if (IsMaskFunction(l->function)) {
+        where = " in " + l->function + "()";
+        break;
+      }
+    }
+  }
+  Report(kMask, lines, [&](const std::vector<CodeLine*>& run) {
+    return OldToNew(run) + where +
+           ". Is the alignment still right for s_q > 1, varlen and block "
+           "edges?";
+  });
+}
+
+void FileReview::CombineAndSoftmax(ChangeBlock& b) {
+  const bool splits = kind() == ComponentKind::kSplitkCombine;
+  std::vector<CodeLine*> softmax, combine;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed || IsCheckMacro(l)) continue;
+      const bool in_combine = splits || HasWord(l.function, {"combine", "reduce"});
+      const bool c = IsCombine(l, in_combine, !gemm());
+      const bool s = !gemm() && std::any_of(l.tokens.begin(), l.tokens.end(), IsSoftmaxToken);
+      if (c) {
+        combine.push_back(&l);
+      } else if (s) {
+        softmax.push_back(&l);
+      }
+    }
+  }
+  // exp -> exp2 (or log -> log2) changes the base of every LSE downstream.
+  auto exp_switch = [](const std::vector<CodeLine*>& lines) -> std::string {
+    std::vector<const CodeLine*> o, n;
+    for (const CodeLine* l : lines) (l->added ? n : o).push_back(l);
+    std::set<std::string> fo = ExpLogFunctions(o), fn = ExpLogFunctions(n);
+    if (fo.empty() || fn.empty() || fo == fn) return "";
+    auto join = [](const std::set<std::string>& s) {
+      std::string j;
+      for (const std::string& x : s) j += (j.empty() ? "" : "/") + x;
+      return j;
+    };
+    return " exp/log switch " + join(fo) + " -> " + join(fn) +
+           ": exp2 needs its argument scaled by log2(e), and the LSE's base must match its "
+           "reader's.";
+  };
+  if (!combine.empty()) {
+    Report(kCombine, combine, [&](const std::vector<CodeLine*>& run) {
+      // An accumulation outside any combine (`acc += a * b` in a reduction): its precision
+      // and order, not the LSE merge, is the question.
+      bool merge = splits;
+      for (const CodeLine* l : run) merge = merge || !AccumulatesOnly(*l);
+      if (!merge) {
+        return OldToNew(run) +
+               ". Is every term computed in the accumulator's type (a product of two bf16 "
+               "values rounds before it is added), and does the order of the sum change?";
+      }
+      return OldToNew(run) +
+             ". Do the partial outputs and LSE still combine to the unsplit "
+             "result?" +
+             exp_switch(run);
+    });
+  }
+  if (!softmax.empty()) {
+    Report(kSoftmax, softmax, [&](const std::vector<CodeLine*>& run) {
+      return "max subtraction or normalisation: " + OldToNew(run) + "." + exp_switch(run);
+    });
+  }
+}
+
+}  // namespace av

@@ -1,0 +1,355 @@
+// Boundary rules: guards loosened or removed, clamps added, tile-edge branches, early
+// returns for empty work.
+#include <algorithm>
+
+#include "review/file_review.h"
+#include "review/rule_vocabulary.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT
+
+struct Clamp {
+  std::string name;  // "max", "clamp"
+  size_t nth = 0;    // which call of that name on the line
+  int bound = -1;    // 0 or 1 for max(0|1, x); -1 for clamp(...)
+  std::string arg;   // the clamped expression as written (tokens joined)
+  bool arg_is_name = false;
+  bool arg_is_load = false;  // __ldg(...), p[i], *p
+};
+
+// Lower clamps on a line: max(1, n), std::max(x, 0), Python max(k // 128, 1), clamp(...).
+std::vector<Clamp> LowerClamps(const CodeLine& l) {
+  std::vector<Clamp> out;
+  const auto& t = l.tokens;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || t[i + 1].text != "(") continue;
+    if (i > 0 && (t[i - 1].text == "." || t[i - 1].text == "->")) continue;
+    const bool max = t[i].text == "max" || t[i].text == "fmax";
+    if (!max && t[i].text != "clamp") continue;
+    size_t nth = 0;
+    for (size_t k = 0; k < i; ++k)
+      nth += t[k].text == t[i].text && k + 1 < t.size() && t[k + 1].text == "(";
+    // Split the arguments at depth 1.
+    std::vector<std::vector<const Token*>> args(1);
+    int depth = 0;
+    size_t k = i + 1;
+    for (; k < t.size(); ++k) {
+      const std::string& x = t[k].text;
+      if (x == "(" || x == "[" || x == "{") {
+        if (depth++ == 0) continue;
+      } else if (x == ")" || x == "]" || x == "}") {
+        if (--depth == 0) break;
+      } else if (x == "," && depth == 1) {
+        args.emplace_back();
+        continue;
+      }
+      args.back().push_back(&t[k]);
+    }
+    Clamp c;
+    c.name = t[i].text;
+    c.nth = nth;
+    if (max) {
+      if (args.size() != 2) continue;
+      for (int side = 0; side < 2; ++side) {
+        const auto& a = args[side];
+        if (a.size() == 1 && a[0]->kind == TokenKind::kNumber &&
+            (a[0]->text == "0" || a[0]->text == "1" || a[0]->text == "0u" || a[0]->text == "1u")) {
+          c.bound = a[0]->text[0] - '0';
+          for (const Token* x : args[1 - side]) {
+            c.arg +=
+                (c.arg.empty() || x->text == "(" || x->text == ")" || c.arg.back() == '(' ? ""
+                                                                                          : " ") +
+                x->text;
+            c.arg_is_load = c.arg_is_load || x->text == "__ldg" || x->text == "[" ||
+                            x->text == "*" || x->text == "->";
+          }
+          c.arg_is_name =
+              args[1 - side].size() == 1 && args[1 - side][0]->kind == TokenKind::kIdentifier;
+        }
+      }
+      if (c.bound < 0) continue;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool Mentions(const std::vector<Token>& t, const std::string& name) {
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].kind == TokenKind::kIdentifier && t[i].text == name) return true;
+  }
+  return false;
+}
+
+// Uses of `name` outside any clamp and not its own definition.
+bool UsedUnclamped(const std::vector<Token>& t, const std::string& name) {
+  int clamp_depth = 0, depth = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text == "(") {
+      ++depth;
+      if (i > 0 && (t[i - 1].text == "max" || t[i - 1].text == "clamp") && clamp_depth == 0) {
+        clamp_depth = depth;
+      }
+    }
+    if (t[i].text == ")") {
+      if (depth == clamp_depth) clamp_depth = 0;
+      --depth;
+    }
+    if (t[i].kind == TokenKind::kIdentifier && t[i].text == name && clamp_depth == 0) {
+      if (i + 1 < t.size() && t[i + 1].text == "=") return false;  // its definition
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsIndexName(std::string_view s) {
+  return s == "blockIdx" || s == "idx" || HasWord(s, {"idx"}) ||
+         (s.size() > 4 && s.substr(s.size() - 4) == "_idx");
+}
+
+// A bound on a tile or sequence edge: SHAPE_N / BLOCK_N, num_m_blocks, seqlen_k, kBlockN.
+bool IsEdgeName(std::string_view s) {
+  if (IsTileConstant(s)) return true;
+  return HasWord(s, {"shape", "seqlen", "seqlens", "len", "length", "blocks", "tiles", "size"}) &&
+         !HasWord(s, {"idx"});
+}
+
+bool IsEmptyTest(const CodeLine& l) {
+  const auto& t = l.tokens;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    const bool zero =
+        t[i + 1].kind == TokenKind::kNumber && (t[i + 1].text == "0" || t[i + 1].text == "0u");
+    if ((t[i].text == "==" || t[i].text == "<=") && zero) return true;
+    if (t[i].text == "<" && t[i + 1].text == "1") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void FileReview::Guards(ChangeBlock& b) {
+  std::vector<const CodeLine*> rem, add;
+  for (CodeLine& l : b.removed) rem.push_back(&l);
+  for (CodeLine& l : b.added) add.push_back(&l);
+  std::vector<CodeLine*> lines;
+  std::string what;
+  const int before = GuardStrength(rem, cpp()), after = GuardStrength(add, cpp());
+  for (CodeLine& r : b.removed) {
+    const int strength = GuardStrength({&r}, cpp());
+    if (r.claimed || strength == 0) continue;
+    CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.5));
+    if (a == nullptr || a->claimed || GuardStrength({a}, cpp()) == 0) {
+      if (after < before) {
+        lines.push_back(&r);
+        if (what.empty()) what = "bounds check " + Example({&r}, false) + " removed";
+      }
+      continue;
+    }
+    std::vector<std::string> o = ComparisonOps(r), n = ComparisonOps(*a);
+    bool loosened = false;
+    if (o.size() == n.size()) {
+      for (size_t i = 0; i < o.size(); ++i) {
+        if ((o[i] == "<" && n[i] == "<=") || (o[i] == ">" && n[i] == ">=")) loosened = true;
+      }
+    }
+    if (GuardStrength({a}, cpp()) < strength) loosened = true;
+    if (loosened) {
+      lines.push_back(&r);
+      lines.push_back(a);
+      if (what.empty()) what = "bounds check loosened: " + OldToNew({&r, a});
+    }
+  }
+  if (!lines.empty()) {
+    Report(kGuard, lines,
+           what +
+               ". Shapes at tile edges (1, 63, 64, 65, 127, 128, 129) read or write past the "
+               "end if the bound is off by one.");
+  }
+}
+
+void FileReview::Clamps(ChangeBlock& b) {
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    std::vector<Clamp> now = LowerClamps(a);
+    if (now.empty()) continue;
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.4));
+    if (r != nullptr && r->claimed) r = nullptr;
+    if (r != nullptr && LowerClamps(*r).size() >= now.size()) continue;  // not added here
+    const Clamp& c = now.front();
+    std::vector<CodeLine*> lines = {&a};
+    if (r != nullptr) lines.push_back(r);
+    std::string why;
+    if (c.bound == 0 && c.arg_is_load) {
+      why =
+          ": entries below 0 (-1 marks a skipped or padding row) now read as 0 instead of "
+          "indexing out of bounds. Are the rows marked -1 still skipped, with their outputs "
+          "left unwritten or discarded, rather than computed into group or row 0?";
+    } else if (c.bound == 1 && (kind() == ComponentKind::kScheduler ||
+                                HasWord(c.arg, {"blocks", "tiles", "splits"}))) {
+      why =
+          ": the scheduler now issues one block where it issued none (an empty sequence or "
+          "batch). Does that block write nothing, or only masked rows, and do the outputs of "
+          "empty sequences still come out as for zero length (O = 0, LSE = -inf)?";
+    } else if (c.bound >= 0) {
+      why = ": a length of " + std::to_string(c.bound == 1 ? 0 : -1) + " now counts as " +
+            std::to_string(c.bound) +
+            ", so empty sequences run one tile of rows that do not exist. Are they masked, and "
+            "are the outputs of empty sequences still written as for zero length?";
+    } else {
+      why =
+          ": values outside the range now saturate instead of failing or reading past the "
+          "end; is saturating what the shapes at the edge need?";
+    }
+    std::string unclamped;
+    if (c.arg_is_name) {
+      const std::string name = c.arg;
+      std::vector<int64_t> uses = FunctionLinesWhere(
+          a,
+          [&](const std::string&, const std::vector<Token>& t) {
+            return Mentions(t, name) && UsedUnclamped(t, name);
+          },
+          3);
+      const SourceOutline* o = Outline(true);
+      for (int64_t n : uses) {
+        if (o == nullptr || n <= a.side_line()) continue;
+        std::string_view text = o->Line(n);
+        while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+          text.remove_prefix(1);
+        unclamped = " (`" + name + "` is still used unclamped at line " + std::to_string(n) +
+                    ": `" + Shorten(std::string(text), 100) +
+                    "`; should it see the clamped value?)";
+        break;
+      }
+    }
+    std::string call = CallText(a.source, c.name, c.nth);
+    if (call.empty()) call = a.source;
+    Report(kClamp, lines,
+           "`" + Shorten(call, 100) + "` added" + InFunction(lines) + unclamped + why);
+  }
+}
+
+void FileReview::EarlyReturns(ChangeBlock& b) {
+  for (size_t i = 0; i < b.added.size(); ++i) {
+    CodeLine& cond = b.added[i];
+    if (cond.claimed || !IsGuardLine(cond) || !IsEmptyTest(cond)) continue;
+    // A return on the same line or within the next few added lines of the branch.
+    std::vector<CodeLine*> lines = {&cond};
+    bool returns = Mentions(cond.tokens, "return");
+    for (size_t j = i + 1; j < b.added.size() && j <= i + 3 && !returns; ++j) {
+      if (b.added[j].line->new_line != b.added[j - 1].line->new_line + 1 &&
+          b.added[j].line->new_line > cond.line->new_line + 4) {
+        break;
+      }
+      lines.push_back(&b.added[j]);
+      returns = Mentions(b.added[j].tokens, "return");
+      if (returns && j + 1 < b.added.size() && b.added[j + 1].code == "}") {
+        lines.push_back(&b.added[j + 1]);
+      }
+    }
+    if (!returns) continue;
+    Report(kEarlyReturn, lines,
+           "early return when " + Example({&cond}, true) + InFunction(lines) +
+               ": nothing runs for empty work now. Are the outputs that empty sequences still "
+               "need (O = 0, LSE = -inf, the split counts a combine reads) written by someone, "
+               "or left as whatever the buffer held?");
+  }
+}
+
+void FileReview::Boundaries(ChangeBlock& b) {
+  if (added_file()) return;  // in a new file every branch is new: nothing to compare with
+  for (CodeLine& a : b.added) {
+    if (a.claimed || !IsGuardLine(a) || Mentions(a.tokens, "constexpr") || IsDispatchCondition(a)) {
+      continue;
+    }
+    bool index = false, edge = false;
+    for (const Token& t : a.tokens) {
+      if (t.kind != TokenKind::kIdentifier) continue;
+      index = index || IsIndexName(t.text);
+      edge = edge || IsEdgeName(t.text);
+    }
+    if (!index || !edge || ComparisonOps(a).empty()) continue;
+    const CodeLine* r = BestMatch(a, b, 0.6);
+    if (r != nullptr && ComparisonOps(*r) == ComparisonOps(a)) continue;  // same test
+    // The branch's body in this block goes with it.
+    std::vector<CodeLine*> lines;
+    const int64_t from = a.line->new_line;
+    for (auto* side : {&b.removed, &b.added}) {
+      for (CodeLine& l : *side) {
+        if (!l.claimed && l.line->anchor >= from && l.line->anchor < from + 16) lines.push_back(&l);
+      }
+    }
+    Report(kBoundary, lines,
+           "new branch on " + Example({&a}, true) + InFunction(lines) +
+               ": the tile at the edge now takes its own path. Do the swept shapes put a partial "
+               "tile there (sizes that are not multiples of the tile, with the edge tile both "
+               "first and last), and does the other path still cover every full tile?");
+  }
+}
+
+void FileReview::Widths(ChangeBlock& b) {
+  if (!cpp()) return;
+  auto is_wide = [](const std::string& x) {
+    return x == "uint64_t" || x == "int64_t" || x == "size_t" || x == "index_t" || x == "int64" ||
+           x == "ptrdiff_t" || x == "uint64";
+  };
+  auto is_narrow = [](const std::string& x) {
+    return x == "int" || x == "uint32_t" || x == "int32_t" || x == "unsigned";
+  };
+  // Casts to a 64-bit type: static_cast<int64_t>(x), (int64_t)x, int64_t(x).
+  auto casts = [&](const CodeLine& l) {
+    int n = 0;
+    const auto& t = l.tokens;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (!is_wide(t[i].text)) continue;
+      const bool static_cast_arg = i >= 2 && t[i - 1].text == "<" && t[i - 2].text == "static_cast";
+      const bool c_cast =
+          i >= 1 && t[i - 1].text == "(" && i + 1 < t.size() && t[i + 1].text == ")";
+      const bool functional = i + 1 < t.size() && t[i + 1].text == "(" &&
+                              (i == 0 || t[i - 1].kind != TokenKind::kIdentifier);
+      n += static_cast_arg || c_cast || functional;
+    }
+    return n;
+  };
+  auto arithmetic = [](const CodeLine& l) {
+    for (const Token& t : l.tokens) {
+      if (t.text == "*" || t.text == "+=" || t.text == "*=") return true;
+    }
+    return false;
+  };
+  auto sizeof_at = [](const CodeLine& l) -> size_t {
+    for (size_t i = 0; i < l.tokens.size(); ++i) {
+      if (l.tokens[i].text == "sizeof") return i;
+    }
+    return l.tokens.size();
+  };
+  std::vector<CodeLine*> widened;
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
+    if (r == nullptr || r->claimed) continue;
+    // `B*H*Q * sizeof(T)` -> `sizeof(T) * B*H*Q`: the product now starts in size_t.
+    const bool sizeof_first = r->token_hashes == a.token_hashes && sizeof_at(a) < sizeof_at(*r);
+    // `int sum_k = 0;` -> `uint64_t sum_k = 0;`: the same name declared wider.
+    const bool declared_wide = a.tokens.size() >= 2 && r->tokens.size() >= 2 &&
+                               is_narrow(r->tokens[0].text) && is_wide(a.tokens[0].text) &&
+                               a.tokens[1].text == r->tokens[1].text;
+    const bool cast = casts(a) > casts(*r) && arithmetic(a);
+    if (sizeof_first || declared_wide || cast) {
+      widened.push_back(r);
+      widened.push_back(&a);
+    }
+  }
+  if (widened.empty()) return;
+  Report(kWidth, widened, [&](const std::vector<CodeLine*>& run) {
+    return OldToNew(run) + InFunction(run) +
+           ": the size or offset is now computed in 64 bits, so the 32-bit result overflowed for "
+           "large shapes (2^31 elements or bytes). Do the other products of the same sizes "
+           "(offsets, strides, workspace sizes, grid dims) still use 32 bits, and does a swept "
+           "shape come near 2^31?";
+  });
+}
+
+}  // namespace av

@@ -1,0 +1,473 @@
+// Value rules: accumulator dtypes, tile / split / stage constants and candidate tuples,
+// shared-memory declarations, host-side shared-memory sizes and shared-memory addressing.
+#include <algorithm>
+#include <set>
+
+#include "review/file_review.h"
+#include "review/rule_vocabulary.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT
+
+// block_ns, BLOCK_MS, stage_candidates, num_stages_list, kBlockNCandidates: collections a
+// config search picks tiles or pipeline stages from.
+bool IsCandidateName(std::string_view name) {
+  std::vector<std::string> w = IdentifierWords(name);
+  if (w.empty()) return false;
+  static const std::set<std::string_view> kListWords = {
+      "candidates", "candidate", "choices", "options", "list", "values", "range"};
+  std::string rest;
+  bool listed = false;
+  for (const std::string& x : w) {
+    if (kListWords.count(x)) {
+      listed = true;
+      continue;
+    }
+    rest += (rest.empty() ? "" : "_") + x;
+  }
+  if (listed) {
+    if (rest.empty()) return false;
+    if (IsTileConstant(rest)) return true;
+    for (std::string_view t : {"stage", "stages", "block", "blocks", "tile", "tiles", "warps"}) {
+      if (HasWord(rest, {t})) return true;
+    }
+    return false;
+  }
+  // A plural of a tile name: block_ns -> block_n.
+  std::string s(name);
+  if (s.size() > 2 && (s.back() == 's' || s.back() == 'S')) {
+    s.pop_back();
+    return IsTileConstant(s) && s.find_first_of("_") != std::string::npos;
+  }
+  return false;
+}
+
+// The integers a Python candidate expression holds: (8, 7, 6), tuple(range(16, 129, 8)),
+// A + (144, 160, ), tuple(filter(lambda s: ..., (8, 7))). False when something else is in it.
+bool CandidateValues(const std::vector<Token>& t, size_t begin, size_t end,
+                     std::vector<long long>* out, std::string* filter) {
+  size_t i = begin;
+  auto number = [&](size_t k, long long* v) { return ParseIntLiteral(t[k].text, v); };
+  while (i < end) {
+    const std::string& x = t[i].text;
+    if (x == "+" || x == "," || x == ")" || x == "]" || x == "(" || x == "[") {
+      ++i;
+      continue;
+    }
+    if (x == "tuple" || x == "list" || x == "sorted" || x == "set") {
+      ++i;
+      continue;
+    }
+    if (x == "range" && i + 1 < end && t[i + 1].text == "(") {
+      std::vector<long long> args;
+      size_t k = i + 2;
+      for (; k < end && t[k].text != ")"; ++k) {
+        long long v = 0;
+        if (t[k].text == ",") continue;
+        if (!number(k, &v)) return false;
+        args.push_back(v);
+      }
+      if (args.empty() || args.size() > 3) return false;
+      long long a = args.size() == 1 ? 0 : args[0], b = args.size() == 1 ? args[0] : args[1];
+      long long step = args.size() == 3 ? args[2] : 1;
+      if (step <= 0 || b - a > 100000) return false;
+      for (long long v = a; v < b; v += step) out->push_back(v);
+      i = k + 1;
+      continue;
+    }
+    if (x == "filter" && i + 1 < end && t[i + 1].text == "(") {
+      // filter(lambda s: COND, VALUES): COND is kept for the message.
+      size_t k = i + 2;
+      if (k < end && t[k].text == "lambda") {
+        int depth = 0;
+        std::string cond;
+        size_t colon = k;
+        while (colon < end && t[colon].text != ":") ++colon;
+        for (k = colon + 1; k < end; ++k) {
+          if (t[k].text == "(") ++depth;
+          if (t[k].text == ")") --depth;
+          if (depth == 0 && t[k].text == ",") break;
+          cond += (cond.empty() ? "" : " ") + t[k].text;
+        }
+        *filter = cond;
+      }
+      i = k + 1;
+      continue;
+    }
+    long long v = 0;
+    if (t[i].kind == TokenKind::kNumber && number(i, &v)) {
+      out->push_back(v);
+      ++i;
+      continue;
+    }
+    return false;
+  }
+  return !out->empty();
+}
+
+std::string JoinValues(const std::vector<long long>& v) {
+  std::string s;
+  for (long long x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+// A definition's value tokens: the tokens after `NAME =`.
+bool DefinitionValue(const CodeLine& l, std::string* name, size_t* begin) {
+  const auto& t = l.tokens;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind == TokenKind::kIdentifier && t[i + 1].text == "=" && IsCandidateName(t[i].text)) {
+      *name = t[i].text;
+      *begin = i + 2;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool UsesCandidates(const CodeLine& l) {
+  bool selects = false, named = false;
+  for (const Token& t : l.tokens) {
+    if (t.text == "for" || t.text == "filter" || t.text == "in" || t.text == "if") selects = true;
+    if (t.kind == TokenKind::kIdentifier && IsCandidateName(t.text)) named = true;
+  }
+  return selects && named;
+}
+
+bool HasSmemWord(std::string_view name) {
+  std::vector<std::string> w = IdentifierWords(name);
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i] == "smem" || w[i] == "shmem") return true;
+    if (w[i] == "shared" && i + 1 < w.size() && (w[i + 1] == "mem" || w[i + 1] == "memory")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The offsets a line applies to shared-memory buffers: the index of `smem_x[...]` and the
+// addend of `smem_x + ...`, as text.
+std::vector<std::string> SmemOffsets(const CodeLine& l) {
+  std::vector<std::string> out;
+  const auto& t = l.tokens;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || !HasSmemWord(t[i].text)) continue;
+    const std::string& next = t[i + 1].text;
+    if (next != "[" && next != "+") continue;
+    std::string expr;
+    int depth = 0;
+    for (size_t k = i + 2; k < t.size(); ++k) {
+      const std::string& x = t[k].text;
+      if (x == "(" || x == "[" || x == "{") ++depth;
+      if (x == ")" || x == "]" || x == "}") {
+        if (depth == 0) break;
+        --depth;
+      }
+      if (depth == 0 && (x == "," || x == ";")) break;
+      expr += (expr.empty() ? "" : " ") + x;
+    }
+    out.push_back(t[i].text + next + expr);
+  }
+  return out;
+}
+
+// "smem_d" and "SMEM_D_SIZE" both name the D buffer: the words left without smem/size ones.
+std::string SmemStem(std::string_view name) {
+  static const std::set<std::string_view> kDrop = {"smem", "shmem", "shared", "mem",   "memory",
+                                                   "size", "bytes", "per",    "stage", "k"};
+  std::string s;
+  for (const std::string& w : IdentifierWords(name)) {
+    if (!kDrop.count(w)) s += (s.empty() ? "" : "_") + w;
+  }
+  return s;
+}
+
+}  // namespace
+
+void FileReview::Accumulators(ChangeBlock& b) {
+  std::vector<CodeLine*> lines;
+  std::string what;
+  for (CodeLine& r : b.removed) {
+    if (r.claimed) continue;
+    bool wide = std::any_of(r.tokens.begin(), r.tokens.end(), IsWideType);
+    if (!wide) continue;
+    CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.4));
+    if (a == nullptr) continue;
+    int old_narrow = 0, new_narrow = 0;
+    for (const Token& t : r.tokens) old_narrow += IsNarrowType(t);
+    std::string narrow;
+    for (const Token& t : a->tokens) {
+      if (IsNarrowType(t)) {
+        ++new_narrow;
+        narrow = t.text;
+      }
+    }
+    if (new_narrow <= old_narrow) continue;
+    bool acc = std::any_of(r.tokens.begin(), r.tokens.end(), IsAccumulatorName) ||
+               std::any_of(a->tokens.begin(), a->tokens.end(), IsAccumulatorName);
+    if (!acc) continue;
+    lines.push_back(&r);
+    lines.push_back(a);
+    if (what.empty()) what = "accumulator narrowed to `" + narrow + "`: " + OldToNew({&r, a});
+  }
+  if (!lines.empty()) {
+    Report(kAccum, lines,
+           what +
+               ". Sums over long sequences lose precision; compare against the "
+               "low-precision reference.");
+  }
+}
+
+void FileReview::Constants(ChangeBlock& b) {
+  for (auto [rule, want] :
+       {std::pair<std::string_view, bool (*)(std::string_view)>{kSplit, &IsSplitConstant},
+        {kTile, &IsTileConstant}}) {
+    std::map<std::string, std::pair<std::string, CodeLine*>> old_defs;
+    for (CodeLine& r : b.removed) {
+      if (r.claimed) continue;
+      for (auto& [name, value] : Definitions(r, want)) {
+        if (IsConstantValue(value)) old_defs.emplace(name, std::make_pair(StripValue(value), &r));
+      }
+    }
+    std::vector<CodeLine*> lines;
+    std::string what;
+    std::set<std::string> seen;
+    for (CodeLine& a : b.added) {
+      if (a.claimed) continue;
+      for (auto& [name, value] : Definitions(a, want)) {
+        auto it = old_defs.find(name);
+        if (it == old_defs.end() || it->second.first == StripValue(value) ||
+            !IsConstantValue(value) || !seen.insert(name).second) {
+          continue;
+        }
+        std::string o = it->second.first, n = StripValue(value);
+        std::string change = name + " " + o + " -> " + n;
+        long long ov = 0, nv = 0;
+        if (ParseIntLiteral(o, &ov) && ParseIntLiteral(n, &nv) && ov > 0) {
+          if (nv > ov && nv % ov == 0) change += " (x" + std::to_string(nv / ov) + ")";
+          if (nv < ov && nv != 0 && ov % nv == 0) change += " (/" + std::to_string(ov / nv) + ")";
+        }
+        what += (what.empty() ? "" : "; ") + change;
+        if (std::find(lines.begin(), lines.end(), it->second.second) == lines.end())
+          lines.push_back(it->second.second);
+        if (std::find(lines.begin(), lines.end(), &a) == lines.end()) lines.push_back(&a);
+      }
+    }
+    if (rule == kTile) TemplateArguments(b, &lines, &what);
+    if (lines.empty()) continue;
+    std::string why = rule == kSplit ? ": the split count changes the accumulation order and the "
+                                       "partial buffers; check the combine at several sequence "
+                                       "lengths and num_splits."
+                                     : ": shared memory, registers and occupancy scale with the "
+                                       "tile; check ptxas against the arch's cap and the "
+                                       "boundary tiles.";
+    Report(rule, lines, what + why);
+  }
+}
+
+// Tile configs passed as template arguments: Flash_fwd_kernel_traits<D, 128, 64, 4>
+// -> <D, 128, 128, 4>. Only numbers differ, on a line naming traits/config/tile/shape.
+void FileReview::TemplateArguments(ChangeBlock& b, std::vector<CodeLine*>* lines,
+                                   std::string* what) {
+  for (CodeLine& r : b.removed) {
+    if (r.claimed || std::find(lines->begin(), lines->end(), &r) != lines->end()) continue;
+    bool config_line = false, has_angle = false;
+    for (const Token& t : r.tokens) {
+      if (t.text == "<") has_angle = true;
+      if (t.kind == TokenKind::kIdentifier &&
+          HasWord(t.text, {"traits", "config", "tile", "shape", "cluster"})) {
+        config_line = true;
+      }
+    }
+    if (!config_line || !has_angle) continue;
+    CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.5));
+    if (a == nullptr || a->claimed || a->tokens.size() != r.tokens.size()) continue;
+    std::string diffs;
+    bool only_numbers = true;
+    for (size_t i = 0; i < r.tokens.size(); ++i) {
+      if (r.tokens[i].text == a->tokens[i].text) continue;
+      if (r.tokens[i].kind != TokenKind::kNumber || a->tokens[i].kind != TokenKind::kNumber) {
+        only_numbers = false;
+        break;
+      }
+      diffs += (diffs.empty() ? "" : ", ") + r.tokens[i].text + " -> " + a->tokens[i].text;
+    }
+    if (!only_numbers || diffs.empty()) continue;
+    lines->push_back(&r);
+    lines->push_back(a);
+    *what += (what->empty() ? "" : "; ") + std::string("template arguments ") + diffs + " in `" +
+             Shorten(a->source, 100) + "`";
+  }
+}
+
+void FileReview::Candidates(ChangeBlock& b) {
+  std::map<std::string, CodeLine*> old_defs;
+  for (CodeLine& r : b.removed) {
+    std::string name;
+    size_t begin = 0;
+    if (!r.claimed && DefinitionValue(r, &name, &begin)) old_defs.emplace(name, &r);
+  }
+  std::vector<CodeLine*> lines;
+  std::string what;
+  bool stages = false;
+  long long fewest = 0;  // the smallest stage count now admitted, when known
+  for (CodeLine& a : b.added) {
+    std::string name;
+    size_t begin = 0;
+    if (a.claimed || !DefinitionValue(a, &name, &begin)) continue;
+    stages = stages || HasWord(name, {"stage", "stages"});
+    lines.push_back(&a);
+    std::vector<long long> now, before;
+    std::string filter_now, filter_before;
+    const bool parsed_now = CandidateValues(a.tokens, begin, a.tokens.size(), &now, &filter_now);
+    if (parsed_now && HasWord(name, {"stage", "stages"})) {
+      const long long m = *std::min_element(now.begin(), now.end());
+      fewest = fewest == 0 ? m : std::min(fewest, m);
+    }
+    if (!filter_now.empty()) filter_now = LambdaBody(a.source);
+    auto it = old_defs.find(name);
+    std::string change = "`" + name + "`";
+    if (it != old_defs.end()) {
+      lines.push_back(it->second);
+      std::string n2;
+      size_t b2 = 0;
+      DefinitionValue(*it->second, &n2, &b2);
+      const bool parsed_before = CandidateValues(it->second->tokens, b2, it->second->tokens.size(),
+                                                 &before, &filter_before);
+      if (!filter_before.empty()) filter_before = LambdaBody(it->second->source);
+      if (parsed_now && parsed_before) {
+        std::vector<long long> added_values, removed_values;
+        for (long long v : now) {
+          if (std::find(before.begin(), before.end(), v) == before.end()) added_values.push_back(v);
+        }
+        for (long long v : before) {
+          if (std::find(now.begin(), now.end(), v) == now.end()) removed_values.push_back(v);
+        }
+        if (!added_values.empty()) change += " adds " + JoinValues(added_values);
+        if (!removed_values.empty()) {
+          change +=
+              std::string(added_values.empty() ? "" : ",") + " drops " + JoinValues(removed_values);
+        }
+        if (filter_now != filter_before) {
+          change += filter_now.empty() ? ", no longer filtered"
+                                       : ", now filtered by `" + filter_now + "`";
+        }
+      } else {
+        change += ": " + OldToNew({it->second, &a});
+      }
+    } else {
+      change += " defined: " + Example({&a}, true);
+    }
+    what += (what.empty() ? "" : "; ") + change;
+  }
+  // Lines that filter or loop over the candidates (`for block_n in filter(...)`).
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed || std::find(lines.begin(), lines.end(), &l) != lines.end()) continue;
+      if (!UsesCandidates(l)) continue;
+      lines.push_back(&l);
+      if (l.added) {
+        what += (what.empty() ? "" : "; ") + std::string("the selection over them is now ") +
+                Example({&l}, true);
+      }
+    }
+  }
+  if (lines.empty()) return;
+  const std::string fewest_text =
+      fewest > 0 ? " (down to " + std::to_string(fewest) + (fewest == 1 ? " stage)" : " stages)")
+                 : "";
+  const std::string why =
+      stages ? ": the pipeline must work at every stage count it can now pick" + fewest_text +
+                   ": waiting on the slot it refills and flipping phases right; check the "
+                   "smallest K and the stage count each shape now picks."
+             : ": each new tile is a new kernel instance (WGMMA shape, accumulator registers, "
+               "shared memory): build the largest one and check ptxas against the cap, and "
+               "sweep shapes that are not multiples of the new sizes.";
+  Report(kCandidates, lines, what + why);
+}
+
+void FileReview::Smem(ChangeBlock& b) {
+  if (python()) return;  // host-side sizes: HostSmem
+  std::vector<CodeLine*> lines;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (!l.claimed && IsSmemLine(l)) lines.push_back(&l);
+    }
+  }
+  if (!lines.empty()) {
+    Report(kSmem, lines, [&](const std::vector<CodeLine*>& run) {
+      return OldToNew(run) + ". Does it still fit the arch's cap at the configured block size?";
+    });
+  }
+}
+
+void FileReview::HostSmem(ChangeBlock& b) {
+  if (!python()) return;
+  std::vector<CodeLine*> lines;
+  std::string stem;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed) continue;
+      for (auto& [name, value] : Definitions(l, &HasSmemWord)) {
+        lines.push_back(&l);
+        if (stem.empty()) stem = SmemStem(name);
+        break;
+      }
+    }
+  }
+  if (lines.empty()) return;
+  std::string kernel;
+  if (!stem.empty()) {
+    kernel = ElsewhereInDiff([&](const CodeLine& l, const ReviewCodeFile& f) {
+      if (f.language != SourceLanguage::kCpp) return false;
+      for (auto& [name, value] : Definitions(l, &IsSmemName)) {
+        if (SmemStem(name) == stem) return true;
+      }
+      return false;
+    });
+  }
+  const std::string cross =
+      kernel.empty() ? " Nothing in this diff changes a kernel-side size of the same buffer: is "
+                       "the kernel's layout unchanged?"
+                     : " The kernel's size of the same buffer changes at " + kernel +
+                           ": do both include the same padding and element size?";
+  Report(kSmemHost, lines, [&](const std::vector<CodeLine*>& run) {
+    return OldToNew(run) +
+           ": the launch passes this many bytes of dynamic shared memory, and the kernel's layout "
+           "must fit in exactly that (an under-allocation corrupts the last buffer, an "
+           "over-allocation costs occupancy)." +
+           cross;
+  });
+}
+
+void FileReview::SmemLayout(ChangeBlock& b) {
+  if (!cpp()) return;
+  std::vector<CodeLine*> lines;
+  bool padding = false;
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    const std::vector<std::string> now = SmemOffsets(a);
+    if (now.empty()) continue;
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
+    if (r == nullptr || r->claimed) continue;
+    const std::vector<std::string> before = SmemOffsets(*r);
+    // The offset into the buffer changed, not the rest of the line (`lse_smem[s]` read in a
+    // new formula is the same address).
+    if (before.empty() || before == now) continue;
+    for (const std::string& o : now)
+      padding = padding || HasWord(o, {"padding", "pad"}) || o.find("PADDING") != std::string::npos;
+    lines.push_back(r);
+    lines.push_back(&a);
+  }
+  if (lines.empty()) return;
+  Report(kSmemLayout, lines, [&](const std::vector<CodeLine*>& run) {
+    return OldToNew(run) + InFunction(run) +
+           ": every writer and reader of this buffer (stores, ldmatrix/stmatrix, the TMA box that "
+           "copies it out) must use the same pitch and offsets" +
+           (padding ? ", and its declared size must include the padding" : "") +
+           "; a pitch change also moves bank conflicts (check with ncu).";
+  });
+}
+
+}  // namespace av
