@@ -50,7 +50,7 @@ TEST(CliTest, FixedKernelPassesAndWritesJson) {
   EXPECT_EQ(r.output.rfind("PASS  rule lowprec_multiple", 0), 0u) << r.output;
   std::ifstream in(dir.File("r.json"));
   auto j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["schema"], "attnverify.compare/1");
+  EXPECT_EQ(j["schema"], "attnverify.compare/2");
   EXPECT_EQ(j["verdict"], "pass");
   EXPECT_EQ(j["inputs"]["candidate"]["dtype"], "bf16");
   EXPECT_EQ(j["inputs"]["reference"]["shape"], nlohmann::json({2, 2, 16, 32}));
@@ -59,7 +59,10 @@ TEST(CliTest, FixedKernelPassesAndWritesJson) {
   EXPECT_EQ(j["inputs"]["reference"]["file_sha256"], *Sha256File(Example("reference.safetensors")));
   EXPECT_EQ(j["inputs"]["lowprec_reference"]["file_sha256"],
             *Sha256File(Example("lowprec.safetensors")));
-  EXPECT_NE(j["command"].get<std::string>().find("attnverify compare "), std::string::npos);
+  EXPECT_EQ(j["provenance"]["argv"][0], "attnverify");
+  EXPECT_EQ(j["provenance"]["argv"][1], "compare");
+  EXPECT_EQ(j["provenance"]["stage"], "compare");
+  EXPECT_EQ(j["provenance"]["inputs"].size(), 3u);  // candidate, reference, lowprec files
 }
 
 TEST(CliTest, MaskBugFailsAndIsLocalisedToQueryRowZero) {

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/shell_quote.h"
 #include "core/version.h"
 #include "policy/agent_emit.h"
 #include "policy/audit_writers.h"
@@ -36,9 +37,7 @@ constexpr const char* kAgentConfigHelp =
 constexpr const char* kDefaultConfig = "attention-verify/attnverify.toml";
 
 std::string CommandLine(const std::vector<std::string>& args) {
-  std::string c = "attnverify";
-  for (const std::string& a : args) c += " " + a;
-  return c;
+  return ShellJoin(RecordedArgv(args));
 }
 
 int Emit(const std::string& tool_arg, const std::string& config, const std::string& out_arg,

@@ -16,6 +16,7 @@
 #include "evidence/build_config.h"
 #include "evidence/build_evidence.h"
 #include "evidence/resources_writer.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -59,8 +60,10 @@ int RunBuild(std::vector<std::string> args) {
   }
 
   BuildRequest request;
+  request.provenance = StartProvenance("build", RecordedArgv(args));
   std::error_code ec;
   const bool given_config = config_option->count() > 0;
+  bool config_read = false;
   // Without a package, an import still works when --out names where the evidence goes;
   // nothing is ever written into the current folder by default.
   if (!given_config && !std::filesystem::exists(config_path, ec) && !import_log.empty() &&
@@ -78,6 +81,7 @@ int RunBuild(std::vector<std::string> args) {
       return ReportError(config.status());
     }
     request.config = std::move(config).value();
+    config_read = true;
   }
   if (out_dir.empty()) {
     out_dir = std::filesystem::path(config_path).parent_path().string();
@@ -91,8 +95,14 @@ int RunBuild(std::vector<std::string> args) {
   request.tool_version = ATTNVERIFY_VERSION;
   Result<PackageLock> lock = LockPackage(out_dir, args);
   if (!lock.ok()) return ReportError(lock.status());
+  if (config_read) {
+    request.provenance.config = PackageRelative(out_dir, config_path);
+    Status st = AddInputFile(&request.provenance, out_dir, config_path);
+    if (!st.ok()) return ReportError(st);
+  }
 
   RecordedStage stage(out_dir, "build", args);  // evidence/run.json, unless under `run`
+  stage.Bind(&request.provenance);
   PosixProcessRunner runner;
   Result<BuildOutcome> outcome = CollectBuildEvidence(runner, request);
   if (!outcome.ok()) return stage.Fail(outcome.status());

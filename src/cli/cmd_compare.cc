@@ -2,13 +2,16 @@
 // where the differences are. Exit 0 pass, 1 fail, 2 bad input.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "numerics/compare.h"
 #include "numerics/compare_writer.h"
+#include "schema/provenance.h"
 #include "tensor/tensor_file.h"
 
 namespace av::cli {
@@ -84,18 +87,22 @@ int RunCompare(std::vector<std::string> args) {
   inputs.lowprec = lowprec_spec;
   if (!json_path.empty()) {
     // The JSON is evidence: it names the exact bytes it judged and how it was made.
+    Provenance provenance = StartProvenance("compare", RecordedArgv(args));
     for (auto [spec, out] : {std::pair{&cand_spec, &inputs.candidate_sha256},
                              std::pair{&ref_spec, &inputs.reference_sha256},
                              std::pair{&lowprec_spec, &inputs.lowprec_sha256}}) {
       if (spec->empty()) continue;
-      Result<std::string> digest = Sha256File(ParseTensorSpec(*spec).path);
+      const std::string path = ParseTensorSpec(*spec).path;
+      Result<std::string> digest = Sha256File(path);
       if (!digest.ok()) return ReportError(digest.status());
       *out = *digest;
+      provenance.inputs.push_back({PackageRelative("", path), *digest});
     }
-    inputs.command = "attnverify";
-    for (const std::string& a : args) inputs.command += " " + a;
-    std::string text = CompareReportToJson(*report, inputs).dump(2) + "\n";
-    Status st = WriteFileAtomically(json_path, text);
+    CompareRecord record = CompareReportToRecord(*report, inputs);
+    provenance.finished = UtcNowRfc3339();
+    record.provenance = std::move(provenance);
+    record.has_provenance = true;
+    Status st = WriteFileAtomically(json_path, JsonFileText(CompareToJson(record, true)));
     if (!st.ok()) return ReportError(st);
   }
   std::fputs(FormatCompareText(*report, inputs).c_str(), stdout);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/commands.h"
@@ -12,7 +13,10 @@
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
+#include "schema/numerics_json.h"
+#include "schema/provenance.h"
 #include "sweep/numerics_merge.h"
 #include "sweep/numerics_report.h"
 
@@ -43,54 +47,48 @@ int RunMerge(std::vector<std::string> args) {
   app.add_flag("--allow-missing", allow_missing,
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
-  // The package the merged evidence goes into: the folder above evidence/, else the
-  // output's own folder.
-  std::filesystem::path package = std::filesystem::absolute(out_path).parent_path();
-  if (package.filename() == "evidence") package = package.parent_path();
-  Result<PackageLock> lock = LockPackage(package.string(), args);
+  // The package the merged file lands in: the folder holding evidence/ (else the file's
+  // own folder). It is locked, and recorded paths are relative to it.
+  const std::filesystem::path out_dir =
+      std::filesystem::absolute(out_path).parent_path().lexically_normal();
+  const std::string package =
+      (out_dir.filename() == "evidence" ? out_dir.parent_path() : out_dir).string();
+  Result<PackageLock> lock = LockPackage(package, args);
   if (!lock.ok()) return ReportError(lock.status());
 
-  // Merged into a package's evidence/ folder: the package's evidence/run.json records it.
+  // Merged into a package's evidence/ folder: the package's evidence/run.json records it
+  // (begun before the provenance so both carry the same run id).
   std::optional<RecordedStage> stage;
-  const std::filesystem::path evidence_dir =
-      std::filesystem::absolute(out_path).parent_path().lexically_normal();
-  if (evidence_dir.filename() == "evidence") {
-    stage.emplace(evidence_dir.parent_path().string(), "merge", args);
-  }
+  if (out_dir.filename() == "evidence") stage.emplace(package, "merge", args);
   auto finish = [&](int code, const std::string& reason = "") {
     return stage ? stage->Finish(code, reason) : code;
   };
   auto fail = [&](const Status& st) { return finish(ReportError(st), st.message()); };
+  Provenance provenance = StartProvenance("merge", RecordedArgv(args));
   std::vector<NumericsShard> shards;
   for (const std::string& path : inputs) {
     Result<std::string> text = ReadFileToString(path);
     if (!text.ok()) return fail(text.status());
-    NumericsShard s;
-    s.path = path;
-    s.sha256 = Sha256Hex(*text);
-    s.doc = nlohmann::json::parse(*text, nullptr, false);
-    if (s.doc.is_discarded()) return fail(InvalidInput(path + ": not valid JSON"));
-    shards.push_back(std::move(s));
+    Result<NumericsRecord> record = ParseNumerics(*text, path);
+    if (!record.ok()) return fail(record.status());
+    shards.push_back({PackageRelative(package, path), Sha256Hex(*text), std::move(*record)});
   }
-  std::string command = "attnverify";
-  for (const std::string& a : args) command += " " + a;
-  Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, command);
+  Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, std::move(provenance));
   if (!merged.ok()) return fail(merged.status());
   for (const std::string& w : merged->warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
-  Status st = WriteWithParent(out_path, merged->doc.dump(2) + "\n");
-  if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsJsonToJUnit(merged->doc));
+  const NumericsRecord& record = merged->record;
+  Status st = WriteWithParent(out_path, JsonFileText(NumericsToJson(record)));
+  if (st.ok() && !junit.empty()) st = WriteWithParent(junit, NumericsToJUnit(record));
   if (!st.ok()) return fail(st);
-  const auto& s = merged->doc["summary"];
+  const NumericsSummary& s = record.summary;
   std::printf("merged %zu shard(s): %lld cases, %lld passed, %lld failed\nevidence: %s\n",
-              shards.size(), static_cast<long long>(s["cases_run"].get<int64_t>()),
-              static_cast<long long>(s["passed"].get<int64_t>()),
-              static_cast<long long>(s["failed"].get<int64_t>()), out_path.c_str());
-  for (const auto& c : merged->doc["cases"]) {
-    if (c.value("verdict", "") == "error")
-      return finish(kExitInternal, "a case's reference failed");
+              shards.size(), static_cast<long long>(s.cases_run), static_cast<long long>(s.passed),
+              static_cast<long long>(s.failed), out_path.c_str());
+  for (const NumericsCase& c : record.cases) {
+    if (c.verdict == CaseVerdict::kError) return finish(kExitInternal, "a case's reference failed");
   }
-  return finish(merged->doc["verdict"] == "pass" ? kExitOk : kExitRejected);
+  return finish(record.verdict == CaseVerdict::kPass ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

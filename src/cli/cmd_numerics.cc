@@ -8,12 +8,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/file.h"
+#include "core/json_dump.h"
+#include "schema/provenance.h"
 #include "core/sandbox.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
@@ -59,6 +62,7 @@ int RunNumerics(std::vector<std::string> args) {
       ->check(CLI::IsMember({"bwrap", "none"}));
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
+  Provenance provenance = StartProvenance("numerics", RecordedArgv(args));
   Result<NumericsConfig> config = LoadNumericsConfig(config_path);
   if (!config.ok()) return ReportError(config.status());
   Result<PackageLock> lock = LockPackageOfConfig(config_path, args);
@@ -84,6 +88,7 @@ int RunNumerics(std::vector<std::string> args) {
   }
   // The package folder is the config's (evidence/run.json), unless under `run`.
   RecordedStage stage(config->base_dir, "numerics", args);
+  stage.Bind(&provenance);
   PosixProcessRunner runner;
   options.runner = &runner;
   std::string sandbox_warning;
@@ -118,13 +123,11 @@ int RunNumerics(std::vector<std::string> args) {
   for (const std::string& change : run->package_changes)
     std::fprintf(stderr, "attnverify: the candidate changed a package file: %s\n", change.c_str());
 
-  std::string command = "attnverify";
-  for (const std::string& a : args) command += " " + a;
+  const NumericsRecord record = NumericsRunToRecord(*run, options.config, std::move(provenance));
   for (const auto& [path, text] :
-       {std::pair<std::string, std::string>{
-            options.config.evidence,
-            NumericsRunToJson(*run, options.config, command).dump(2) + "\n"},
-        {options.config.junit, NumericsRunToJUnit(*run)}}) {
+       {std::pair<std::string, std::string>{options.config.evidence,
+                                            JsonFileText(NumericsToJson(record))},
+        {options.config.junit, NumericsToJUnit(record)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
     if (!st.ok()) return stage.Fail(st);

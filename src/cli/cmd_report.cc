@@ -10,6 +10,7 @@
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/process.h"
 #include "core/version.h"
 #include "report/checklist.h"
@@ -83,11 +84,11 @@ int RunReport(std::vector<std::string> args) {
     if (format == "md")
       text = WriteAcceptanceMarkdown(report);
     else if (format == "json")
-      text = AcceptanceToJson(report).dump(2) + "\n";
+      text = JsonFileText(AcceptanceToJson(report));
     else if (format == "html")
       text = WriteAcceptanceHtml(report);
     else if (format == "sarif")
-      text = AcceptanceToSarif(report).dump(2) + "\n";
+      text = JsonFileText(AcceptanceToSarif(report));
     const std::string path = (reports / ("acceptance." + format)).string();
     Status st = WriteFileAtomically(path, text);
     if (!st.ok()) return ReportError(st);
@@ -116,7 +117,7 @@ int RunReport(std::vector<std::string> args) {
   }
   manifest.files = std::move(files->files);
   const std::string manifest_path = (fs::path(config->package_dir) / "manifest.json").string();
-  Status st = WriteFileAtomically(manifest_path, ManifestToJson(manifest).dump(2) + "\n");
+  Status st = WriteFileAtomically(manifest_path, JsonFileText(ManifestToJson(manifest)));
   if (!st.ok()) return ReportError(st);
 
   std::fputs(FormatVerdictTable(report).c_str(), stdout);

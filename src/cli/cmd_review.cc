@@ -14,6 +14,7 @@
 #include "core/version.h"
 #include "review/review_package.h"
 #include "review/rules.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -43,15 +44,12 @@ int RunReview(std::vector<std::string> args) {
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (list_rules) {
     for (const RuleInfo& r : BuiltinRules()) {
-      std::printf("%-32s %-8s item %d  %s\n", std::string(r.id).c_str(),
-                  std::string(r.severity).c_str(), r.checklist_item,
-                  std::string(r.looks_for).c_str());
+      std::printf("%-32s %-8s item %d  %s\n", std::string(r.id).c_str(), SeverityName(r.severity),
+                  r.checklist_item, std::string(r.looks_for).c_str());
     }
     return kExitOk;
   }
-  request.command = "attnverify";
-  for (const std::string& a : args) request.command += " " + a;
-  request.tool_version = ATTNVERIFY_VERSION;
+  request.provenance = StartProvenance("review", RecordedArgv(args));
   // The folder that receives evidence/ and reports/: --out, else the config's package.
   std::error_code ec;
   const std::string config_path =
@@ -72,6 +70,7 @@ int RunReview(std::vector<std::string> args) {
             ? std::filesystem::absolute(config_path).parent_path().lexically_normal().string()
             : request.out_dir,
         "review", args);
+    stage->Bind(&request.provenance);
   }
   auto finish = [&](int code, const std::string& reason = "") {
     return stage ? stage->Finish(code, reason) : code;
@@ -80,7 +79,7 @@ int RunReview(std::vector<std::string> args) {
   if (!out.ok()) return finish(ReportError(out.status()), out.status().message());
   const ReviewReport& report = out->report;
   for (const Finding& f : report.findings) {
-    std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), f.severity.c_str(),
+    std::printf("%s %-7s item %d  %s:%lld  %s  [%s]\n", f.id.c_str(), SeverityName(f.severity),
                 f.checklist_item, f.file.c_str(), static_cast<long long>(f.line), f.title.c_str(),
                 f.rule.c_str());
   }

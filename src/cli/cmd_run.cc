@@ -69,7 +69,7 @@ int RunRun(std::vector<std::string> args) {
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   std::error_code ec;
   options.cwd = std::filesystem::current_path(ec).string();
-  options.run_id = MakeRunId();
+  options.run_id = NewRunId();
   std::printf("run %s (evidence/run.json)\n", options.run_id.c_str());
   options.on_stage_start = [](const StagePlan& plan) {
     if (plan.skip_reason.empty()) std::printf("== %s\n", plan.name.c_str());

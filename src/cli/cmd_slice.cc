@@ -12,8 +12,8 @@
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
 #include "core/process.h"
-#include "core/version.h"
 #include "review/review_package.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -39,9 +39,7 @@ int RunSlice(std::vector<std::string> args) {
   s->excludes(w);
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   request.mode = staged ? DiffMode::kStaged : worktree ? DiffMode::kWorktree : DiffMode::kCommit;
-  request.command = "attnverify";
-  for (const std::string& a : args) request.command += " " + a;
-  request.tool_version = ATTNVERIFY_VERSION;
+  request.provenance = StartProvenance("slice", RecordedArgv(args));
   Result<PackageLock> lock = LockPackageOfConfig(request.config_path, args);
   if (!lock.ok()) return ReportError(lock.status());
 
@@ -49,6 +47,7 @@ int RunSlice(std::vector<std::string> args) {
   RecordedStage stage(
       std::filesystem::absolute(request.config_path).parent_path().lexically_normal().string(),
       "slice", args);
+  stage.Bind(&request.provenance);
   PosixProcessRunner runner;
   Result<SliceOutcome> out = SlicePackage(runner, request);
   if (!out.ok()) return stage.Fail(out.status());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "core/process.h"
@@ -106,7 +107,9 @@ int RunHelp(std::vector<std::string> args) {
   return ReportError(InvalidInput("help: no command named \"" + args[1] + "\""));
 }
 
-int Main(int argc, char** argv) {
+namespace {
+
+int Dispatch(int argc, char** argv) {
   // Before anything is written or started: SIGXFSZ ignored (EFBIG names the file), the
   // programs we start handed back to us if their reaper dies (core/process.h).
   InitProcessGuards();
@@ -132,6 +135,21 @@ int Main(int argc, char** argv) {
   }
   message += " (attnverify help lists commands)";
   return ReportError(InvalidInput(message));
+}
+
+}  // namespace
+
+// The last line of defence: library code returns Status, but an exception that escapes a
+// command (a bug, or memory exhausted) must end in one clear line and exit 3, not abort.
+int Main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnverify: internal error: %s (please report it)\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "attnverify: internal error: an unknown exception (please report it)\n");
+  }
+  return kExitInternal;
 }
 
 }  // namespace av::cli

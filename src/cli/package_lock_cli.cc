@@ -2,12 +2,15 @@
 
 #include <filesystem>
 
+#include "cli/parse.h"
+#include "core/shell_quote.h"
+
 namespace av::cli {
 
 Result<PackageLock> LockPackage(const std::string& package_dir,
                                 const std::vector<std::string>& args) {
-  std::string command = "attnverify";
-  for (const std::string& a : args) command += " " + a;
+  // Shown to whoever finds the package locked: the command that holds it, quoted.
+  const std::string command = ShellJoin(RecordedArgv(args));
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::absolute(package_dir, ec);
   return PackageLock::Acquire((ec ? std::filesystem::path(package_dir) : dir).lexically_normal(),

@@ -15,4 +15,10 @@ std::optional<int> ParseCommandLine(CLI::App& app, const std::vector<std::string
   return std::nullopt;
 }
 
+std::vector<std::string> RecordedArgv(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"attnverify"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 }  // namespace av::cli

@@ -13,4 +13,8 @@ namespace av::cli {
 // 2 after a usage error), CLI11 having printed the help or the error.
 std::optional<int> ParseCommandLine(CLI::App& app, const std::vector<std::string>& args);
 
+// The argv evidence records for a command: {"attnverify", args...} (args[0] is the
+// command's name). Never joined into a line; core/shell_quote.h renders it.
+std::vector<std::string> RecordedArgv(const std::vector<std::string>& args);
+
 }  // namespace av::cli

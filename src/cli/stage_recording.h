@@ -42,6 +42,12 @@ class RecordedStage {
     if (!st.ok()) Warn(st.message());
     return exit_code;
   }
+  // The stage's evidence carries the run id of its entry: a provenance block started
+  // before the entry (whose NewRunId saw no ATTNVERIFY_RUN_ID yet) takes the entry's id.
+  // Under `attnverify run` both already have the run's id.
+  void Bind(Provenance* provenance) const {
+    if (stage_.active()) provenance->run_id = stage_.run_id();
+  }
   // ReportError(status), recorded with its message.
   int Fail(const Status& status) { return Finish(ReportError(status), status.message()); }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/shell_quote.h"
+
 namespace av {
 namespace {
 
@@ -90,8 +92,9 @@ Result<std::string> RunSafeGit(ProcessRunner& runner, const std::string& dir,
   req.extra_env = SafeGitEnvironment();
   AV_ASSIGN_OR_RETURN(ProcessResult r, runner.Run(req));
   if (!r.ok()) {
-    std::string cmd = "git";
-    for (const std::string& a : args) cmd += " " + a;
+    std::vector<std::string> shown = {"git"};
+    shown.insert(shown.end(), args.begin(), args.end());
+    const std::string cmd = ShellJoin(shown);
     return InvalidInput(cmd + " (in " + dir + "): " + r.Describe() + ": " +
                         TrimNewlines(r.stderr_text.substr(0, 2000)));
   }

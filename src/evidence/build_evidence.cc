@@ -4,8 +4,10 @@
 #include <cctype>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "evidence/arch_limits.h"
 #include "evidence/git_worktree.h"
 #include "evidence/nvcc_runner.h"
@@ -191,8 +193,8 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
   BuildOutcome outcome;
   const std::string json_path = evidence + "/resources.json";
   auto write_json = [&](const ResourcesReport& r) -> Status {
-    AV_RETURN_IF_ERROR(
-        WriteFileAtomically(json_path, ResourcesReportToJsonText(r, req.tool_version)));
+    AV_RETURN_IF_ERROR(WriteFileAtomically(
+        json_path, ResourcesReportToJsonText(r, req.provenance, req.out_dir)));
     outcome.written.push_back(json_path);
     return Status::Ok();
   };

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "evidence/build_config.h"
 #include "evidence/resources.h"
+#include "schema/provenance.h"
 
 namespace av {
 
@@ -23,6 +24,7 @@ struct BuildRequest {
   std::string base_ref;                    // --base
   std::string out_dir;                     // the package folder
   std::string tool_version;
+  Provenance provenance;  // the stage's block (StartProvenance), recorded in resources.json
 };
 
 struct BuildOutcome {

@@ -88,7 +88,7 @@ TEST(BuildEvidence, CompilesEachSourceForEachTargetInTheRoot) {
   std::string log = ReadOrEmpty(p.dir.File("logs/build.log"));
   EXPECT_NE(log.find("uses too much shared data (0x10000 bytes, 0xc000 max)"), std::string::npos);
   auto json = nlohmann::json::parse(ReadOrEmpty(p.dir.File("evidence/resources.json")));
-  EXPECT_EQ(json["schema"], "attnverify.resources/1");
+  EXPECT_EQ(json["schema"], "attnverify.resources/2");
   EXPECT_EQ(json["status"], "rejected");
   EXPECT_EQ(json["archs"], nlohmann::json({"sm_80", "sm_90a"}));
 }

@@ -350,18 +350,6 @@ PtxasReport Parser::Finish() {
 
 }  // namespace
 
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-  }
-  return "note";
-}
-
 int PtxasReport::CountErrors() const {
   int n = suppressed_errors;
   for (const auto& d : diagnostics) n += d.severity == Severity::kError;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "schema/outcome.h"
 
 namespace av {
 
@@ -44,7 +45,7 @@ struct PtxasKernel {
   int line = 0;                   // 1-based line of the block's first line
 };
 
-enum class Severity { kError, kWarning, kNote };
+// Severity (error, warning, note) and SeverityName live in schema/outcome.h.
 
 // One error or warning. `kind` is a stable identifier (doc/formats/ptxas-log.md):
 // smem_overflow, resource_overflow, launch_out_of_resources, register_spill,
@@ -89,7 +90,5 @@ inline constexpr size_t kMaxPtxasLogBytes = size_t{1} << 30;
 // `source` names the log in messages ("logs/build.log"). Fails only on input over
 // kMaxPtxasLogBytes.
 Result<PtxasReport> ParsePtxasLog(std::string_view text, std::string_view source);
-
-const char* SeverityName(Severity s);
 
 }  // namespace av

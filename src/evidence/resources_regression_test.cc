@@ -149,7 +149,7 @@ TEST(ResourcesRegression, TemplateParameterAddedPairsAsSignatureChanged) {
   EXPECT_TRUE(occ.passed()) << occ.reason;
   EXPECT_EQ(occ.judged, 1);
   EXPECT_EQ(r.status, "ok");
-  nlohmann::json j = ResourcesReportToJson(r, "t");
+  nlohmann::json j = ResourcesReportToJson(r, StartProvenance("build", {"attnverify", "build"}), ".");
   EXPECT_EQ(j["kernels"][0]["pairing"], "signature_changed");
   EXPECT_EQ(j["gates"][4]["status"], "pass");
   std::string table = FormatResourcesTable(r);
@@ -232,7 +232,7 @@ TEST(ResourcesRegression, QualifiedKernelEntriesMatchAndUnmatchedOnesAreListed) 
   EXPECT_EQ(t.status, "incomplete");
   EXPECT_NE(Names(t).find("187408 bytes of dynamic shared memory are counted nowhere"),
             std::string::npos);
-  nlohmann::json j = ResourcesReportToJson(t, "t");
+  nlohmann::json j = ResourcesReportToJson(t, StartProvenance("build", {"attnverify", "build"}), ".");
   EXPECT_EQ(j["unmatched_kernel_entries"][0]["name"], "deep_gemm::fp8_gemm_kernl");
 }
 

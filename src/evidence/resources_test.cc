@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "evidence/resources_writer.h"
@@ -54,6 +55,19 @@ ResourcesReport Report(const BuildConfig& c, const PtxasReport& head, const Ptxa
   return ComputeResourcesReport(in);
 }
 
+// A fixed provenance block, so that golden files do not change with the time and folder.
+Provenance GoldenProvenance() {
+  Provenance p;
+  p.run_id = "golden";
+  p.stage = "build";
+  p.argv = {"attnverify", "build", "--config", "attnverify.toml"};
+  p.cwd = "/pkg";
+  p.config = "attnverify.toml";
+  p.started = p.finished = "2026-12-01T09:30:00Z";
+  p.tool_version = "golden";
+  return p;
+}
+
 void ExpectGolden(const std::string& name, const std::string& got) {
   std::string path = Dir() + "/ptxas/golden/" + name;
   if (std::getenv("UPDATE_GOLDEN")) {
@@ -103,13 +117,14 @@ TEST(ResourceReport, BudgetAndOccupancyPerKernelAndArch) {
   EXPECT_TRUE(Gate(r, "smem_within_cap").passed());
   EXPECT_EQ(Gate(r, "smem_within_cap").judged, 8);
   ExpectGolden("multi_two_archs.table.txt", FormatResourcesTable(r));
-  ExpectGolden("multi_two_archs.resources.json", ResourcesReportToJsonText(r, "golden"));
+  ExpectGolden("multi_two_archs.resources.json",
+               ResourcesReportToJsonText(r, GoldenProvenance(), "/pkg"));
   // The text built row by row is the tree's dump, byte for byte (and for no rows too).
-  EXPECT_EQ(ResourcesReportToJsonText(r, "golden"),
-            ResourcesReportToJson(r, "golden").dump(2) + "\n");
+  EXPECT_EQ(ResourcesReportToJsonText(r, GoldenProvenance(), "/pkg"),
+            ResourcesReportToJson(r, GoldenProvenance(), "/pkg").dump(2) + "\n");
   ResourcesReport empty = Report(c, ParsePtxasLog("", "e.log").value(), nullptr, {"sm_80"});
-  EXPECT_EQ(ResourcesReportToJsonText(empty, "g"),
-            ResourcesReportToJson(empty, "g").dump(2) + "\n");
+  EXPECT_EQ(ResourcesReportToJsonText(empty, GoldenProvenance(), "/pkg"),
+            ResourcesReportToJson(empty, GoldenProvenance(), "/pkg").dump(2) + "\n");
 }
 
 TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
@@ -308,9 +323,9 @@ TEST(ResourceReport, MissingEvidenceReport) {
   EXPECT_FALSE(r.Passed());  // nothing was judged
   EXPECT_TRUE(r.gates.empty());
   EXPECT_EQ(FormatResourcesTable(r), "compile evidence missing: nvcc was not found\n");
-  nlohmann::json j = ResourcesReportToJson(r, "0.1.0");
+  nlohmann::json j = ResourcesReportToJson(r, GoldenProvenance(), "/pkg");
   EXPECT_EQ(j["status"], "missing");
-  EXPECT_EQ(j["schema"], "attnverify.resources/1");
+  EXPECT_EQ(j["schema"], "attnverify.resources/2");
 }
 
 }  // namespace

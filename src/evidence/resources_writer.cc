@@ -7,65 +7,61 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "evidence/demangle.h"
-#include "evidence/ptxas_log_json.h"
 
 namespace av {
 namespace {
 
-using nlohmann::json;
-
-json OrNull(int64_t v) { return v < 0 ? json() : json(v); }
-
-json KernelJson(const KernelResources& k) {
-  json j = {{"mangled", k.mangled},
-            {"registers", OrNull(k.registers)},
-            {"barriers", OrNull(k.barriers)},
-            {"stack_frame_bytes", OrNull(k.stack_frame_bytes)},
-            {"cumulative_stack_bytes", OrNull(k.cumulative_stack_bytes)},
-            {"spill_store_bytes", OrNull(k.spill_store_bytes)},
-            {"spill_load_bytes", OrNull(k.spill_load_bytes)},
-            {"static_smem_bytes", OrNull(k.static_smem_bytes)},
-            {"dynamic_smem_bytes", OrNull(k.dynamic_smem_bytes)},
-            {"total_smem_bytes", OrNull(k.total_smem_bytes)},
-            {"smem_cap_bytes", OrNull(k.smem_cap_bytes)},
-            {"block_size", k.block_size > 0 ? json(k.block_size) : json()}};
+ResourcesKernelSide SideRecord(const KernelResources& k) {
+  ResourcesKernelSide s;
+  s.mangled = k.mangled;
+  s.registers = k.registers;
+  s.barriers = k.barriers;
+  s.stack_frame_bytes = k.stack_frame_bytes;
+  s.cumulative_stack_bytes = k.cumulative_stack_bytes;
+  s.spill_store_bytes = k.spill_store_bytes;
+  s.spill_load_bytes = k.spill_load_bytes;
+  s.static_smem_bytes = k.static_smem_bytes;
+  s.dynamic_smem_bytes = k.dynamic_smem_bytes;
+  s.total_smem_bytes = k.total_smem_bytes;
+  s.smem_cap_bytes = k.smem_cap_bytes;
+  s.block_size = k.block_size > 0 ? k.block_size : -1;
   if (k.smem_cap_bytes >= 0 && k.total_smem_bytes >= 0) {
-    j["smem_headroom_bytes"] = k.smem_headroom_bytes;
-    j["smem_headroom_pct"] = std::round(k.smem_headroom_pct * 100) / 100;
+    s.smem_headroom_bytes = k.smem_headroom_bytes;
+    s.smem_headroom_pct = std::round(k.smem_headroom_pct * 100) / 100;
   }
-  if (k.bad_count) j["bad_count"] = true;
-  if (k.ptxas_overflow) {
-    j["ptxas_overflow"] = {{"bytes", k.overflow_bytes},
-                           {"max_bytes", k.overflow_max_bytes},
-                           {"over_by_bytes", k.overflow_bytes - k.overflow_max_bytes}};
-  }
+  s.bad_count = k.bad_count;
+  s.ptxas_overflow = k.ptxas_overflow;
+  s.overflow_bytes = k.overflow_bytes;
+  s.overflow_max_bytes = k.overflow_max_bytes;
   if (k.occupancy) {
     const Occupancy& o = *k.occupancy;
-    j["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm},
-                      {"warps_per_sm", o.warps_per_sm},
-                      {"occupancy", std::round(o.occupancy * 10000) / 10000},
-                      {"limited_by", OccupancyLimiterName(o.limiter)},
-                      {"smem_allocated_per_block", o.smem_allocated_per_block},
-                      {"registers_allocated_per_block", o.registers_allocated_per_block}};
-    if (!o.reason.empty()) j["occupancy"]["reason"] = o.reason;
+    s.occupancy = ResourcesOccupancy{o.blocks_per_sm,
+                                     o.warps_per_sm,
+                                     std::round(o.occupancy * 10000) / 10000,
+                                     OccupancyLimiterName(o.limiter),
+                                     o.smem_allocated_per_block,
+                                     o.registers_allocated_per_block,
+                                     o.reason};
   } else {
-    j["occupancy"] = nullptr;
-    j["occupancy_note"] = k.occupancy_note;
+    s.occupancy_note = k.occupancy_note;
   }
-  return j;
+  return s;
 }
 
-json RevisionJson(const RevisionInfo& r) {
-  return {{"ref", r.ref},
-          {"commit", r.commit.empty() ? json() : json(r.commit)},
-          {"log", r.log_path},
-          {"commands", r.commands},
-          {"exit_codes", r.exit_codes},
-          {"errors", r.errors},
-          {"truncated", r.truncated}};
+ResourcesRevision RevisionRecord(const RevisionInfo& r) {
+  ResourcesRevision x;
+  x.ref = r.ref;
+  x.commit = r.commit;
+  x.log = r.log_path;  // package-relative already (build_evidence.cc)
+  x.commands = r.commands;
+  x.exit_codes.assign(r.exit_codes.begin(), r.exit_codes.end());
+  x.errors = r.errors;
+  x.truncated = r.truncated;
+  return x;
 }
 
 // The demangled name without its return type: "tile_copy<128>(float const*, float*, int)".
@@ -146,99 +142,74 @@ std::string OccupancyCell(const KernelResources& k) {
                      OccupancyLimiterName(k.occupancy->limiter));
 }
 
-json KernelRowJson(const KernelRow& row) {
-  const char* pairing = KernelPairingName(row.pairing);
-  return {{"kernel", row.demangled},
-          {"arch", row.arch},
-          {"change", KernelChangeName(row.change)},
-          {"pairing", *pairing ? json(pairing) : json()},
-          {"base", row.base ? KernelJson(*row.base) : json()},
-          {"head", row.head ? KernelJson(*row.head) : json()}};
-}
-
-// Everything but the kernel rows.
-json ReportJsonWithoutKernels(const ResourcesReport& r, const std::string& tool_version) {
-  json gates = json::array();
-  for (const GateResult& g : r.gates) {
-    // "skipped" and "passed" say the same as "status" for readers of the first format.
-    gates.push_back({{"gate", g.name},
-                     {"enabled", g.enabled},
-                     {"status", GateStatusName(g.status)},
-                     {"reason", g.reason},
-                     {"judged", g.judged},
-                     {"skipped", g.missing()},
-                     {"passed", g.passed()},
-                     {"rule", g.rule},
-                     {"failures", g.failures}});
-  }
-  json unmatched = json::array();
-  for (const UnmatchedKernelEntry& u : r.unmatched_kernel_entries) {
-    unmatched.push_back(
-        {{"name", u.name},
-         {"line", u.line},
-         {"dynamic_smem_bytes", u.dynamic_smem_bytes ? json(*u.dynamic_smem_bytes) : json()},
-         {"matches_base", u.matches_base}});
-  }
-  json findings = json::array();
-  for (const BuildFinding& f : r.findings) {
-    json j = {{"severity", SeverityName(f.severity)}, {"kind", f.kind}, {"message", f.message}};
-    if (!f.file.empty()) j["file"] = f.file, j["line"] = f.line;
-    if (!f.kernel.empty()) j["kernel"] = f.kernel;
-    findings.push_back(j);
-  }
-  json diags = json::array();
-  for (const PtxasDiagnostic& d : r.diagnostics) diags.push_back(PtxasDiagnosticToJson(d));
-  return {{"schema", kResourcesJsonSchema},
-          {"tool", {{"name", "attnverify"}, {"version", tool_version}}},
-          {"status", r.status},
-          {"missing_reason", r.missing_reason.empty() ? json() : json(r.missing_reason)},
-          {"nvcc",
-           {{"path", r.nvcc_path.empty() ? json() : json(r.nvcc_path)},
-            {"version", r.nvcc_version.empty() ? json() : json(r.nvcc_version)}}},
-          {"archs", r.archs},
-          {"head", RevisionJson(r.head)},
-          {"base", r.base ? RevisionJson(*r.base) : json()},
-          {"kernels", json::array()},
-          {"findings", findings},
-          {"warnings", r.warnings},
-          {"unmatched_kernel_entries", unmatched},
-          {"gates", gates},
-          {"diagnostics", diags}};
-}
-
 }  // namespace
 
-json ResourcesReportToJson(const ResourcesReport& r, const std::string& tool_version) {
-  json j = ReportJsonWithoutKernels(r, tool_version);
-  for (const KernelRow& row : r.kernels) j["kernels"].push_back(KernelRowJson(row));
-  return j;
+ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance provenance,
+                                        const std::string& package_dir) {
+  ResourcesRecord out;
+  out.status = r.status;
+  out.missing_reason = r.missing_reason;
+  out.nvcc_path = r.nvcc_path;
+  out.nvcc_version = r.nvcc_version;
+  out.archs = r.archs;
+  out.head = RevisionRecord(r.head);
+  if (r.base) out.base = RevisionRecord(*r.base);
+  for (const KernelRow& row : r.kernels) {
+    ResourcesKernelRow k;
+    k.kernel = row.demangled;
+    k.arch = row.arch;
+    k.change = KernelChangeName(row.change);
+    k.pairing = KernelPairingName(row.pairing);
+    if (row.base) k.base = SideRecord(*row.base);
+    if (row.head) k.head = SideRecord(*row.head);
+    out.kernels.push_back(std::move(k));
+  }
+  for (const GateResult& g : r.gates) {
+    ResourcesGate x;
+    x.gate = g.name;
+    x.enabled = g.enabled;
+    x.status = GateStatusName(g.status);
+    x.reason = g.reason;
+    x.judged = g.judged;
+    x.skipped = g.missing();
+    x.passed = g.passed();
+    x.rule = g.rule;
+    x.failures = g.failures;
+    out.gates.push_back(std::move(x));
+  }
+  out.warnings = r.warnings;
+  for (const UnmatchedKernelEntry& u : r.unmatched_kernel_entries) {
+    out.unmatched_kernel_entries.push_back({u.name, u.line, u.dynamic_smem_bytes, u.matches_base});
+  }
+  for (const BuildFinding& f : r.findings) {
+    out.findings.push_back({f.severity, f.kind, f.message, f.file, f.kernel, f.line});
+  }
+  for (const PtxasDiagnostic& d : r.diagnostics) {
+    out.diagnostics.push_back({d.severity, d.kind, d.tool, d.message, d.function, d.arch,
+                               d.source_file, d.source_line, d.log_line, d.bytes, d.max_bytes});
+  }
+  // The logs this evidence was judged from; a log that cannot be read (the build never
+  // wrote it) is left out rather than failing the stage.
+  for (const RevisionInfo* rev : {&r.head, r.base ? &*r.base : nullptr}) {
+    if (rev != nullptr && !rev->log_path.empty())
+      (void)AddInputFile(&provenance, package_dir, ResolveInPackage(package_dir, rev->log_path));
+  }
+  if (provenance.head_commit.empty()) provenance.head_commit = r.head.commit;
+  if (provenance.finished.empty()) provenance.finished = UtcNowRfc3339();
+  out.tool_version = provenance.tool_version;
+  out.provenance = std::move(provenance);
+  out.has_provenance = true;
+  return out;
 }
 
-std::string ResourcesReportToJsonText(const ResourcesReport& r, const std::string& tool_version) {
-  constexpr auto kReplace = json::error_handler_t::replace;
-  json top = ReportJsonWithoutKernels(r, tool_version);
-  const std::string placeholder = "@@attnverify-kernels@@";
-  top["kernels"] = placeholder;
-  std::string text = top.dump(2, ' ', false, kReplace) + "\n";
-  // The key at depth 1 starts a line; inside a string a quote or newline is escaped, so
-  // this is the one place the placeholder can be.
-  const std::string slot = "\n  \"kernels\": \"" + placeholder + "\"";
-  size_t at = text.find(slot);
-  if (r.kernels.empty()) return text.replace(at, slot.size(), "\n  \"kernels\": []");
-  // The rows sit at depth 2 of the file: each line of a row's dump gets 4 more spaces.
-  std::string out = text.substr(0, at) + "\n  \"kernels\": [\n";
-  for (size_t i = 0; i < r.kernels.size(); ++i) {
-    std::string one = KernelRowJson(r.kernels[i]).dump(2, ' ', false, kReplace);
-    out += "    ";
-    for (char c : one) {
-      out += c;
-      if (c == '\n') out += "    ";
-    }
-    out += i + 1 < r.kernels.size() ? ",\n" : "\n";
-  }
-  out += "  ]";
-  out.append(text, at + slot.size(), std::string::npos);
-  return out;
+nlohmann::json ResourcesReportToJson(const ResourcesReport& report, Provenance provenance,
+                                     const std::string& package_dir) {
+  return ResourcesToJson(ResourcesReportToRecord(report, std::move(provenance), package_dir));
+}
+
+std::string ResourcesReportToJsonText(const ResourcesReport& report, Provenance provenance,
+                                      const std::string& package_dir) {
+  return ResourcesToJsonText(ResourcesReportToRecord(report, std::move(provenance), package_dir));
 }
 
 std::string FormatResourcesTable(const ResourcesReport& r) {

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "core/format.h"
-#include "core/version.h"
 
 namespace av {
 namespace {
@@ -46,34 +45,24 @@ std::string DiffLine(const ElementDiff& e) {
          " rel " + FormatG(e.rel_err, 6);
 }
 
-nlohmann::json DiffJson(const ElementDiff& e) {
-  return {{"index", e.index},
-          {"linear", e.linear},
-          {"candidate", JsonNumber(e.candidate)},
-          {"reference", JsonNumber(e.reference)},
-          {"abs", JsonNumber(e.abs_err)},
-          {"rel", JsonNumber(e.rel_err)}};
+CompareElement Element(const ElementDiff& e) {
+  return {e.index, e.linear, e.candidate, e.reference, e.abs_err, e.rel_err};
 }
 
-nlohmann::json CountsJson(const NonFiniteCounts& c) {
-  return {{"nan", c.nan}, {"pos_inf", c.pos_inf}, {"neg_inf", c.neg_inf}};
+std::vector<CompareElement> Elements(const std::vector<ElementDiff>& v) {
+  std::vector<CompareElement> out;
+  for (const ElementDiff& e : v) out.push_back(Element(e));
+  return out;
 }
 
-nlohmann::json InputJson(const std::string& spec, const std::string& sha256, DType dtype,
+CompareNonFiniteCounts Counts(const NonFiniteCounts& c) { return {c.nan, c.pos_inf, c.neg_inf}; }
+
+CompareTensorInput Input(const std::string& spec, const std::string& sha256, DType dtype,
                          const Shape& shape) {
-  return {{"spec", spec},
-          {"file_sha256", sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(sha256)},
-          {"dtype", std::string(DTypeName(dtype))},
-          {"shape", shape}};
+  return {spec, sha256, std::string(DTypeName(dtype)), shape};
 }
 
 }  // namespace
-
-nlohmann::json JsonNumber(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
 
 std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
   std::string out;
@@ -147,67 +136,47 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
   return out;
 }
 
-nlohmann::json CompareReportToJson(const CompareReport& r, const CompareInputs& in) {
-  nlohmann::json j;
-  j["schema"] = kCompareJsonSchema;
-  j["tool"] = {{"name", "attnverify"}, {"version", ATTNVERIFY_VERSION}};
-  j["verdict"] = r.passed ? "pass" : "fail";
-  j["failures"] = r.failures;
-  j["command"] = in.command;
-  j["inputs"] = {
-      {"candidate", InputJson(in.candidate, in.candidate_sha256, r.candidate_dtype, r.shape)},
-      {"reference", InputJson(in.reference, in.reference_sha256, r.reference_dtype, r.shape)}};
-  j["inputs"]["lowprec_reference"] =
-      in.lowprec.empty() ? nlohmann::json(nullptr)
-                         : InputJson(in.lowprec, in.lowprec_sha256, r.reference_dtype, r.shape);
+CompareRecord CompareReportToRecord(const CompareReport& r, const CompareInputs& in) {
+  CompareRecord c;
+  c.passed = r.passed;
+  c.failures = r.failures;
+  c.candidate = Input(in.candidate, in.candidate_sha256, r.candidate_dtype, r.shape);
+  c.reference = Input(in.reference, in.reference_sha256, r.reference_dtype, r.shape);
+  if (!in.lowprec.empty())
+    c.lowprec_reference = Input(in.lowprec, in.lowprec_sha256, r.reference_dtype, r.shape);
   const Rule& rule = r.rule;
-  j["rule"] = {{"name", std::string(RuleName(rule.kind))},
-               {"atol", rule.atol},
-               {"rtol", rule.rtol},
-               {"cos_tol", rule.cos_tol},
-               {"k", rule.k},
-               {"allow_nan", rule.allow_nan},
-               {"equal_nan", rule.equal_nan},
-               {"defaults_source", rule.defaults_source}};
-  j["numel"] = r.numel;
+  c.rule = {std::string(RuleName(rule.kind)),
+            rule.atol,
+            rule.rtol,
+            rule.cos_tol,
+            rule.k,
+            rule.allow_nan,
+            rule.equal_nan,
+            rule.defaults_source};
+  c.numel = r.numel;
   const Metrics& m = r.metrics;
-  j["metrics"] = {{"compared", m.compared},           {"max_abs", JsonNumber(m.max_abs)},
-                  {"max_rel", JsonNumber(m.max_rel)}, {"mean_abs", JsonNumber(m.mean_abs)},
-                  {"rmse", JsonNumber(m.rmse)},       {"cos_diff", JsonNumber(m.cos_diff)},
-                  {"nmse", JsonNumber(m.nmse)}};
-  j["rule_cos_diff"] = JsonNumber(r.rule_cos_diff);
-  j["mismatches"] = {{"defined", r.mismatch_defined},
-                     {"count", r.mismatches},
-                     {"fraction", r.mismatch_fraction},
-                     {"nonfinite", r.nonfinite_mismatches}};
-  j["lowprec"] = {{"max_abs", JsonNumber(r.lowprec_max_abs)},
-                  {"threshold", JsonNumber(r.threshold)}};
-  nlohmann::json first = nlohmann::json::array();
-  for (const auto& e : r.nonfinite.first_mismatches) first.push_back(DiffJson(e));
-  j["nonfinite"] = {{"candidate", CountsJson(r.nonfinite.candidate)},
-                    {"reference", CountsJson(r.nonfinite.reference)},
-                    {"position_mismatches", r.nonfinite.position_mismatches},
-                    {"first_mismatches", first},
-                    {"excluded", r.nonfinite.excluded}};
-  j["worst_abs"] = nlohmann::json::array();
-  for (const auto& e : r.worst_abs) j["worst_abs"].push_back(DiffJson(e));
-  j["worst_rel"] = nlohmann::json::array();
-  for (const auto& e : r.worst_rel) j["worst_rel"].push_back(DiffJson(e));
-  nlohmann::json axes = nlohmann::json::array();
-  for (const auto& axis : r.breakdown) {
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& s : axis.top) {
-      top.push_back(
-          {{"begin", s.begin}, {"end", s.end}, {"amount", s.amount}, {"fraction", s.fraction}});
-    }
-    axes.push_back({{"axis", axis.axis},
-                    {"size", axis.size},
-                    {"bucket", axis.bucket},
-                    {"indices_touched", axis.indices_touched},
-                    {"top", top}});
+  c.metrics = {m.compared, m.max_abs, m.max_rel, m.mean_abs, m.rmse, m.cos_diff, m.nmse};
+  c.rule_cos_diff = r.rule_cos_diff;
+  c.mismatches = {r.mismatch_defined, r.mismatches, r.mismatch_fraction, r.nonfinite_mismatches};
+  c.lowprec = {r.lowprec_max_abs, r.threshold};
+  c.nonfinite.candidate = Counts(r.nonfinite.candidate);
+  c.nonfinite.reference = Counts(r.nonfinite.reference);
+  c.nonfinite.position_mismatches = r.nonfinite.position_mismatches;
+  c.nonfinite.first_mismatches = Elements(r.nonfinite.first_mismatches);
+  c.nonfinite.excluded = r.nonfinite.excluded;
+  c.worst_abs = Elements(r.worst_abs);
+  c.worst_rel = Elements(r.worst_rel);
+  c.breakdown_of = r.breakdown_of;
+  for (const AxisBreakdown& axis : r.breakdown) {
+    CompareAxis a;
+    a.axis = axis.axis;
+    a.size = axis.size;
+    a.bucket = axis.bucket;
+    a.indices_touched = axis.indices_touched;
+    for (const AxisShare& s : axis.top) a.top.push_back({s.begin, s.end, s.amount, s.fraction});
+    c.breakdown.push_back(std::move(a));
   }
-  j["breakdown"] = {{"of", r.breakdown_of}, {"axes", axes}};
-  return j;
+  return c;
 }
 
 }  // namespace av

@@ -1,12 +1,13 @@
 // Renderers of a CompareReport: a short human-readable block for the terminal and the
-// JSON document of doc/formats/compare-json.md. Writers only format what the report
-// holds; they compute nothing. Pure functions, any thread.
+// record of doc/formats/compare-json.md (schema/compare_json.h writes it as JSON).
+// Writers only format what the report holds; they compute nothing. Pure functions, any
+// thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "numerics/compare.h"
+#include "schema/compare_json.h"
 
 namespace av {
 
@@ -15,21 +16,15 @@ struct CompareInputs {
   std::string candidate;
   std::string reference;
   std::string lowprec;  // empty when not given
-  // sha256 of the files the tensors were read from (empty: not computed), and the
-  // command line that produced the report: the evidence names both.
+  // sha256 of the files the tensors were read from (empty: not computed): the evidence
+  // names the bytes it judged.
   std::string candidate_sha256;
   std::string reference_sha256;
   std::string lowprec_sha256;
-  std::string command;
 };
 
-inline constexpr const char* kCompareJsonSchema = "attnverify.compare/1";
-
 std::string FormatCompareText(const CompareReport& report, const CompareInputs& inputs);
-nlohmann::json CompareReportToJson(const CompareReport& report, const CompareInputs& inputs);
-
-// JSON has no NaN or infinity: such values are written as the strings "nan", "inf",
-// "-inf"; finite values as numbers.
-nlohmann::json JsonNumber(double value);
+// The file's model (no provenance: the caller adds it for a standalone file).
+CompareRecord CompareReportToRecord(const CompareReport& report, const CompareInputs& inputs);
 
 }  // namespace av

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "pipeline/stage_ledger.h"
 
@@ -117,7 +118,7 @@ Result<PipelineRecord> RunPipeline(const PipelineOptions& options) {
   for (const char* dir : {"logs", "evidence", "reports"})
     AV_RETURN_IF_ERROR(EnsureDir(fs::path(root) / dir));
   PipelineRecord record;
-  record.run_id = options.run_id.empty() ? MakeRunId() : options.run_id;
+  record.run_id = options.run_id.empty() ? NewRunId() : options.run_id;
   // Stages this run does not plan keep their entries (and so their evidence's binding).
   RunLedger ledger = LoadLedgerOrEmpty(root, &record.ledger_warning);
   ledger.run_id = record.run_id;

@@ -34,7 +34,7 @@ struct PipelineOptions {
   std::string self_exe;           // the attnverify binary that runs each stage
   std::vector<std::string> argv;  // this run's command line ({"attnverify", "run", ...})
   std::string cwd;                // where it was typed (absolute)
-  std::string run_id;             // empty: a new one (MakeRunId)
+  std::string run_id;             // empty: a new one (NewRunId)
   ProcessRunner* runner = nullptr;
   std::function<void(const StagePlan&)> on_stage_start;
   std::function<void(const StageRecord&)> on_stage_done;

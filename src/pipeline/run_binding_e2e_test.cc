@@ -238,6 +238,47 @@ TEST_F(PipelineRegression, FirstRunAcceptsWithEveryFileBoundToIt) {
       RunShell(std::string(ATTNVERIFY_BINARY) + " verify-package --config " + toml_).exit_code, 0);
 }
 
+// Stages run one by one from different folders, then the package moved elsewhere with tar:
+// every path evidence records is package-relative, so the report binds the same files
+// wherever the package sits and whichever folder each stage was started from.
+TEST_F(PipelineRegression, StagesRunFromAnyFolderAndAMovedPackageStayBound) {
+  const std::string av = ATTNVERIFY_BINARY;
+  auto build = RunShell("cd " + dir_.path() + " && " + av +
+                        " build --config attention-verify/attnverify.toml");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto numerics =
+      RunShell("cd " + pkg_ + "/config && " + av + " numerics --config ../attnverify.toml");
+  ASSERT_EQ(numerics.exit_code, 0) << numerics.output;
+  auto report = RunShell("cd " + pkg_ + " && " + av + " report --config attnverify.toml");
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  json here = Acceptance();
+  EXPECT_EQ(here["verdict"], "accepted") << report.output;
+
+  // The package moved (tar, as a CI artifact would be) into a folder with a space.
+  const std::string moved = dir_.File("elsewhere/a b");
+  fs::create_directories(moved);
+  auto tar = RunShell("tar -C " + dir_.path() + " -cf " + dir_.File("pkg.tar") +
+                      " attention-verify && tar -C '" + moved + "' -xf " + dir_.File("pkg.tar"));
+  ASSERT_EQ(tar.exit_code, 0) << tar.output;
+  auto again =
+      RunShell("cd '" + moved + "' && " + av + " report --config attention-verify/attnverify.toml");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  Result<std::string> text = ReadFileToString(moved + "/attention-verify/reports/acceptance.json");
+  ASSERT_TRUE(text.ok()) << again.output;
+  json there = json::parse(*text);
+  EXPECT_EQ(there["verdict"], "accepted") << again.output;
+  for (int n : {1, 3}) {
+    EXPECT_EQ(Item(there, n)["status"], Item(here, n)["status"]) << n;
+    EXPECT_FALSE(Item(there, n)["evidence_runs"].empty()) << n;
+  }
+  // The files name their inputs relative to the package, not where it was.
+  for (const char* f : {"evidence/numerics.json", "evidence/resources.json"}) {
+    Result<std::string> ev = ReadFileToString(moved + "/attention-verify/" + f);
+    ASSERT_TRUE(ev.ok()) << f;
+    EXPECT_EQ(json::parse(*ev)["provenance"]["config"], "attnverify.toml") << f;
+  }
+}
+
 TEST_F(PipelineRegression, KilledBuildStageEvidenceIsNotUsed) {
   // reliability.md H1: the head now overflows shared memory, and the build stage is
   // killed; the previous run's passing resources.json stays in the package.

@@ -3,10 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "core/file.h"
 #include "core/toml_config.h"
@@ -23,25 +21,7 @@ int64_t NowMs() {
       .count();
 }
 
-std::string FormatUtc(const char* format) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 }  // namespace
-
-std::string MakeRunId() {
-  std::random_device rd;
-  char suffix[8];
-  std::snprintf(suffix, sizeof suffix, "%06x", static_cast<unsigned>(rd() & 0xffffff));
-  return FormatUtc("%Y%m%dT%H%M%SZ") + "-" + suffix;
-}
-
-std::string UtcNowRfc3339() { return FormatUtc("%Y-%m-%dT%H:%M:%SZ"); }
 
 StageStatus StatusFromExitCode(int exit_code) {
   return exit_code == 0   ? StageStatus::kOk
@@ -108,7 +88,7 @@ Result<StandaloneStage> StandaloneStage::Begin(const std::string& package_dir, s
   s.package_dir_ = package_dir;
   s.ledger_ = LoadLedgerOrEmpty(package_dir, &s.warning_);
   s.entry_.name = std::move(stage);
-  s.entry_.run_id = MakeRunId();
+  s.entry_.run_id = NewRunId();
   s.entry_.argv = std::move(argv);
   std::error_code ec;
   s.entry_.cwd = fs::current_path(ec).string();

@@ -12,17 +12,12 @@
 
 #include "core/status.h"
 #include "pipeline/package_snapshot.h"
+#include "schema/provenance.h"  // NewRunId, UtcNowRfc3339
 #include "schema/run_json.h"
 
 namespace av {
 
-inline constexpr const char* kRunIdEnv = "ATTNVERIFY_RUN_ID";
 inline constexpr const char* kRunJsonPath = "evidence/run.json";  // package-relative
-
-// "20261201T093000Z-3f9a1c": UTC start time and 24 random bits.
-std::string MakeRunId();
-// RFC 3339 UTC, seconds: "2026-12-01T09:30:00Z".
-std::string UtcNowRfc3339();
 
 // ok (0), rejected (1), error (anything else).
 StageStatus StatusFromExitCode(int exit_code);

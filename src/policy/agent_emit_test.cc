@@ -72,8 +72,8 @@ TEST(AgentEmit, EmittedFilesAuditWithoutErrors) {
   std::string all;
   std::set<std::string> rules;
   for (const Finding& f : r->findings) {
-    all += "\n  " + f.severity + " " + f.rule + " " + f.file + ":" + std::to_string(f.line) + " " +
-           f.title;
+    all += "\n  " + std::string(SeverityName(f.severity)) + " " + f.rule + " " + f.file + ":" +
+           std::to_string(f.line) + " " + f.title;
     rules.insert(f.rule);
   }
   EXPECT_EQ(r->Errors(), 0u) << all;

@@ -18,7 +18,8 @@ void AuditContext::Add(std::string severity, std::string rule, std::string tool,
                        int line, std::string title, std::string message, std::string line_text) {
   Finding f;
   f.rule = std::move(rule);
-  f.severity = std::move(severity);
+  // An unknown word is an error: the audit fails closed.
+  f.severity = ParseSeverity(severity).value_or(Severity::kError);
   f.component = std::move(tool);
   f.file = std::move(file);
   f.line = line < 1 ? 1 : line;
@@ -27,7 +28,7 @@ void AuditContext::Add(std::string severity, std::string rule, std::string tool,
   f.title = std::move(title);
   f.message = std::move(message);
   f.new_text = std::move(line_text);
-  f.verify = "attnverify agent-config audit " + f.file;
+  f.verify = {"attnverify", "agent-config", "audit", f.file};
   report_->findings.push_back(std::move(f));
 }
 
@@ -195,7 +196,7 @@ void CheckAgreement(AuditContext* ctx) {
 
 size_t AuditReport::Errors() const {
   size_t n = 0;
-  for (const Finding& f : findings) n += f.severity == "error";
+  for (const Finding& f : findings) n += f.severity == Severity::kError;
   return n;
 }
 

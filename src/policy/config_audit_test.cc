@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "policy/agent_emit.h"
 #include "core/file.h"
+#include "policy/agent_emit.h"
 #include "policy/audit_writers.h"
 #include "testing/test_util.h"
 
@@ -26,7 +26,8 @@ std::vector<std::string> Summary(const AuditReport& r) {
     std::string file = f.file.substr(f.file.find("testdata/policy/") == std::string::npos
                                          ? 0
                                          : f.file.find("testdata/policy/") + 16);
-    out.push_back(f.severity + " " + f.rule + " " + file + ":" + std::to_string(f.line));
+    out.push_back(std::string(SeverityName(f.severity)) + " " + f.rule + " " + file + ":" +
+                  std::to_string(f.line));
   }
   return out;
 }
@@ -34,7 +35,7 @@ std::vector<std::string> Summary(const AuditReport& r) {
 bool HasFinding(const AuditReport& r, const std::string& rule, const std::string& file_suffix,
                 int line, const std::string& severity) {
   for (const Finding& f : r.findings) {
-    if (f.rule == rule && f.line == line && f.severity == severity &&
+    if (f.rule == rule && f.line == line && SeverityName(f.severity) == severity &&
         f.file.size() >= file_suffix.size() &&
         f.file.compare(f.file.size() - file_suffix.size(), file_suffix.size(), file_suffix) == 0) {
       return true;
@@ -84,8 +85,7 @@ TEST(ConfigAudit, HowToConfigsAsTheWorkflowWritesThem) {
 
 // The mistakes fixtures with their @FAKE_ANTHROPIC_KEY@ replaced by a fake key of the real
 // shape, assembled here so that no file in the repository looks like a leaked key.
-std::vector<std::string> MistakesWithFakeKey(const testing::TempDir& dir,
-                                             const std::string& key) {
+std::vector<std::string> MistakesWithFakeKey(const testing::TempDir& dir, const std::string& key) {
   std::filesystem::create_directories(dir.File("mistakes"));
   std::vector<std::string> paths;
   for (const char* name : {"settings.json", "config.toml", "cc-switch.json"}) {
@@ -105,10 +105,8 @@ TEST(ConfigAudit, CommonMistakesAreErrorsWithTheirLines) {
   ASSERT_TRUE(p.ok());
   testing::TempDir dir;
   const std::string key_part = "TESTONLYq7W2x9Z4k1M8n3B6v5C0d2F4g6H8j0K2l4";
-  Result<AuditReport> r =
-      AuditAgentConfigs(MistakesWithFakeKey(dir, "sk-" + std::string("ant-api03-") + key_part +
-                                                     "N6p8R0s2"),
-                        &*p);
+  Result<AuditReport> r = AuditAgentConfigs(
+      MistakesWithFakeKey(dir, "sk-" + std::string("ant-api03-") + key_part + "N6p8R0s2"), &*p);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const std::string s = "mistakes/settings.json", c = "mistakes/config.toml",
                     w = "mistakes/cc-switch.json";

@@ -10,18 +10,6 @@
 
 namespace av {
 
-const char* CheckStatusName(CheckStatus s) {
-  switch (s) {
-    case CheckStatus::kPass:
-      return "PASS";
-    case CheckStatus::kFail:
-      return "FAIL";
-    case CheckStatus::kMissing:
-      return "MISSING";
-  }
-  return "?";
-}
-
 namespace {
 
 using checklist::CheckDef;
@@ -176,14 +164,8 @@ void NoteEvidenceRuns(const std::vector<EvidenceBinding>& bindings, ItemResult* 
   }
 }
 
-std::vector<FindingView> AllFindings(const Evidence& ev) {
-  std::vector<FindingView> out;
-  if (!ev.review) return out;
-  for (const ReviewFinding& f : ev.review->findings) {
-    out.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify,
-                   f.line, f.end_line, f.checklist_item, f.related_items});
-  }
-  return out;
+std::vector<Finding> AllFindings(const Evidence& ev) {
+  return ev.review ? ev.review->findings : std::vector<Finding>{};
 }
 
 // The eight items: their checks (waivers applied), the findings they answer, their status.
@@ -200,7 +182,7 @@ void AssembleItems(const Context& ctx, std::vector<Check> checks, ChecklistRepor
     item.title = std::string(checklist::ItemTitle(n));
     item.required = cfg.required.count(n) > 0;
     item.checks = std::move(by_item[n]);
-    for (const FindingView& f : report->findings) {
+    for (const Finding& f : report->findings) {
       bool related =
           std::find(f.related_items.begin(), f.related_items.end(), n) != f.related_items.end();
       if (f.checklist_item == n || related) item.findings.push_back(f);
@@ -216,10 +198,10 @@ void AssembleItems(const Context& ctx, std::vector<Check> checks, ChecklistRepor
 std::vector<ResourceBar> ResourceBars(const Evidence& ev) {
   std::vector<ResourceBar> out;
   if (!ev.resources) return out;
-  auto smem = [](const KernelSide& s) {
+  auto smem = [](const ResourcesKernelSide& s) {
     return s.ptxas_overflow ? s.overflow_bytes : s.total_smem_bytes;
   };
-  for (const KernelResourceRow& k : ev.resources->kernels) {
+  for (const ResourcesKernelRow& k : ev.resources->kernels) {
     ResourceBar bar{k.kernel, k.arch};
     if (k.base) bar.base_smem = smem(*k.base), bar.cap = k.base->smem_cap_bytes;
     if (k.head) {

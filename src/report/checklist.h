@@ -12,13 +12,13 @@
 
 #include "report/evidence.h"
 #include "report/report_config.h"
+#include "schema/outcome.h"
 
 namespace av {
 
 inline constexpr const char* kAcceptanceJsonSchema = "attnverify.acceptance/1";
 
-enum class CheckStatus { kPass, kFail, kMissing };
-const char* CheckStatusName(CheckStatus s);  // "PASS", "FAIL", "MISSING"
+// CheckStatus and CheckStatusName ("PASS", "FAIL", "MISSING") live in schema/outcome.h.
 
 struct Citation {
   std::string file;  // package-relative
@@ -42,13 +42,6 @@ struct Check {
   std::vector<std::string> attributed_to;
 };
 
-struct FindingView {
-  std::string id, rule, severity, component, file, title, message, verify;
-  int64_t line = 0, end_line = 0;
-  int checklist_item = 0;
-  std::vector<int> related_items;
-};
-
 // Which run an evidence file came from, and whether the checklist used it (doc/report.md,
 // "Evidence bound to its run"). A file is used only when evidence/run.json's entry for the
 // stage that writes it ended ok or rejected, has the run id of the file's provenance, and
@@ -70,7 +63,7 @@ struct ItemResult {
   bool required = true;
   std::string reason;  // one line for the item table
   std::vector<Check> checks;
-  std::vector<FindingView> findings;  // the reviewer's questions this item answers
+  std::vector<Finding> findings;  // the reviewer's questions this item answers
   // The runs its checks' evidence came from: "evidence/numerics.json: run 2026...-3f9a1c".
   std::vector<std::string> evidence_runs;
   // What the evidence says beside the checks (the build's warnings, which tolerances
@@ -100,7 +93,7 @@ struct ChecklistReport {
   std::vector<EvidenceFile> evidence;  // every file read (refused ones say why)
   std::vector<EvidenceBinding> bindings;
   std::vector<std::string> warnings;  // e.g. evidence from different head commits
-  std::vector<FindingView> findings;  // every finding of review.json
+  std::vector<Finding> findings;      // every finding of review.json
   std::vector<CoverageCell> coverage;
   std::vector<ResourceBar> resources;
   std::vector<HeatmapSvg> heatmaps;

@@ -87,8 +87,8 @@ std::optional<Check> JudgeFindingsVerifiable(const Context& ctx, const CheckDef&
   if (!ctx.ev.review) return std::nullopt;
   const ReviewEvidence& r = *ctx.ev.review;
   std::vector<std::string> unverifiable;
-  for (const ReviewFinding& f : r.findings) {
-    if (f.verify.empty())
+  for (const Finding& f : r.findings) {
+    if (!f.has_verify())
       unverifiable.push_back(f.id + " (" + f.rule + ", " + f.file + ":" + std::to_string(f.line) +
                              ")");
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "core/format.h"
 
@@ -23,13 +24,13 @@ std::optional<int64_t> ParseInt(const std::string& s) {
 const nlohmann::json* Lookup(const NumericsCase& c, const char* key,
                              const nlohmann::json** from_op_params) {
   *from_op_params = nullptr;
-  if (c.params.is_object()) {
-    auto it = c.params.find(key);
-    if (it != c.params.end() && !it->is_null()) return &*it;
+  if (c.params->is_object()) {
+    auto it = c.params->find(key);
+    if (it != c.params->end() && !it->is_null()) return &*it;
   }
-  if (c.op_params.is_object()) {
-    auto it = c.op_params.find(key);
-    if (it != c.op_params.end() && !it->is_null()) return *from_op_params = &*it;
+  if (c.op_params->is_object()) {
+    auto it = c.op_params->find(key);
+    if (it != c.op_params->end() && !it->is_null()) return *from_op_params = &*it;
   }
   return nullptr;
 }
@@ -107,13 +108,14 @@ std::string StrParam(const NumericsCase& c, const char* key) {
 
 std::vector<std::string> DescribeFailure(const NumericsCase& c) {
   std::vector<std::string> out;
-  for (const OutputResult& o : c.outputs) {
+  for (const NumericsOutput& o : c.outputs) {
     if (o.passed) continue;
-    const WorstElement* w = nullptr;
-    for (const WorstElement& lw : c.localised_worst) {
+    const LocalisedElement* w = nullptr;
+    for (const LocalisedElement& lw : c.localised_worst) {
       if (lw.output == o.name) w = &lw;
     }
-    if (w == nullptr && o.worst) w = &*o.worst;
+    const std::optional<LocalisedElement> compared_worst = o.worst();
+    if (w == nullptr && compared_worst) w = &*compared_worst;
     std::string line = c.id + ": " + o.name;
     if (w != nullptr) {
       std::string at;
@@ -127,12 +129,14 @@ std::vector<std::string> DescribeFailure(const NumericsCase& c) {
       line += " worst |err| " + FormatG(w->abs_err, 6) + " at [" + at + "]: candidate " +
               FormatG(w->candidate, 6) + ", reference " + FormatG(w->reference, 6);
     }
-    if (!o.rule.empty())
-      line += "; rule " + o.rule + (o.tolerance.empty() ? "" : " (" + o.tolerance + ")");
-    if (!o.failure.empty()) line += ": " + o.failure;
+    if (!o.rule().empty())
+      line += "; rule " + o.rule() + (o.tolerance.empty() ? "" : " (" + o.tolerance + ")");
+    if (!o.failure().empty()) line += ": " + o.failure();
     out.push_back(line);
   }
-  if (out.empty()) out.push_back(c.id + ": " + (c.reason.empty() ? c.verdict : c.reason));
+  if (out.empty())
+    out.push_back(c.id + ": " +
+                  (c.reason.empty() ? std::string(CaseVerdictName(c.verdict)) : c.reason));
   return out;
 }
 
@@ -153,10 +157,10 @@ std::vector<const NumericsCase*> BaseCases(const NumericsEvidence& n) {
 double Severity(const NumericsCase& c) {
   double worst = -1;
   bool compared = false;
-  for (const OutputResult& o : c.outputs) {
-    if (o.passed || !o.compared) continue;
+  for (const NumericsOutput& o : c.outputs) {
+    if (o.passed || !o.compared()) continue;
     compared = true;
-    worst = std::max(worst, std::isnan(o.max_abs) ? INFINITY : o.max_abs);
+    worst = std::max(worst, std::isnan(o.max_abs()) ? INFINITY : o.max_abs());
   }
   return compared ? worst : INFINITY;
 }
@@ -353,14 +357,11 @@ std::string StageNote(const Context& ctx, const std::string& stage) {
   return "the " + stage + " stage ended ok but left no evidence" + log;
 }
 
-std::vector<FindingView> FindingsOf(const Context& ctx, int item) {
-  std::vector<FindingView> out;
+std::vector<Finding> FindingsOf(const Context& ctx, int item) {
+  std::vector<Finding> out;
   if (!ctx.ev.review) return out;
-  for (const ReviewFinding& f : ctx.ev.review->findings) {
-    if (f.checklist_item == item) {
-      out.push_back({f.id, f.rule, f.severity, f.component, f.file, f.title, f.message, f.verify,
-                     f.line, f.end_line, f.checklist_item, f.related_items});
-    }
+  for (const Finding& f : ctx.ev.review->findings) {
+    if (f.checklist_item == item) out.push_back(f);
   }
   return out;
 }

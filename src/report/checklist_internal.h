@@ -112,7 +112,7 @@ std::vector<const NumericsCase*> AttributedElsewhere(
 Check ExplainedElsewhere(const Context& ctx, const CheckDef& def, const std::string& noun,
                          const std::vector<const NumericsCase*>& passing,
                          const std::vector<const NumericsCase*>& failing, const std::string& how);
-std::vector<FindingView> FindingsOf(const Context& ctx, int item);
+std::vector<Finding> FindingsOf(const Context& ctx, int item);
 
 // Numerics coverage per (op, mask category) and (op, dtype), for the HTML grid.
 std::vector<CoverageCell> ComputeCoverage(const Context& ctx);

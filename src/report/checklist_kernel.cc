@@ -2,6 +2,7 @@
 // and the fallback path (doc/report.md), one judge per check of the table.
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/format.h"
@@ -19,12 +20,12 @@ bool IsContractFailure(const NumericsCase& c) {
 // The unpadded twin of a padded case: same op, dtype and params but "padded"; nullptr if none.
 const NumericsCase* UnpaddedTwin(const std::vector<const NumericsCase*>& base,
                                  const NumericsCase& c) {
-  nlohmann::json key = c.params;
+  nlohmann::json key = *c.params;
   if (key.is_object()) key.erase("padded");
   const NumericsCase* twin = nullptr;
   for (const NumericsCase* t : base) {
     if (t == &c || BoolParam(*t, "padded") || t->op != c.op || t->dtype != c.dtype) continue;
-    nlohmann::json tk = t->params;
+    nlohmann::json tk = *t->params;
     if (tk.is_object()) tk.erase("padded");
     if (tk == key) twin = t;
   }
@@ -48,11 +49,13 @@ PathCounts CountPaths(const Context& ctx) {
   PathCounts out;
   if (!ctx.ev.numerics) return out;
   for (const NumericsCase& c : ctx.ev.numerics->cases) {
-    if (c.outputs.empty() && c.metadata.empty()) continue;  // the candidate never answered
+    if (c.outputs.empty() && c.candidate.metadata.empty())
+      continue;  // the candidate never answered
     ++out.ran;
     std::string path;
     for (const char* key : {"kernel_path", "path", "kernel"}) {
-      if (auto it = c.metadata.find(key); it != c.metadata.end() && !it->second.empty()) {
+      if (auto it = c.candidate.metadata.find(key);
+          it != c.candidate.metadata.end() && !it->second.empty()) {
         path = it->second;
         break;
       }
@@ -120,16 +123,16 @@ std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def) {
   const NumericsEvidence& n = *ctx.ev.numerics;
   std::map<std::string, const NumericsCase*> by_id;
   for (const NumericsCase& c : n.cases) by_id[c.id] = &c;
-  std::vector<const InvarianceResult*> entries, failed;
+  std::vector<const InvarianceRecord*> entries, failed;
   std::set<int64_t> lengths;
-  for (const InvarianceResult& r : n.invariance) {
+  for (const InvarianceRecord& r : n.invariance) {
     if (r.check != "num_splits") continue;
     entries.push_back(&r);
-    if (r.verdict == "fail") failed.push_back(&r);
+    if (r.verdict == InvarianceVerdict::kFail) failed.push_back(&r);
     const NumericsCase* base = by_id.count(r.group) ? by_id[r.group] : nullptr;
     if (base == nullptr && !r.cases.empty() && by_id.count(r.cases.front()))
       base = by_id[r.cases.front()];
-    if (base != nullptr && r.verdict != "fail") {
+    if (base != nullptr && r.verdict != InvarianceVerdict::kFail) {
       if (auto sk = IntParam(*base, "s_k")) lengths.insert(*sk);
     }
   }
@@ -145,7 +148,7 @@ std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def) {
                         std::to_string(failed.size()) + " of " +
                             Plural(entries.size(), "group", "groups") +
                             " changed with num_splits beyond rounding");
-    for (const InvarianceResult* r : failed) {
+    for (const InvarianceRecord* r : failed) {
       c.citations.push_back(Cite(n.file, r->group));
       c.details.push_back(r->group + ": max |diff| " + FormatG(r->max_abs_diff, 4) +
                           (r->tolerance.empty() ? "" : " > " + r->tolerance) +
@@ -167,7 +170,7 @@ std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def) {
   Check c = MakeCheck(def, CheckStatus::kPass,
                       "invariant in num_splits at s_k = " + list + " (" +
                           Plural(entries.size(), "group", "groups") + ")");
-  for (const InvarianceResult* r : entries) {
+  for (const InvarianceRecord* r : entries) {
     c.citations.push_back(Cite(n.file, r->group));
     if (c.citations.size() >= 5) break;
   }
@@ -307,7 +310,7 @@ std::optional<Check> JudgeFallbackKept(const Context& ctx, const CheckDef& def) 
                        (why.empty() ? "" : " (" + why + ")"),
                    ctx.review_cmd);
   }
-  const std::vector<FindingView> findings = FindingsOf(ctx, def.item);
+  const std::vector<Finding> findings = FindingsOf(ctx, def.item);
   if (findings.empty()) {
     Check c = MakeCheck(def, CheckStatus::kPass,
                         "the reviewer found no fallback or legacy switch removed");
@@ -323,7 +326,7 @@ std::optional<Check> JudgeFallbackKept(const Context& ctx, const CheckDef& def) 
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     return c;
   }
-  const FindingView& f = findings.front();
+  const Finding& f = findings.front();
   return Missing(def,
                  f.id + " (" + f.file + ":" + std::to_string(f.line) + ") " +
                      (f.title.empty() ? f.rule : f.title) +

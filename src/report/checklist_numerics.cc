@@ -80,7 +80,7 @@ std::optional<Check> JudgeBaseCases(const Context& ctx, const CheckDef& def) {
     const NumericsCase& first = *unjudged.front();
     return Missing(def,
                    std::to_string(unjudged.size()) + " of " + all + " could not be judged (" +
-                       first.id + ": " + first.verdict + ": " + first.reason + ")",
+                       first.id + ": " + CaseVerdictName(first.verdict) + ": " + first.reason + ")",
                    ctx.numerics_cmd);
   }
   if (failing.empty()) {
@@ -182,13 +182,13 @@ std::optional<Check> JudgeSoftmaxStability(const Context& ctx, const CheckDef& d
 std::optional<Check> JudgeInvariance(const Context& ctx, const CheckDef& def) {
   const NumericsEvidence* n = WithBaseCases(ctx);
   if (n == nullptr) return std::nullopt;
-  std::vector<const InvarianceResult*> inv, failed;
+  std::vector<const InvarianceRecord*> inv, failed;
   std::set<std::string> kinds;
-  for (const InvarianceResult& r : n->invariance) {
+  for (const InvarianceRecord& r : n->invariance) {
     if (r.check == "num_splits") continue;  // 5.num_splits judges those
     inv.push_back(&r);
     kinds.insert(r.check);
-    if (r.verdict == "fail") failed.push_back(&r);
+    if (r.verdict == InvarianceVerdict::kFail) failed.push_back(&r);
   }
   Check c;
   if (inv.empty()) {
@@ -206,11 +206,11 @@ std::optional<Check> JudgeInvariance(const Context& ctx, const CheckDef& def) {
                     : std::to_string(failed.size()) + " of " +
                           Plural(inv.size(), "group", "groups") + " changed beyond rounding");
   c.required = false;
-  for (const InvarianceResult* r : failed.empty() ? inv : failed) {
+  for (const InvarianceRecord* r : failed.empty() ? inv : failed) {
     c.citations.push_back(Cite(n->file, r->group));
-    if (r->verdict != "pass") {
-      c.details.push_back(r->check + " " + r->group + ": " + r->verdict + ", max |diff| " +
-                          FormatG(r->max_abs_diff, 4) +
+    if (r->verdict != InvarianceVerdict::kPass) {
+      c.details.push_back(r->check + " " + r->group + ": " + InvarianceVerdictName(r->verdict) +
+                          ", max |diff| " + FormatG(r->max_abs_diff, 4) +
                           (r->tolerance.empty() ? "" : " (tolerance " + r->tolerance + ")") +
                           (r->detail.empty() ? "" : ": " + r->detail));
     }
@@ -245,8 +245,8 @@ std::optional<Check> JudgeConfigUnchanged(const Context& ctx, const CheckDef& de
   }
   std::vector<std::string> loosened, other;
   for (const ConfigChange& c : r.config_changes) {
-    std::string line = c.file + " " + c.json_path + ": " + c.old_value + " -> " + c.new_value +
-                       " (" + c.effect + (c.finding.empty() ? "" : ", " + c.finding) + ")";
+    std::string line = c.file + " " + c.json_path + ": " + c.old_json + " -> " + c.new_json + " (" +
+                       c.effect + (c.finding.empty() ? "" : ", " + c.finding) + ")";
     (c.effect == "loosened" ? loosened : other).push_back(std::move(line));
   }
   if (!loosened.empty()) {
@@ -274,11 +274,12 @@ std::vector<std::string> NumericsNotes(const Context& ctx) {
   std::vector<std::string> out;
   if (!ctx.ev.numerics) return out;
   const NumericsEvidence& n = *ctx.ev.numerics;
-  if (!n.tolerances.empty()) {
-    out.push_back(
-        "tolerances: " + n.tolerances +
-        (n.tolerances_sha256.empty() ? "" : " (sha256 " + n.tolerances_sha256.substr(0, 12) + ")") +
-        " judged the cases of " + n.file.path);
+  if (!n.config.tolerances.empty()) {
+    out.push_back("tolerances: " + n.config.tolerances +
+                  (n.config.tolerances_sha256.empty()
+                       ? ""
+                       : " (sha256 " + n.config.tolerances_sha256.substr(0, 12) + ")") +
+                  " judged the cases of " + n.file.path);
   }
   return out;
 }

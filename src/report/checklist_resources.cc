@@ -12,8 +12,8 @@ namespace {
 
 // The gate of resources.json a "3.<gate>" row judges; nullptr when the file has none of
 // that name (the build stage did not judge it).
-const GateRow* FindGate(const ResourcesEvidence& r, const CheckDef& def) {
-  for (const GateRow& g : r.gates) {
+const ResourcesGate* FindGate(const ResourcesEvidence& r, const CheckDef& def) {
+  for (const ResourcesGate& g : r.gates) {
     if (def.id.substr(def.id.find('.') + 1) == g.gate) return &g;
   }
   return nullptr;
@@ -26,9 +26,9 @@ const ResourcesEvidence* Judgeable(const Context& ctx) {
 }
 
 void AddSmemOverflows(const ResourcesEvidence& r, Check* c) {
-  for (const KernelResourceRow& k : r.kernels) {
+  for (const ResourcesKernelRow& k : r.kernels) {
     if (!k.head) continue;
-    const KernelSide& h = *k.head;
+    const ResourcesKernelSide& h = *k.head;
     if (h.ptxas_overflow) {
       c->details.push_back(k.kernel + " (" + k.arch + "): ptxas: uses too much shared data (" +
                            std::to_string(h.overflow_bytes) + " bytes, " +
@@ -45,7 +45,7 @@ void AddSmemOverflows(const ResourcesEvidence& r, Check* c) {
 std::string Num(int64_t v) { return v < 0 ? "?" : std::to_string(v); }
 
 // "128 -> 168" (base -> head), or the head's alone when there is no base side.
-std::string BaseToHead(const KernelResourceRow& k, int64_t KernelSide::*field) {
+std::string BaseToHead(const ResourcesKernelRow& k, int64_t ResourcesKernelSide::*field) {
   const std::string head = k.head ? Num((*k.head).*field) : "-";
   return k.base ? Num((*k.base).*field) + " -> " + head : head;
 }
@@ -56,16 +56,17 @@ std::vector<std::string> KernelNumbers(const ResourcesEvidence& r, const std::st
   constexpr size_t kMaxKernels = 8;
   std::vector<std::string> out;
   size_t shown = 0, total = 0;
-  for (const KernelResourceRow& k : r.kernels) {
+  for (const ResourcesKernelRow& k : r.kernels) {
     if (!k.head) continue;
-    const KernelSide& h = *k.head;
+    const ResourcesKernelSide& h = *k.head;
     std::string line = k.kernel + " (" + k.arch + "): ";
     if (gate == "registers_max") {
-      line += BaseToHead(k, &KernelSide::registers) + " registers";
-      if (h.barriers >= 0) line += ", " + BaseToHead(k, &KernelSide::barriers) + " barriers";
+      line += BaseToHead(k, &ResourcesKernelSide::registers) + " registers";
+      if (h.barriers >= 0)
+        line += ", " + BaseToHead(k, &ResourcesKernelSide::barriers) + " barriers";
     } else if (gate == "smem_within_cap") {
       const int64_t used = h.ptxas_overflow ? h.overflow_bytes : h.total_smem_bytes;
-      const int64_t headroom = h.smem_headroom_bytes != INT64_MIN   ? h.smem_headroom_bytes
+      const int64_t headroom = h.smem_headroom_bytes                ? *h.smem_headroom_bytes
                                : h.smem_cap_bytes >= 0 && used >= 0 ? h.smem_cap_bytes - used
                                                                     : INT64_MIN;
       line += Num(used) + " B shared memory of the " + Num(h.smem_cap_bytes) + " B cap";
@@ -77,15 +78,20 @@ std::vector<std::string> KernelNumbers(const ResourcesEvidence& r, const std::st
         }
       }
       if (k.base) {
-        const KernelSide& b = *k.base;
+        const ResourcesKernelSide& b = *k.base;
         line += "; base " + Num(b.ptxas_overflow ? b.overflow_bytes : b.total_smem_bytes) + " B";
       }
     } else if (gate == "occupancy_not_lower") {
-      line += BaseToHead(k, &KernelSide::warps_per_sm) + " warps per SM";
+      auto warps = [](const std::optional<ResourcesKernelSide>& side) {
+        return !side             ? std::string("-")
+               : side->occupancy ? std::to_string(side->occupancy->warps_per_sm)
+                                 : std::string("?");
+      };
+      line += (k.base ? warps(k.base) + " -> " : std::string()) + warps(k.head) + " warps per SM";
     } else if (gate == "no_new_spills") {
       if (h.spill_store_bytes <= 0 && h.spill_load_bytes <= 0) continue;
-      line += BaseToHead(k, &KernelSide::spill_store_bytes) + " B spill stores, " +
-              BaseToHead(k, &KernelSide::spill_load_bytes) + " B spill loads";
+      line += BaseToHead(k, &ResourcesKernelSide::spill_store_bytes) + " B spill stores, " +
+              BaseToHead(k, &ResourcesKernelSide::spill_load_bytes) + " B spill loads";
     } else {
       return out;  // head_builds: its failures are the numbers
     }
@@ -106,8 +112,10 @@ std::vector<std::string> BuildNotes(const Context& ctx) {
   std::vector<std::string> out;
   if (!ctx.ev.resources) return out;
   for (const std::string& w : ctx.ev.resources->warnings) out.push_back("build: " + w);
-  for (const std::string& u : ctx.ev.resources->unmatched_kernel_entries) {
-    out.push_back("build: [[build.kernel]] " + u + " matched no kernel of the log");
+  for (const ResourcesUnmatchedEntry& u : ctx.ev.resources->unmatched_kernel_entries) {
+    out.push_back("build: [[build.kernel]] " + u.name +
+                  (u.line > 0 ? " (attnverify.toml line " + std::to_string(u.line) + ")" : "") +
+                  " matched no kernel of the log");
   }
   return out;
 }
@@ -128,7 +136,7 @@ std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def) {
   }
   // A gate this report has no row for is never dropped silently when it failed.
   std::vector<std::string> unknown_failed;
-  for (const GateRow& g : r.gates) {
+  for (const ResourcesGate& g : r.gates) {
     if (g.enabled && !g.skipped && !g.passed && FindCheckDef("3." + g.gate) == nullptr) {
       unknown_failed.push_back(g.gate);
     }
@@ -138,7 +146,7 @@ std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def) {
                         "gate " + JoinList(unknown_failed) +
                             " of evidence/resources.json failed (a gate this report has no "
                             "check for)");
-    for (const GateRow& g : r.gates) {
+    for (const ResourcesGate& g : r.gates) {
       if (std::find(unknown_failed.begin(), unknown_failed.end(), g.gate) == unknown_failed.end())
         continue;
       for (const std::string& f : g.failures) c.details.push_back(g.gate + ": " + f);
@@ -152,13 +160,13 @@ std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def) {
 std::optional<Check> JudgeGate(const Context& ctx, const CheckDef& def) {
   const ResourcesEvidence* r = Judgeable(ctx);
   if (r == nullptr) return std::nullopt;
-  const GateRow* g = FindGate(*r, def);
+  const ResourcesGate* g = FindGate(*r, def);
   if (g == nullptr || !g->enabled) return std::nullopt;
   // "missing": the gate had nothing to judge (no kernel, the base did not build, no kernel
   // paired); files of the first format say "skipped".
   if (g->status == "missing" || (g->status.empty() && g->skipped)) {
     const std::string why = !g->reason.empty() ? g->reason : g->rule;
-    return Missing(def, why + (r->has_base ? "" : " (no base build to compare with)"),
+    return Missing(def, why + (r->has_base() ? "" : " (no base build to compare with)"),
                    ctx.build_cmd);
   }
   const bool passed = g->status.empty() ? g->passed : g->status == "pass";

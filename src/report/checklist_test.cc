@@ -574,7 +574,8 @@ TEST(ChecklistRunTest, RunJsonKeepsArgvAndRejectsBadStages) {
   Result<ReportRunEvidence> bad =
       ParseRunEvidence(R"({"stages": [{"name": 3}]})", "evidence/run.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "evidence/run.json: $.stages[0].name: must be a string");
+  EXPECT_EQ(bad.status().message(),
+            "evidence/run.json: $.stages[0].name: must be a string, got a number");
   bad =
       ParseRunEvidence(R"({"stages": [{"name": "build", "status": "fine"}]})", "evidence/run.json");
   ASSERT_FALSE(bad.ok());

@@ -1,543 +1,90 @@
 #include "report/evidence.h"
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <limits>
+#include <nlohmann/json.hpp>
 
-#include "core/file.h"
+#include "core/json_reader.h"
 #include "core/sha256.h"
+#include "core/shell_quote.h"
 
 namespace av {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Typed, path-aware reads of one JSON document: every error is "FILE: $.path: what".
-// Absent keys and nulls leave the default; a present value of the wrong type is an error.
-class JsonIn {
- public:
-  explicit JsonIn(std::string file) : file_(std::move(file)) {}
-
-  Status Error(const std::string& where, const std::string& what) const {
-    return InvalidInput(file_ + ": " + where + ": " + what);
-  }
-  static const json* Get(const json& o, const char* key) {
-    if (!o.is_object()) return nullptr;
-    auto it = o.find(key);
-    if (it == o.end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-  Status Str(const json& o, const char* key, const std::string& where, std::string* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_string()) return Error(where + "." + key, "must be a string, got " + Kind(*v));
-    *out = v->get<std::string>();
-    return Status::Ok();
-  }
-  Status Int(const json& o, const char* key, const std::string& where, int64_t* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (v->is_number_integer()) {
-      *out = v->get<int64_t>();
-      return Status::Ok();
-    }
-    if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>() &&
-        std::fabs(v->get<double>()) < 9e15) {
-      *out = static_cast<int64_t>(v->get<double>());
-      return Status::Ok();
-    }
-    return Error(where + "." + key, "must be an integer, got " + Kind(*v));
-  }
-  // Numbers JSON cannot hold are written as "nan", "inf", "-inf" (compare-json.md).
-  Status Num(const json& o, const char* key, const std::string& where, double* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (v->is_number()) {
-      *out = v->get<double>();
-      return Status::Ok();
-    }
-    if (v->is_string()) {
-      const std::string s = v->get<std::string>();
-      if (s == "nan")
-        *out = std::numeric_limits<double>::quiet_NaN();
-      else if (s == "inf")
-        *out = std::numeric_limits<double>::infinity();
-      else if (s == "-inf")
-        *out = -std::numeric_limits<double>::infinity();
-      else
-        return Error(where + "." + key, "must be a number, got \"" + s + "\"");
-      return Status::Ok();
-    }
-    return Error(where + "." + key, "must be a number, got " + Kind(*v));
-  }
-  Status Bool(const json& o, const char* key, const std::string& where, bool* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_boolean()) return Error(where + "." + key, "must be true or false, got " + Kind(*v));
-    *out = v->get<bool>();
-    return Status::Ok();
-  }
-  // The array at `key`, or null when absent.
-  Result<const json*> Array(const json& o, const char* key, const std::string& where) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return static_cast<const json*>(nullptr);
-    if (!v->is_array()) return Error(where + "." + key, "must be an array, got " + Kind(*v));
-    return v;
-  }
-  Result<const json*> Object(const json& o, const char* key, const std::string& where) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return static_cast<const json*>(nullptr);
-    if (!v->is_object()) return Error(where + "." + key, "must be an object, got " + Kind(*v));
-    return v;
-  }
-  Status Strings(const json& o, const char* key, const std::string& where,
-                 std::vector<std::string>* out) const {
-    AV_ASSIGN_OR_RETURN(const json* arr, Array(o, key, where));
-    if (arr == nullptr) return Status::Ok();
-    for (size_t i = 0; i < arr->size(); ++i) {
-      if (!(*arr)[i].is_string()) {
-        return Error(where + "." + key + "[" + std::to_string(i) + "]", "must be a string");
-      }
-      out->push_back((*arr)[i].get<std::string>());
-    }
-    return Status::Ok();
-  }
-  static std::string Kind(const json& v) {
-    if (v.is_string()) return "a string";
-    if (v.is_number()) return "a number";
-    if (v.is_boolean()) return "a boolean";
-    if (v.is_array()) return "an array";
-    if (v.is_object()) return "an object";
-    return "null";
-  }
-
- private:
-  std::string file_;
-};
-
-std::string Idx(const std::string& where, size_t i) {
-  return where + "[" + std::to_string(i) + "]";
-}
-
-Result<json> ParseDocument(std::string_view text, const std::string& path,
-                           const char* schema_prefix) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    try {
-      json again = json::parse(text);
-      (void)again;
-    } catch (const json::parse_error& e) {
-      return InvalidInput(path + ": not valid JSON (" + std::string(e.what()) + ")");
-    }
-    return InvalidInput(path + ": not valid JSON");
-  }
-  if (!doc.is_object()) return InvalidInput(path + ": $: must be a JSON object");
-  if (schema_prefix != nullptr) {
-    auto it = doc.find("schema");
-    if (it != doc.end() &&
-        (!it->is_string() || it->get<std::string>().rfind(schema_prefix, 0) != 0)) {
-      return InvalidInput(path + ": $.schema: expected \"" + std::string(schema_prefix) +
-                          "1\", got " + it->dump());
-    }
-  }
-  return doc;
-}
-
-Status ReadProvenance(const JsonIn& in, const json& doc, EvidenceFile* file) {
-  AV_RETURN_IF_ERROR(in.Str(doc, "command", "$", &file->command));
-  if (const json* tool = JsonIn::Get(doc, "tool")) {
-    AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &file->tool_version));
-  }
-  AV_ASSIGN_OR_RETURN(const json* prov, in.Object(doc, "provenance", "$"));
-  if (prov != nullptr) {
-    AV_RETURN_IF_ERROR(in.Str(*prov, "run_id", "$.provenance", &file->run_id));
-    AV_RETURN_IF_ERROR(in.Str(*prov, "stage", "$.provenance", &file->stage));
-    AV_RETURN_IF_ERROR(in.Str(*prov, "head_commit", "$.provenance", &file->head_commit));
-  }
-  return Status::Ok();
-}
-
-EvidenceFile NewFile(std::string_view text, const std::string& path) {
+// The file's identity and how it was made: schema /2 files carry a provenance block (the
+// command is its argv, rendered); /1 files a command line, shown as written.
+EvidenceFile NewFile(std::string_view text, const std::string& path, const Provenance& p,
+                     bool has_provenance, const std::string& legacy_command,
+                     const std::string& tool_version) {
   EvidenceFile f;
   f.path = path;
   f.sha256 = Sha256Hex(text);
+  f.provenance = p;
+  f.has_provenance = has_provenance;
+  if (has_provenance) {
+    f.run_id = p.run_id;
+    f.stage = p.stage;
+    f.head_commit = p.head_commit;
+  }
+  f.command = has_provenance && !p.argv.empty() ? ShellJoin(p.argv) : legacy_command;
+  f.tool_version = !tool_version.empty() ? tool_version : p.tool_version;
   return f;
-}
-
-Status ReadWorst(const JsonIn& in, const json& w, const std::string& where, WorstElement* out) {
-  AV_RETURN_IF_ERROR(in.Str(w, "output", where, &out->output));
-  AV_RETURN_IF_ERROR(in.Num(w, "candidate", where, &out->candidate));
-  AV_RETURN_IF_ERROR(in.Num(w, "reference", where, &out->reference));
-  AV_RETURN_IF_ERROR(in.Num(w, "abs_err", where, &out->abs_err));
-  AV_RETURN_IF_ERROR(in.Num(w, "abs", where, &out->abs_err));
-  AV_ASSIGN_OR_RETURN(const json* coords, in.Object(w, "coords", where));
-  if (coords != nullptr) {
-    for (const auto& [k, v] : coords->items()) {
-      if (!v.is_number_integer()) return in.Error(where + ".coords." + k, "must be an integer");
-      out->coords.emplace_back(k, v.get<int64_t>());
-    }
-    // JSON objects lose their order here; show the tensor's axes outermost first.
-    static constexpr std::string_view kAxisOrder[] = {
-        "batch", "b", "sequence", "row", "position", "m",       "query", "split",
-        "head",  "h", "key",      "col", "column",   "channel", "n",     "c"};
-    auto rank = [](const std::string& k) {
-      for (size_t i = 0; i < std::size(kAxisOrder); ++i) {
-        if (kAxisOrder[i] == k) return i;
-      }
-      return std::size(kAxisOrder);
-    };
-    std::stable_sort(out->coords.begin(), out->coords.end(),
-                     [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
-  }
-  AV_ASSIGN_OR_RETURN(const json* index, in.Array(w, "index", where));
-  if (index != nullptr) {
-    for (size_t i = 0; i < index->size(); ++i) {
-      if (!(*index)[i].is_number_integer())
-        return in.Error(Idx(where + ".index", i), "must be an integer");
-      out->coords.emplace_back("i" + std::to_string(i), (*index)[i].get<int64_t>());
-    }
-  }
-  return Status::Ok();
-}
-
-Status ReadOutput(const JsonIn& in, const json& o, const std::string& where, OutputResult* out) {
-  AV_RETURN_IF_ERROR(in.Str(o, "name", where, &out->name));
-  AV_RETURN_IF_ERROR(in.Str(o, "tolerance", where, &out->tolerance));
-  AV_RETURN_IF_ERROR(in.Bool(o, "passed", where, &out->passed));
-  AV_ASSIGN_OR_RETURN(const json* cmp, in.Object(o, "compare", where));
-  if (cmp == nullptr) return Status::Ok();
-  const std::string cw = where + ".compare";
-  out->compared = true;
-  if (const json* rule = JsonIn::Get(*cmp, "rule"))
-    AV_RETURN_IF_ERROR(in.Str(*rule, "name", cw + ".rule", &out->rule));
-  if (const json* m = JsonIn::Get(*cmp, "metrics"))
-    AV_RETURN_IF_ERROR(in.Num(*m, "max_abs", cw + ".metrics", &out->max_abs));
-  std::vector<std::string> failures;
-  AV_RETURN_IF_ERROR(in.Strings(*cmp, "failures", cw, &failures));
-  if (!failures.empty()) out->failure = failures.front();
-  AV_ASSIGN_OR_RETURN(const json* worst, in.Array(*cmp, "worst_abs", cw));
-  if (worst != nullptr && !worst->empty()) {
-    WorstElement w;
-    w.output = out->name;
-    AV_RETURN_IF_ERROR(ReadWorst(in, (*worst)[0], cw + ".worst_abs[0]", &w));
-    out->worst = w;
-  }
-  return Status::Ok();
-}
-
-Status ReadCase(const JsonIn& in, const json& c, const std::string& where, NumericsCase* out) {
-  if (!c.is_object()) return in.Error(where, "must be an object");
-  for (auto [key, field] : {std::pair{"id", &out->id},
-                            {"sweep", &out->sweep},
-                            {"op", &out->op},
-                            {"dtype", &out->dtype},
-                            {"variant", &out->variant},
-                            {"group", &out->group},
-                            {"verdict", &out->verdict},
-                            {"reason", &out->reason},
-                            {"case_dir", &out->case_dir}}) {
-    AV_RETURN_IF_ERROR(in.Str(c, key, where, field));
-  }
-  if (out->id.empty()) return in.Error(where + ".id", "missing");
-  if (out->verdict.empty()) return in.Error(where + ".verdict", "missing");
-  for (auto [key, field] : {std::pair{"params", &out->params},
-                            {"op_params", &out->op_params},
-                            {"knobs", &out->knobs}}) {
-    AV_ASSIGN_OR_RETURN(const json* o, in.Object(c, key, where));
-    if (o != nullptr) *field = *o;
-  }
-  if (const json* cand = JsonIn::Get(c, "candidate")) {
-    AV_ASSIGN_OR_RETURN(const json* meta, in.Object(*cand, "metadata", where + ".candidate"));
-    if (meta != nullptr) {
-      for (const auto& [k, v] : meta->items())
-        out->metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-  }
-  AV_ASSIGN_OR_RETURN(const json* outputs, in.Array(c, "outputs", where));
-  if (outputs != nullptr) {
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      if (!(*outputs)[i].is_object())
-        return in.Error(Idx(where + ".outputs", i), "must be an object");
-      OutputResult o;
-      AV_RETURN_IF_ERROR(ReadOutput(in, (*outputs)[i], Idx(where + ".outputs", i), &o));
-      out->outputs.push_back(std::move(o));
-    }
-  }
-  AV_ASSIGN_OR_RETURN(const json* loc, in.Object(c, "localisation", where));
-  if (loc != nullptr) {
-    const std::string lw = where + ".localisation";
-    AV_RETURN_IF_ERROR(in.Strings(*loc, "hints", lw, &out->hints));
-    AV_RETURN_IF_ERROR(in.Strings(*loc, "heatmaps", lw, &out->heatmaps));
-    AV_ASSIGN_OR_RETURN(const json* worst, in.Array(*loc, "worst", lw));
-    if (worst != nullptr) {
-      for (size_t i = 0; i < worst->size(); ++i) {
-        if (!(*worst)[i].is_object()) return in.Error(Idx(lw + ".worst", i), "must be an object");
-        WorstElement w;
-        AV_RETURN_IF_ERROR(ReadWorst(in, (*worst)[i], Idx(lw + ".worst", i), &w));
-        out->localised_worst.push_back(std::move(w));
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Status ReadSide(const JsonIn& in, const json& k, const std::string& where, KernelSide* s) {
-  if (!k.is_object()) return in.Error(where, "must be an object");
-  for (auto [key, field] : {std::pair{"registers", &s->registers},
-                            {"spill_store_bytes", &s->spill_store_bytes},
-                            {"spill_load_bytes", &s->spill_load_bytes},
-                            {"static_smem_bytes", &s->static_smem_bytes},
-                            {"dynamic_smem_bytes", &s->dynamic_smem_bytes},
-                            {"total_smem_bytes", &s->total_smem_bytes},
-                            {"smem_cap_bytes", &s->smem_cap_bytes},
-                            {"barriers", &s->barriers},
-                            {"smem_headroom_bytes", &s->smem_headroom_bytes}}) {
-    AV_RETURN_IF_ERROR(in.Int(k, key, where, field));
-  }
-  AV_ASSIGN_OR_RETURN(const json* ov, in.Object(k, "ptxas_overflow", where));
-  if (ov != nullptr) {
-    s->ptxas_overflow = true;
-    AV_RETURN_IF_ERROR(in.Int(*ov, "bytes", where + ".ptxas_overflow", &s->overflow_bytes));
-    AV_RETURN_IF_ERROR(in.Int(*ov, "max_bytes", where + ".ptxas_overflow", &s->overflow_max_bytes));
-  }
-  AV_ASSIGN_OR_RETURN(const json* occ, in.Object(k, "occupancy", where));
-  if (occ != nullptr)
-    AV_RETURN_IF_ERROR(in.Int(*occ, "warps_per_sm", where + ".occupancy", &s->warps_per_sm));
-  return Status::Ok();
 }
 
 }  // namespace
 
 Result<NumericsEvidence> ParseNumericsEvidence(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, "attnverify.numerics/"));
-  JsonIn in(path);
+  AV_ASSIGN_OR_RETURN(NumericsRecord record, ParseNumerics(text, path));
   NumericsEvidence n;
-  n.file = NewFile(text, path);
-  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &n.file));
-  AV_ASSIGN_OR_RETURN(const json* config, in.Object(doc, "config", "$"));
-  if (config != nullptr) {
-    AV_RETURN_IF_ERROR(in.Str(*config, "shapes", "$.config", &n.shapes));
-    AV_RETURN_IF_ERROR(in.Str(*config, "shapes_sha256", "$.config", &n.shapes_sha256));
-    AV_RETURN_IF_ERROR(in.Str(*config, "tolerances", "$.config", &n.tolerances));
-    AV_RETURN_IF_ERROR(in.Str(*config, "tolerances_sha256", "$.config", &n.tolerances_sha256));
-  }
-  AV_ASSIGN_OR_RETURN(const json* cases, in.Array(doc, "cases", "$"));
-  if (cases == nullptr) return in.Error("$.cases", "missing (not a numerics evidence file?)");
-  for (size_t i = 0; i < cases->size(); ++i) {
-    NumericsCase c;
-    AV_RETURN_IF_ERROR(ReadCase(in, (*cases)[i], Idx("$.cases", i), &c));
-    n.cases.push_back(std::move(c));
-  }
-  AV_ASSIGN_OR_RETURN(const json* inv, in.Array(doc, "invariance", "$"));
-  if (inv != nullptr) {
-    for (size_t i = 0; i < inv->size(); ++i) {
-      const json& e = (*inv)[i];
-      const std::string w = Idx("$.invariance", i);
-      if (!e.is_object()) return in.Error(w, "must be an object");
-      InvarianceResult r;
-      for (auto [key, field] : {std::pair{"check", &r.check},
-                                {"group", &r.group},
-                                {"verdict", &r.verdict},
-                                {"tolerance", &r.tolerance},
-                                {"detail", &r.detail}}) {
-        AV_RETURN_IF_ERROR(in.Str(e, key, w, field));
-      }
-      AV_RETURN_IF_ERROR(in.Strings(e, "cases", w, &r.cases));
-      AV_RETURN_IF_ERROR(in.Num(e, "max_abs_diff", w, &r.max_abs_diff));
-      if (r.check.empty() || r.verdict.empty())
-        return in.Error(w, "needs \"check\" and \"verdict\"");
-      n.invariance.push_back(std::move(r));
-    }
-  }
+  n.file = NewFile(text, path, record.provenance, record.has_provenance, record.legacy_command,
+                   record.tool_version);
+  static_cast<NumericsRecord&>(n) = std::move(record);
   return n;
 }
 
 Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, "attnverify.resources/"));
-  JsonIn in(path);
+  AV_ASSIGN_OR_RETURN(ResourcesRecord record, ParseResources(text, path));
   ResourcesEvidence r;
-  r.file = NewFile(text, path);
-  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &r.file));
-  AV_RETURN_IF_ERROR(in.Str(doc, "status", "$", &r.status));
-  if (r.status.empty()) return in.Error("$.status", "missing (not a resources evidence file?)");
-  AV_RETURN_IF_ERROR(in.Str(doc, "missing_reason", "$", &r.missing_reason));
-  if (const json* nvcc = JsonIn::Get(doc, "nvcc"))
-    AV_RETURN_IF_ERROR(in.Str(*nvcc, "version", "$.nvcc", &r.nvcc_version));
-  AV_RETURN_IF_ERROR(in.Strings(doc, "archs", "$", &r.archs));
-  AV_ASSIGN_OR_RETURN(const json* head, in.Object(doc, "head", "$"));
-  if (head != nullptr) {
-    AV_RETURN_IF_ERROR(in.Str(*head, "ref", "$.head", &r.head_ref));
-    AV_RETURN_IF_ERROR(in.Str(*head, "log", "$.head", &r.head_log));
-  }
-  AV_ASSIGN_OR_RETURN(const json* base, in.Object(doc, "base", "$"));
-  if (base != nullptr) {
-    r.has_base = true;
-    AV_RETURN_IF_ERROR(in.Str(*base, "ref", "$.base", &r.base_ref));
-    AV_RETURN_IF_ERROR(in.Str(*base, "log", "$.base", &r.base_log));
-  }
-  AV_ASSIGN_OR_RETURN(const json* kernels, in.Array(doc, "kernels", "$"));
-  for (size_t i = 0; kernels != nullptr && i < kernels->size(); ++i) {
-    const json& k = (*kernels)[i];
-    const std::string w = Idx("$.kernels", i);
-    if (!k.is_object()) return in.Error(w, "must be an object");
-    KernelResourceRow row;
-    AV_RETURN_IF_ERROR(in.Str(k, "kernel", w, &row.kernel));
-    AV_RETURN_IF_ERROR(in.Str(k, "arch", w, &row.arch));
-    AV_RETURN_IF_ERROR(in.Str(k, "change", w, &row.change));
-    AV_RETURN_IF_ERROR(in.Str(k, "pairing", w, &row.pairing));
-    if (const json* b = JsonIn::Get(k, "base")) {
-      row.base.emplace();
-      AV_RETURN_IF_ERROR(ReadSide(in, *b, w + ".base", &*row.base));
-    }
-    if (const json* h = JsonIn::Get(k, "head")) {
-      row.head.emplace();
-      AV_RETURN_IF_ERROR(ReadSide(in, *h, w + ".head", &*row.head));
-    }
-    r.kernels.push_back(std::move(row));
-  }
-  AV_RETURN_IF_ERROR(in.Strings(doc, "warnings", "$", &r.warnings));
-  AV_ASSIGN_OR_RETURN(const json* unmatched, in.Array(doc, "unmatched_kernel_entries", "$"));
-  for (size_t i = 0; unmatched != nullptr && i < unmatched->size(); ++i) {
-    const std::string w = Idx("$.unmatched_kernel_entries", i);
-    if (!(*unmatched)[i].is_object()) return in.Error(w, "must be an object");
-    std::string name;
-    int64_t line = 0;
-    AV_RETURN_IF_ERROR(in.Str((*unmatched)[i], "name", w, &name));
-    AV_RETURN_IF_ERROR(in.Int((*unmatched)[i], "line", w, &line));
-    r.unmatched_kernel_entries.push_back(
-        name + (line > 0 ? " (attnverify.toml line " + std::to_string(line) + ")" : ""));
-  }
-  AV_ASSIGN_OR_RETURN(const json* gates, in.Array(doc, "gates", "$"));
-  for (size_t i = 0; gates != nullptr && i < gates->size(); ++i) {
-    const json& g = (*gates)[i];
-    const std::string w = Idx("$.gates", i);
-    if (!g.is_object()) return in.Error(w, "must be an object");
-    GateRow row;
-    AV_RETURN_IF_ERROR(in.Str(g, "gate", w, &row.gate));
-    AV_RETURN_IF_ERROR(in.Str(g, "rule", w, &row.rule));
-    AV_RETURN_IF_ERROR(in.Bool(g, "enabled", w, &row.enabled));
-    AV_RETURN_IF_ERROR(in.Bool(g, "skipped", w, &row.skipped));
-    AV_RETURN_IF_ERROR(in.Bool(g, "passed", w, &row.passed));
-    AV_RETURN_IF_ERROR(in.Strings(g, "failures", w, &row.failures));
-    AV_RETURN_IF_ERROR(in.Str(g, "status", w, &row.status));
-    AV_RETURN_IF_ERROR(in.Str(g, "reason", w, &row.reason));
-    if (!row.status.empty() && row.status != "pass" && row.status != "fail" &&
-        row.status != "missing") {
-      return in.Error(w + ".status",
-                      "must be \"pass\", \"fail\" or \"missing\", got \"" + row.status + "\"");
-    }
-    if (row.gate.empty()) return in.Error(w + ".gate", "missing");
-    r.gates.push_back(std::move(row));
-  }
+  r.file = NewFile(text, path, record.provenance, record.has_provenance, "", record.tool_version);
+  static_cast<ResourcesRecord&>(r) = std::move(record);
   return r;
 }
 
 Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, "attnverify.review/"));
-  JsonIn in(path);
+  AV_ASSIGN_OR_RETURN(ReviewReport record, ParseReview(text, path));
   ReviewEvidence r;
-  r.file = NewFile(text, path);
-  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &r.file));
-  for (auto [key, field] : {std::pair{"reviewer", &r.reviewer},
-                            {"base", &r.base},
-                            {"base_commit", &r.base_commit},
-                            {"head_commit", &r.head_commit}}) {
-    AV_RETURN_IF_ERROR(in.Str(doc, key, "$", field));
-  }
-  AV_RETURN_IF_ERROR(in.Bool(doc, "config_reviewed", "$", &r.config_reviewed));
-  AV_ASSIGN_OR_RETURN(const json* changes, in.Array(doc, "config_changes", "$"));
-  for (size_t i = 0; changes != nullptr && i < changes->size(); ++i) {
-    const std::string w = Idx("$.config_changes", i);
-    const json& c = (*changes)[i];
-    if (!c.is_object()) return in.Error(w, "must be an object");
-    ConfigChange x;
-    for (auto [key, field] : {std::pair{"file", &x.file},
-                              {"json_path", &x.json_path},
-                              {"effect", &x.effect},
-                              {"finding", &x.finding}}) {
-      AV_RETURN_IF_ERROR(in.Str(c, key, w, field));
-    }
-    // The values are any JSON (a number, a list, a table of waivers): kept as JSON text.
-    auto text = [&](const char* key) {
-      return c.contains(key) ? c[key].dump(-1, ' ', false, json::error_handler_t::replace)
-                             : std::string("null");
-    };
-    x.old_value = text("old");
-    x.new_value = text("new");
-    if (x.file.empty() || x.effect.empty()) return in.Error(w, "needs \"file\" and \"effect\"");
-    r.config_changes.push_back(std::move(x));
-  }
-  AV_ASSIGN_OR_RETURN(const json* diffs, in.Array(doc, "diffs", "$"));
-  for (size_t i = 0; diffs != nullptr && i < diffs->size(); ++i) {
-    const std::string w = Idx("$.diffs", i);
-    if (!(*diffs)[i].is_object()) return in.Error(w, "must be an object");
-    ReviewDiff d;
-    AV_RETURN_IF_ERROR(in.Str((*diffs)[i], "component", w, &d.component));
-    AV_RETURN_IF_ERROR(in.Str((*diffs)[i], "path", w, &d.path));
-    AV_RETURN_IF_ERROR(in.Str((*diffs)[i], "sha256", w, &d.sha256));
-    r.diffs.push_back(std::move(d));
-  }
-  AV_ASSIGN_OR_RETURN(const json* findings, in.Array(doc, "findings", "$"));
-  for (size_t i = 0; findings != nullptr && i < findings->size(); ++i) {
-    const json& f = (*findings)[i];
-    const std::string w = Idx("$.findings", i);
-    if (!f.is_object()) return in.Error(w, "must be an object");
-    ReviewFinding x;
-    for (auto [key, field] : {std::pair{"id", &x.id},
-                              {"rule", &x.rule},
-                              {"severity", &x.severity},
-                              {"component", &x.component},
-                              {"file", &x.file},
-                              {"title", &x.title},
-                              {"message", &x.message},
-                              {"old", &x.old_text},
-                              {"new", &x.new_text},
-                              {"verify", &x.verify}}) {
-      AV_RETURN_IF_ERROR(in.Str(f, key, w, field));
-    }
-    AV_RETURN_IF_ERROR(in.Int(f, "line", w, &x.line));
-    AV_RETURN_IF_ERROR(in.Int(f, "end_line", w, &x.end_line));
-    int64_t item = 0;
-    AV_RETURN_IF_ERROR(in.Int(f, "checklist_item", w, &item));
-    if (item < 0 || item > 8)
-      return in.Error(w + ".checklist_item", "must be 1..8, got " + std::to_string(item));
-    x.checklist_item = static_cast<int>(item);
-    AV_ASSIGN_OR_RETURN(const json* related, in.Array(f, "related_items", w));
-    for (size_t k = 0; related != nullptr && k < related->size(); ++k) {
-      const json& v = (*related)[k];
-      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 8) {
-        return in.Error(Idx(w + ".related_items", k), "must be an item number 1..8");
-      }
-      x.related_items.push_back(static_cast<int>(v.get<int64_t>()));
-    }
-    if (x.rule.empty()) return in.Error(w + ".rule", "missing");
-    if (x.severity != "error" && x.severity != "warning" && x.severity != "note") {
-      return in.Error(w + ".severity",
-                      "must be \"error\", \"warning\" or \"note\", got \"" + x.severity + "\"");
-    }
-    if (x.line < 0 || x.end_line < 0) return in.Error(w + ".line", "must be >= 0");
-    if (x.id.empty()) x.id = "F" + std::to_string(i + 1);
-    r.findings.push_back(std::move(x));
-  }
+  r.file = NewFile(text, path, record.provenance, record.has_provenance, record.legacy_command,
+                   record.tool_version);
+  static_cast<ReviewReport&>(r) = std::move(record);
   return r;
+}
+
+Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(SliceRecord record, ParseSlice(text, path));
+  return NewFile(text, path, record.provenance, record.has_provenance, record.legacy_command,
+                 record.tool_version);
 }
 
 Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path) {
   ReportRunEvidence r;
   AV_ASSIGN_OR_RETURN(r.ledger, ParseRunLedger(text, path));
-  r.file = NewFile(text, path);
-  r.file.tool_version = r.ledger.tool_version;
+  // The ledger is the run's record, not a stage's evidence: its command is `run`'s argv.
+  r.file =
+      NewFile(text, path, Provenance{}, false, ShellJoin(r.ledger.argv), r.ledger.tool_version);
   return r;
 }
 
 Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(json doc, ParseDocument(text, path, nullptr));
-  JsonIn in(path);
-  EvidenceFile f = NewFile(text, path);
-  AV_RETURN_IF_ERROR(ReadProvenance(in, doc, &f));
-  return f;
+  const JsonReader in(path);
+  AV_ASSIGN_OR_RETURN(json doc, in.ParseObject(text));
+  Provenance p;
+  bool has_provenance = false;
+  AV_RETURN_IF_ERROR(ParseProvenance(in, doc, &p, &has_provenance));
+  std::string command, tool_version;
+  AV_RETURN_IF_ERROR(in.Str(doc, "command", "$", &command));
+  if (const json* tool = JsonReader::Get(doc, "tool"))
+    AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &tool_version));
+  return NewFile(text, path, p, has_provenance, command, tool_version);
 }
 
 }  // namespace av

@@ -1,154 +1,57 @@
 // Evidence: the facts of an acceptance package, read back from evidence/*.json into one
-// typed value the checklist engine judges. Each file keeps its package-relative path, its
-// sha256 and the command that produced it. Absent files and absent optional fields are
-// fine (the checklist says MISSING); malformed ones are an InvalidInput naming the file
-// and the JSON path (`evidence/numerics.json: $.cases[3].outputs: must be an array`),
-// never a crash. Formats: doc/formats/{candidate-protocol,resources-json}.md and the
-// review/slice contracts (doc/report.md). Pure values; any thread.
+// value the checklist engine judges. Each file is parsed with its one schema
+// (src/schema/: the same model its writer used) and keeps its package-relative path, its
+// sha256, its provenance block and the command that produced it. Absent files and absent
+// optional fields are fine (the checklist says MISSING); malformed ones are an
+// InvalidInput naming the file and the JSON path (`evidence/numerics.json:
+// $.cases[3].outputs: must be an array`), never a crash. Pure values; any thread.
 #pragma once
 
 #include <climits>
 #include <cstdint>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "schema/numerics_json.h"
+#include "schema/provenance.h"
+#include "schema/resources_json.h"
+#include "schema/review_json.h"
 #include "schema/run_json.h"
+#include "schema/slice_json.h"
 
 namespace av {
 
 struct EvidenceFile {
   std::string path;    // package-relative: "evidence/numerics.json"
   std::string sha256;  // of the bytes read
-  std::string
-      command;  // the command the file names (or, for resources.json, the one that writes it)
+  // The command that produced the file, for people: its argv rendered with ShellJoin, or
+  // a /1 file's command line as written (never parsed). For a file that records none, the
+  // command that would write it.
+  std::string command;
   std::string tool_version;
-  // From its "provenance" block (empty in files without one, e.g. schema /1): the run it
-  // was written in, the stage that wrote it, the HEAD commit it judged.
+  Provenance provenance;        // run id, stage, argv, cwd, config, inputs
+  bool has_provenance = false;  // false: a schema /1 file, bound to no run
+  // The binding's view of the provenance (empty in files without one, e.g. schema /1):
+  // the run it was written in, the stage that wrote it, the HEAD commit it judged.
   std::string run_id, stage, head_commit;
   // Set by the checklist when it does not use the file (checklist_binding.cc): why.
   std::string refused;
 };
 
-// ---- evidence/numerics.json (attnverify.numerics/1) ----
-struct WorstElement {
-  std::string output;
-  std::vector<std::pair<std::string, int64_t>>
-      coords;  // localisation: named; compare: "i0", "i1", ...
-  double candidate = 0, reference = 0, abs_err = 0;
-};
-
-struct OutputResult {
-  std::string name;
-  std::string tolerance;  // JSON path of the rule in tolerances.json
-  std::string rule;       // "lowprec_multiple", ...
-  bool passed = false;
-  bool compared = false;  // a compare report exists
-  double max_abs = 0;
-  std::string failure;  // the first failed condition
-  std::optional<WorstElement> worst;
-};
-
-struct NumericsCase {
-  std::string id, sweep, op, dtype, variant = "base", group, verdict, reason, case_dir;
-  nlohmann::json params = nlohmann::json::object();     // shapes.json values
-  nlohmann::json op_params = nlohmann::json::object();  // strings, as the reference saw them
-  nlohmann::json knobs = nlohmann::json::object();
-  std::map<std::string, std::string> metadata;  // candidate's __metadata__
-  std::vector<OutputResult> outputs;
-  std::vector<std::string> hints;
-  std::vector<WorstElement> localised_worst;
-  std::vector<std::string> heatmaps;  // package-relative svg paths
-
-  bool passed() const { return verdict == "pass"; }
-  // "error" (attnverify's reference failed) is neither: the case was not judged.
-  bool failed() const { return verdict == "fail"; }
-  bool is_base() const { return variant.empty() || variant == "base"; }
-};
-
-struct InvarianceResult {
-  std::string check, group, verdict, tolerance, detail;
-  std::vector<std::string> cases;
-  double max_abs_diff = 0;
-};
-
-struct NumericsEvidence {
+// The numerics.json record (schema/numerics_json.h) and the file it came from.
+struct NumericsEvidence : NumericsRecord {
   EvidenceFile file;
-  std::vector<NumericsCase> cases;
-  std::vector<InvarianceResult> invariance;
-  std::string shapes, shapes_sha256, tolerances, tolerances_sha256;
 };
 
-// ---- evidence/resources.json (attnverify.resources/1) ----
-struct KernelSide {
-  int64_t registers = -1, spill_store_bytes = -1, spill_load_bytes = -1;
-  int64_t static_smem_bytes = -1, dynamic_smem_bytes = -1, total_smem_bytes = -1,
-          smem_cap_bytes = -1;
-  bool ptxas_overflow = false;
-  int64_t overflow_bytes = -1, overflow_max_bytes = -1;
-  int64_t warps_per_sm = -1;
-  int64_t barriers = -1, smem_headroom_bytes = INT64_MIN;  // INT64_MIN: not recorded
-};
-
-struct KernelResourceRow {
-  std::string kernel, arch, change;
-  std::string pairing;  // "same", "signature_changed", "head_only", "base_only"; "" in /1
-  std::optional<KernelSide> base, head;
-};
-
-struct GateRow {
-  std::string gate, rule;
-  bool enabled = true, skipped = false, passed = false;
-  // "pass", "fail" or "missing" (nothing to judge: `reason` says why); empty in files that
-  // only have skipped/passed.
-  std::string status, reason;
-  std::vector<std::string> failures;
-};
-
-struct ResourcesEvidence {
+struct ResourcesEvidence : ResourcesRecord {
   EvidenceFile file;
-  std::string status, missing_reason, nvcc_version, head_ref, base_ref, head_log, base_log;
-  bool has_base = false;
-  std::vector<std::string> archs;
-  std::vector<KernelResourceRow> kernels;
-  std::vector<GateRow> gates;
-  std::vector<std::string> warnings;  // the build's own (the base did not build, ...)
-  // [[build.kernel]] entries that named no kernel: "deep_gemm::fp8_gemm_kernel (line 12)".
-  std::vector<std::string> unmatched_kernel_entries;
 };
 
-// ---- evidence/review.json (attnverify.review/1) ----
-struct ReviewFinding {
-  std::string id, rule, severity, component, file, title, message, old_text, new_text, verify;
-  int64_t line = 0, end_line = 0;
-  int checklist_item = 0;          // 1..8; 0 when the reviewer did not say
-  std::vector<int> related_items;  // further items the finding bears on
-};
-
-struct ReviewDiff {
-  std::string component, path, sha256;
-};
-
-// A value of the package's own config (tolerances.json, shapes.json, attnverify.toml
-// [policy]) that the reviewed range changed.
-struct ConfigChange {
-  std::string file, json_path;       // "config/tolerances.json", "$.ops.mla_decode.o.*.rtol"
-  std::string old_value, new_value;  // JSON text; "null" when added or removed
-  std::string effect;                // "loosened", "tightened", "changed", "added", "removed"
-  std::string finding;               // the finding that raises it ("F003")
-};
-
-struct ReviewEvidence {
+struct ReviewEvidence : ReviewReport {
   EvidenceFile file;
-  std::string reviewer, base, base_commit, head_commit;
-  bool config_reviewed = false;  // the reviewer compared the package's own config
-  std::vector<ConfigChange> config_changes;
-  std::vector<ReviewDiff> diffs;
-  std::vector<ReviewFinding> findings;
 };
 
 // ---- evidence/run.json: the stage ledger (schema/run_json.h) ----
@@ -177,7 +80,7 @@ struct Evidence {
   std::optional<NumericsEvidence> numerics;
   std::optional<ResourcesEvidence> resources;
   std::optional<ReviewEvidence> review;
-  std::optional<EvidenceFile> slice;
+  std::optional<EvidenceFile> slice;  // read with schema/slice_json.h; the report cites it
   std::optional<EvidenceFile> perf;
   std::optional<ReportRunEvidence> run;
   std::vector<ReferencedFile> referenced;
@@ -189,8 +92,10 @@ struct Evidence {
 Result<NumericsEvidence> ParseNumericsEvidence(std::string_view text, const std::string& path);
 Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const std::string& path);
 Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::string& path);
+// slice.json (strictly, with its schema) for its provenance.
+Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path);
 Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path);
-// slice.json and perf.json: only schema-free provenance (command, tool) is read.
+// perf.json: only the schema-free provenance (provenance block or command, tool) is read.
 Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path);
 
 struct EvidenceRequest {
@@ -200,7 +105,7 @@ struct EvidenceRequest {
 };
 
 // Reads every evidence file of the package that exists, the files they cite (sha256 and
-// existence) and the heatmaps of failing cases.
+// existence, each resolved against the package folder) and the heatmaps of failing cases.
 Result<Evidence> LoadEvidence(const EvidenceRequest& request);
 
 }  // namespace av

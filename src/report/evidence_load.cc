@@ -1,10 +1,11 @@
-// LoadEvidence: reads the package's evidence files that exist (parsers in evidence.cc),
-// the files they cite (existence and sha256, for item 8) and failing cases' heatmaps.
+// LoadEvidence: reads the package's evidence files that exist (parsers in evidence.cc, on
+// the schemas of src/schema/), the files they cite (existence and sha256, for item 8;
+// every recorded path resolved against the package folder) and failing cases' heatmaps.
 #include <filesystem>
-#include <tuple>
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/shell_quote.h"
 #include "report/evidence.h"
 
 namespace av {
@@ -46,10 +47,6 @@ Result<std::optional<std::string>> ReadIfPresent(const fs::path& package, const 
   return std::optional<std::string>(std::move(*text));
 }
 
-std::string Quote(const std::string& s) {
-  return s.find_first_of(" \t'\"$") == std::string::npos ? s : "'" + s + "'";
-}
-
 }  // namespace
 
 Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
@@ -64,14 +61,16 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
   AV_ASSIGN_OR_RETURN(auto numerics_text, ReadIfPresent(package, req.numerics_evidence));
   if (numerics_text) {
     AV_ASSIGN_OR_RETURN(NumericsEvidence n, ParseNumericsEvidence(*numerics_text, numerics_rel));
-    if (n.file.command.empty()) n.file.command = "attnverify numerics --config " + Quote(config);
-    if (!n.shapes.empty()) {
-      e.referenced.push_back(
-          Reference(package, n.shapes, numerics_rel + " $.config.shapes", n.shapes_sha256));
+    if (n.file.command.empty())
+      n.file.command = "attnverify numerics --config " + ShellQuote(config);
+    if (!n.config.shapes.empty()) {
+      e.referenced.push_back(Reference(package, n.config.shapes, numerics_rel + " $.config.shapes",
+                                       n.config.shapes_sha256));
     }
-    if (!n.tolerances.empty()) {
-      e.referenced.push_back(Reference(package, n.tolerances, numerics_rel + " $.config.tolerances",
-                                       n.tolerances_sha256));
+    if (!n.config.tolerances.empty()) {
+      e.referenced.push_back(Reference(package, n.config.tolerances,
+                                       numerics_rel + " $.config.tolerances",
+                                       n.config.tolerances_sha256));
     }
     for (const NumericsCase& c : n.cases) {
       for (const std::string& h : c.heatmaps) {
@@ -94,16 +93,18 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
                         ParseResourcesEvidence(*resources_text, "evidence/resources.json"));
     if (r.file.command.empty()) {
       // resources.json names no command: the one that writes it, with the base it compared.
-      r.file.command =
-          r.head_ref == "imported"
-              ? "attnverify build --config " + Quote(config) + " --import " + Quote(r.head_log) +
-                    (r.has_base && r.base_ref == "imported" ? " --import-base " + Quote(r.base_log)
-                                                            : "")
-              : "attnverify build --config " + Quote(config) +
-                    (r.has_base ? " --base " + Quote(r.base_ref) : "");
+      std::vector<std::string> argv = {"attnverify", "build", "--config", config};
+      if (r.head.ref == "imported") {
+        argv.insert(argv.end(), {"--import", r.head.log});
+        if (r.has_base() && r.base->ref == "imported")
+          argv.insert(argv.end(), {"--import-base", r.base->log});
+      } else if (r.has_base()) {
+        argv.insert(argv.end(), {"--base", r.base->ref});
+      }
+      r.file.command = ShellJoin(argv);
     }
-    for (const auto& [log, what] :
-         {std::pair{r.head_log, "$.head.log"}, {r.base_log, "$.base.log"}}) {
+    for (const auto& [log, what] : {std::pair{r.head.log, "$.head.log"},
+                                    {r.base ? r.base->log : std::string(), "$.base.log"}}) {
       if (!log.empty())
         e.referenced.push_back(
             Reference(package, log, std::string("evidence/resources.json ") + what, ""));
@@ -115,7 +116,7 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
   if (review_text) {
     AV_ASSIGN_OR_RETURN(ReviewEvidence r,
                         ParseReviewEvidence(*review_text, "evidence/review.json"));
-    if (r.file.command.empty()) r.file.command = "attnverify review --config " + Quote(config);
+    if (r.file.command.empty()) r.file.command = "attnverify review --config " + ShellQuote(config);
     for (size_t i = 0; i < r.diffs.size(); ++i) {
       if (r.diffs[i].path.empty()) continue;
       e.referenced.push_back(Reference(package, r.diffs[i].path,
@@ -138,14 +139,16 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
     e.run = std::move(r);
   }
 
-  for (auto [rel, slot, cmd] :
-       {std::tuple{"evidence/slice.json", &e.slice, "attnverify slice --config "},
-        {"evidence/perf.json", &e.perf, ""}}) {
-    AV_ASSIGN_OR_RETURN(auto text, ReadIfPresent(package, rel));
-    if (!text) continue;
-    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*text, rel));
-    if (f.command.empty() && *cmd) f.command = cmd + Quote(config);
-    *slot = std::move(f);
+  AV_ASSIGN_OR_RETURN(auto slice_text, ReadIfPresent(package, "evidence/slice.json"));
+  if (slice_text) {
+    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseSliceEvidence(*slice_text, "evidence/slice.json"));
+    if (f.command.empty()) f.command = "attnverify slice --config " + ShellQuote(config);
+    e.slice = std::move(f);
+  }
+  AV_ASSIGN_OR_RETURN(auto perf_text, ReadIfPresent(package, "evidence/perf.json"));
+  if (perf_text) {
+    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*perf_text, "evidence/perf.json"));
+    e.perf = std::move(f);
   }
   return e;
 }

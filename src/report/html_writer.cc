@@ -205,13 +205,14 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
     out += "</ul>\n";
     if (!item.findings.empty()) {
       out += "<p>Review findings (questions this item answers):</p><ul>\n";
-      for (const FindingView& f : item.findings) {
-        out += "<li><code>" + EscapeMarkup(f.id) + "</code> " + EscapeMarkup(f.severity) +
+      for (const Finding& f : item.findings) {
+        out += "<li><code>" + EscapeMarkup(f.id) + "</code> " + SeverityName(f.severity) +
                " <code>" + EscapeMarkup(f.rule) + "</code> <code>" + EscapeMarkup(f.file) + ":" +
                std::to_string(f.line) + "</code> — " +
                EscapeMarkup(f.title.empty() ? f.message : f.title + ": " + f.message) +
                "<div class=\"cite\">verify: <code>" +
-               EscapeMarkup(f.verify.empty() ? "(none given)" : f.verify) + "</code></div></li>\n";
+               EscapeMarkup(f.has_verify() ? f.VerifyLine() : "(none given)") +
+               "</code></div></li>\n";
       }
       out += "</ul>\n";
     }

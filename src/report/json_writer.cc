@@ -8,10 +8,10 @@ using nlohmann::json;
 
 json OrNull(const std::string& s) { return s.empty() ? json() : json(s); }
 
-json FindingJson(const FindingView& f) {
+json FindingJson(const Finding& f) {
   return {{"id", f.id},
           {"rule", f.rule},
-          {"severity", f.severity},
+          {"severity", SeverityName(f.severity)},
           {"component", f.component},
           {"file", f.file},
           {"line", f.line},
@@ -20,7 +20,7 @@ json FindingJson(const FindingView& f) {
           {"related_items", f.related_items},
           {"title", f.title},
           {"message", f.message},
-          {"verify", OrNull(f.verify)}};
+          {"verify", OrNull(f.VerifyLine())}};
 }
 
 json CheckJson(const Check& c) {
@@ -51,7 +51,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
     json checks = json::array();
     for (const Check& c : item.checks) checks.push_back(CheckJson(c));
     json finding_ids = json::array();
-    for (const FindingView& f : item.findings) finding_ids.push_back(f.id);
+    for (const Finding& f : item.findings) finding_ids.push_back(f.id);
     items.push_back({{"number", item.number},
                      {"title", item.title},
                      {"status", CheckStatusName(item.status)},
@@ -63,7 +63,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
                      {"notes", item.notes}});
   }
   json findings = json::array();
-  for (const FindingView& f : r.findings) findings.push_back(FindingJson(f));
+  for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
   json evidence = json::array();
   for (const EvidenceFile& f : r.evidence) {
     evidence.push_back({{"path", f.path},

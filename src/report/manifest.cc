@@ -12,6 +12,7 @@
 #include <optional>
 #include <regex>
 
+#include "core/json_reader.h"
 #include "core/sha256.h"
 #include "evidence/nvcc_runner.h"
 
@@ -137,40 +138,29 @@ json ManifestToJson(const Manifest& m) {
 }
 
 Result<Manifest> ParseManifest(std::string_view text, const std::string& path) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return InvalidInput(path + ": not a JSON object");
-  if (doc.value("schema", json()) != kManifestJsonSchema) {
-    return InvalidInput(path + ": $.schema: expected \"" + std::string(kManifestJsonSchema) + "\"");
-  }
+  const JsonReader in(path);
+  AV_ASSIGN_OR_RETURN(json doc, in.ParseObject(text));
+  AV_RETURN_IF_ERROR(in.CheckSchema(doc, {kManifestJsonSchema}, /*absent_ok=*/false));
   Manifest m;
-  const json& ex = doc.value("excluded", json::array());
-  if (!ex.is_array()) return InvalidInput(path + ": $.excluded: must be an array of strings");
-  for (const json& e : ex) {
-    if (!e.is_string()) return InvalidInput(path + ": $.excluded: must be an array of strings");
-    m.excluded.push_back(e.get<std::string>());
-  }
-  const json& files = doc.value("files", json());
-  if (!files.is_array()) return InvalidInput(path + ": $.files: must be an array");
-  for (size_t i = 0; i < files.size(); ++i) {
-    const json& f = files[i];
-    if (!f.is_object() || !f.value("path", json()).is_string() ||
-        !f.value("sha256", json()).is_string()) {
-      return InvalidInput(path + ": $.files[" + std::to_string(i) +
-                          "]: needs string \"path\" and \"sha256\"");
-    }
+  AV_RETURN_IF_ERROR(in.Strings(doc, "excluded", "$", &m.excluded));
+  AV_ASSIGN_OR_RETURN(const json* files, in.Array(doc, "files", "$"));
+  if (files == nullptr) return in.Error("$.files", "missing: must be an array");
+  for (size_t i = 0; i < files->size(); ++i) {
+    const json& f = (*files)[i];
+    const std::string where = JsonReader::Index("$.files", i);
+    if (!f.is_object()) return in.Error(where, "must be an object");
     ManifestEntry e;
-    e.path = f["path"].get<std::string>();
-    e.sha256 = f["sha256"].get<std::string>();
-    e.bytes = f.value("bytes", json(0)).is_number_integer() ? f["bytes"].get<int64_t>() : 0;
+    AV_RETURN_IF_ERROR(in.Str(f, "path", where, &e.path));
+    AV_RETURN_IF_ERROR(in.Str(f, "sha256", where, &e.sha256));
+    AV_RETURN_IF_ERROR(in.Int(f, "bytes", where, &e.bytes));
+    if (e.path.empty() || e.sha256.empty())
+      return in.Error(where, "needs string \"path\" and \"sha256\"");
     m.files.push_back(std::move(e));
   }
-  if (doc.contains("tool") && doc["tool"].is_object() &&
-      doc["tool"].value("version", json()).is_string()) {
-    m.tool_version = doc["tool"]["version"].get<std::string>();
-  }
-  if (doc.value("host", json()).is_string()) m.host = doc["host"].get<std::string>();
-  if (doc.value("created_utc", json()).is_string())
-    m.created_utc = doc["created_utc"].get<std::string>();
+  AV_ASSIGN_OR_RETURN(const json* tool, in.Object(doc, "tool", "$"));
+  if (tool != nullptr) AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &m.tool_version));
+  AV_RETURN_IF_ERROR(in.Str(doc, "host", "$", &m.host));
+  AV_RETURN_IF_ERROR(in.Str(doc, "created_utc", "$", &m.created_utc));
   return m;
 }
 

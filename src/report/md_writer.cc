@@ -24,7 +24,7 @@ std::string StatusWord(CheckStatus s) {
   return s == CheckStatus::kPass ? "PASS" : s == CheckStatus::kFail ? "**FAIL**" : "*MISSING*";
 }
 
-std::string Location(const FindingView& f) {
+std::string Location(const Finding& f) {
   std::string loc = f.file.empty() ? "(no file)" : f.file;
   if (f.line > 0) {
     loc += ":" + std::to_string(f.line);
@@ -92,12 +92,11 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
     }
     if (!item.findings.empty()) {
       out += "\nReview findings (questions this item answers):\n\n";
-      for (const FindingView& f : item.findings) {
-        out += "- `" + f.id + "` " + f.severity + " `" + f.rule + "` " + Location(f) + " — " +
-               (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
-        out +=
-            "  verify: " + (f.verify.empty() ? std::string("(none given)") : "`" + f.verify + "`") +
-            "\n";
+      for (const Finding& f : item.findings) {
+        out += "- `" + f.id + "` " + SeverityName(f.severity) + " `" + f.rule + "` " + Location(f) +
+               " — " + (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
+        out += "  verify: " +
+               (f.has_verify() ? "`" + f.VerifyLine() + "`" : std::string("(none given)")) + "\n";
       }
     }
   }

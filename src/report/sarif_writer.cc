@@ -10,7 +10,7 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& r) {
   using nlohmann::json;
   json rules = json::array();
   std::map<std::string, size_t> index;
-  for (const FindingView& f : r.findings) {
+  for (const Finding& f : r.findings) {
     if (index.count(f.rule)) continue;
     index[f.rule] = rules.size();
     rules.push_back({{"id", f.rule},
@@ -18,20 +18,18 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& r) {
                      {"properties", {{"checklist_item", f.checklist_item}}}});
   }
   json results = json::array();
-  for (const FindingView& f : r.findings) {
+  for (const Finding& f : r.findings) {
     std::string text = (f.title.empty() ? "" : f.title + ": ") + f.message;
-    if (!f.verify.empty()) text += " Verify: " + f.verify;
+    if (f.has_verify()) text += " Verify: " + f.VerifyLine();
     json result = {{"ruleId", f.rule},
                    {"ruleIndex", index[f.rule]},
-                   {"level", f.severity == "error"     ? "error"
-                             : f.severity == "warning" ? "warning"
-                                                       : "note"},
+                   {"level", SeverityName(f.severity)},
                    {"message", {{"text", text.empty() ? f.rule : text}}},
                    {"properties",
                     {{"finding_id", f.id},
                      {"checklist_item", f.checklist_item},
                      {"component", f.component},
-                     {"verify", f.verify}}}};
+                     {"verify", f.VerifyLine()}}}};
     if (!f.file.empty()) {
       json physical = {{"artifactLocation", {{"uri", f.file}}}};
       if (f.line > 0) {

@@ -114,7 +114,7 @@ void FileReview::Report(std::string_view rule_id, std::vector<CodeLine*> lines,
   for (size_t r = 0; r < runs.size(); ++r) {
     Finding& f = made[r];
     f.rule = std::string(rule->id);
-    f.severity = std::string(rule->severity);
+    f.severity = rule->severity;
     f.component = code_.component;
     f.file = base_side ? code_.file->old_path : code_.file->path();
     f.side = base_side ? "base" : "head";
@@ -275,7 +275,7 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
         if (it->message != f.message && it->message.size() < 600) {
           it->message = MergedMessage(it->message, f.message);
         }
-        if (f.severity == "error") it->severity = "error";
+        if (f.severity == Severity::kError) it->severity = Severity::kError;
         merged = true;
         break;
       }

@@ -187,7 +187,7 @@ Finding ConfigFinding(const std::string& repo_path, const std::vector<ConfigChan
   f.end_line = f.line;
   int loosened = 0;
   for (const ConfigChange& c : changes) loosened += c.effect == "loosened";
-  f.severity = loosened > 0 ? "error" : "warning";
+  f.severity = loosened > 0 ? Severity::kError : Severity::kWarning;
   std::string list;
   for (size_t i = 0; i < changes.size() && i < 6; ++i) {
     const ConfigChange& c = changes[i];
@@ -461,7 +461,7 @@ PackageConfigReview FlagPackageConfigInDiffs(const std::vector<ComponentDiff>& d
       Finding x;
       x.rule = std::string(rule->id);
       x.title = std::string(rule->title);
-      x.severity = "warning";
+      x.severity = Severity::kWarning;
       x.checklist_item = rule->checklist_item;
       x.related_items = rule->related_items;
       x.verify = VerifyCommand(*rule, options);

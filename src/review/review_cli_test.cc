@@ -83,7 +83,9 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
   }
   EXPECT_EQ(std::filesystem::file_size(pkg + "/diff/deepgemm.diff"), 0u);
   auto slice = nlohmann::json::parse(*ReadFileToString(pkg + "/evidence/slice.json"));
-  EXPECT_EQ(slice["command"], "attnverify slice --config attention-verify/attnverify.toml");
+  EXPECT_EQ(slice["provenance"]["argv"], nlohmann::json({"attnverify", "slice", "--config",
+                                                         "attention-verify/attnverify.toml"}));
+  EXPECT_EQ(slice["provenance"]["head_commit"], slice["head_commit"]);
   EXPECT_EQ(slice["base"], "HEAD~1");
   auto head = RunShell("cd '" + repo + "' && git rev-parse HEAD");
   EXPECT_EQ(slice["head_commit"].get<std::string>() + "\n", head.output);
@@ -94,7 +96,7 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
                     "' review --config attention-verify/attnverify.toml");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto review = nlohmann::json::parse(*ReadFileToString(pkg + "/evidence/review.json"));
-  EXPECT_EQ(review["schema"], "attnverify.review/1");
+  EXPECT_EQ(review["schema"], "attnverify.review/2");
   EXPECT_EQ(review["reviewer"], "builtin");
   EXPECT_EQ(review["base_commit"], slice["base_commit"]);
   EXPECT_EQ(review["diffs"][0]["path"], "diff/flashmla.diff");
@@ -108,7 +110,8 @@ TEST(ReviewCliTest, SliceThenReviewTheDemoRefactor) {
   EXPECT_EQ(f[0]["component"], "flashmla");
   EXPECT_EQ(f[0]["checklist_item"], 4);
   EXPECT_EQ(f[0]["verify"],
-            "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
+            nlohmann::json({"attnverify", "build", "--config", "attention-verify/attnverify.toml",
+                            "--base", "HEAD~1"}));
   EXPECT_NE(f[0]["message"].get<std::string>().find("kBlockN 64 -> 128"), std::string::npos);
   EXPECT_EQ(f[1]["rule"], "mask.expression_changed");
   EXPECT_EQ(f[1]["line"], 12);

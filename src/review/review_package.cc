@@ -1,9 +1,11 @@
 #include "review/review_package.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "review/review_config.h"
 #include "review/review_run.h"
@@ -68,7 +70,11 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
   SliceOutcome out;
   out.package_dir = config.package_dir;
   SliceResult& slice = out.slice;
-  slice.command = request.command;
+  slice.provenance = request.provenance;
+  slice.provenance.config = PackageRelative(config.package_dir, request.config_path);
+  slice.provenance.head_commit = git.head_commit;
+  AV_RETURN_IF_ERROR(AddInputFile(&slice.provenance, config.package_dir, request.config_path));
+  slice.provenance.finished = UtcNowRfc3339();
   slice.mode = request.mode == DiffMode::kStaged     ? "staged"
                : request.mode == DiffMode::kWorktree ? "worktree"
                                                      : "commit";
@@ -78,7 +84,7 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
   slice.head_commit = git.head_commit;
   slice.diff = std::move(diff);
   SliceDiff(config.components, &slice);
-  AV_ASSIGN_OR_RETURN(out.written, WriteSlice(config.package_dir, slice, request.tool_version));
+  AV_ASSIGN_OR_RETURN(out.written, WriteSlice(config.package_dir, slice));
   return out;
 }
 
@@ -102,8 +108,12 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
 
   ReviewOutcome out;
   ReviewReport& report = out.report;
-  report.tool_version = request.tool_version;
-  report.command = request.command;
+  report.provenance = request.provenance;
+  report.tool_version = request.provenance.tool_version;
+  if (have_config) {
+    report.provenance.config = PackageRelative(out_dir, config_path);
+    AV_RETURN_IF_ERROR(AddInputFile(&report.provenance, out_dir, config_path));
+  }
   report.disabled_rules = config.disabled_rules;
   ReviewOptions options;
   options.config_path = config_path;
@@ -130,8 +140,10 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
     report.base = record.base;
     report.base_commit = record.base_commit;
     report.head_commit = record.head_commit;
+    report.provenance.head_commit = record.head_commit;
+    AV_RETURN_IF_ERROR(AddInputFile(&report.provenance, out_dir, slice_path));
     options.base = record.base;
-    for (const SliceRecord::Entry& e : record.components) {
+    for (const SliceComponentRecord& e : record.components) {
       inputs.push_back({e.name, config.package_dir + "/" + e.path, e.path, e.sha256});
     }
   }
@@ -148,6 +160,7 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
     AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(text, in.path));
     report.diffs.push_back(
         {in.component, in.shown_path, sha, static_cast<int64_t>(diff.files.size()), ""});
+    report.provenance.inputs.push_back({PackageRelative(out_dir, in.path), sha});
     diffs.push_back(std::move(diff));
   }
   PosixProcessRunner posix_runner;
@@ -156,12 +169,10 @@ Result<ReviewOutcome> ReviewPackage(const ReviewRequest& request) {
   if (request.runner != nullptr) builtin.runner = request.runner;
   RunBuiltinReview(builtin, &report);
 
+  report.provenance.finished = UtcNowRfc3339();
   out.json_path = out_dir + "/evidence/review.json";
   out.markdown_path = out_dir + "/reports/review_01.md";
-  // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
-  AV_RETURN_IF_ERROR(WriteWithParent(
-      out.json_path,
-      ReviewToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  AV_RETURN_IF_ERROR(WriteWithParent(out.json_path, JsonFileText(ReviewToJson(report))));
   AV_RETURN_IF_ERROR(WriteWithParent(out.markdown_path, ReviewToMarkdown(report)));
   return out;
 }

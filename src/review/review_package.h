@@ -12,6 +12,7 @@
 #include "review/finding.h"
 #include "review/git_diff.h"
 #include "review/slice.h"
+#include "schema/provenance.h"
 
 namespace av {
 
@@ -19,8 +20,7 @@ struct SliceRequest {
   std::string config_path = "attention-verify/attnverify.toml";
   std::string base;  // empty: [slice] base
   DiffMode mode = DiffMode::kCommit;
-  std::string command;  // recorded in slice.json
-  std::string tool_version;
+  Provenance provenance;  // the stage's block (StartProvenance), recorded in slice.json
 };
 
 struct SliceOutcome {
@@ -39,8 +39,7 @@ struct ReviewRequest {
   ProcessRunner* runner = nullptr;
   std::vector<std::string> diff_files;  // empty: the package's slice
   std::string out_dir;                  // empty: the config's folder ("." without a config)
-  std::string command;
-  std::string tool_version;
+  Provenance provenance;                // the stage's block, recorded in review.json
 };
 
 struct ReviewOutcome {

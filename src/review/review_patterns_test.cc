@@ -86,7 +86,7 @@ Reviewed ReviewPattern(const std::string& name,
 std::string Dump(const std::vector<Finding>& findings) {
   std::string s;
   for (const Finding& f : findings) {
-    s += f.rule + " " + f.severity + " item " + std::to_string(f.checklist_item) + " " + f.file +
+    s += f.rule + " " + SeverityName(f.severity) + " item " + std::to_string(f.checklist_item) + " " + f.file +
          ":" + std::to_string(f.line) + "-" + std::to_string(f.end_line) + " [" + f.side + "] " +
          f.message + "\n";
   }
@@ -243,7 +243,7 @@ TEST(ReviewPatterns, GemmPaddingTmaAndHostSizes) {
   for (const Finding& x : f) {
     EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
     EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
-    EXPECT_NE(x.severity, "error") << Dump(f);
+    EXPECT_NE(x.severity, Severity::kError) << Dump(f);
     EXPECT_NE(x.file, grouped) << Dump(f);
     EXPECT_FALSE(x.file == tma && x.line < 25) << Dump(f);
     EXPECT_FALSE(x.file == py && x.line > 60) << Dump(f);

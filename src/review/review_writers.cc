@@ -1,68 +1,11 @@
 #include "review/review_writers.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/shell_quote.h"
 
 namespace av {
-
-nlohmann::json FindingToJson(const Finding& f) {
-  return {{"id", f.id},
-          {"rule", f.rule},
-          {"severity", f.severity},
-          {"component", f.component},
-          {"file", f.file},
-          {"side", f.side},
-          {"function", f.function},
-          {"line", f.line},
-          {"end_line", f.end_line},
-          {"checklist_item", f.checklist_item},
-          {"related_items", f.related_items},
-          {"title", f.title},
-          {"message", f.message},
-          {"old", f.old_text},
-          {"new", f.new_text},
-          {"verify", f.verify}};
-}
-
-nlohmann::json ReviewToJson(const ReviewReport& report) {
-  using nlohmann::json;
-  json diffs = json::array();
-  for (const ReviewedDiff& d : report.diffs) {
-    diffs.push_back({{"component", d.component},
-                     {"path", d.path},
-                     {"sha256", d.sha256},
-                     {"files", d.files},
-                     {"kind", d.kind}});
-  }
-  json config_changes = json::array();
-  for (const ConfigChange& c : report.config_changes) {
-    // Values were JSON when compared; "null" for a side that lacks the setting.
-    json old_value = json::parse(c.old_json, nullptr, false);
-    json new_value = json::parse(c.new_json, nullptr, false);
-    config_changes.push_back({{"file", c.file},
-                              {"json_path", c.json_path},
-                              {"old", old_value.is_discarded() ? json(c.old_json) : old_value},
-                              {"new", new_value.is_discarded() ? json(c.new_json) : new_value},
-                              {"effect", c.effect},
-                              {"finding", c.finding}});
-  }
-  json findings = json::array();
-  for (const Finding& f : report.findings) findings.push_back(FindingToJson(f));
-  return json{{"schema", "attnverify.review/1"},
-              {"tool", {{"name", "attnverify"}, {"version", report.tool_version}}},
-              {"command", report.command},
-              {"reviewer", report.reviewer},
-              {"base", report.base},
-              {"base_commit", report.base_commit},
-              {"head_commit", report.head_commit},
-              {"disabled_rules", report.disabled_rules},
-              {"files_reviewed", report.files_reviewed},
-              {"files_skipped", report.files_skipped},
-              {"diffs", std::move(diffs)},
-              {"findings", std::move(findings)},
-              {"config_reviewed", report.config_reviewed},
-              {"config_not_reviewed", report.config_not_reviewed},
-              {"config_changes", std::move(config_changes)}};
-}
 
 namespace {
 
@@ -100,7 +43,7 @@ void Fence(std::string* md, const std::string& text, char sign) {
 std::string FindingsCount(const std::vector<Finding>& findings) {
   std::string md;
   std::map<std::string, int> by_severity;
-  for (const Finding& f : findings) ++by_severity[f.severity];
+  for (const Finding& f : findings) ++by_severity[SeverityName(f.severity)];
   md += "\n" + std::to_string(findings.size()) + " findings";
   if (!findings.empty()) {
     md += " (";
@@ -122,8 +65,9 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
   if (findings.empty()) return md;
   md += "\n| id | severity | item | rule | where |\n|---|---|---|---|---|\n";
   for (const Finding& f : findings) {
-    md += "| " + f.id + " | " + f.severity + " | " + std::to_string(f.checklist_item) + " | `" +
-          f.rule + "` | `" + Inline(f.file) + ":" + std::to_string(f.line) + "` |\n";
+    md += "| " + f.id + " | " + SeverityName(f.severity) + " | " +
+          std::to_string(f.checklist_item) + " | `" + f.rule + "` | `" + Inline(f.file) + ":" +
+          std::to_string(f.line) + "` |\n";
   }
   for (const Finding& f : findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
@@ -131,7 +75,7 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
     md += "`";
     if (f.side == "base") md += " (base revision: the file is deleted)";
     md += "\n\n";
-    md += "Rule `" + f.rule + "` (" + f.severity + "), checklist item " +
+    md += "Rule `" + f.rule + "` (" + SeverityName(f.severity) + "), checklist item " +
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {
       md += " (also";
@@ -145,7 +89,7 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
       if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
       md += "```\n\n";
     }
-    md += "Verify: `" + f.verify + "`\n";
+    md += "Verify: `" + Inline(f.VerifyLine()) + "`\n";
   }
   return md;
 }
@@ -166,15 +110,14 @@ nlohmann::json FindingsToSarif(const std::vector<Finding>& findings,
   json results = json::array();
   for (const Finding& f : findings) {
     std::string text = (f.title.empty() ? "" : f.title + ": ") + f.message;
-    if (!f.verify.empty()) text += " Verify: " + f.verify;
+    if (f.has_verify()) text += " Verify: " + f.VerifyLine();
     json result = {
         {"ruleId", f.rule},
         {"ruleIndex", index[f.rule]},
-        {"level", f.severity == "error"     ? "error"
-                  : f.severity == "warning" ? "warning"
-                                            : "note"},
+        {"level", SeverityName(f.severity)},
         {"message", {{"text", text.empty() ? f.rule : text}}},
-        {"properties", {{"finding_id", f.id}, {"component", f.component}, {"verify", f.verify}}}};
+        {"properties",
+         {{"finding_id", f.id}, {"component", f.component}, {"verify", f.VerifyLine()}}}};
     if (!f.file.empty()) {
       json physical = {{"artifactLocation", {{"uri", f.file}}}};
       if (f.line > 0) {
@@ -208,7 +151,10 @@ std::string ReviewToMarkdown(const ReviewReport& report) {
     md += "- base: `" + report.base + "` (" + report.base_commit + ")\n";
     md += "- head: " + report.head_commit + "\n";
   }
-  md += "- command: `" + Inline(report.command) + "`\n";
+  md += "- command: `" +
+        Inline(report.provenance.argv.empty() ? report.legacy_command
+                                              : ShellJoin(report.provenance.argv)) +
+        "`\n";
   md += "- diffs: ";
   for (size_t i = 0; i < report.diffs.size(); ++i) {
     const ReviewedDiff& d = report.diffs[i];

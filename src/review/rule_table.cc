@@ -11,7 +11,7 @@ using namespace rule_id;  // NOLINT: the ids are the table's first column
 const std::vector<RuleInfo>& Rules() {
   static const std::vector<RuleInfo> kRules = {
       {kSmem,
-       "warning",
+       Severity::kWarning,
        3,
        {},
        "shared-memory declaration changed",
@@ -19,7 +19,7 @@ const std::vector<RuleInfo>& Rules() {
        "__shared__ / extern __shared__ arrays, smem size constants, "
        "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)"},
       {kSmemHost,
-       "warning",
+       Severity::kWarning,
        3,
        {4},
        "host-side shared-memory size changed",
@@ -27,14 +27,14 @@ const std::vector<RuleInfo>& Rules() {
        "Python/host computations of the dynamic shared memory a launch passes (smem_d = ...), "
        "checked against the kernel's sizes changed in the same diff"},
       {kSmemLayout,
-       "warning",
+       Severity::kWarning,
        3,
        {4},
        "shared-memory addressing changed",
        VerifyWith::kNumerics,
        "row pitch or offsets of a shared-memory buffer (smem_d + row * (BLOCK_N + PAD))"},
       {kTile,
-       "warning",
+       Severity::kWarning,
        4,
        {3},
        "tile or pipeline constant changed",
@@ -42,7 +42,7 @@ const std::vector<RuleInfo>& Rules() {
        "kBlockM/N/K, BLOCK_*, kTile*, kStages/kNumStages, num_warps, TileShape values (old -> "
        "new)"},
       {kCandidates,
-       "warning",
+       Severity::kWarning,
        4,
        {3},
        "tile or stage candidates changed",
@@ -50,14 +50,14 @@ const std::vector<RuleInfo>& Rules() {
        "candidate tuples a config search picks from (block_ns, stage_candidates, num_stages "
        "lists) and the filters over them: values added and removed"},
       {kSplit,
-       "warning",
+       Severity::kWarning,
        5,
        {4},
        "split-k constant changed",
        VerifyWith::kNumerics,
        "num_splits, kNumSplits, kMaxSplits, SPLIT_K values (old -> new)"},
       {kGuard,
-       "error",
+       Severity::kError,
        2,
        {4},
        "boundary guard removed or loosened",
@@ -66,7 +66,7 @@ const std::vector<RuleInfo>& Rules() {
        "index or length dropped",
        4},
       {kClamp,
-       "warning",
+       Severity::kWarning,
        2,
        {4},
        "clamp added at a boundary",
@@ -74,7 +74,7 @@ const std::vector<RuleInfo>& Rules() {
        "max(1, n) / max(0, x) / clamp(...) added: what empty lengths or -1 entries now do",
        4},
       {kBoundary,
-       "warning",
+       Severity::kWarning,
        2,
        {4},
        "tile-edge branch added or changed",
@@ -83,7 +83,7 @@ const std::vector<RuleInfo>& Rules() {
        "(n_block_idx < SHAPE_N / BLOCK_N) in changed code",
        4},
       {kEarlyReturn,
-       "warning",
+       Severity::kWarning,
        2,
        {5},
        "early return for empty work added",
@@ -92,7 +92,7 @@ const std::vector<RuleInfo>& Rules() {
        "empty work still written?",
        4},
       {kMask,
-       "warning",
+       Severity::kWarning,
        2,
        {},
        "mask expression changed",
@@ -100,7 +100,7 @@ const std::vector<RuleInfo>& Rules() {
        "attention code: causal, window, cu_seqlens, block_table, mask; lengths (seqlen, s_q, "
        "max_length, problem_shape) where compared; or inside a mask function"},
       {kCombine,
-       "warning",
+       Severity::kWarning,
        5,
        {1},
        "split-k combine or accumulation changed",
@@ -108,7 +108,7 @@ const std::vector<RuleInfo>& Rules() {
        "LSE / logsumexp, combine, partial outputs, accumulators (+=, fma), split counts inside "
        "a combine"},
       {kSoftmax,
-       "warning",
+       Severity::kWarning,
        1,
        {5},
        "softmax stability changed",
@@ -116,7 +116,7 @@ const std::vector<RuleInfo>& Rules() {
        "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) "
        "scaling"},
       {kAtomic,
-       "warning",
+       Severity::kWarning,
        5,
        {},
        "atomic accumulation introduced",
@@ -124,7 +124,7 @@ const std::vector<RuleInfo>& Rules() {
        "new atomicAdd/atomicMax/..., red./atom. PTX, index_add_/scatter_add_ (order-dependent "
        "results)"},
       {kBarrier,
-       "error",
+       Severity::kError,
        4,
        {5},
        "barrier or async-copy wait removed",
@@ -132,7 +132,7 @@ const std::vector<RuleInfo>& Rules() {
        "__syncthreads, __syncwarp, cp.async waits, bar.sync, named barriers, pipeline waits, "
        "fences removed or loosened"},
       {kNamedBarrier,
-       "warning",
+       Severity::kWarning,
        4,
        {3},
        "named barrier added or changed",
@@ -140,7 +140,7 @@ const std::vector<RuleInfo>& Rules() {
        "NamedBarrier::arrive_and_wait/sync/arrive and bar.sync added or re-numbered, entries of "
        "barrier-id enums (the hardware has 16 per CTA; ptxas reports `used N barriers`)"},
       {kBarrierAdded,
-       "warning",
+       Severity::kWarning,
        4,
        {5},
        "barrier, wait or fence added",
@@ -148,7 +148,7 @@ const std::vector<RuleInfo>& Rules() {
        "__syncthreads, cluster syncs, barrier waits and fences (tcgen05, async proxy) added in a "
        "modified file: who must reach them, and what they now order"},
       {kOrdering,
-       "warning",
+       Severity::kWarning,
        5,
        {4},
        "memory ordering around a grid dependency changed",
@@ -156,7 +156,7 @@ const std::vector<RuleInfo>& Rules() {
        "PDL waits and triggers (cudaGridDependencySynchronize, griddepcontrol) changed, and "
        "__ldg / ld.global.nc loads added or removed in code that waits on the previous grid"},
       {kAccum,
-       "error",
+       Severity::kError,
        1,
        {},
        "accumulator dtype narrowed",
@@ -164,14 +164,14 @@ const std::vector<RuleInfo>& Rules() {
        "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to "
        "half/bf16/fp8"},
       {kFallback,
-       "warning",
+       Severity::kWarning,
        7,
        {},
        "fallback switch removed",
        VerifyWith::kNumerics,
        "branches or flags named fallback/legacy/use_*/FLASH_*/getenv removed"},
       {kInterface,
-       "warning",
+       Severity::kWarning,
        6,
        {},
        "kernel interface or layout changed",
@@ -180,7 +180,7 @@ const std::vector<RuleInfo>& Rules() {
        "diff's context), stride parameters, CuTe Layout/make_layout/make_tensor, "
        ".stride()/.contiguous()"},
       {kGrid,
-       "warning",
+       Severity::kWarning,
        6,
        {4},
        "launch grid or block size changed",
@@ -188,7 +188,7 @@ const std::vector<RuleInfo>& Rules() {
        "dim3(...) grids and blocks, <<<...>>> and cudaLaunchConfig_t, __launch_bounds__, "
        "gridDim"},
       {kBlockIndex,
-       "warning",
+       Severity::kWarning,
        6,
        {2},
        "block index remapped",
@@ -196,7 +196,7 @@ const std::vector<RuleInfo>& Rules() {
        "changed reads of blockIdx / gridDim in a kernel and the indices derived from them "
        "(batch_idx = i / params.s_q)"},
       {kWidth,
-       "warning",
+       Severity::kWarning,
        2,
        {6},
        "integer width of size or offset arithmetic changed",
@@ -205,7 +205,7 @@ const std::vector<RuleInfo>& Rules() {
        "declared int64_t, sizeof moved first): where did it overflow, and what else still does?",
        4},
       {kTma,
-       "warning",
+       Severity::kWarning,
        4,
        {6},
        "TMA descriptor changed",
@@ -213,7 +213,7 @@ const std::vector<RuleInfo>& Rules() {
        "make_*tma*desc, cuTensorMapEncode*, make_tma_copy and their box / stride arrays: box "
        "dims <= 256, global strides multiples of 16 B"},
       {kConfig,
-       "warning",
+       Severity::kWarning,
        1,
        {2, 8},
        "package configuration changed",
@@ -241,11 +241,11 @@ const RuleInfo* FindRule(std::string_view id) {
   return nullptr;
 }
 
-std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
+std::vector<std::string> VerifyCommand(const RuleInfo& rule, const ReviewOptions& options) {
   if (rule.verify == VerifyWith::kBuild) {
-    return "attnverify build --config " + options.config_path + " --base " + options.base;
+    return {"attnverify", "build", "--config", options.config_path, "--base", options.base};
   }
-  return "attnverify numerics --config " + options.config_path;
+  return {"attnverify", "numerics", "--config", options.config_path};
 }
 
 }  // namespace av

@@ -23,7 +23,7 @@ enum class VerifyWith { kBuild, kNumerics };
 
 struct RuleInfo {
   std::string_view id;
-  std::string_view severity;  // "error", "warning", "note"
+  Severity severity;
   int checklist_item;
   std::vector<int> related_items;
   std::string_view title;
@@ -43,8 +43,8 @@ struct ReviewOptions {
   std::vector<std::string> disabled_rules;
 };
 
-// The attnverify command that verifies a rule's finding.
-std::string VerifyCommand(const RuleInfo& rule, const ReviewOptions& options);
+// The attnverify command (argv) that verifies a rule's finding.
+std::vector<std::string> VerifyCommand(const RuleInfo& rule, const ReviewOptions& options);
 
 // One component's diff.
 struct ComponentDiff {

@@ -66,7 +66,7 @@ TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
   EXPECT_EQ(tile->related_items, std::vector<int>{3});
   EXPECT_EQ(tile->old_text, "constexpr int kBlockN = 64;");
   EXPECT_EQ(tile->new_text, "constexpr int kBlockN = 128;");
-  EXPECT_EQ(tile->verify,
+  EXPECT_EQ(tile->VerifyLine(),
             "attnverify build --config attention-verify/attnverify.toml --base HEAD~1");
   const Finding* mask = Find(f, "mask.expression_changed");
   ASSERT_NE(mask, nullptr);
@@ -75,7 +75,7 @@ TEST(RulesTest, DemoRefactorFindsTileGrowthAndMaskAlignmentOnly) {
   EXPECT_NE(mask->message.find("in causal_masked()"), std::string::npos) << mask->message;
   EXPECT_EQ(mask->old_text, "return col > row + (s_k - s_q);");
   EXPECT_EQ(mask->new_text, "return col > row;");
-  EXPECT_EQ(mask->verify, "attnverify numerics --config attention-verify/attnverify.toml");
+  EXPECT_EQ(mask->VerifyLine(), "attnverify numerics --config attention-verify/attnverify.toml");
 }
 
 // The example's real refactor (examples/splitk_decode/refactor.patch, as `attnverify
@@ -146,7 +146,7 @@ TEST(RulesTest, FlashMlaSplitKRefactor) {
       << combine->message;
   const Finding* barrier = Find(f, "sync.barrier_removed");
   ASSERT_NE(barrier, nullptr);
-  EXPECT_EQ(barrier->severity, "error");
+  EXPECT_EQ(barrier->severity, Severity::kError);
   EXPECT_EQ(barrier->old_text, "__syncthreads();");
   EXPECT_EQ(Find(f, "fallback.switch_removed")->checklist_item, 7);
   EXPECT_NE(Find(f, "fallback.switch_removed")->message.find("use_legacy_combine"),
@@ -201,7 +201,8 @@ TEST(RulesTest, DisabledRulesAreSilent) {
   std::vector<Finding> f = ReviewFile("demo_splitk_decode.diff", options);
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "tile.constant_changed");
-  EXPECT_EQ(f[0].verify, "attnverify build --config pkg/attnverify.toml --base main");
+  EXPECT_EQ(f[0].verify, (std::vector<std::string>{"attnverify", "build", "--config",
+                                                   "pkg/attnverify.toml", "--base", "main"}));
 }
 
 Diff ParseOk(const std::string& text) {
@@ -471,7 +472,7 @@ TEST(RulesTest, RuleTableIsComplete) {
     EXPECT_TRUE(ids.insert(std::string(r.id)).second) << r.id;
     EXPECT_GE(r.checklist_item, 1);
     EXPECT_LE(r.checklist_item, 8);
-    EXPECT_TRUE(r.severity == "error" || r.severity == "warning" || r.severity == "note");
+    EXPECT_NE(ParseSeverity(SeverityName(r.severity)), std::nullopt);
   }
   EXPECT_EQ(ids.size(), 26u);
 }

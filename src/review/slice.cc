@@ -1,8 +1,10 @@
 #include "review/slice.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 
 namespace av {
@@ -33,48 +35,38 @@ void SliceDiff(const std::vector<ComponentSpec>& specs, SliceResult* slice) {
   }
 }
 
-nlohmann::json SliceToJson(const SliceResult& slice, const std::string& tool_version) {
-  using nlohmann::json;
-  json components = json::array();
+SliceRecord SliceResultToRecord(const SliceResult& slice) {
+  SliceRecord r;
+  r.provenance = slice.provenance;
+  r.has_provenance = true;
+  r.tool_version = slice.provenance.tool_version;
+  r.mode = slice.mode;
+  r.repo = slice.repo;
+  r.base = slice.base;
+  r.base_commit = slice.base_commit;
+  r.head_commit = slice.head_commit;
+  r.files_total = static_cast<int64_t>(slice.diff.files.size());
   for (const SliceComponent& c : slice.components) {
-    json files = json::array();
+    SliceComponentRecord x;
+    x.name = c.name;
+    x.globs = c.globs;
+    x.path = c.path;
+    x.sha256 = c.sha256;
+    x.bytes = static_cast<int64_t>(c.text.size());
     for (size_t i : c.files) {
       const FileDiff& f = slice.diff.files[i];
-      json jf = {{"path", f.path()},
-                 {"old_path", f.old_path},
-                 {"new_path", f.new_path},
-                 {"status", FileStatusName(f.status)},
-                 {"binary", f.binary},
-                 {"added", f.added_lines()},
-                 {"deleted", f.deleted_lines()},
-                 {"hunks", f.hunks.size()}};
-      if (f.similarity >= 0) jf["similarity"] = f.similarity;
-      if (!f.old_mode.empty()) jf["old_mode"] = f.old_mode;
-      if (!f.new_mode.empty()) jf["new_mode"] = f.new_mode;
-      files.push_back(std::move(jf));
+      x.files.push_back(
+          {f.path(), f.old_path, f.new_path, std::string(FileStatusName(f.status)), f.binary,
+           static_cast<int64_t>(f.added_lines()), static_cast<int64_t>(f.deleted_lines()),
+           static_cast<int64_t>(f.hunks.size()), f.similarity, f.old_mode, f.new_mode});
     }
-    components.push_back({{"name", c.name},
-                          {"globs", c.globs},
-                          {"path", c.path},
-                          {"sha256", c.sha256},
-                          {"bytes", c.text.size()},
-                          {"files", std::move(files)}});
+    r.components.push_back(std::move(x));
   }
-  return json{{"schema", "attnverify.slice/1"},
-              {"tool", {{"name", "attnverify"}, {"version", tool_version}}},
-              {"command", slice.command},
-              {"mode", slice.mode},
-              {"repo", slice.repo},
-              {"base", slice.base},
-              {"base_commit", slice.base_commit},
-              {"head_commit", slice.head_commit},
-              {"files_total", slice.diff.files.size()},
-              {"components", std::move(components)}};
+  return r;
 }
 
 Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
-                                            const SliceResult& slice,
-                                            const std::string& tool_version) {
+                                            const SliceResult& slice) {
   std::vector<std::string> written;
   std::error_code ec;
   for (const char* sub : {"diff", "evidence"}) {
@@ -87,51 +79,18 @@ Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
     written.push_back(path);
   }
   std::string json_path = package_dir + "/evidence/slice.json";
-  // error_handler replace: a path with invalid UTF-8 must not throw out of the writer.
-  AV_RETURN_IF_ERROR(WriteFileAtomically(
-      json_path, SliceToJson(slice, tool_version)
-                         .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                     "\n"));
+  AV_RETURN_IF_ERROR(
+      WriteFileAtomically(json_path, JsonFileText(SliceToJson(SliceResultToRecord(slice)))));
   written.push_back(json_path);
   return written;
 }
 
 Result<SliceRecord> LoadSliceRecord(const std::string& path) {
   AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidInput(path + ": not a JSON object");
-  if (j.value("schema", "") != "attnverify.slice/1") {
-    return InvalidInput(path + ": \"schema\" must be \"attnverify.slice/1\"");
-  }
-  SliceRecord r;
-  auto str = [&](const char* key, std::string* out) -> Status {
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_string())
-      return InvalidInput(path + ": \"" + key + "\" must be a string");
-    *out = it->get<std::string>();
-    return Status::Ok();
-  };
-  AV_RETURN_IF_ERROR(str("base", &r.base));
-  AV_RETURN_IF_ERROR(str("base_commit", &r.base_commit));
-  AV_RETURN_IF_ERROR(str("head_commit", &r.head_commit));
-  // Older slices lack these; review then reads no whole files.
-  if (j.contains("repo") && j["repo"].is_string()) r.repo = j["repo"].get<std::string>();
-  if (j.contains("mode") && j["mode"].is_string()) r.mode = j["mode"].get<std::string>();
-  auto comps = j.find("components");
-  if (comps == j.end() || !comps->is_array())
-    return InvalidInput(path + ": \"components\" must be an array");
-  for (const auto& c : *comps) {
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("path") ||
-        !c["path"].is_string()) {
-      return InvalidInput(path + ": each component needs \"name\" and \"path\" strings");
-    }
-    SliceRecord::Entry e;
-    e.name = c["name"].get<std::string>();
-    e.path = c["path"].get<std::string>();
-    if (c.contains("sha256") && c["sha256"].is_string()) e.sha256 = c["sha256"].get<std::string>();
-    Status st = ValidateDiffPath(e.path);
-    if (!st.ok()) return InvalidInput(path + ": component path \"" + e.path + "\" " + st.message());
-    r.components.push_back(std::move(e));
+  AV_ASSIGN_OR_RETURN(SliceRecord r, ParseSlice(text, path));
+  for (const SliceComponentRecord& c : r.components) {
+    Status st = ValidateDiffPath(c.path);
+    if (!st.ok()) return InvalidInput(path + ": component path \"" + c.path + "\" " + st.message());
   }
   return r;
 }

@@ -5,12 +5,13 @@
 // (format in doc/review.md). Plain data; no threads.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "review/diff.h"
 #include "review/review_config.h"
+#include "schema/provenance.h"
+#include "schema/slice_json.h"
 
 namespace av {
 
@@ -24,9 +25,9 @@ struct SliceComponent {
 };
 
 struct SliceResult {
-  std::string command;  // "attnverify slice --config ..."
-  std::string mode;     // "commit", "staged" or "worktree"
-  std::string repo;     // the work tree's top folder
+  Provenance provenance;  // the slice stage's: argv, run id, head commit
+  std::string mode;       // "commit", "staged" or "worktree"
+  std::string repo;       // the work tree's top folder
   std::string base, base_commit, head_commit;
   Diff diff;
   std::vector<SliceComponent> components;  // configured order, then "unassigned"
@@ -35,23 +36,16 @@ struct SliceResult {
 // Assigns files and renders each component's diff text and sha256.
 void SliceDiff(const std::vector<ComponentSpec>& specs, SliceResult* slice);
 
-nlohmann::json SliceToJson(const SliceResult& slice, const std::string& tool_version);
+// The evidence/slice.json record (schema/slice_json.h) of a slice.
+SliceRecord SliceResultToRecord(const SliceResult& slice);
 
 // Writes diff/<name>.diff for every component and evidence/slice.json under
 // `package_dir`; returns the paths written.
 Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
-                                            const SliceResult& slice,
-                                            const std::string& tool_version);
+                                            const SliceResult& slice);
 
-// What review needs back from evidence/slice.json.
-struct SliceRecord {
-  std::string base, base_commit, head_commit;
-  std::string repo, mode;  // the work tree's top folder and "commit"/"staged"/"worktree"
-  struct Entry {
-    std::string name, path, sha256;
-  };
-  std::vector<Entry> components;
-};
+// evidence/slice.json read back (strictly), each component's path checked to stay
+// inside the package.
 Result<SliceRecord> LoadSliceRecord(const std::string& path);
 
 }  // namespace av

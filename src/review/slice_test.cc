@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/process.h"
@@ -252,14 +253,14 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
   auto diff = ParseUnifiedDiff(git->text, "git diff");
   ASSERT_TRUE(diff.ok()) << diff.status().message();
   SliceResult slice;
-  slice.command = "attnverify slice";
+  slice.provenance = StartProvenance("slice", {"attnverify", "slice"});
   slice.mode = "commit";
   slice.base = "HEAD~1";
   slice.base_commit = git->base_commit;
   slice.head_commit = git->head_commit;
   slice.diff = std::move(diff).value();
   SliceDiff(config->components, &slice);
-  auto written = WriteSlice(config->package_dir, slice, "test");
+  auto written = WriteSlice(config->package_dir, slice);
   ASSERT_TRUE(written.ok()) << written.status().message();
   ASSERT_EQ(written->size(), 5u);
 
@@ -285,7 +286,8 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
 
   auto json =
       nlohmann::json::parse(*ReadFileToString(config->package_dir + "/evidence/slice.json"));
-  EXPECT_EQ(json["schema"], "attnverify.slice/1");
+  EXPECT_EQ(json["schema"], "attnverify.slice/2");
+  EXPECT_EQ(json["provenance"]["stage"], "slice");
   EXPECT_EQ(json["base_commit"], git->base_commit);
   EXPECT_EQ(json["head_commit"], git->head_commit);
   ASSERT_EQ(json["components"].size(), 4u);

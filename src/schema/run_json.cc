@@ -4,6 +4,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "core/json_reader.h"
+
 namespace av {
 namespace {
 
@@ -17,47 +19,8 @@ size_t StageRank(std::string_view name) {
   return static_cast<size_t>(it - std::begin(kStageOrder));
 }
 
-class Reader {
- public:
-  explicit Reader(const std::string& file) : file_(file) {}
-  Status Error(const std::string& where, const std::string& what) const {
-    return InvalidInput(file_ + ": " + where + ": " + what);
-  }
-  static const json* Get(const json& o, const char* key) {
-    auto it = o.find(key);
-    return it == o.end() || it->is_null() ? nullptr : &*it;
-  }
-  Status Str(const json& o, const char* key, const std::string& where, std::string* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_string()) return Error(where + "." + key, "must be a string");
-    *out = v->get<std::string>();
-    return Status::Ok();
-  }
-  Status Int(const json& o, const char* key, const std::string& where, int64_t* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_number_integer()) return Error(where + "." + key, "must be an integer");
-    *out = v->get<int64_t>();
-    return Status::Ok();
-  }
-  Status Strings(const json& o, const char* key, const std::string& where,
-                 std::vector<std::string>* out) const {
-    const json* v = Get(o, key);
-    if (v == nullptr) return Status::Ok();
-    if (!v->is_array()) return Error(where + "." + key, "must be an array of strings");
-    for (size_t i = 0; i < v->size(); ++i) {
-      if (!(*v)[i].is_string()) {
-        return Error(where + "." + key + "[" + std::to_string(i) + "]", "must be a string");
-      }
-      out->push_back((*v)[i].get<std::string>());
-    }
-    return Status::Ok();
-  }
-
- private:
-  const std::string& file_;
-};
+// The strict reader every evidence file is read with (duplicate keys, depth, 1e400 refused).
+using Reader = JsonReader;
 
 Status ParseOutputs(const Reader& in, const json& s, const std::string& where, StageEntry* e) {
   const json* outputs = Reader::Get(s, "outputs");
@@ -94,9 +57,8 @@ Status ParseStage(const Reader& in, const json& s, const std::string& where, Sta
   if (e->name.empty()) return in.Error(where + ".name", "missing");
   std::optional<StageStatus> st = ParseStageStatus(status);
   if (!st) {
-    return in.Error(
-        where + ".status",
-        "must be \"ok\", \"rejected\", \"error\" or \"skipped\", got \"" + status + "\"");
+    return in.Error(where + ".status",
+                    std::string("must be ") + StageStatusWords() + ", got \"" + status + "\"");
   }
   e->status = *st;
   int64_t exit_code = -1;
@@ -111,28 +73,6 @@ Status ParseStage(const Reader& in, const json& s, const std::string& where, Sta
 }
 
 }  // namespace
-
-const char* StageStatusName(StageStatus s) {
-  switch (s) {
-    case StageStatus::kOk:
-      return "ok";
-    case StageStatus::kRejected:
-      return "rejected";
-    case StageStatus::kError:
-      return "error";
-    case StageStatus::kSkipped:
-      return "skipped";
-  }
-  return "error";
-}
-
-std::optional<StageStatus> ParseStageStatus(std::string_view name) {
-  for (StageStatus s :
-       {StageStatus::kOk, StageStatus::kRejected, StageStatus::kError, StageStatus::kSkipped}) {
-    if (name == StageStatusName(s)) return s;
-  }
-  return std::nullopt;
-}
 
 const OutputDigest* StageEntry::Output(std::string_view path) const {
   for (const OutputDigest& o : outputs) {
@@ -195,14 +135,8 @@ json RunLedgerToJson(const RunLedger& l) {
 }
 
 Result<RunLedger> ParseRunLedger(std::string_view text, const std::string& path) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    return InvalidInput(path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  Reader in(path);
-  if (!doc.is_object()) return in.Error("$", "must be a JSON object");
+  const Reader in(path);
+  AV_ASSIGN_OR_RETURN(json doc, in.ParseObject(text));
   RunLedger l;
   std::string schema;
   AV_RETURN_IF_ERROR(in.Str(doc, "schema", "$", &schema));

@@ -15,16 +15,15 @@
 #include <vector>
 
 #include "core/status.h"
+#include "schema/outcome.h"
 
 namespace av {
 
 inline constexpr const char* kRunJsonSchemaV2 = "attnverify.run/2";
 
-// How a stage ended: ok (exit 0), rejected (exit 1: its evidence says no), error (exit 2/3,
-// killed, timed out, could not start, or never finished), skipped (not run, with a reason).
-enum class StageStatus { kOk, kRejected, kError, kSkipped };
-const char* StageStatusName(StageStatus s);  // "ok", "rejected", "error", "skipped"
-std::optional<StageStatus> ParseStageStatus(std::string_view name);
+// How a stage ended (StageStatus, schema/outcome.h): ok (exit 0), rejected (exit 1: its
+// evidence says no), error (exit 2/3, killed, timed out, could not start, or never
+// finished), skipped (not run, with a reason).
 
 struct OutputDigest {
   std::string path;  // package-relative, '/'-separated

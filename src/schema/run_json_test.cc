@@ -81,7 +81,7 @@ TEST(RunJsonTest, BadInputNamesTheFileAndTheJsonPath) {
     const char* text;
     const char* expect;
   } cases[] = {
-      {"{", "evidence/run.json: not valid JSON"},
+      {"{", "evidence/run.json:1:2: unexpected end of file"},  // line:column of the reader
       {"[]", "must be a JSON object"},
       {R"({"schema": "attnverify.run/9"})", "$.schema"},
       {R"({"schema": "attnverify.run/2", "stages": {}})", "$.stages"},

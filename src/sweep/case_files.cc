@@ -15,6 +15,7 @@
 
 #include "core/file.h"
 #include "core/folder.h"
+#include "core/json_dump.h"
 #include "core/sha256.h"
 #include "core/xxh3.h"
 #include "numerics/element_stream.h"
@@ -275,7 +276,7 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
   wc.case_json = CaseJson(spec, built, wc.out_dir);
   wc.case_json["inputs_sha256"] = wc.inputs_sha256;
   AV_RETURN_IF_ERROR(WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json",
-                                      wc.case_json.dump(2) + "\n"));
+                                      JsonFileText(wc.case_json)));
   return wc;
 }
 
@@ -372,7 +373,7 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
   AV_RETURN_IF_ERROR(WriteFileAtomically(
-      path, json{{"schema", kCasesIndexSchema}, {"cases", list}}.dump(2) + "\n"));
+      path, JsonFileText(json{{"schema", kCasesIndexSchema}, {"cases", list}})));
   return path;
 }
 

@@ -1,7 +1,9 @@
 // Reading a JSON configuration file (shapes.json, tolerances.json) so that every error
 // names the file, the JSON path and the problem: `shapes.json: $.sweeps[2].grid.s_k:
 // must be a list of integers`. Unknown keys are errors: a typo must not silently
-// weaken a test. Plain data; any thread.
+// weaken a test. The text goes through core's strict parser (core/json_reader.h):
+// duplicate keys, numbers out of double range and nesting bombs are refused with
+// FILE:LINE:COL. Plain data; any thread.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,29 +11,19 @@
 #include <string>
 #include <string_view>
 
+#include "core/json_reader.h"
 #include "core/status.h"
 
 namespace av {
 
-// Parses `text`; a syntax error names `path` and nlohmann's byte position.
+// Parses `text`; errors are "PATH:LINE:COL: what".
 Result<nlohmann::json> ParseJsonConfig(std::string_view text, const std::string& path);
 
-class JsonConfigReader {
+// The configs' readers are JsonReaders (Error, CheckKeys, CheckVersion and the typed reads).
+class JsonConfigReader : public JsonReader {
  public:
-  explicit JsonConfigReader(std::string path) : path_(std::move(path)) {}
-
-  Status Error(const std::string& where, const std::string& what) const {
-    return InvalidInput(path_ + ": " + where + ": " + what);
-  }
-  // `$.version` must be present and equal to `version`.
-  Status CheckVersion(const nlohmann::json& doc, int version) const;
-  // Every key of `object` must be in `allowed`.
-  Status CheckKeys(const nlohmann::json& object, const std::string& where,
-                   const std::set<std::string>& allowed) const;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  using JsonReader::JsonReader;
+  const std::string& path() const { return file(); }
 };
 
 }  // namespace av

@@ -2,101 +2,95 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <tuple>
 
-#include "sweep/numerics_report.h"
+#include "core/shell_quote.h"
 
 namespace av {
 namespace {
 
-using nlohmann::json;
-
-std::string Str(const json& doc, const json::json_pointer& p) {
-  return doc.contains(p) && doc[p].is_string() ? doc[p].get<std::string>() : "";
+// The candidate command as a shard recorded it (schema /1 kept it as text).
+std::string CandidateCommand(const NumericsRecord& r) {
+  return r.config.candidate_argv.empty() ? r.config.legacy_candidate_command
+                                         : ShellJoin(r.config.candidate_argv);
 }
 
-int64_t Int(const json& doc, const json::json_pointer& p, int64_t fallback) {
-  return doc.contains(p) && doc[p].is_number_integer() ? doc[p].get<int64_t>() : fallback;
+// The checks that shards belong together; the first shard is the yardstick.
+Status CheckSameRun(const NumericsShard& s, const NumericsShard& first,
+                    std::vector<std::string>* warnings) {
+  if (s.record.schema.empty())
+    return InvalidInput(s.path + ": $.schema: missing (not a numerics.json?)");
+  const NumericsConfigRecord& c = s.record.config;
+  const NumericsConfigRecord& f = first.record.config;
+  for (const auto& [mine, theirs, what] :
+       {std::tuple{&c.shapes_sha256, &f.shapes_sha256, "shapes.json"},
+        {&c.tolerances_sha256, &f.tolerances_sha256, "tolerances.json"}}) {
+    if (*mine != *theirs) {
+      return InvalidInput(s.path + ": was run with another " + what + " than " + first.path +
+                          " (sha256 " + mine->substr(0, 12) + " vs " + theirs->substr(0, 12) +
+                          "): shards must come from the same configuration");
+    }
+  }
+  if (c.input_generator != f.input_generator) {
+    return InvalidInput(s.path + ": inputs came from generator \"" + c.input_generator + "\", " +
+                        first.path + "'s from \"" + f.input_generator +
+                        "\" (run every shard with the same attnverify)");
+  }
+  const int64_t count = first.record.shard.count;
+  if (s.record.shard.count != count) {
+    return InvalidInput(s.path + ": is a shard of " + std::to_string(s.record.shard.count) + ", " +
+                        first.path + " of " + std::to_string(count) +
+                        " (--shard i/N must use the same N)");
+  }
+  if (s.record.filter != first.record.filter) {
+    return InvalidInput(s.path + ": ran with --filter \"" + s.record.filter + "\", " + first.path +
+                        " with \"" + first.record.filter + "\"");
+  }
+  if (CandidateCommand(s.record) != CandidateCommand(first.record)) {
+    warnings->push_back(s.path + ": candidate command \"" + CandidateCommand(s.record) +
+                        "\" differs from " + first.path + "'s \"" + CandidateCommand(first.record) +
+                        "\"");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
 Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& shards,
-                                           bool allow_missing, const std::string& command) {
+                                           bool allow_missing, Provenance provenance) {
   if (shards.empty()) return InvalidInput("merge needs at least one shard file");
   MergedNumerics out;
-  const json& first = shards.front().doc;
-  const std::string& first_path = shards.front().path;
-  const json::json_pointer kShapes("/config/shapes_sha256"), kTol("/config/tolerances_sha256"),
-      kCount("/shard/count"), kIndex("/shard/index"), kFilter("/filter"),
-      kCmd("/config/candidate_command"), kGen("/config/input_generator");
+  const NumericsShard& first = shards.front();
+  const int64_t count = first.record.shard.count;
   std::map<int64_t, std::string> by_index;
   std::map<std::string, std::string> owner;  // case id -> shard path
-  std::vector<json> cases, invariance;
-  json merged_from = json::array();
-  const int64_t count = Int(first, kCount, 1);
+  NumericsRecord& merged = out.record;
+  merged.shard.merged = true;
   for (const NumericsShard& s : shards) {
-    const json& d = s.doc;
-    if (!d.is_object() || d.value("schema", "") != kNumericsJsonSchema) {
-      return InvalidInput(s.path + ": not a numerics.json (\"schema\" must be \"" +
-                          std::string(kNumericsJsonSchema) + "\")");
-    }
-    for (const auto& [ptr, what] : {std::pair{kShapes, "shapes.json"}, {kTol, "tolerances.json"}}) {
-      if (Str(d, ptr) != Str(first, ptr)) {
-        return InvalidInput(s.path + ": was run with another " + what + " than " + first_path +
-                            " (sha256 " + Str(d, ptr).substr(0, 12) + " vs " +
-                            Str(first, ptr).substr(0, 12) +
-                            "): shards must come from the same configuration");
-      }
-    }
-    if (Str(d, kGen) != Str(first, kGen)) {
-      return InvalidInput(s.path + ": inputs came from generator \"" + Str(d, kGen) + "\", " +
-                          first_path + "'s from \"" + Str(first, kGen) +
-                          "\" (run every shard with the same attnverify)");
-    }
-    if (Int(d, kCount, 1) != count) {
-      return InvalidInput(s.path + ": is a shard of " + std::to_string(Int(d, kCount, 1)) + ", " +
-                          first_path + " of " + std::to_string(count) +
-                          " (--shard i/N must use the same N)");
-    }
-    if (Str(d, kFilter) != Str(first, kFilter)) {
-      return InvalidInput(s.path + ": ran with --filter \"" + Str(d, kFilter) + "\", " +
-                          first_path + " with \"" + Str(first, kFilter) + "\"");
-    }
-    if (Str(d, kCmd) != Str(first, kCmd)) {
-      out.warnings.push_back(s.path + ": candidate command \"" + Str(d, kCmd) + "\" differs from " +
-                             first_path + "'s \"" + Str(first, kCmd) + "\"");
-    }
-    const int64_t index = Int(d, kIndex, 0);
+    AV_RETURN_IF_ERROR(CheckSameRun(s, first, &out.warnings));
+    const int64_t index = s.record.shard.index;
     auto [it, fresh] = by_index.emplace(index, s.path);
     if (!fresh) {
       return InvalidInput(s.path + " and " + it->second + " are both shard " +
                           std::to_string(index) + "/" + std::to_string(count));
     }
-    merged_from.push_back(
-        json{{"path", s.path}, {"sha256", s.sha256}, {"index", index}, {"count", count}});
-    if (d.contains("cases") && d["cases"].is_array()) {
-      for (const json& c : d["cases"]) {
-        std::string id = c.value("id", "");
-        auto [o, added] = owner.emplace(id, s.path);
-        if (!added)
-          return InvalidInput("case " + id + " is in both " + o->second + " and " + s.path);
-        cases.push_back(c);
-      }
+    merged.shard.merged_from.push_back({s.path, s.sha256, index, count});
+    provenance.inputs.push_back({s.path, s.sha256});
+    for (const NumericsCase& c : s.record.cases) {
+      auto [o, added] = owner.emplace(c.id, s.path);
+      if (!added)
+        return InvalidInput("case " + c.id + " is in both " + o->second + " and " + s.path);
+      merged.cases.push_back(c);
     }
-    if (d.contains("invariance") && d["invariance"].is_array()) {
-      for (const json& r : d["invariance"]) invariance.push_back(r);
-    }
+    for (const InvarianceRecord& r : s.record.invariance) merged.invariance.push_back(r);
   }
-  json missing = json::array();
   for (int64_t i = 0; i < count; ++i) {
-    if (!by_index.count(i)) missing.push_back(i);
+    if (!by_index.count(i)) merged.shard.missing.push_back(i);
   }
-  if (!missing.empty()) {
+  if (!merged.shard.missing.empty()) {
     std::string list;
-    for (const json& m : missing) {
-      list += (list.empty() ? "" : ", ") + std::to_string(m.get<int64_t>()) + "/" +
-              std::to_string(count);
+    for (int64_t m : merged.shard.missing) {
+      list += (list.empty() ? "" : ", ") + std::to_string(m) + "/" + std::to_string(count);
     }
     std::string what = "shard(s) " + list + " missing: run `attnverify numerics --shard I/" +
                        std::to_string(count) + "` for each and merge again";
@@ -105,51 +99,62 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
     out.warnings.push_back(what + "; the merged result is partial");
   }
   // Expansion order, as an unsharded run writes it.
-  std::stable_sort(cases.begin(), cases.end(), [](const json& a, const json& b) {
-    return a.value("index", int64_t{0}) < b.value("index", int64_t{0});
-  });
+  std::stable_sort(merged.cases.begin(), merged.cases.end(),
+                   [](const NumericsCase& a, const NumericsCase& b) { return a.index < b.index; });
   std::map<std::string, int64_t> position;
-  for (size_t i = 0; i < cases.size(); ++i)
-    position[cases[i].value("id", "")] = static_cast<int64_t>(i);
-  std::stable_sort(invariance.begin(), invariance.end(), [&](const json& a, const json& b) {
-    return position[a.value("group", "")] < position[b.value("group", "")];
-  });
-  const int64_t total = Int(first, json::json_pointer("/summary/cases_total"), 0);
-  if (missing.empty() && Str(first, kFilter).empty() &&
-      static_cast<int64_t>(cases.size()) != total) {
-    return InvalidInput("the shards hold " + std::to_string(cases.size()) +
+  for (size_t i = 0; i < merged.cases.size(); ++i)
+    position[merged.cases[i].id] = static_cast<int64_t>(i);
+  std::stable_sort(merged.invariance.begin(), merged.invariance.end(),
+                   [&](const InvarianceRecord& a, const InvarianceRecord& b) {
+                     return position[a.group] < position[b.group];
+                   });
+  const int64_t total = first.record.summary.cases_total;
+  if (merged.shard.missing.empty() && first.record.filter.empty() &&
+      static_cast<int64_t>(merged.cases.size()) != total) {
+    return InvalidInput("the shards hold " + std::to_string(merged.cases.size()) +
                         " cases, their configuration expands to " + std::to_string(total) +
                         ": were they run with the same attnverify version?");
   }
-  int64_t passed = 0;
-  for (const json& c : cases) {
-    passed += c.value("verdict", "") == "pass";
-  }
-  std::map<std::string, std::map<std::string, int64_t>> counts;
-  for (const json& r : invariance) ++counts[r.value("check", "")][r.value("verdict", "")];
-  double wall_max = 0, wall_sum = 0;
+  NumericsSummary& sum = merged.summary;
+  sum.cases_total = total;
+  sum.cases_run = static_cast<int64_t>(merged.cases.size());
+  for (const NumericsCase& c : merged.cases) sum.passed += c.passed();
+  sum.failed = sum.cases_run - sum.passed;
+  for (const InvarianceRecord& r : merged.invariance)
+    ++sum.invariance[r.check][InvarianceVerdictName(r.verdict)];
+  double wall_sum = 0;
   for (const NumericsShard& s : shards) {
-    double w = s.doc.contains("summary") ? s.doc["summary"].value("wall_ms", 0.0) : 0.0;
-    wall_max = std::max(wall_max, w);
-    wall_sum += w;
+    sum.wall_ms = std::max(sum.wall_ms, s.record.summary.wall_ms);
+    wall_sum += s.record.summary.wall_ms;
   }
-  const int64_t failed = static_cast<int64_t>(cases.size()) - passed;
-  json doc = first;
-  doc["command"] = command;
-  doc["shard"] =
-      json{{"index", 0}, {"count", 1}, {"merged_from", merged_from}, {"missing", missing}};
-  doc["summary"] = json{{"cases_total", total},
-                        {"cases_run", cases.size()},
-                        {"passed", passed},
-                        {"failed", failed},
-                        {"wall_ms", wall_max},
-                        {"wall_ms_sum", wall_sum},
-                        {"time_ms", NumericsTimeSummary(json(cases))},
-                        {"invariance", json(counts)}};
-  doc["verdict"] = failed == 0 && missing.empty() ? "pass" : "fail";
-  doc["cases"] = cases;
-  doc["invariance"] = invariance;
-  out.doc = std::move(doc);
+  sum.wall_ms_sum = wall_sum;
+  sum.time_ms = SumCaseTimes(merged.cases);
+  merged.verdict =
+      sum.failed == 0 && merged.shard.missing.empty() ? CaseVerdict::kPass : CaseVerdict::kFail;
+  merged.config = first.record.config;
+  merged.filter = first.record.filter;
+  merged.prepare = first.record.prepare;
+  // Containment over all shards: the first's sandbox, every change, leftover and warning.
+  for (const NumericsShard& s : shards) {
+    if (!s.record.containment) continue;
+    const ContainmentRecord& c = *s.record.containment;
+    if (!merged.containment) {
+      merged.containment = ContainmentRecord{c.sandbox, {}, 0, {}};
+    } else if (merged.containment->sandbox != c.sandbox) {
+      merged.containment->warnings.push_back(s.path + ": sandbox " + c.sandbox + ", not " +
+                                             merged.containment->sandbox);
+    }
+    ContainmentRecord& m = *merged.containment;
+    m.package_changes.insert(m.package_changes.end(), c.package_changes.begin(),
+                             c.package_changes.end());
+    m.leftover_processes += c.leftover_processes;
+    m.warnings.insert(m.warnings.end(), c.warnings.begin(), c.warnings.end());
+  }
+  merged.tool_version = provenance.tool_version;
+  provenance.config = first.record.provenance.config;
+  provenance.finished = UtcNowRfc3339();
+  merged.provenance = std::move(provenance);
+  merged.has_provenance = true;
   return out;
 }
 

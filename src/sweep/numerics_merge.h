@@ -2,30 +2,31 @@
 // The shards must come from the same configuration (shapes.json and tolerances.json
 // sha256, shard count, filter), hold no case twice, and cover every shard index; a
 // missing shard is an error unless allowed, then a warning recorded in the result.
+// Shards are read with the one numerics.json schema (schema/numerics_json.h).
 // Format: doc/formats/numerics-json.md ("Shards and merge"). Pure; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "schema/numerics_json.h"
 
 namespace av {
 
 struct NumericsShard {
-  std::string path;
+  std::string path;    // as recorded in the result's shard.merged_from
   std::string sha256;  // of the file as read
-  nlohmann::json doc;
+  NumericsRecord record;
 };
 
 struct MergedNumerics {
-  nlohmann::json doc;                 // a numerics.json document (schema attnverify.numerics/1)
+  NumericsRecord record;              // schema attnverify.numerics/2
   std::vector<std::string> warnings;  // missing shards (when allowed), differing candidate commands
 };
 
-// `command` is the merge command line, recorded as the result's "command".
+// `provenance` is the merge stage's block; the shards become its inputs.
 Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& shards,
-                                           bool allow_missing, const std::string& command);
+                                           bool allow_missing, Provenance provenance);
 
 }  // namespace av

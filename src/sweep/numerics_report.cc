@@ -1,223 +1,164 @@
 #include "sweep/numerics_report.h"
 
-#include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "core/json_dump.h"
 #include "core/markup.h"
-#include "core/version.h"
 #include "numerics/compare_writer.h"
 #include "sweep/rng.h"
 
 namespace av {
 namespace {
 
-using nlohmann::json;
-
-// JSON has no inf/NaN: they are written as strings.
-json Finite(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
+NumericsOutput OutputRecord(const OutputVerdict& v) {
+  NumericsOutput o;
+  o.name = v.name;
+  o.tolerance = v.rule_path;
+  o.passed = v.report.passed;
+  if (v.compared) {
+    CompareInputs names;
+    names.candidate = "candidate:" + v.name;
+    names.reference = "reference:" + v.name;
+    o.compare = CompareReportToRecord(v.report, names);
+  }
+  return o;
 }
 
-json OutputJson(const OutputVerdict& v) {
-  CompareInputs names;
-  names.candidate = "candidate:" + v.name;
-  names.reference = "reference:" + v.name;
-  json j = CompareReportToJson(v.report, names);
-  return json{
-      {"name", v.name}, {"tolerance", v.rule_path}, {"passed", v.report.passed}, {"compare", j}};
+NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
+  NumericsCase r;
+  r.id = c.spec.id;
+  r.sweep = c.spec.sweep;
+  r.op = c.spec.op;
+  r.params = nlohmann::json(c.spec.params);
+  r.op_params = c.op_params.is_null() ? nlohmann::json::object() : c.op_params;
+  r.knobs = c.spec.knobs;
+  r.dtype = std::string(DTypeName(c.spec.dtype));
+  r.seed = c.spec.seed;
+  r.index = c.spec.index;
+  r.variant = c.spec.variant;
+  r.group = c.spec.group_id();
+  r.verdict = ParseCaseVerdict(c.verdict).value_or(CaseVerdict::kError);
+  r.reason = c.reason;
+  for (const OutputVerdict& v : c.outputs) r.outputs.push_back(OutputRecord(v));
+  r.reference_impl = c.reference_impl;
+  r.inputs_sha256 = c.inputs_sha256;
+  r.outputs_sha256 = c.outputs_sha256;
+  r.candidate = {c.candidate_status, c.candidate_metadata, c.stderr_tail};
+  r.durations_ms = {c.generate_ms, c.candidate_ms, c.reference_ms,
+                    c.compare_ms,  c.check_ms,     c.total_ms};
+  r.case_dir = PackageRelative(package_dir, c.case_dir);
+  r.compare_from = c.compare_from;
+  r.hints = c.hints;
+  for (const LocatedElement& e : c.worst) {
+    r.localised_worst.push_back({e.output, e.coords, e.candidate, e.reference, e.abs_err, e.ratio});
+  }
+  r.heatmaps = c.heatmaps;
+  return r;
 }
 
 }  // namespace
 
-json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config,
-                       const std::string& command) {
-  json cases = json::array();
-  for (const CaseResult& c : run.cases) {
-    json outputs = json::array();
-    for (const OutputVerdict& v : c.outputs) outputs.push_back(OutputJson(v));
-    cases.push_back(json{
-        {"id", c.spec.id},
-        {"sweep", c.spec.sweep},
-        {"op", c.spec.op},
-        {"params", json(c.spec.params)},
-        {"op_params", c.op_params},
-        {"dtype", std::string(DTypeName(c.spec.dtype))},
-        {"seed", c.spec.seed},
-        {"index", c.spec.index},
-        {"variant", c.spec.variant},
-        {"group", c.spec.group_id()},
-        {"knobs", c.spec.knobs},
-        {"verdict", c.verdict},
-        {"reason", c.reason},
-        {"outputs", outputs},
-        {"reference_impl", c.reference_impl},
-        {"sha256", {{"inputs", c.inputs_sha256}, {"outputs", c.outputs_sha256}}},
-        {"candidate",
-         {{"status", c.candidate_status},
-          {"metadata", json(c.candidate_metadata)},
-          {"stderr_tail", c.stderr_tail}}},
-        {"durations_ms",
-         {{"generate", c.generate_ms},
-          {"candidate", c.candidate_ms},
-          {"reference", c.reference_ms},
-          {"compare", c.compare_ms},
-          {"check", c.check_ms},
-          {"total", c.total_ms}}},
-        {"case_dir", c.case_dir},
-        {"compare_from", c.compare_from.empty() ? json(nullptr) : json(c.compare_from)},
-    });
-    if (!c.hints.empty() || !c.worst.empty() || !c.heatmaps.empty()) {
-      json worst = json::array();
-      for (const LocatedElement& e : c.worst) {
-        json coords = json::object();
-        for (const auto& [k, v] : e.coords) coords[k] = v;
-        worst.push_back(json{{"output", e.output},
-                             {"coords", coords},
-                             {"candidate", Finite(e.candidate)},
-                             {"reference", Finite(e.reference)},
-                             {"abs_err", Finite(e.abs_err)},
-                             {"error_over_tolerance", Finite(e.ratio)}});
-      }
-      cases.back()["localisation"] =
-          json{{"hints", c.hints}, {"worst", worst}, {"heatmaps", c.heatmaps}};
-    }
+NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig& config,
+                                   Provenance provenance) {
+  const std::string& pkg = config.base_dir;
+  NumericsRecord r;
+  for (const CaseResult& c : run.cases) r.cases.push_back(CaseRecord(c, pkg));
+  for (const InvarianceCheckResult& v : run.invariance) {
+    r.invariance.push_back({v.check, v.group, v.cases,
+                            ParseInvarianceVerdict(v.verdict).value_or(InvarianceVerdict::kFail),
+                            v.max_abs_diff, v.tolerance, v.detail});
+    ++r.summary.invariance[v.check][v.verdict];
   }
-  json invariance = json::array();
-  std::map<std::string, std::map<std::string, int64_t>> counts;
-  for (const InvarianceCheckResult& r : run.invariance) {
-    invariance.push_back(json{{"check", r.check},
-                              {"group", r.group},
-                              {"cases", r.cases},
-                              {"verdict", r.verdict},
-                              {"max_abs_diff", r.max_abs_diff},
-                              {"tolerance", r.tolerance},
-                              {"detail", r.detail}});
-    ++counts[r.check][r.verdict];
+  NumericsConfigRecord& cfg = r.config;
+  cfg.attnverify_toml = PackageRelative(pkg, config.path);
+  cfg.shapes = PackageRelative(pkg, config.shapes);
+  cfg.shapes_sha256 = run.shapes_sha256;
+  cfg.tolerances = PackageRelative(pkg, config.tolerances);
+  cfg.tolerances_sha256 = run.tolerances_sha256;
+  cfg.candidate_argv = config.candidate.command;
+  cfg.input_generator = kNormalGenerator;
+  r.shard.index = run.shard_index;
+  r.shard.count = run.shard_count;
+  r.filter = run.filter;
+  r.summary.cases_total = run.total_cases;
+  r.summary.cases_run = static_cast<int64_t>(run.cases.size());
+  r.summary.passed = run.passed();
+  r.summary.failed = run.failed();
+  r.summary.wall_ms = run.wall_ms;
+  r.summary.time_ms = SumCaseTimes(r.cases);
+  r.verdict = run.failed() == 0 ? CaseVerdict::kPass : CaseVerdict::kFail;
+  if (!config.candidate.prepare.empty() || !run.prepare_command.empty()) {
+    r.prepare = PrepareRecord{config.candidate.prepare, "", run.prepare_status, run.prepare_ms};
   }
-  return json{
-      {"schema", kNumericsJsonSchema},
-      {"tool", {{"name", "attnverify"}, {"version", ATTNVERIFY_VERSION}}},
-      {"command", command},
-      {"config",
-       {{"attnverify_toml", config.path},
-        {"shapes", config.shapes},
-        {"shapes_sha256", run.shapes_sha256},
-        {"tolerances", config.tolerances},
-        {"tolerances_sha256", run.tolerances_sha256},
-        {"candidate_command", run.candidate_command},
-        {"input_generator", kNormalGenerator}}},
-      {"shard", {{"index", run.shard_index}, {"count", run.shard_count}}},
-      {"filter", run.filter},
-      {"summary",
-       {{"cases_total", run.total_cases},
-        {"cases_run", run.cases.size()},
-        {"passed", run.passed()},
-        {"failed", run.failed()},
-        {"wall_ms", run.wall_ms},
-        {"time_ms", NumericsTimeSummary(cases)},
-        {"invariance", json(counts)}}},
-      {"verdict", run.failed() == 0 ? "pass" : "fail"},
-      {"prepare", run.prepare_command.empty() ? json(nullptr)
-                                              : json{{"command", run.prepare_command},
-                                                     {"status", run.prepare_status},
-                                                     {"wall_ms", run.prepare_ms}}},
-      // How the candidate was contained (candidate-protocol.md "Containment").
-      {"containment",
-       {{"sandbox", run.sandbox},
-        {"package_changes", run.package_changes},
-        {"leftover_processes", run.leftover_processes},
-        {"warnings", run.warnings}}},
-      {"cases", cases},
-      {"invariance", invariance},
-  };
-}
-
-json NumericsTimeSummary(const json& cases) {
-  static const char* const kParts[] = {"generate", "candidate", "reference", "compare", "check"};
-  std::map<std::string, double> sum;
-  double total = 0;
-  for (const json& c : cases) {
-    const json d = c.value("durations_ms", json::object());
-    for (const char* k : kParts) sum[k] += d.value(k, 0.0);
-    total += d.value("total", 0.0);
-  }
-  double named = 0;
-  json out = json::object();
-  for (const char* k : kParts) {
-    out[k] = sum[k];
-    named += sum[k];
-  }
-  const double other = std::max(0.0, total - named);
-  out["other"] = other;
-  out["total"] = total;
-  const double own = sum["generate"] + sum["compare"] + sum["check"] + other;
-  out["overhead_fraction"] = total > 0 ? own / total : 0.0;
-  return out;
+  r.containment = ContainmentRecord{run.sandbox, run.package_changes, run.leftover_processes,
+                                    run.warnings};
+  provenance.config = cfg.attnverify_toml;
+  // The digests of the bytes the sweep read (the run holds them); attnverify.toml's is
+  // read now, as no stage keeps its bytes.
+  if (!config.path.empty()) (void)AddInputFile(&provenance, pkg, config.path);
+  if (!cfg.shapes.empty()) provenance.inputs.push_back({cfg.shapes, cfg.shapes_sha256});
+  if (!cfg.tolerances.empty()) provenance.inputs.push_back({cfg.tolerances, cfg.tolerances_sha256});
+  if (provenance.finished.empty()) provenance.finished = UtcNowRfc3339();
+  r.provenance = std::move(provenance);
+  r.has_provenance = true;
+  return r;
 }
 
 std::string NumericsRunToJUnit(const NumericsRun& run) {
-  return NumericsJsonToJUnit(NumericsRunToJson(run, NumericsConfig{}, ""));
+  NumericsConfig none;
+  return NumericsToJUnit(NumericsRunToRecord(run, none, Provenance{}));
 }
 
-std::string NumericsJsonToJUnit(const json& doc) {
-  std::map<std::string, std::vector<const json*>> by_sweep;
+std::string NumericsToJUnit(const NumericsRecord& doc) {
+  std::map<std::string, std::vector<const NumericsCase*>> by_sweep;
   int64_t failed_total = 0;
-  const json empty = json::array();
-  const json& all = doc.contains("cases") ? doc["cases"] : empty;
-  for (const json& c : all) {
-    by_sweep[c.value("sweep", "")].push_back(&c);
-    failed_total += c.value("verdict", "") != "pass";
+  for (const NumericsCase& c : doc.cases) {
+    by_sweep[c.sweep].push_back(&c);
+    failed_total += !c.passed();
   }
-  double wall = doc.contains("summary") ? doc["summary"].value("wall_ms", 0.0) : 0.0;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   char buf[256];
   std::snprintf(
       buf, sizeof buf,
       "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-      all.size(), static_cast<long long>(failed_total), wall / 1000);
+      doc.cases.size(), static_cast<long long>(failed_total), doc.summary.wall_ms / 1000);
   out += buf;
   for (const auto& [sweep, cases] : by_sweep) {
     int64_t failures = 0;
     double time = 0;
-    for (const json* c : cases) {
-      failures += c->value("verdict", "") != "pass";
-      time += (*c)["durations_ms"].value("total", 0.0) / 1000;
+    for (const NumericsCase* c : cases) {
+      failures += !c->passed();
+      time += c->durations_ms.total / 1000;
     }
     std::snprintf(buf, sizeof buf,
                   "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
                   EscapeMarkup(sweep).c_str(), cases.size(), static_cast<long long>(failures),
                   time);
     out += buf;
-    for (const json* c : cases) {
-      std::snprintf(buf, sizeof buf, "%.3f", (*c)["durations_ms"].value("total", 0.0) / 1000);
+    for (const NumericsCase* c : cases) {
+      std::snprintf(buf, sizeof buf, "%.3f", c->durations_ms.total / 1000);
       out += "    <testcase classname=\"numerics." + EscapeMarkup(sweep) + "\" name=\"" +
-             EscapeMarkup(c->value("id", "")) + "\" time=\"" + buf + "\"";
-      std::string verdict = c->value("verdict", "");
-      if (verdict == "pass") {
+             EscapeMarkup(c->id) + "\" time=\"" + buf + "\"";
+      if (c->passed()) {
         out += "/>\n";
         continue;
       }
-      std::string reason = c->value("reason", "");
-      std::string tail = (*c)["candidate"].value("stderr_tail", "");
       std::string hints;
-      if (c->contains("localisation")) {
-        for (const json& h : (*c)["localisation"]["hints"])
-          hints += "\nhint: " + h.get<std::string>();
-      }
-      out += ">\n      <failure message=\"" + EscapeMarkup(reason) + "\" type=\"" +
-             EscapeMarkup(verdict) + "\">" +
-             EscapeMarkup(reason + hints +
+      for (const std::string& h : c->hints) hints += "\nhint: " + h;
+      const std::string& tail = c->candidate.stderr_tail;
+      out += ">\n      <failure message=\"" + EscapeMarkup(c->reason) + "\" type=\"" +
+             EscapeMarkup(CaseVerdictName(c->verdict)) + "\">" +
+             EscapeMarkup(c->reason + hints +
                           (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
-                          "\ncase: " + c->value("case_dir", "")) +
+                          "\ncase: " + c->case_dir) +
              "</failure>\n    </testcase>\n";
     }
     out += "  </testsuite>\n";
   }
   out += "</testsuites>\n";
-  return out;
+  return ValidUtf8(out);
 }
 
 std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {

@@ -1,28 +1,25 @@
-// Renderers of a NumericsRun: evidence/numerics.json (fields: doc/formats/numerics-json.md),
-// a JUnit XML file (one <testcase> per case, for CI dashboards) and the console summary
-// table. Writers only format what the run holds. Pure functions; any thread.
+// Renderers of a NumericsRun: its evidence/numerics.json record (schema/numerics_json.h
+// writes the JSON; fields: doc/formats/numerics-json.md), a JUnit XML file (one
+// <testcase> per case, for CI dashboards) and the console summary table. Writers only
+// format what the run holds. Pure functions; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "schema/numerics_json.h"
+#include "schema/provenance.h"
 #include "sweep/numerics_run.h"
 
 namespace av {
 
-inline constexpr const char* kNumericsJsonSchema = "attnverify.numerics/1";
-
-// `command` is the attnverify command line that produced the run.
-nlohmann::json NumericsRunToJson(const NumericsRun& run, const NumericsConfig& config,
-                                 const std::string& command);
+// The record of `run`. `provenance` is the stage's block (StartProvenance); the record
+// gets attnverify.toml, shapes.json and tolerances.json as inputs with their digests, and
+// the finish time. Paths are made relative to the package folder (config.base_dir).
+NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig& config,
+                                   Provenance provenance);
 std::string NumericsRunToJUnit(const NumericsRun& run);
-// The same JUnit XML from a numerics.json document (attnverify merge writes it).
-std::string NumericsJsonToJUnit(const nlohmann::json& numerics);
-// summary.time_ms of numerics.json from its "cases": the sum of each duration over the
-// cases, "other" (total less the named parts: bookkeeping) and "overhead_fraction" =
-// (generate + compare + check + other) / total, attnverify's own share of the case time
-// (the candidate and the reference are the rest). attnverify merge recomputes it.
-nlohmann::json NumericsTimeSummary(const nlohmann::json& cases);
+// The same JUnit XML from a numerics.json record (attnverify merge writes it).
+std::string NumericsToJUnit(const NumericsRecord& numerics);
 // Per sweep: cases, passed, failed, slowest; then up to `max_failures` failing cases.
 std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures = 20);
 

@@ -7,6 +7,7 @@
 
 #include "core/byte_reader.h"
 #include "core/file.h"
+#include "core/json_dump.h"
 #include "tensor/safetensors_header.h"
 
 namespace av {
@@ -118,7 +119,7 @@ Result<SafetensorsFile> Parse(const std::shared_ptr<const Buffer>& bytes) {
 }
 
 // JSON string literal for `s` (already checked to be UTF-8), escaped as serde_json does.
-std::string JsonString(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string JsonString(const std::string& s) { return DumpJson(nlohmann::json(s)); }
 
 }  // namespace
 

@@ -1,0 +1,64 @@
+#include "schema/outcome.h"
+
+#include <array>
+#include <utility>
+
+namespace av {
+namespace {
+
+// One table per enum: the names in enum order.
+constexpr std::array<const char*, 3> kCaseVerdicts = {"pass", "fail", "error"};
+constexpr std::array<const char*, 3> kInvarianceVerdicts = {"pass", "fail", "flagged"};
+constexpr std::array<const char*, 4> kStageStatuses = {"ok", "rejected", "error", "skipped"};
+constexpr std::array<const char*, 3> kCheckStatuses = {"PASS", "FAIL", "MISSING"};
+constexpr std::array<const char*, 3> kVerdicts = {"accepted", "rejected", "incomplete"};
+constexpr std::array<const char*, 3> kSeverities = {"error", "warning", "note"};
+
+template <typename E, size_t N>
+const char* NameOf(const std::array<const char*, N>& names, E value) {
+  const size_t i = static_cast<size_t>(value);
+  return i < N ? names[i] : "?";
+}
+
+template <typename E, size_t N>
+std::optional<E> ParseOf(const std::array<const char*, N>& names, std::string_view word) {
+  for (size_t i = 0; i < N; ++i) {
+    if (word == names[i]) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* CaseVerdictName(CaseVerdict v) { return NameOf(kCaseVerdicts, v); }
+const char* InvarianceVerdictName(InvarianceVerdict v) { return NameOf(kInvarianceVerdicts, v); }
+const char* StageStatusName(StageStatus s) { return NameOf(kStageStatuses, s); }
+const char* CheckStatusName(CheckStatus s) { return NameOf(kCheckStatuses, s); }
+const char* ReportVerdictName(ReportVerdict v) { return NameOf(kVerdicts, v); }
+const char* SeverityName(Severity s) { return NameOf(kSeverities, s); }
+
+std::optional<CaseVerdict> ParseCaseVerdict(std::string_view w) {
+  return ParseOf<CaseVerdict>(kCaseVerdicts, w);
+}
+std::optional<InvarianceVerdict> ParseInvarianceVerdict(std::string_view w) {
+  return ParseOf<InvarianceVerdict>(kInvarianceVerdicts, w);
+}
+std::optional<StageStatus> ParseStageStatus(std::string_view w) {
+  return ParseOf<StageStatus>(kStageStatuses, w);
+}
+std::optional<CheckStatus> ParseCheckStatus(std::string_view w) {
+  return ParseOf<CheckStatus>(kCheckStatuses, w);
+}
+std::optional<ReportVerdict> ParseReportVerdict(std::string_view w) {
+  return ParseOf<ReportVerdict>(kVerdicts, w);
+}
+std::optional<Severity> ParseSeverity(std::string_view w) {
+  return ParseOf<Severity>(kSeverities, w);
+}
+
+const char* CaseVerdictWords() { return "\"pass\", \"fail\" or \"error\""; }
+const char* InvarianceVerdictWords() { return "\"pass\", \"fail\" or \"flagged\""; }
+const char* StageStatusWords() { return "\"ok\", \"rejected\", \"error\" or \"skipped\""; }
+const char* SeverityWords() { return "\"error\", \"warning\" or \"note\""; }
+
+}  // namespace av

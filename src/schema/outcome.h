@@ -1,0 +1,47 @@
+// The outcomes attnverify judges, as enums. Each has one Name (the word written in JSON
+// and shown to people) and one Parse (the only place a word becomes an outcome), so that
+// code compares values, never strings. Pure; any thread.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace av {
+
+// A numerics case: "pass", "fail" (the candidate's fault), "error" (attnverify's
+// reference failed: the case was not judged).
+enum class CaseVerdict { kPass, kFail, kError };
+// An invariance check of one group: "pass", "fail", "flagged" (worth a look, not a failure).
+enum class InvarianceVerdict { kPass, kFail, kFlagged };
+// A stage of `attnverify run`: "ok" (exit 0), "rejected" (exit 1: its evidence says no),
+// "error" (exit 2/3, crash, timeout, could not start), "skipped".
+enum class StageStatus { kOk, kRejected, kError, kSkipped };
+// A check of the acceptance checklist: "PASS", "FAIL", "MISSING".
+enum class CheckStatus { kPass, kFail, kMissing };
+// The report's verdict: "accepted", "rejected", "incomplete".
+enum class ReportVerdict { kAccepted, kRejected, kIncomplete };
+// A finding's (or a compiler diagnostic's) severity: "error", "warning", "note".
+enum class Severity { kError, kWarning, kNote };
+
+const char* CaseVerdictName(CaseVerdict v);
+const char* InvarianceVerdictName(InvarianceVerdict v);
+const char* StageStatusName(StageStatus s);
+const char* CheckStatusName(CheckStatus s);
+const char* ReportVerdictName(ReportVerdict v);
+const char* SeverityName(Severity s);
+
+// nullopt for any other word (case-sensitive: the files are written by attnverify).
+std::optional<CaseVerdict> ParseCaseVerdict(std::string_view word);
+std::optional<InvarianceVerdict> ParseInvarianceVerdict(std::string_view word);
+std::optional<StageStatus> ParseStageStatus(std::string_view word);
+std::optional<CheckStatus> ParseCheckStatus(std::string_view word);
+std::optional<ReportVerdict> ParseReportVerdict(std::string_view word);
+std::optional<Severity> ParseSeverity(std::string_view word);
+
+// "\"pass\", \"fail\" or \"error\"": the words Parse accepts, for error messages.
+const char* CaseVerdictWords();
+const char* InvarianceVerdictWords();
+const char* StageStatusWords();
+const char* SeverityWords();
+
+}  // namespace av
