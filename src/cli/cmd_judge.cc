@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "core/file.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
@@ -111,31 +112,39 @@ int RunJudge(std::vector<std::string> args) {
   options.filter = filter;
   options.jobs = jobs > 0 ? jobs : c.jobs;
   // Evidence written into a package takes its lock, as every writer of a package does.
+  // There it is the package's numerics stage too (evidence/run.json), so the report binds
+  // the file to this run as it binds a numerics run's.
   std::optional<Result<PackageLock>> lock;
+  std::optional<RecordedStage> stage;
   if (Inside(c.evidence, c.base_dir)) {
     lock.emplace(LockPackage(c.base_dir, args));
     if (!lock->ok()) return ReportError(lock->status());
+    stage.emplace(c.base_dir, "numerics", args);
   }
+  auto finish = [&](int code, const std::string& reason = "") {
+    return stage ? stage->Finish(code, reason) : code;
+  };
+  auto fail = [&](const Status& st) { return stage ? stage->Fail(st) : ReportError(st); };
   PosixProcessRunner runner;
   options.runner = &runner;
   Result<NumericsRun> run = RunNumericsSweep(options);
-  if (!run.ok()) return ReportError(run.status());
+  if (!run.ok()) return fail(run.status());
   for (const std::string& w : run->warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
   std::string command = "attnverify";
   for (const std::string& a : args) command += " " + a;
   Status st = WriteEvidence(c.evidence, NumericsRunToJson(*run, c, command).dump(2) + "\n");
   if (st.ok()) st = WriteEvidence(c.junit, NumericsRunToJUnit(*run));
-  if (!st.ok()) return ReportError(st);
+  if (!st.ok()) return fail(st);
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", c.evidence.c_str(), c.junit.c_str());
   for (const CaseResult& r : run->cases) {
     if (r.verdict == "error") {
       std::fprintf(stderr, "attnverify: %s: %s\n", r.spec.id.c_str(), r.reason.c_str());
-      return kExitInternal;
+      return finish(kExitInternal, r.spec.id + ": " + r.reason);
     }
   }
-  return run->failed() == 0 ? kExitOk : kExitRejected;
+  return finish(run->failed() == 0 ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

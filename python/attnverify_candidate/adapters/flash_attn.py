@@ -85,7 +85,7 @@ def run_case(case, device):
         out, lse, _ = c.call(fa.flash_attn_func, "flash_attn_func", (q, x.get("k"), x.get("v")),
                              dict(kw, dropout_p=0.0, return_attn_probs=True), DEFAULTS)
         name = "flash_attn_func"
-    meta = {"adapter": "flash_attn", "library": "flash_attn", "entry": name,
+    meta = {"adapter": "flash_attn", "library": "flash_attn", "entry": name, "kernel_path": name,
             "library_version": c.library_version(fa, "flash-attn"),
             "num_splits": str(splits) if name == "flash_attn_with_kvcache" else "n/a"}
     return {"o": c.to_numpy(out), "lse": c.to_numpy(lse)}, meta

@@ -129,7 +129,7 @@ def run_case(case, device=None):
         outs = {"o": np.concatenate(os_, axis=0), "lse": np.concatenate(lses, axis=1)}
     else:
         outs = {"o": np.stack(os_), "lse": np.stack(lses)}
-    meta = {"adapter": "torch_sdpa", "library": "torch", "entry": "scaled_dot_product_attention",
+    meta = {"adapter": "torch_sdpa", "library": "torch", "entry": "scaled_dot_product_attention", "kernel_path": "scaled_dot_product_attention",
             "library_version": str(getattr(torch, "__version__", "unknown")), "device": str(device),
             "lse": "torch.logsumexp of the masked scores (SDPA returns none)"}
     return outs, meta
