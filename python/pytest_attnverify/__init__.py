@@ -137,9 +137,15 @@ def _message(case, invariance):
 class AvCase(Case):
     """One attnverify case: Case's inputs(), knob(), op_param(), plus torch() and check()."""
 
-    def __init__(self, session, case_id):
+    def __init__(self, session, case_id, node=None):
         super().__init__(os.path.join(session.dir, "cases", case_id))
         self._session = session
+        self._node = node
+
+    def _record(self, key, value):
+        # Shows in pytest's --junitxml as <property name="attnverify_..." value="..."/>.
+        if self._node is not None:
+            self._node.user_properties.append((key, value))
 
     def torch(self, device="cuda"):
         """The inputs as torch tensors on `device`, in case.json's dtypes (strided where padded)."""
@@ -163,6 +169,10 @@ class AvCase(Case):
         if not mine:
             raise AttnverifyFailure("attnverify judge did not judge %s" % self.id)
         judged = mine[0]
+        self._record("attnverify_case", self.id)
+        self._record("attnverify_verdict", judged.get("verdict", ""))
+        if judged.get("reason"):
+            self._record("attnverify_reason", judged["reason"])
         if judged.get("sha256", {}).get("inputs") != self.spec.get("inputs_sha256"):
             raise AttnverifyFailure("%s: the judged inputs (sha256 %s) are not the exported ones (%s)"
                                     % (self.id, judged.get("sha256", {}).get("inputs"),
@@ -194,7 +204,7 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture
 def av_case(request):
-    return AvCase(_session(request.config), request.param)
+    return AvCase(_session(request.config), request.param, request.node)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -151,3 +151,13 @@ def test_runner_is_a_candidate_with_exit_1_naming_the_case(exported, capsys):
     assert torch_sdpa.main([os.path.join(exported, "cases.json")]) == 1  # gemm8 cases
     assert "gemm8." in capsys.readouterr().err
     assert isinstance(np.zeros(1), np.ndarray)
+
+
+def test_padded_inputs_keep_their_strides_on_the_device(exported):
+    padded = [c for c in cases_of(exported, "mla.") if "padded=true" in c.id][0]
+    x = _common.CaseTensors(padded, "cpu")
+    k = x.get("k_cache")
+    layout = padded.spec["inputs"]["k_cache"]
+    assert list(k.shape) == layout["shape"]
+    assert list(k.stride()) == layout["strides"]  # over the storage shape, in elements
+    assert np.isnan(x._stored["k_cache"][..., layout["shape"][-1]:]).all()  # the padding

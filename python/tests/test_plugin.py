@@ -71,13 +71,16 @@ def test_attnverify_report_reads_the_pytest_evidence_like_a_numerics_run(tmp_pat
                                            os.path.join(HERE, "standins")]))
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
                         "pytest_attnverify", TEST_FILE, "--rootdir", str(tmp_path),
-                        "--shapes", str(pkg / "config" / "shapes.json"),
-                        "--tolerances", str(pkg / "config" / "tolerances.json"),
+                        "--attnverify-config", str(pkg / "attnverify.toml"),
+                        "--junitxml", str(tmp_path / "pytest.xml"),
                         "--attnverify-filter", "^attn\\.(causal=true\\.s_k=20|s_k=17)"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, env=env, cwd=str(tmp_path))
     assert r.returncode == 0, r.stdout
     assert (pkg / "evidence" / "numerics.json").exists() and (pkg / "evidence" / "run.json").exists()
+    junit = (tmp_path / "pytest.xml").read_text()
+    assert 'name="attnverify_verdict" value="pass"' in junit
+    assert 'name="attnverify_case" value="attn.s_k=17.s_q=5.window_left=4.window_right=2.bf16.s0"' in junit
     rep = subprocess.run([attnverify_bin(), "report", "--config", str(pkg / "attnverify.toml")],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     # Read and bound to the run like a numerics stage's file: what is MISSING is coverage
