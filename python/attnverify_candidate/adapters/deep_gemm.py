@@ -70,7 +70,8 @@ def run_case(case, device):
     d = torch.zeros(shape, dtype=torch.bfloat16, device=device)
     fn((a, sa), (b, sb), d, *extra)
     meta = {"adapter": "deep_gemm", "library": "deep_gemm",
-            "library_version": c.library_version(dg, "deep_gemm"), "entry": name, "kernel_path": name, "form": form,
+            "library_version": c.library_version(dg, "deep_gemm"), "entry": name,
+            "kernel_path": name, "form": form,
             "scales": "sa 1x128 f32, sb 128x128 f32" +
                       (" (powers of two: ue8m0)" if case.op_param("ue8m0", False) else "")}
     return {"d": c.to_numpy(d)}, meta

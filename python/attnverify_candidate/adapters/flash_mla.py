@@ -53,7 +53,8 @@ def _decode(case, x, fm, torch):
     o, lse = fm.flash_mla_with_kvcache(q, k_cache, block_table, cache_seqlens, head_dim_v,
                                        meta, splits, softmax_scale=scale,
                                        causal=bool(case.op_param("causal", False)))
-    info = {"entry": "flash_mla_with_kvcache", "kernel_path": "flash_mla_with_kvcache", "api": api_generation(fm),
+    entry = "flash_mla_with_kvcache"
+    info = {"entry": entry, "kernel_path": entry, "api": api_generation(fm),
             "softmax_scale": repr(scale if scale is not None else 1 / math.sqrt(d))}
     if splits is not None and hasattr(splits, "shape"):
         info["num_splits"] = str(int(c.to_numpy(splits)[-1]))  # the scheduler's total
@@ -78,7 +79,8 @@ def _sparse(case, x, fm, torch):
                                   (q, kv, indices, float(scale), case.op_param("head_dim_v", d)),
                                   kwargs)
     return ({"o": c.to_numpy(out), "lse": c.to_numpy(lse), "max_logits": c.to_numpy(max_logits)},
-            {"entry": "flash_mla_sparse_fwd", "kernel_path": "flash_mla_sparse_fwd", "softmax_scale": repr(scale)})
+            {"entry": "flash_mla_sparse_fwd", "kernel_path": "flash_mla_sparse_fwd",
+             "softmax_scale": repr(scale)})
 
 
 def run_case(case, device):

@@ -50,7 +50,10 @@ def _sequences(case, x):
     seqs = []
     if case.op == "mla_decode" or x.has("k_cache"):
         kc = x.numpy("k_cache")
-        vc = kc[..., :case.op_param("head_dim_v", 512)] if case.op == "mla_decode" else x.numpy("v_cache")
+        if case.op == "mla_decode":
+            vc = kc[..., :case.op_param("head_dim_v", 512)]
+        else:
+            vc = x.numpy("v_cache")
         table = x.numpy("block_table")
         lengths = x.numpy("cache_seqlens" if case.op == "mla_decode" else "seqlens_k")
         page = kc.shape[1]
@@ -109,8 +112,9 @@ def run_case(case, device=None):
             bias = np.where(ok, -np.asarray(alibi, np.float64)[:, None, None] * dist, -np.inf)
         bias = np.broadcast_to(bias, (h_q, s_q, k.shape[0])).astype(np.float32)[None]
 
-        def tt(a, dtype=dt):
-            return torch.from_numpy(np.ascontiguousarray(a.transpose(1, 0, 2)[None], np.float32)).to(device).to(dtype)
+        def tt(a, dtype=dt):  # [s, h, d] -> [1, h, s, d] on the device
+            a = np.ascontiguousarray(a.transpose(1, 0, 2)[None], np.float32)
+            return torch.from_numpy(a).to(device).to(dtype)
 
         qt, kt, vt = tt(q), tt(k), tt(v)
         mask = (torch.from_numpy(np.ascontiguousarray(bias)).to(device) if alibi is not None
@@ -129,7 +133,8 @@ def run_case(case, device=None):
         outs = {"o": np.concatenate(os_, axis=0), "lse": np.concatenate(lses, axis=1)}
     else:
         outs = {"o": np.stack(os_), "lse": np.stack(lses)}
-    meta = {"adapter": "torch_sdpa", "library": "torch", "entry": "scaled_dot_product_attention", "kernel_path": "scaled_dot_product_attention",
+    entry = "scaled_dot_product_attention"
+    meta = {"adapter": "torch_sdpa", "library": "torch", "entry": entry, "kernel_path": entry,
             "library_version": str(getattr(torch, "__version__", "unknown")), "device": str(device),
             "lse": "torch.logsumexp of the masked scores (SDPA returns none)"}
     return outs, meta
