@@ -70,7 +70,10 @@ class Session:
         args = ["cases"] + self.source + ["--export", self.dir]
         if self.filter:
             args += ["--filter", self.filter]
-        r = binary.run(args)
+        try:
+            r = binary.run(args)
+        except binary.BinaryNotFound as e:
+            raise pytest.UsageError(str(e)) from e
         if r.returncode != 0:
             raise pytest.UsageError("attnverify %s failed (exit %d):\n%s" % (
                 " ".join(args), r.returncode, (r.stderr or r.stdout).strip()))

@@ -88,3 +88,15 @@ def test_attnverify_report_reads_the_pytest_evidence_like_a_numerics_run(tmp_pat
     assert "numerics.json is not used" not in rep.stdout, rep.stdout
     assert "no attention case used generator large_logits" in rep.stdout, rep.stdout
     assert "record no kernel path" not in rep.stdout, rep.stdout
+
+
+def test_without_the_binary_the_usage_error_says_how_to_find_it(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+               ATTNVERIFY_BIN=str(tmp_path / "no-such-attnverify"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                        "pytest_attnverify", TEST_FILE, "--rootdir", str(tmp_path),
+                        "--shapes", SHAPES, "--tolerances", TOLERANCES],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                       env=env, cwd=str(tmp_path))
+    assert r.returncode != 0
+    assert "no-such-attnverify is not an executable file" in r.stdout, r.stdout
