@@ -161,3 +161,13 @@ def test_padded_inputs_keep_their_strides_on_the_device(exported):
     assert list(k.shape) == layout["shape"]
     assert list(k.stride()) == layout["strides"]  # over the storage shape, in elements
     assert np.isnan(x._stored["k_cache"][..., layout["shape"][-1]:]).all()  # the padding
+
+
+def test_torch_without_sdpa_is_named_with_its_version(exported, monkeypatch):
+    import torch
+    from attnverify_candidate.adapters import torch_sdpa
+    monkeypatch.delattr(torch.nn.functional, "scaled_dot_product_attention")
+    monkeypatch.setattr(torch, "__version__", "1.13.0a0")
+    with pytest.raises(_common.AdapterError,
+                       match="torch 1.13.0a0 has no scaled_dot_product_attention"):
+        torch_sdpa.run_case(cases_of(exported, "attn.")[0], None)
