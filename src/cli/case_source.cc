@@ -9,6 +9,13 @@ Result<NumericsConfig> ResolveCaseSource(const CaseSourceFlags& flags) {
   std::string toml = flags.config;
   if (toml.empty() && flags.shapes.empty() && fs::exists("attention-verify/attnverify.toml"))
     toml = "attention-verify/attnverify.toml";
+  // --shapes inside a package that has an attnverify.toml (the workflow's pytest command):
+  // that toml's [numerics] (reference, evidence, work folder) applies, as for `numerics`.
+  if (toml.empty() && flags.package.empty() && !flags.shapes.empty()) {
+    fs::path dir = fs::absolute(flags.shapes).lexically_normal().parent_path();
+    if (dir.filename() == "config" && fs::is_regular_file(dir.parent_path() / "attnverify.toml"))
+      toml = (dir.parent_path() / "attnverify.toml").string();
+  }
   NumericsConfig config;
   if (!toml.empty()) {
     AV_ASSIGN_OR_RETURN(config, LoadNumericsConfig(toml));

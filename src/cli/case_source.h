@@ -19,7 +19,8 @@ struct CaseSourceFlags {
   std::string package;  // the package folder; empty: the toml's, else derived from shapes
 };
 
-// A NumericsConfig for the flags: the toml's when there is one, with --shapes and
+// A NumericsConfig for the flags: the toml's when there is one (--config, else the
+// attnverify.toml beside a config/ folder holding --shapes), with --shapes and
 // --tolerances taking precedence; without a toml, the package is --package, else the
 // folder above shapes.json's folder when that folder is named "config" (the layout
 // `attnverify init` writes), else shapes.json's folder. Evidence defaults to

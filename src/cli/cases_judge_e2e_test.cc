@@ -86,6 +86,26 @@ TEST(CasesJudge, ACaseWithoutOutputsFailsAndAWrongOneFailsAlone) {
       << doc["cases"][1]["reason"];
 }
 
+// The workflow's command names shapes.json inside a package: that package's toml applies
+// (its evidence path here), as it does for `numerics`.
+TEST(CasesJudge, ShapesInsideAPackageUseItsToml) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("pkg/config"));
+  for (const char* f : {"shapes.json", "tolerances.json"}) {
+    std::filesystem::copy_file(SourceDir() + "/testdata/python/" + f, dir.File("pkg/config/") + f);
+  }
+  ASSERT_TRUE(WriteFileAtomically(dir.File("pkg/attnverify.toml"),
+                                  "[numerics]\nreference = \"fast\"\nevidence = \"ev/n.json\"\n")
+                  .ok());
+  const std::string sweep = " --shapes " + dir.File("pkg/config/shapes.json") + " --tolerances " +
+                            dir.File("pkg/config/tolerances.json") + " --filter '^gemm8'";
+  ASSERT_EQ(RunShell(Av() + " cases" + sweep + " --export " + dir.File("exp")).exit_code, 0);
+  testing::CommandResult r = RunShell(Av() + " judge" + sweep + " --outputs " + dir.File("exp"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // no outputs were written
+  json doc = ReadJson(dir.File("pkg/ev/n.json"));
+  EXPECT_EQ(doc["summary"]["cases_run"], 2) << r.output;
+}
+
 TEST(CasesJudge, OneCaseByIdAndItsGroupsBase) {
   TempDir dir;
   const std::string id =
