@@ -42,9 +42,11 @@ std::vector<std::string> SuggestCommands(std::string_view typo);
 // Per-command entry points (cmd_<name>.cc).
 int RunAgentConfig(std::vector<std::string> args);
 int RunBuild(std::vector<std::string> args);
+int RunCases(std::vector<std::string> args);
 int RunCompare(std::vector<std::string> args);
 int RunHelp(std::vector<std::string> args);
 int RunInit(std::vector<std::string> args);
+int RunJudge(std::vector<std::string> args);
 int RunLedger(std::vector<std::string> args);
 int RunMerge(std::vector<std::string> args);
 int RunNumerics(std::vector<std::string> args);

@@ -124,7 +124,14 @@ std::vector<std::string> TreeSnapshot::Compare() const {
   return changes;
 }
 
+// A write outside the tree (evidence moved out of the package with --evidence) is no
+// entry of the tree: recorded, it would read as "../.. removed" and fail every case.
+static bool OutsideTree(const std::string& rel) {
+  return rel.empty() || rel == "." || rel == ".." || rel.rfind("../", 0) == 0;
+}
+
 void TreeSnapshot::Record(const std::string& path, std::string_view contents) {
+  if (OutsideTree(Relative(path))) return;
   std::lock_guard<std::mutex> lock(mu_);
   Entry e;
   e.kind = "file";
@@ -140,6 +147,7 @@ void TreeSnapshot::Record(const std::string& path, std::string_view contents) {
 }
 
 void TreeSnapshot::Forget(const std::string& path) {
+  if (OutsideTree(Relative(path))) return;
   std::lock_guard<std::mutex> lock(mu_);
   entries_.erase(Relative(path));
 }

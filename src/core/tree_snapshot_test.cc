@@ -58,5 +58,22 @@ TEST(TreeSnapshotTest, AttnverifysOwnRecordedWritesDoNotShow) {
   EXPECT_TRUE(snap->Compare().empty());
 }
 
+// `attnverify judge --evidence /tmp/...` (the pytest plugin) wrote its heatmaps outside
+// the package; recording them made the comparison report "../.. removed" and fail every
+// case of the sweep with "package files changed while the candidate ran".
+TEST(TreeSnapshotRegression, WritesOutsideTheTreeAreNotPackageChanges) {
+  testing::TempDir package, elsewhere;
+  auto snap = TreeSnapshot::Take(package.path(), {}, {});
+  ASSERT_TRUE(snap.ok());
+  fs::create_directories(elsewhere.File("evidence/heatmaps"));
+  ASSERT_TRUE(WriteFileAtomically(elsewhere.File("evidence/heatmaps/a.svg"), "<svg/>").ok());
+  snap->Record(elsewhere.File("evidence/heatmaps/a.svg"), "<svg/>");
+  snap->Forget(elsewhere.File("evidence/heatmaps/b.svg"));
+  EXPECT_TRUE(snap->Compare().empty());
+  // Inside the package a forged file still shows.
+  ASSERT_TRUE(WriteFileAtomically(package.File("forged.json"), "{}").ok());
+  EXPECT_EQ(snap->Compare(), (std::vector<std::string>{"forged.json created"}));
+}
+
 }  // namespace
 }  // namespace av

@@ -9,6 +9,9 @@ index work/cases.json, then runs your command. Format: doc/formats/candidate-pro
         splits = case.knob("num_splits", 1)        # invariance variants set knobs
         case.save({"o": o, "lse": lse}, metadata={"kernel": "splitkv", "num_splits": "4"})
 
+Adapters for real libraries (flash_mla, deep_gemm, flash_attn, torch_sdpa) are in
+attnverify_candidate.adapters; the pytest plugin is pytest_attnverify (doc/python.md).
+
 Floating inputs (bf16, f16, fp8) arrive as float32 numpy arrays holding the exact
 values; padded layouts (case.json "storage_shape") arrive as the strided views the op
 reads. save() rounds each output to the dtype case.json expects (bf16 round-to-nearest-even)
@@ -19,6 +22,8 @@ import os
 import struct
 
 import numpy as np
+
+__version__ = "0.1.0"
 
 _ST_DTYPES = {
     "F64": np.float64, "F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32,
@@ -143,8 +148,13 @@ class Case:
         except ValueError:
             return float(v)
 
-    def inputs(self):
+    def stored_inputs(self):
+        """{name: np.ndarray} as stored (padded rows included); see inputs()."""
         tensors, _ = read_safetensors(os.path.join(self.dir, self.spec["inputs_file"]))
+        return tensors
+
+    def inputs(self):
+        tensors = self.stored_inputs()
         for name, layout in self.spec["inputs"].items():
             if "storage_shape" in layout:  # padded rows: the op reads the leading elements
                 tensors[name] = tensors[name][..., :layout["shape"][-1]]

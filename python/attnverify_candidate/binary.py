@@ -1,0 +1,33 @@
+"""Finding and running the attnverify binary: $ATTNVERIFY_BIN, else `attnverify` on PATH.
+
+The Python side never judges anything itself: `attnverify cases --export` writes the
+cases and `attnverify judge` applies the rules (doc/python.md).
+"""
+import os
+import shutil
+import subprocess
+
+
+class BinaryNotFound(RuntimeError):
+    pass
+
+
+def find_binary():
+    """The attnverify executable: $ATTNVERIFY_BIN when set, else `attnverify` on PATH."""
+    env = os.environ.get("ATTNVERIFY_BIN")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return os.path.abspath(env)
+        raise BinaryNotFound("ATTNVERIFY_BIN=%s is not an executable file" % env)
+    found = shutil.which("attnverify")
+    if found:
+        return found
+    raise BinaryNotFound(
+        "attnverify is not on PATH and ATTNVERIFY_BIN is not set: build it (scripts/build) "
+        "and put build/attnverify on PATH, or export ATTNVERIFY_BIN=/path/to/attnverify")
+
+
+def run(args, timeout=None):
+    """Runs attnverify with argv `args` (no shell); returns subprocess.CompletedProcess."""
+    return subprocess.run([find_binary()] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)

@@ -1,0 +1,139 @@
+// attnverify cases and judge (the pytest plugin's two commands), as real processes on
+// real files: the export is byte for byte what the judge regenerates, outputs written
+// into the export are judged by numerics' rules, a case without outputs fails, and bad
+// input is a clear exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/file.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using nlohmann::json;
+using testing::RunShell;
+using testing::SourceDir;
+using testing::TempDir;
+
+std::string Av() { return std::string(ATTNVERIFY_BINARY); }
+std::string Sweep() {
+  return " --shapes " + SourceDir() + "/testdata/python/shapes.json --tolerances " + SourceDir() +
+         "/testdata/python/tolerances.json";
+}
+
+json ReadJson(const std::string& path) {
+  Result<std::string> text = ReadFileToString(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? json::parse(*text) : json::object();
+}
+
+// The numpy example candidate over an exported folder, as a pytest test would.
+testing::CommandResult RunNumpyCandidate(const std::string& exported) {
+  const std::string python = testing::FindPythonWithNumpy();
+  if (python.empty()) return {127, "no python3 with numpy (Debian python3-numpy)"};
+  return RunShell(python + " " + SourceDir() + "/examples/candidates/numpy_candidate.py " +
+                  exported + "/cases.json");
+}
+
+TEST(CasesJudge, ExportedOutputsAreJudgedAsNumericsJudgesThem) {
+  TempDir dir;
+  const std::string exp = dir.File("exp");
+  testing::CommandResult r =
+      RunShell(Av() + " cases" + Sweep() + " --filter '^attn\\.' --export " + exp);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("5 cases written"), std::string::npos) << r.output;
+  r = RunNumpyCandidate(exp);
+  if (r.exit_code != 0) GTEST_SKIP() << "python3 with numpy is needed: " << r.output;
+  r = RunShell(Av() + " judge" + Sweep() + " --filter '^attn\\.' --outputs " + exp +
+               " --evidence " + dir.File("ev/numerics.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  json doc = ReadJson(dir.File("ev/numerics.json"));
+  EXPECT_EQ(doc["schema"], "attnverify.numerics/1");
+  EXPECT_EQ(doc["verdict"], "pass");
+  ASSERT_EQ(doc["cases"].size(), 5u);
+  for (const json& c : doc["cases"]) {
+    // The judge's regenerated inputs are the exported bytes.
+    json exported = ReadJson(exp + "/cases/" + c["id"].get<std::string>() + "/case.json");
+    EXPECT_EQ(c["sha256"]["inputs"], exported["inputs_sha256"]) << c["id"];
+    EXPECT_EQ(c["candidate"]["metadata"]["kernel"], "numpy_reference");
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.File("ev/numerics.junit.xml")));
+}
+
+TEST(CasesJudge, ACaseWithoutOutputsFailsAndAWrongOneFailsAlone) {
+  TempDir dir;
+  const std::string exp = dir.File("exp");
+  ASSERT_EQ(RunShell(Av() + " cases" + Sweep() + " --filter '^gemm8' --export " + exp).exit_code,
+            0);
+  testing::CommandResult r = RunNumpyCandidate(exp);
+  if (r.exit_code != 0) GTEST_SKIP() << "python3 with numpy is needed: " << r.output;
+  const std::string first = "gemm8.k=200.m=3.n=130.f8_e4m3fn.s0";
+  const std::string second = "gemm8.k=128.m=129.n=64.ue8m0=true.f8_e4m3fn.s0";
+  std::filesystem::remove_all(exp + "/cases/" + second + "/out");
+  // Evidence outside the package: the failing case's heatmap lands there too.
+  r = RunShell(Av() + " judge" + Sweep() + " --outputs " + exp + " --filter '^gemm8' --evidence " +
+               dir.File("numerics.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  json doc = ReadJson(dir.File("numerics.json"));
+  ASSERT_EQ(doc["cases"].size(), 2u);
+  EXPECT_EQ(doc["cases"][0]["id"], first);
+  EXPECT_EQ(doc["cases"][0]["verdict"], "pass") << doc["cases"][0]["reason"];
+  EXPECT_EQ(doc["cases"][1]["verdict"], "fail");
+  EXPECT_NE(doc["cases"][1]["reason"].get<std::string>().find("no output"), std::string::npos)
+      << doc["cases"][1]["reason"];
+}
+
+// The workflow's command names shapes.json inside a package: that package's toml applies
+// (its evidence path here), as it does for `numerics`.
+TEST(CasesJudge, ShapesInsideAPackageUseItsToml) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("pkg/config"));
+  for (const char* f : {"shapes.json", "tolerances.json"}) {
+    std::filesystem::copy_file(SourceDir() + "/testdata/python/" + f, dir.File("pkg/config/") + f);
+  }
+  ASSERT_TRUE(WriteFileAtomically(dir.File("pkg/attnverify.toml"),
+                                  "[numerics]\nreference = \"fast\"\nevidence = \"ev/n.json\"\n")
+                  .ok());
+  const std::string sweep = " --shapes " + dir.File("pkg/config/shapes.json") + " --tolerances " +
+                            dir.File("pkg/config/tolerances.json") + " --filter '^gemm8'";
+  ASSERT_EQ(RunShell(Av() + " cases" + sweep + " --export " + dir.File("exp")).exit_code, 0);
+  testing::CommandResult r = RunShell(Av() + " judge" + sweep + " --outputs " + dir.File("exp"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // no outputs were written
+  json doc = ReadJson(dir.File("pkg/ev/n.json"));
+  EXPECT_EQ(doc["summary"]["cases_run"], 2) << r.output;
+}
+
+TEST(CasesJudge, OneCaseByIdAndItsGroupsBase) {
+  TempDir dir;
+  const std::string id =
+      "mla.b=2.d=64.dv=32.h_q=4.padded=true.page_size=16.s_k=40.s_q=1.bf16.s0.num_splits=2";
+  testing::CommandResult r = RunShell(Av() + " cases" + Sweep() + " --list --case " + id);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output,
+            "mla.b=2.d=64.dv=32.h_q=4.padded=true.page_size=16.s_k=40.s_q=1.bf16.s0\n" + id + "\n");
+}
+
+TEST(CasesJudge, BadInputIsExit2NamingWhatIsWrong) {
+  TempDir dir;
+  testing::CommandResult r = RunShell(Av() + " judge" + Sweep() + " --outputs " + dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("no cases/ folder in it"), std::string::npos) << r.output;
+  r = RunShell(Av() + " cases" + Sweep() + " --list --case 'a/../b'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("not a case id"), std::string::npos) << r.output;
+  r = RunShell(Av() + " cases --shapes " + dir.File("none.json") + " --tolerances x --list");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("none.json: no such file"), std::string::npos) << r.output;
+  r = RunShell(Av() + " cases" + Sweep() + " --filter 'nothing_matches' --list");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("matches none of the 15 cases"), std::string::npos) << r.output;
+  r = RunShell(Av() + " cases" + Sweep());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("give --export DIR or --list"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace av
