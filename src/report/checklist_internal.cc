@@ -45,17 +45,18 @@ Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
   ctx.run_cmd = "attnverify run --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.slice_cmd = "attnverify slice --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.profile_cmd =
-      "on a GPU host, for the base and the head build: ncu --csv --metrics "
-      "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
-      "dram__throughput.avg.pct_of_peak_sustained_elapsed <your benchmark> > ncu_head.csv\n"
-      "then: attnverify profile --import ncu_head.csv --config " +
-      c + "   # attnverify profile is not implemented yet";
+      "on a GPU host: attnverify profile --run --config " + c +
+      " (with [profile] bench, base_dir, head_dir), or run ncu --csv --page raw --launch-count 5 "
+      "--metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+      "launch__registers_per_thread <your benchmark> > ncu_head.csv for each build, then: "
+      "attnverify profile --import ncu_head.csv --label head --config " + c +
+      " (and --label base for the base's)";
   ctx.bank_conflicts_cmd =
-      "on a GPU host: ncu --csv --metrics "
+      "on a GPU host: ncu --csv --page raw --launch-count 5 --metrics "
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv\n"
-      "then: attnverify profile --import ncu_smem.csv --config " +
-      c + "   # attnverify profile is not implemented yet";
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv "
+      "for each build, then: attnverify profile --import ncu_smem.csv --label head --config " + c +
+      " (and --label base)";
   return ctx;
 }
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/perf_model.h"
 #include "core/status.h"
 #include "schema/run_json.h"
 
@@ -179,6 +180,7 @@ struct Evidence {
   std::optional<ReviewEvidence> review;
   std::optional<EvidenceFile> slice;
   std::optional<EvidenceFile> perf;
+  std::optional<profile::PerfDoc> perf_doc;  // perf.json read whole (profile/perf_model.h)
   std::optional<ReportRunEvidence> run;
   std::vector<ReferencedFile> referenced;
   std::vector<HeatmapSvg> heatmaps;

@@ -145,6 +145,10 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
     if (!text) continue;
     AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*text, rel));
     if (f.command.empty() && *cmd) f.command = cmd + Quote(config);
+    if (slot == &e.perf) {
+      AV_ASSIGN_OR_RETURN(e.perf_doc, profile::ParsePerfJson(*text, rel));
+      if (f.command.empty()) f.command = "attnverify profile --import ... --config " + Quote(config);
+    }
     *slot = std::move(f);
   }
   return e;
