@@ -3,6 +3,7 @@
 // profiled occupancy and registers beside it. Without perf.json, or without enough launches,
 // both are MISSING with the command that collects them; never PASS on nothing.
 #include <cstdio>
+#include <set>
 
 #include "profile/gates.h"
 #include "report/checklist_internal.h"
@@ -107,6 +108,13 @@ std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
     }
     c.required = ctx.cfg.gpu_evidence;
     if (c.status != CheckStatus::kMissing) c.citations.push_back(Cite(*ctx.ev.perf));
+    // Where the figures came from: the imported exports, so a reader sees an EXAMPLE file.
+    std::set<std::string> sources;
+    for (const profile::KernelProfile& k : ctx.ev.perf_doc->kernels) {
+      sources.insert(k.label + ": " + k.source_file + " (" + k.tool + ", " + k.tool_version +
+                     ", sha256 " + k.source_sha256.substr(0, 12) + ")");
+    }
+    for (const std::string& src : sources) c.details.push_back("imported from " + src);
   }
   if (!c.required) c.summary += "; not required ([policy] gpu_evidence = false)";
   return c;
