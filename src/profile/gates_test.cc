@@ -85,6 +85,18 @@ TEST(ProfileGates, KernelMissingOnOneSideIsMissingNotPass) {
   EXPECT_EQ(Find(renamed, "time")->status, GateStatus::kPass);
 }
 
+TEST(ProfileGates, ShortNameMatchesOnlyWhenUniqueOnBothSides) {
+  std::vector<double> t = {1000, 1000, 1000};
+  // ncu printed the kernel without template arguments; one instance on each side pairs.
+  auto one = Judge({Kernel("base", "void ns::k<(int)64>(int)", t), Kernel("head", "k", t)});
+  ASSERT_EQ(one.pairs.size(), 1u);
+  EXPECT_EQ(one.pairs[0].how, "short name");
+  // Two base instances: which one the head's "k" is cannot be told, so neither pairs.
+  auto two =
+      Judge({Kernel("base", "k<64>", t), Kernel("base", "k<128>", t), Kernel("head", "k", t)});
+  EXPECT_EQ(two.pairs.size(), 3u);
+}
+
 TEST(ProfileGates, OccupancyRegistersAndBankConflicts) {
   std::vector<double> t = {1000, 1000, 1000};
   auto ok = Judge(

@@ -97,7 +97,13 @@ std::vector<PerfPair> MatchKernels(const PerfDoc& doc, const ProfileConfig& cfg)
             ok |= RegexMatches(bre, b->second.name) && RegexMatches(hre, h->second.name);
           }
         } else {
-          ok = h->second.name.short_name == b->second.name.short_name;
+          // The short name must also be unique among the base's kernels of the shape.
+          int same = 0;
+          for (const auto& [key, other] : base) {
+            same +=
+                key.first == b->first.first && other.name.short_name == b->second.name.short_name;
+          }
+          ok = same == 1 && h->second.name.short_name == b->second.name.short_name;
         }
         if (ok) found.push_back(h);
       }
