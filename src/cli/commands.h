@@ -51,6 +51,7 @@ int RunLedger(std::vector<std::string> args);
 int RunMerge(std::vector<std::string> args);
 int RunNumerics(std::vector<std::string> args);
 int RunPolicy(std::vector<std::string> args);
+int RunProfile(std::vector<std::string> args);
 int RunProvider(std::vector<std::string> args);
 int RunRef(std::vector<std::string> args);
 int RunReport(std::vector<std::string> args);

@@ -283,6 +283,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   AssembleItems(ctx, std::move(checks), &report);
 
   report.resources = ResourceBars(ev);
+  report.perf = checklist::PerfBars(ctx);
   report.heatmaps = ev.heatmaps;
   DecideVerdict(&report);
   return report;

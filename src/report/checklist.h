@@ -84,6 +84,16 @@ struct ResourceBar {
   bool overflow = false;
 };
 
+// Time per kernel and shape, base -> head, from evidence/perf.json (item 4's table and chart).
+struct PerfBar {
+  std::string kernel, shape;
+  std::string status;  // the time gate: "pass", "fail", "missing"
+  int64_t base_n = 0, head_n = 0;
+  double base_median_ns = 0, base_min_ns = 0, base_spread = 0;
+  double head_median_ns = 0, head_min_ns = 0, head_spread = 0;
+  double ratio = 0, ratio_lo = 0, ratio_hi = 0;  // head/base median, 95% interval
+};
+
 struct ChecklistReport {
   std::string title, tool_version, config;
   std::string verdict;  // "accepted", "rejected", "incomplete"
@@ -96,6 +106,7 @@ struct ChecklistReport {
   std::vector<Finding> findings;      // every finding of review.json
   std::vector<CoverageCell> coverage;
   std::vector<ResourceBar> resources;
+  std::vector<PerfBar> perf;
   std::vector<HeatmapSvg> heatmaps;
 };
 

@@ -45,18 +45,22 @@ Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
   ctx.review_cmd = "attnverify review --config " + c;
   ctx.run_cmd = "attnverify run --config " + c + " --base " + QuoteArg(cfg.base_ref);
   ctx.slice_cmd = "attnverify slice --config " + c + " --base " + QuoteArg(cfg.base_ref);
+  // One command per line, each copy-pastable (prose only before it on its line).
   ctx.profile_cmd =
-      "on a GPU host, for the base and the head build: ncu --csv --metrics "
-      "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,"
-      "dram__throughput.avg.pct_of_peak_sustained_elapsed <your benchmark> > ncu_head.csv\n"
-      "then: attnverify profile --import ncu_head.csv --config " +
-      c + "   # attnverify profile is not implemented yet";
+      "on a GPU host, with [profile] bench, base_dir and head_dir set: attnverify profile --run "
+      "--config " + c + "\n"
+      "or export there for each build: ncu --csv --page raw --launch-count 5 --metrics "
+      "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+      "launch__registers_per_thread <your benchmark> > ncu_head.csv (and ncu_base.csv), then:\n"
+      "attnverify profile --import ncu_base.csv --label base --config " + c + "\n"
+      "attnverify profile --import ncu_head.csv --label head --config " + c;
   ctx.bank_conflicts_cmd =
-      "on a GPU host: ncu --csv --metrics "
+      "on a GPU host for each build: ncu --csv --page raw --launch-count 5 --metrics "
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > ncu_smem.csv\n"
-      "then: attnverify profile --import ncu_smem.csv --config " +
-      c + "   # attnverify profile is not implemented yet";
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > "
+      "ncu_smem_head.csv (and ncu_smem_base.csv), then:\n"
+      "attnverify profile --import ncu_smem_base.csv --label base --config " + c + "\n"
+      "attnverify profile --import ncu_smem_head.csv --label head --config " + c;
   return ctx;
 }
 

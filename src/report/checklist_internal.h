@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/gates.h"
 #include "report/checklist.h"
 #include "report/checklist_table.h"
 
@@ -155,6 +156,10 @@ std::optional<Check> JudgeBankConflicts(const Context& ctx, const CheckDef& def)
 // Items 4-7 (checklist_kernel.cc).
 std::optional<Check> JudgeUnalignedGemm(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def);
+// The perf gates over evidence/perf.json (checklist_perf.cc); empty without it.
+profile::PerfVerdict PerfVerdictOf(const Context& ctx);
+// One bar per matched kernel and shape with a time on both sides, for the writers.
+std::vector<PerfBar> PerfBars(const Context& ctx);
 std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgePaddedStrides(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeOutputContract(const Context& ctx, const CheckDef& def);

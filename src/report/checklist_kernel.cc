@@ -104,20 +104,6 @@ std::optional<Check> JudgeUnalignedGemm(const Context& ctx, const CheckDef& def)
   return c;
 }
 
-std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
-  Check c = Missing(
-      def,
-      ctx.ev.perf
-          ? "evidence/perf.json is present but this version of attnverify does not read it yet"
-          : "no evidence/perf.json: GPU timing needs a GPU host (attnverify profile is not "
-            "implemented yet)",
-      ctx.profile_cmd);
-  // GPU-only: required when the package says a GPU host produces its evidence.
-  c.required = ctx.cfg.gpu_evidence;
-  if (!c.required) c.summary += "; not required ([policy] gpu_evidence = false)";
-  return c;
-}
-
 std::optional<Check> JudgeNumSplits(const Context& ctx, const CheckDef& def) {
   if (!ctx.ev.numerics) return NoNumerics(ctx, def);
   const NumericsEvidence& n = *ctx.ev.numerics;

@@ -183,14 +183,4 @@ std::optional<Check> JudgeSmemGate(const Context& ctx, const CheckDef& def) {
   return c;
 }
 
-std::optional<Check> JudgeBankConflicts(const Context& ctx, const CheckDef& def) {
-  Check bank = Missing(
-      def,
-      "not measured: bank conflicts need ncu on a GPU (attnverify profile is not implemented yet)",
-      ctx.bank_conflicts_cmd);
-  // GPU-only: required when the package says a GPU host produces its evidence.
-  bank.required = ctx.cfg.gpu_evidence;
-  return bank;
-}
-
 }  // namespace av::checklist

@@ -173,7 +173,7 @@ TEST(ChecklistTest, SharedMemoryOverflowFailsWithPtxasBytesPerKernel) {
   EXPECT_EQ(FindCheck(r, "3.occupancy_not_lower")->status, CheckStatus::kMissing);
   const Check* bank = FindCheck(r, "3.bank_conflicts");
   EXPECT_FALSE(bank->required);
-  EXPECT_NE(bank->missing_command.find("ncu --csv --metrics l1tex__data_bank_conflicts"),
+  EXPECT_NE(bank->missing_command.find("--metrics l1tex__data_bank_conflicts"),
             std::string::npos);
   EXPECT_EQ(r.items[2].status, CheckStatus::kFail);
 }
@@ -195,10 +195,10 @@ TEST(ChecklistTest, GemmPerfIsMissingWithTheNcuCommandAndRequiredOnlyWithGpuEvid
   EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kPass);
   const Check* perf = FindCheck(r, "4.perf");
   EXPECT_EQ(perf->status, CheckStatus::kMissing);
-  EXPECT_NE(perf->missing_command.find("ncu --csv --metrics gpu__time_duration.sum"),
+  EXPECT_NE(perf->missing_command.find("ncu --csv --page raw --launch-count 5"), std::string::npos);
+  EXPECT_NE(perf->missing_command.find("attnverify profile --import ncu_head.csv --label head"),
             std::string::npos);
-  EXPECT_NE(perf->missing_command.find("attnverify profile --import"), std::string::npos);
-  EXPECT_NE(perf->missing_command.find("not implemented yet"), std::string::npos);
+  EXPECT_NE(perf->missing_command.find("attnverify profile --run"), std::string::npos);
   // GPU-only: not required unless the package says a GPU host produces the evidence.
   EXPECT_FALSE(perf->required);
   EXPECT_EQ(r.items[3].status, CheckStatus::kPass);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/perf_model.h"
 #include "core/status.h"
 #include "schema/numerics_json.h"
 #include "schema/provenance.h"
@@ -82,6 +83,7 @@ struct Evidence {
   std::optional<ReviewEvidence> review;
   std::optional<EvidenceFile> slice;  // read with schema/slice_json.h; the report cites it
   std::optional<EvidenceFile> perf;
+  std::optional<profile::PerfDoc> perf_doc;  // perf.json read whole (profile/perf_model.h)
   std::optional<ReportRunEvidence> run;
   std::vector<ReferencedFile> referenced;
   std::vector<HeatmapSvg> heatmaps;

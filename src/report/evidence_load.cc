@@ -148,6 +148,9 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
   AV_ASSIGN_OR_RETURN(auto perf_text, ReadIfPresent(package, "evidence/perf.json"));
   if (perf_text) {
     AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*perf_text, "evidence/perf.json"));
+    AV_ASSIGN_OR_RETURN(e.perf_doc, profile::ParsePerfJson(*perf_text, "evidence/perf.json"));
+    if (f.command.empty())
+      f.command = "attnverify profile --import ... --config " + ShellQuote(config);
     e.perf = std::move(f);
   }
   return e;

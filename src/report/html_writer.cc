@@ -163,6 +163,8 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
     out += "<h2>Numerics coverage (base cases per op and category)</h2>\n" + CoverageSvg(r);
   if (!r.resources.empty())
     out += "<h2>Shared memory per kernel, base → head</h2>\n" + ResourceSvg(r);
+  if (!r.perf.empty())
+    out += "<h2>Median time per kernel and shape, base → head</h2>\n" + PerfSvg(r);
   if (!r.heatmaps.empty()) {
     out += "<h2>Error heatmaps of failing cases</h2>\n";
     for (const HeatmapSvg& h : r.heatmaps) {

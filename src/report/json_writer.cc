@@ -89,6 +89,15 @@ json AcceptanceToJson(const ChecklistReport& r) {
                          {"smem_cap_bytes", num(b.cap)},
                          {"ptxas_overflow", b.overflow}});
   }
+  json perf = json::array();
+  for (const PerfBar& b : r.perf) {
+    perf.push_back({{"kernel", b.kernel}, {"shape", b.shape}, {"time_gate", b.status},
+                    {"base", {{"n", b.base_n}, {"median_ns", b.base_median_ns},
+                              {"min_ns", b.base_min_ns}, {"spread", b.base_spread}}},
+                    {"head", {{"n", b.head_n}, {"median_ns", b.head_median_ns},
+                              {"min_ns", b.head_min_ns}, {"spread", b.head_spread}}},
+                    {"ratio", b.ratio}, {"ratio_lo", b.ratio_lo}, {"ratio_hi", b.ratio_hi}});
+  }
   json bindings = json::array();
   for (const EvidenceBinding& b : r.bindings) {
     bindings.push_back({{"file", b.file},
@@ -115,6 +124,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
           {"bindings", bindings},
           {"coverage", coverage},
           {"resources", resources},
+          {"perf", perf},
           {"heatmaps", heatmaps}};
 }
 

@@ -51,6 +51,7 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
            (item.required ? "" : " (not required)") + " | " + StatusWord(item.status) + " | " +
            Cell(item.reason) + " |\n";
   }
+  out += PerfTableMarkdown(r);
   for (const ItemResult& item : r.items) {
     out += "\n## " + std::to_string(item.number) + ". " + item.title + " — " +
            CheckStatusName(item.status) + (item.required ? "" : " (not required)") + "\n\n";

@@ -43,6 +43,7 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
   ReportConfig c;
   c.path = display_path;
   c.package_dir = fs::absolute(fs::path(display_path)).parent_path().lexically_normal().string();
+  AV_ASSIGN_OR_RETURN(c.profile, profile::ParseProfileConfig(text, display_path));
 
   AV_ASSIGN_OR_RETURN(const toml::table* policy, r.OptionalTable(doc, "policy"));
   if (policy != nullptr) {

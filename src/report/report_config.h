@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "profile/profile_config.h"
 
 namespace av {
 
@@ -34,6 +35,7 @@ struct ReportConfig {
   std::string numerics_evidence =
       "evidence/numerics.json";   // [numerics] evidence, package-relative
   std::string work_dir = "work";  // [numerics] work_dir: left out of manifest.json
+  profile::ProfileConfig profile;  // [profile]: the perf gates of items 3 and 4 (doc/profile.md)
 };
 
 // `display_path` is how commands in the report name the config

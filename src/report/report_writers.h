@@ -18,6 +18,11 @@ nlohmann::json AcceptanceToJson(const ChecklistReport& report);
 std::string WriteAcceptanceHtml(const ChecklistReport& report);
 nlohmann::json AcceptanceToSarif(const ChecklistReport& report);
 
+// Item 4's time table (markdown) and bar chart (inline SVG) from report.perf; empty when
+// there is no perf.json (perf_view.cc).
+std::string PerfTableMarkdown(const ChecklistReport& report);
+std::string PerfSvg(const ChecklistReport& report);
+
 // The console summary `attnverify report` prints: verdict line and the item table.
 std::string FormatVerdictTable(const ChecklistReport& report);
 
