@@ -152,7 +152,7 @@ Result<AgentCompareOutcome> RunAgentCompare(const AgentCompareOptions& o) {
     const AgentRunOutcome& run = out.runs[m];
     int64_t in = 0, outt = 0;
     int requests = 0, dropped = 0;
-    for (const StageRecord& s : run.stages) {
+    for (const AgentRoundRecord& s : run.stages) {
       in += s.input_tokens;
       outt += s.output_tokens;
       requests += s.n > 0;

@@ -105,7 +105,7 @@ std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out) {
   return findings;
 }
 
-std::string AnswerMarkdown(const StageRecord& rec, const std::string& answer_text,
+std::string AnswerMarkdown(const AgentRoundRecord& rec, const std::string& answer_text,
                            const AgentAnswer* parsed,
                            const std::vector<AgentFindingRecord>& findings,
                            const std::vector<AgentCheckRecord>& checks) {
@@ -146,7 +146,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
   j["policy"] = out.policy_source;
   j["failed"] = out.failed;
   j["stages"] = nlohmann::json::array();
-  for (const StageRecord& s : out.stages) {
+  for (const AgentRoundRecord& s : out.stages) {
     j["stages"].push_back({{"n", s.n},
                            {"stage", s.stage},
                            {"kernel", s.kernel},
@@ -216,7 +216,7 @@ std::string AgentSummaryMarkdown(const AgentRunOutcome& out) {
   md +=
       "## Rounds\n\n| # | stage | kernel | status | kept | dropped | input | output | answer |\n"
       "|---|---|---|---|---|---|---|---|---|\n";
-  for (const StageRecord& s : out.stages) {
+  for (const AgentRoundRecord& s : out.stages) {
     std::string status = s.status + (s.reason.empty() ? "" : ": " + s.reason);
     md += "| " + (s.n > 0 ? std::to_string(s.n) : std::string("-")) + " | " + s.stage + " | " +
           (s.kernel.empty() ? "-" : s.kernel + (s.part > 0 ? "." + std::to_string(s.part) : "")) +

@@ -16,7 +16,7 @@
 
 namespace av {
 
-std::string AnswerMarkdown(const StageRecord& rec, const std::string& answer_text,
+std::string AnswerMarkdown(const AgentRoundRecord& rec, const std::string& answer_text,
                            const AgentAnswer* parsed,
                            const std::vector<AgentFindingRecord>& findings,
                            const std::vector<AgentCheckRecord>& checks);

@@ -68,7 +68,7 @@ class Runner {
   bool Run(const AgentRequest& request, AgentRunOutcome* out) {
     std::vector<ChatMessage> messages = {{"user", request.user}};
     for (int attempt = 1; attempt <= 2; ++attempt) {
-      StageRecord rec;
+      AgentRoundRecord rec;
       rec.n = ++n_;
       rec.stage = request.stage;
       rec.kernel = request.kernel;
@@ -160,7 +160,7 @@ class Runner {
   void set_prompt_source(std::string s) { prompt_source_ = std::move(s); }
 
  private:
-  std::string RequestJson(const StageRecord& rec, const CompletionRequest& cr) const {
+  std::string RequestJson(const AgentRoundRecord& rec, const CompletionRequest& cr) const {
     nlohmann::json j;
     j["schema"] = "attnverify.agent_request/1";
     j["n"] = rec.n;
@@ -198,8 +198,8 @@ class Runner {
   int n_ = 0;
 };
 
-StageRecord Unsent(const std::string& stage, const std::string& status, std::string reason) {
-  StageRecord r;
+AgentRoundRecord Unsent(const std::string& stage, const std::string& status, std::string reason) {
+  AgentRoundRecord r;
   r.stage = stage;
   r.status = status;
   r.reason = std::move(reason);
@@ -261,7 +261,7 @@ Result<AgentRunOutcome> RunAgentReview(const AgentRunOptions& o) {
     AV_ASSIGN_OR_RETURN(in.system, LoadPrompt(package.package_dir, stage, &source));
     in.budget_tokens = provider.max_input_tokens_per_request;
     in.earlier_findings = EarlierFindingsJson(out.findings);
-    StagePlan plan = PlanStage(stage, in);
+    AgentStagePlan plan = PlanStage(stage, in);
     if (plan.requests.empty()) {
       out.stages.push_back(Unsent(stage, "skipped", plan.skipped));
       continue;

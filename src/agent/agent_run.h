@@ -35,7 +35,7 @@ struct AgentRunOptions {
   std::function<void(int64_t ms)> sleep;  // the client's backoff (tests: none)
 };
 
-struct StageRecord {
+struct AgentRoundRecord {
   int n = 0;  // the request number NN; 0 for a skipped stage
   std::string stage, kernel;
   int part = 0;
@@ -61,7 +61,7 @@ struct AgentCheckRecord {
 struct AgentRunOutcome {
   std::string provider, model;
   std::string policy_source;
-  std::vector<StageRecord> stages;
+  std::vector<AgentRoundRecord> stages;
   std::vector<AgentFindingRecord> findings;  // kept and dropped, in answer order
   std::vector<AgentCheckRecord> checks;
   std::map<std::string, int> dropped_by_reason;

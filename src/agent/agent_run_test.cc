@@ -38,7 +38,7 @@ class AgentRunTest : public ::testing::Test {
   std::deque<std::string> answers_;
   int served_ = 0;
   FakeHttpTransport transport_{[this](const HttpRequest&) {
-    std::string text = answers_.empty() ? Answer(json::array()) : answers_.front();
+    std::string text = answers_.empty() ? Answer({}) : answers_.front();
     if (!answers_.empty()) answers_.pop_front();
     return MakeHttpResponse(200, MessagesBody(text, ++served_),
                             {{"request-id", "req_" + std::to_string(served_)}});
@@ -77,7 +77,7 @@ TEST_F(AgentRunTest, APlantedSecretIsRedactedBeforeSendingAndSaving) {
 }
 
 TEST_F(AgentRunTest, AMalformedAnswerIsRetriedOnceQuotingTheError) {
-  answers_ = {"I think the diff is fine.", Answer(json::array())};
+  answers_ = {"I think the diff is fine.", Answer({})};
   Result<AgentRunOutcome> out = Run({"perf"});
   ASSERT_TRUE(out.ok()) << out.status().message();
   ASSERT_EQ(transport_.requests().size(), 2u);
@@ -89,7 +89,7 @@ TEST_F(AgentRunTest, AMalformedAnswerIsRetriedOnceQuotingTheError) {
 }
 
 TEST_F(AgentRunTest, MalformedTwiceIsAFailedStageAndTheNextStagesStillRun) {
-  answers_ = {"not json", "still { not json", Answer(json::array())};
+  answers_ = {"not json", "still { not json", Answer({})};
   Result<AgentRunOutcome> out = Run({"perf", "final"});
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->failed);
@@ -105,7 +105,7 @@ TEST_F(AgentRunTest, MalformedTwiceIsAFailedStageAndTheNextStagesStillRun) {
 }
 
 TEST_F(AgentRunTest, TheLedgerHasOneRowPerAttempt) {
-  answers_ = {"nope", Answer(json::array())};
+  answers_ = {"nope", Answer({})};
   ASSERT_TRUE(Run({"perf", "final"}).ok());
   Result<Ledger> ledger = ReadLedger(dir_.package + "/evidence/token_ledger.csv");
   ASSERT_TRUE(ledger.ok()) << ledger.status().message();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "testing/test_util.h"
 
@@ -71,9 +72,13 @@ inline void MakeAgentPackage(AgentPackageDir* d, const std::string& url,
 }
 
 // An answer with these findings (JSON objects) and no checks.
-inline std::string Answer(const nlohmann::json& findings,
-                          const nlohmann::json& checks = nlohmann::json::array()) {
-  return nlohmann::json{{"findings", findings}, {"checks", checks}}.dump();
+// (Vectors, not json: a one-element braced json list would be that element, not an array.)
+inline std::string Answer(const std::vector<nlohmann::json>& findings,
+                          const std::vector<nlohmann::json>& checks = {}) {
+  nlohmann::json j = {{"findings", nlohmann::json::array()}, {"checks", nlohmann::json::array()}};
+  for (const nlohmann::json& f : findings) j["findings"].push_back(f);
+  for (const nlohmann::json& c : checks) j["checks"].push_back(c);
+  return j.dump();
 }
 
 // The Anthropic Messages body of a model that answered `text`.

@@ -26,14 +26,14 @@ class EvidenceCheckTest : public ::testing::Test {
     in.package = &package_;
     in.system = "prompt";
     in.budget_tokens = 60000;
-    StagePlan diff = PlanStage("diff_review", in);
+    AgentStagePlan diff = PlanStage("diff_review", in);
     ASSERT_EQ(diff.requests.size(), 2u);
     flashmla_ = diff.requests[1].context;  // deepgemm sorts first without slice.json
     ASSERT_EQ(diff.requests[1].kernel, "flashmla");
-    StagePlan perf = PlanStage("perf", in);
+    AgentStagePlan perf = PlanStage("perf", in);
     ASSERT_EQ(perf.requests.size(), 1u);
     perf_ = perf.requests[0].context;
-    StagePlan log = PlanStage("test_log", in);
+    AgentStagePlan log = PlanStage("test_log", in);
     ASSERT_EQ(log.requests.size(), 1u);
     test_log_ = log.requests[0].context;
   }

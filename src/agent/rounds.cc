@@ -103,8 +103,8 @@ AgentRequest NewRequest(const std::string& stage, const RoundInputs& in) {
   return r;
 }
 
-StagePlan PlanDiffReview(const RoundInputs& in) {
-  StagePlan plan{"diff_review", {}, ""};
+AgentStagePlan PlanDiffReview(const RoundInputs& in) {
+  AgentStagePlan plan{"diff_review", {}, ""};
   const size_t budget = BudgetBytes(in);
   for (const PackageDiff& c : in.package->components) {
     // Whole hunk groups per request, as many as fit.
@@ -165,8 +165,8 @@ bool IsErrorLine(std::string_view line) {
   return false;
 }
 
-StagePlan PlanTestLog(const RoundInputs& in) {
-  StagePlan plan{"test_log", {}, ""};
+AgentStagePlan PlanTestLog(const RoundInputs& in) {
+  AgentStagePlan plan{"test_log", {}, ""};
   const AgentPackage& p = *in.package;
   AgentRequest r = NewRequest("test_log", in);
   const size_t budget = BudgetBytes(in);
@@ -208,8 +208,8 @@ StagePlan PlanTestLog(const RoundInputs& in) {
   return plan;
 }
 
-StagePlan PlanPerf(const RoundInputs& in) {
-  StagePlan plan{"perf", {}, ""};
+AgentStagePlan PlanPerf(const RoundInputs& in) {
+  AgentStagePlan plan{"perf", {}, ""};
   const AgentPackage& p = *in.package;
   if (!p.resources_text) {
     plan.skipped = "no evidence/resources.json (attnverify build writes it)";
@@ -251,8 +251,8 @@ StagePlan PlanPerf(const RoundInputs& in) {
   return plan;
 }
 
-StagePlan PlanCrossModule(const RoundInputs& in) {
-  StagePlan plan{"cross_module", {}, ""};
+AgentStagePlan PlanCrossModule(const RoundInputs& in) {
+  AgentStagePlan plan{"cross_module", {}, ""};
   const AgentPackage& p = *in.package;
   if (p.components.size() < 2) {
     plan.skipped = "fewer than two component diffs: nothing crosses modules";
@@ -281,8 +281,8 @@ StagePlan PlanCrossModule(const RoundInputs& in) {
   return plan;
 }
 
-StagePlan PlanFinal(const RoundInputs& in) {
-  StagePlan plan{"final", {}, ""};
+AgentStagePlan PlanFinal(const RoundInputs& in) {
+  AgentStagePlan plan{"final", {}, ""};
   const AgentPackage& p = *in.package;
   if (!p.checklist_text) {
     plan.skipped = "no acceptance_checklist.md in the package (attnverify init writes it)";
@@ -363,7 +363,7 @@ std::string ErrorWindows(const std::string& rel, const std::string& text, size_t
   return out;
 }
 
-StagePlan PlanStage(const std::string& stage, const RoundInputs& in) {
+AgentStagePlan PlanStage(const std::string& stage, const RoundInputs& in) {
   if (stage == "diff_review") return PlanDiffReview(in);
   if (stage == "test_log") return PlanTestLog(in);
   if (stage == "perf") return PlanPerf(in);

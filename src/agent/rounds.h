@@ -29,7 +29,7 @@ struct AgentRequest {
   RequestContext context;
 };
 
-struct StagePlan {
+struct AgentStagePlan {
   std::string stage;
   std::vector<AgentRequest> requests;
   std::string skipped;  // why no request was made ("" when there are requests)
@@ -43,7 +43,7 @@ struct RoundInputs {
   std::string earlier_findings;
 };
 
-StagePlan PlanStage(const std::string& stage, const RoundInputs& in);
+AgentStagePlan PlanStage(const std::string& stage, const RoundInputs& in);
 
 // A log cut to the windows around its error lines (3 lines each side, at most `max_lines`
 // shown), each line prefixed with its own number: "logs/build.log:17: ...". `shown` gets

@@ -44,7 +44,7 @@ TEST(AgentRounds, ADiffOverTheBudgetIsSplitIntoWholeHunkGroups) {
   in.package = &*p;
   in.system = "prompt";
   in.budget_tokens = 1024 + 12000;  // room for ~36 KB of diff per request
-  StagePlan plan = PlanStage("diff_review", in);
+  AgentStagePlan plan = PlanStage("diff_review", in);
   std::vector<const AgentRequest*> flash;
   for (const AgentRequest& r : plan.requests) {
     if (r.kernel == "flashmla") flash.push_back(&r);
@@ -79,12 +79,12 @@ TEST(AgentRounds, CrossModuleSeesEveryComponentAndFinalTheEarlierFindings) {
   in.package = &*p;
   in.system = "prompt";
   in.budget_tokens = 60000;
-  StagePlan cross = PlanStage("cross_module", in);
+  AgentStagePlan cross = PlanStage("cross_module", in);
   ASSERT_EQ(cross.requests.size(), 1u);
   EXPECT_NE(cross.requests[0].user.find("src/flash_mla/splitk_decode.h"), std::string::npos);
   EXPECT_NE(cross.requests[0].user.find("src/deep_gemm/tile.cuh"), std::string::npos);
   in.earlier_findings = R"([{"stage": "diff_review", "claim": "split order"}])";
-  StagePlan final_plan = PlanStage("final", in);
+  AgentStagePlan final_plan = PlanStage("final", in);
   ASSERT_EQ(final_plan.requests.size(), 1u);
   EXPECT_NE(final_plan.requests[0].user.find("split order"), std::string::npos);
   EXPECT_NE(final_plan.requests[0].user.find("acceptance_checklist.md"), std::string::npos);
