@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_test_util.h"
+#include "agent/prompts.h"
 #include "llm/ledger.h"
 #include "llm/provider_server_test_util.h"
 
@@ -252,6 +253,27 @@ TEST_F(AgentCliTest, CompareMatchesWhatEachModelFound) {
   EXPECT_NE(md.find("## Only default (1)"), std::string::npos) << md;
   EXPECT_NE(md.find("yes: case attn.causal.s_q=5.s_k=33.bf16.s0 fails"), std::string::npos) << md;
   EXPECT_NE(md.find("## Only review (0)"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace av
+
+namespace av {
+namespace {
+
+TEST(AgentInit, InitWritesThePromptsAndKeepsEditedOnes) {
+  testing::TempDir dir;
+  auto r = testing::RunShell("'" + std::string(ATTNVERIFY_BINARY) + "' init '" + dir.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string prompt = dir.File("attention-verify/config/prompts/diff_review.md");
+  EXPECT_EQ(testing::ReadText(prompt), DefaultPrompt("diff_review"));
+  EXPECT_NE(testing::ReadText(prompt).find("Do not assume numbers that do not appear"),
+            std::string::npos);
+  testing::WriteText(prompt, "my own prompt\n");
+  r = testing::RunShell("'" + std::string(ATTNVERIFY_BINARY) + "' init '" + dir.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("kept  " + dir.path()), std::string::npos) << r.output;
+  EXPECT_EQ(testing::ReadText(prompt), "my own prompt\n");
 }
 
 }  // namespace

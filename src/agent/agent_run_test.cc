@@ -150,6 +150,15 @@ TEST_F(AgentRunTest, ARoundWithNothingToJudgeIsSkippedWithTheReason) {
   EXPECT_NE(out->stages[0].reason.find("no evidence/resources.json"), std::string::npos);
 }
 
+TEST_F(AgentRunTest, ThePackagesOwnPromptIsTheSystemPrompt) {
+  testing::WriteText(dir_.package + "/config/prompts/perf.md", "custom perf prompt\n");
+  ASSERT_TRUE(Run({"perf"}).ok());
+  ASSERT_EQ(transport_.requests().size(), 1u);
+  EXPECT_EQ(json::parse(transport_.requests()[0].body)["system"], "custom perf prompt\n");
+  std::string saved = ReadText(dir_.package + "/reports/agent_requests/01-perf.json");
+  EXPECT_NE(saved.find("\"prompt\": \"config/prompts/perf.md\""), std::string::npos) << saved;
+}
+
 TEST_F(AgentRunTest, AnUnknownStageIsAnInputError) {
   Result<AgentRunOutcome> out = Run({"vibes"});
   ASSERT_FALSE(out.ok());
