@@ -1,5 +1,6 @@
 #include "agent/agent_report.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/file.h"
@@ -89,6 +90,14 @@ std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out) {
     f.file = a.file;
     f.line = a.line;
     f.end_line = a.end_line;
+    if (f.file.empty() && a.evidence != "diff") {
+      // No place of its own: the evidence it cites is where to look.
+      size_t cut = a.evidence.find_first_of("#:");
+      f.file = a.evidence.substr(0, cut);
+      if (cut != std::string::npos && a.evidence[cut] == ':') {
+        f.line = f.end_line = std::atoll(a.evidence.c_str() + cut + 1);
+      }
+    }
     f.side = a.side == "old" ? "base" : "head";
     f.checklist_item = a.item;
     f.title = a.claim.substr(0, a.claim.find('\n')).substr(0, 120);
