@@ -278,3 +278,30 @@ TEST(AgentInit, InitWritesThePromptsAndKeepsEditedOnes) {
 
 }  // namespace
 }  // namespace av
+
+namespace av {
+namespace {
+
+// `attnverify run` with reviewer = both: the agent stage gets the key variable through the
+// scrubbed stage environment, and no byte written holds it.
+TEST(AgentPipeline, RunPassesTheKeyToTheAgentStageOnly) {
+  testing::ProviderServer server;
+  std::string error = server.Start(
+      nlohmann::json{{"steps", {{{"reply", "anthropic"}, {"text", testing::Answer({})}}}}}.dump());
+  if (!error.empty()) GTEST_SKIP() << "the test provider could not start: " << error;
+  testing::AgentPackageDir dir;
+  testing::MakeAgentPackage(&dir, server.Url(), "", "\n[review]\nreviewer = \"both\"\n");
+  ::setenv("TAOTOKEN_API_KEY", testing::FakeKey().c_str(), 1);
+  auto r = testing::RunShell("env -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL '" +
+                             std::string(ATTNVERIFY_BINARY) + "' run --config '" + dir.config + "'");
+  ::unsetenv("TAOTOKEN_API_KEY");
+  std::string log = testing::ReadText(dir.package + "/logs/run-agent.log");
+  EXPECT_NE(log.find("01 diff_review deepgemm         ok"), std::string::npos) << log << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.package + "/evidence/agent_review.json"));
+  EXPECT_EQ(server.Requests().size(), 6u);
+  auto grep = testing::RunShell("grep -rlF -e '" + testing::FakeKey() + "' '" + dir.package + "'");
+  EXPECT_NE(grep.exit_code, 0) << grep.output;
+}
+
+}  // namespace
+}  // namespace av
