@@ -99,10 +99,9 @@ std::vector<Quantity> ExtractQuantities(std::string_view text) {
         size_t e = i + 1;
         if (e < text.size() && (text[e] == '-' || text[e] == '+')) ++e;
         if (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) {
-          size_t digits = e;
           while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
-          exponent = std::atoi(std::string(text.substr(i + 1, e - i - 1)).c_str());
-          (void)digits;
+          long exp = std::strtol(std::string(text.substr(i + 1, e - i - 1)).c_str(), nullptr, 10);
+          exponent = static_cast<int>(std::clamp(exp, -400L, 400L));
           i = e;
         }
       }
@@ -126,6 +125,7 @@ std::vector<Quantity> ExtractQuantities(std::string_view text) {
     q.half_steps.push_back(half);
     if (unit != nullptr) {
       for (double s : unit->scales) {
+        if (!std::isfinite(value * s)) continue;
         q.values.push_back(value * s);
         q.half_steps.push_back(half * s);
       }

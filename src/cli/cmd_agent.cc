@@ -85,7 +85,7 @@ Result<std::vector<std::string>> Stages(const std::string& stage) {
 }
 
 void PrintOutcome(const AgentRunOutcome& out) {
-  for (const StageRecord& s : out.stages) {
+  for (const AgentRoundRecord& s : out.stages) {
     std::string what = s.stage + (s.kernel.empty() ? "" : " " + s.kernel) +
                        (s.part > 0 ? "." + std::to_string(s.part) : "");
     if (s.n == 0) {
