@@ -12,7 +12,8 @@ namespace av::checklist {
 
 std::optional<Check> JudgeAgentReview(const Context& ctx, const CheckDef& def) {
   const std::string rel = "evidence/agent_review.json";
-  const std::string agent_cmd = "attnverify agent --config " + DisplayConfig(ctx.ev, ctx.cfg);
+  const std::string agent_cmd =
+      "attnverify agent --config " + QuoteArg(DisplayConfig(ctx.ev, ctx.cfg));
   Result<std::string> text = ctx.cfg.package_dir.empty()
                                  ? Result<std::string>(NotFound(rel))
                                  : ReadFileToString(ctx.cfg.package_dir + "/" + rel);
