@@ -1,11 +1,13 @@
 // attnverify init [DIR]: write the attention-verify/ package into DIR (default: the
 // current folder) — attnverify.toml with every table commented, the default
-// config/shapes.json and config/tolerances.json, acceptance_checklist.md and the empty
+// config/shapes.json and config/tolerances.json, the agent reviewer's config/prompts/*.md,
+// acceptance_checklist.md and the empty
 // diff/ logs/ evidence/ reports/ folders. Existing files are kept unless --force.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 
+#include "agent/prompts.h"
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
@@ -32,6 +34,11 @@ int RunInit(std::vector<std::string> args) {
   if (!lock.ok()) return ReportError(lock.status());
   Result<InitResult> r = InitPackage(package, force);
   if (!r.ok()) return ReportError(r.status());
+  // The agent reviewer's prompts, editable in the package (doc/agent.md).
+  Result<PromptsWritten> prompts = WriteDefaultPrompts(package, force);
+  if (!prompts.ok()) return ReportError(prompts.status());
+  r->written.insert(r->written.end(), prompts->written.begin(), prompts->written.end());
+  r->kept.insert(r->kept.end(), prompts->kept.begin(), prompts->kept.end());
   for (const std::string& f : r->written) std::printf("wrote %s\n", f.c_str());
   for (const std::string& f : r->kept)
     std::printf("kept  %s (exists; --force overwrites)\n", f.c_str());

@@ -12,6 +12,9 @@ namespace av::cli {
 namespace {
 
 constexpr Command kCommands[] = {
+    {"agent",
+     "the agent reviewer: staged rounds to the pinned provider, findings held to evidence",
+     &RunAgent},
     {"agent-config",
      "Claude Code, Codex and CC Switch configs from [provider]: emit them, audit any",
      &RunAgentConfig},

@@ -40,6 +40,7 @@ int ReportError(const Status& status);
 std::vector<std::string> SuggestCommands(std::string_view typo);
 
 // Per-command entry points (cmd_<name>.cc).
+int RunAgent(std::vector<std::string> args);
 int RunAgentConfig(std::vector<std::string> args);
 int RunBuild(std::vector<std::string> args);
 int RunCases(std::vector<std::string> args);

@@ -1,6 +1,7 @@
 #include "pipeline/pipeline.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/file.h"
@@ -64,6 +65,13 @@ void RunStage(const PipelineOptions& options, StageRecord* rec) {
   // on the command line and in attnverify.toml mean the same in both.
   req.timeout_ms = options.config.stage_timeout_s * 1000;
   req.extra_env[kRunIdEnv] = e.run_id;
+  // Stages run in a scrubbed environment; the agent stage alone gets the provider's key
+  // variable (in its environment only: never in argv or a file).
+  if (e.name == "agent" && !options.config.key_env.empty()) {
+    if (const char* key = std::getenv(options.config.key_env.c_str())) {
+      req.extra_env[options.config.key_env] = key;
+    }
+  }
   Result<ProcessResult> r = options.runner->Run(req);
   e.finished = UtcNowRfc3339();
   if (!r.ok()) {

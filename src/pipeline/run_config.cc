@@ -1,6 +1,7 @@
 #include "pipeline/run_config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/file.h"
@@ -16,7 +17,6 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
   RunConfig c;
   c.path = fs::absolute(path).lexically_normal().string();
   c.base_dir = fs::path(c.path).parent_path().string();
-  c.stages.assign(std::begin(kRunStages), std::end(kRunStages));
   AV_ASSIGN_OR_RETURN(const toml::table* slice, r.OptionalTable(doc, "slice"));
   AV_ASSIGN_OR_RETURN(const toml::table* components, r.OptionalTable(doc, "components"));
   AV_ASSIGN_OR_RETURN(const toml::table* build, r.OptionalTable(doc, "build"));
@@ -29,6 +29,22 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
     if (const toml::node* b = slice->get("base")) {
       AV_ASSIGN_OR_RETURN(c.base, r.String(*b, "base"));
     }
+  }
+  // [review] and [provider] belong to review and llm, which validate them; the plan only
+  // needs to know whether the agent reviewer runs and which variable holds its key.
+  if (const toml::table* review = doc["review"].as_table()) {
+    if (const toml::node* n = review->get("reviewer")) {
+      AV_ASSIGN_OR_RETURN(c.reviewer, r.String(*n, "reviewer"));
+    }
+  }
+  if (const toml::table* provider = doc["provider"].as_table()) {
+    if (const toml::node* n = provider->get("key_env")) {
+      AV_ASSIGN_OR_RETURN(c.key_env, r.String(*n, "key_env"));
+    }
+  }
+  const bool agent = c.reviewer == "agent" || c.reviewer == "both";
+  for (std::string_view s : kRunStages) {
+    if (s != "agent" || agent) c.stages.emplace_back(s);
   }
   AV_ASSIGN_OR_RETURN(const toml::table* run, r.OptionalTable(doc, "run"));
   if (run == nullptr) return c;
@@ -44,8 +60,8 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
     }
     for (const std::string& s : stages) {
       if (std::find(std::begin(kRunStages), std::end(kRunStages), s) == std::end(kRunStages)) {
-        return r.Error(
-            *n, "unknown stage \"" + s + "\" (stages: slice, review, build, numerics, report)");
+        return r.Error(*n, "unknown stage \"" + s +
+                               "\" (stages: slice, review, build, numerics, agent, report)");
       }
     }
     c.stages = ordered;
@@ -78,6 +94,9 @@ std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& ba
         s.args.insert(s.args.end(), {"--base", base});
       sliced = s.skip_reason.empty();
     } else if (name == "review") {
+      if (config.reviewer == "agent") {
+        s.skip_reason = "[review] reviewer = \"agent\": the built-in reviewer does not run";
+      }
       // Without a slice this run, the diffs already in the package are reviewed.
       if (!sliced && !config.has_slice)
         s.skip_reason = "nothing to review: no [slice] or [components] table";
@@ -88,6 +107,14 @@ std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& ba
         s.args.insert(s.args.end(), {"--base", base});
     } else if (name == "numerics") {
       if (!config.has_candidate) s.skip_reason = "no [candidate] table in attnverify.toml";
+    } else if (name == "agent") {
+      const char* key = config.key_env.empty() ? nullptr : std::getenv(config.key_env.c_str());
+      if (config.key_env.empty()) {
+        s.skip_reason = "agent review MISSING: no [provider] table in attnverify.toml";
+      } else if (key == nullptr || *key == '\0') {
+        s.skip_reason = "agent review MISSING: $" + config.key_env + " is not set; export " +
+                        config.key_env + " and run: attnverify agent --config " + config.path;
+      }
     }
     plan.push_back(std::move(s));
   }

@@ -12,7 +12,9 @@
 namespace av {
 
 // The stages `attnverify run` knows, in their only sensible order.
-inline constexpr std::string_view kRunStages[] = {"slice", "review", "build", "numerics", "report"};
+// "agent" runs only when [review] reviewer is "agent" or "both" (or [run] stages names it).
+inline constexpr std::string_view kRunStages[] = {"slice",    "review", "build",
+                                                  "numerics", "agent",  "report"};
 
 struct RunConfig {
   std::string path;                 // attnverify.toml (absolute)
@@ -22,6 +24,8 @@ struct RunConfig {
   std::string base;                 // [run] base, else [slice] base; empty: none
   // Which tables exist; a stage whose table is absent is skipped with a reason.
   bool has_slice = false, has_build = false, has_candidate = false;
+  std::string reviewer = "builtin";  // [review] reviewer: "builtin", "agent" or "both"
+  std::string key_env;               // [provider] key_env; empty without [provider]
 };
 
 Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path);
@@ -33,7 +37,9 @@ struct StagePlan {
   std::string skip_reason;        // non-empty: not run
 };
 
-// `base_override` (run --base) wins over the config's base.
+// `base_override` (run --base) wins over the config's base. The agent stage reads whether
+// key_env is set in this process's environment: unset, it is skipped, and its reason names
+// the variable to export and the command to run.
 std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& base_override);
 
 }  // namespace av

@@ -171,6 +171,8 @@ std::optional<Check> JudgeFiles(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeReviewed(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeFindingsVerifiable(const Context& ctx, const CheckDef& def);
+std::optional<Check> JudgeAgentReview(const Context& ctx,
+                                      const CheckDef& def);  // checklist_agent.cc
 std::optional<Check> JudgeConclusionsCited(const Context& ctx, const CheckDef& def);
 
 }  // namespace av::checklist

@@ -72,6 +72,7 @@ constexpr CheckDef kChecks[] = {
     {"8.review", "the diff was reviewed", 8, &JudgeReviewed},
     {"8.findings_verifiable", "every finding names the command that verifies it", 8,
      &JudgeFindingsVerifiable},
+    {"8.agent_review", "the agent review ran, its findings held to evidence", 8, &JudgeAgentReview},
     {"8.conclusions_cited", "every conclusion cites evidence", 8, &JudgeConclusionsCited},
 };
 

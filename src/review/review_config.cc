@@ -99,8 +99,8 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
     AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[review]", {"reviewer", "disable"}));
     if (const toml::node* v = t->get("reviewer")) {
       AV_ASSIGN_OR_RETURN(config.reviewer, r.String(*v, "reviewer"));
-      if (config.reviewer != "builtin") {
-        return r.Error(*v, "\"reviewer\" must be \"builtin\" (the only reviewer so far), got \"" +
+      if (config.reviewer != "builtin" && config.reviewer != "agent" && config.reviewer != "both") {
+        return r.Error(*v, "\"reviewer\" must be \"builtin\", \"agent\" or \"both\", got \"" +
                                config.reviewer + "\"");
       }
     }

@@ -26,7 +26,9 @@ nlohmann::json FindingToJson(const Finding& f) {
           {"message", f.message},
           {"old", f.old_text},
           {"new", f.new_text},
-          {"verify", f.verify}};
+          // argv; a line only when there is no argv (a /1 file's, or an agent's shell line).
+          {"verify", f.verify.empty() && !f.legacy_verify.empty() ? json(f.legacy_verify)
+                                                                  : json(f.verify)}};
 }
 
 namespace {

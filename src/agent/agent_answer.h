@@ -1,0 +1,53 @@
+// The agent's answer: one JSON object of findings (a place, the checklist item, a claim, the
+// evidence it rests on, the command that verifies it) and checks (per checklist item what is
+// there and what is missing). doc/formats/agent-findings.md is the format. The model's text
+// is untrusted: the parser tolerates a ```json fence around the object and nothing else, and
+// every error names the JSON path at fault. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace av {
+
+struct AgentFinding {
+  std::string file;  // repository- or package-relative; "" when the finding has no place
+  int64_t line = 0;
+  int64_t end_line = 0;      // == line when not given
+  std::string side = "new";  // "new", or "old" for deleted lines
+  int item = 0;              // checklist item 1..8
+  std::string severity;      // "high", "medium", "low"
+  std::string claim;
+  std::string evidence;  // "diff", "evidence/numerics.json#<id>", "logs/build.log:<line>"
+  std::string command;   // "" when none was suggested
+};
+
+struct AgentCheck {
+  int item = 0;
+  std::string status;  // "ok", "missing", "fail"
+  std::string needs;
+  std::string command;
+};
+
+struct AgentAnswer {
+  std::vector<AgentFinding> findings;
+  std::vector<AgentCheck> checks;
+};
+
+// Caps on what an answer may hold; more is a parse error (a model that loops).
+inline constexpr size_t kMaxAnswerBytes = size_t{1} << 20;
+inline constexpr size_t kMaxAnswerFindings = 200;
+
+// The object, or an InvalidInput error such as "$.findings[2].line: not a positive integer"
+// or "not JSON: syntax error at byte 17". Unknown keys are ignored.
+Result<AgentAnswer> ParseAgentAnswer(std::string_view text);
+
+// The text between a leading ```json (or ```) fence and its closing fence, trimmed; the
+// trimmed text itself when it has no fence.
+std::string_view StripJsonFence(std::string_view text);
+
+}  // namespace av
