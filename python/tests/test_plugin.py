@@ -32,10 +32,10 @@ def test_workflow_command_passes_and_writes_numerics_evidence(tmp_path):
     assert "11 passed" in out
     assert "mla.b=2.d=64.dv=32.h_q=4.padded=true.page_size=16.s_k=40.s_q=1.bf16.s0.num_splits=2" in out
     doc = json.load(open(str(tmp_path / "evidence" / "numerics.json")))
-    assert doc["schema"] == "attnverify.numerics/1" and doc["verdict"] == "pass"
+    assert doc["schema"] == "attnverify.numerics/2" and doc["verdict"] == "pass"
     assert doc["summary"]["cases_run"] == 11 and doc["summary"]["failed"] == 0
     assert {i["check"] for i in doc["invariance"]} >= {"num_splits", "determinism"}
-    assert doc["config"]["candidate_command"].split()[1:3] == ["cases", "--import-outputs"]
+    assert doc["config"]["candidate_argv"][1:3] == ["cases", "--import-outputs"]
     assert doc["cases"][0]["candidate"]["metadata"]["adapter"] == "torch_sdpa"
 
 

@@ -51,7 +51,8 @@ TEST(CasesJudge, ExportedOutputsAreJudgedAsNumericsJudgesThem) {
                " --evidence " + dir.File("ev/numerics.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   json doc = ReadJson(dir.File("ev/numerics.json"));
-  EXPECT_EQ(doc["schema"], "attnverify.numerics/1");
+  EXPECT_EQ(doc["schema"], "attnverify.numerics/2");
+  EXPECT_EQ(doc["provenance"]["stage"], "numerics");
   EXPECT_EQ(doc["verdict"], "pass");
   ASSERT_EQ(doc["cases"].size(), 5u);
   for (const json& c : doc["cases"]) {
