@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/shell_quote.h"
 #include "report/checklist_internal.h"
 #include "report/checklist_table.h"
 
@@ -263,7 +264,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   report.required.assign(cfg.required.begin(), cfg.required.end());
   report.evidence = UsedFiles(ev);
   if (ev.run) {
-    report.evidence.back().command = checklist::RenderArgv(ev.run->ledger.argv);
+    report.evidence.back().command = ShellJoin(ev.run->ledger.argv);
   }
   if (std::string mixed = MixedHeads(report.bindings); !mixed.empty()) {
     report.warnings.push_back(mixed);

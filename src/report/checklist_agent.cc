@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/shell_quote.h"
 #include "report/checklist_internal.h"
 
 namespace av::checklist {
@@ -13,7 +14,7 @@ namespace av::checklist {
 std::optional<Check> JudgeAgentReview(const Context& ctx, const CheckDef& def) {
   const std::string rel = "evidence/agent_review.json";
   const std::string agent_cmd =
-      "attnverify agent --config " + QuoteArg(DisplayConfig(ctx.ev, ctx.cfg));
+      "attnverify agent --config " + ShellQuote(DisplayConfig(ctx.ev, ctx.cfg));
   Result<std::string> text = ctx.cfg.package_dir.empty()
                                  ? Result<std::string>(NotFound(rel))
                                  : ReadFileToString(ctx.cfg.package_dir + "/" + rel);

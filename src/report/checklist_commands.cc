@@ -1,9 +1,10 @@
 // The commands the report shows (doc/report.md, "Commands"): argv rendered with POSIX
-// quoting, and the config path chosen structurally — as the user typed it when the
-// evidence records that (an argv element, never a split string), else the path the
-// report was given. Nothing here edits a command string.
+// quoting (core/shell_quote.h), and the config path chosen structurally — as the user typed it when
+// the evidence records that (an argv element, never a split string), else the path the report was
+// given. Nothing here edits a command string.
 #include <filesystem>
 
+#include "core/shell_quote.h"
 #include "report/checklist_internal.h"
 
 namespace av::checklist {
@@ -34,23 +35,6 @@ bool NamesPackageConfig(const std::string& config, const std::string& cwd,
 }
 
 }  // namespace
-
-std::string QuoteArg(const std::string& s) {
-  // Plain words as they are: letters, digits, @ % + = : , . / - _, and ~ after the first
-  // character (a leading ~ would be expanded).
-  static constexpr std::string_view kPlain =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_~";
-  if (!s.empty() && s[0] != '~' && s.find_first_not_of(kPlain) == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string RenderArgv(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + QuoteArg(a);
-  return out;
-}
 
 std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg) {
   if (!cfg.path.empty() && !fs::path(cfg.path).is_absolute()) return cfg.path;
@@ -94,7 +78,7 @@ std::string StageCommand(const StageEntry& e, const ReportConfig& cfg, const std
       argv[i] = "--config=" + display;
     }
   }
-  return RenderArgv(argv);
+  return ShellJoin(argv);
 }
 
 }  // namespace av::checklist

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/format.h"
+#include "core/shell_quote.h"
 
 namespace av {
 namespace checklist {
@@ -38,29 +39,37 @@ const nlohmann::json* Lookup(const NumericsCase& c, const char* key,
 }  // namespace
 
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
-  const std::string c = QuoteArg(cfg.path);
+  const std::string c = ShellQuote(cfg.path);
   Context ctx{ev, cfg, "", "", "", "", "", "", "", {}, {}, {}, {}};
   ctx.numerics_cmd = "attnverify numerics --config " + c;
-  ctx.build_cmd = "attnverify build --config " + c + " --base " + QuoteArg(cfg.base_ref);
+  ctx.build_cmd = "attnverify build --config " + c + " --base " + ShellQuote(cfg.base_ref);
   ctx.review_cmd = "attnverify review --config " + c;
-  ctx.run_cmd = "attnverify run --config " + c + " --base " + QuoteArg(cfg.base_ref);
-  ctx.slice_cmd = "attnverify slice --config " + c + " --base " + QuoteArg(cfg.base_ref);
+  ctx.run_cmd = "attnverify run --config " + c + " --base " + ShellQuote(cfg.base_ref);
+  ctx.slice_cmd = "attnverify slice --config " + c + " --base " + ShellQuote(cfg.base_ref);
   // One command per line, each copy-pastable (prose only before it on its line).
   ctx.profile_cmd =
       "on a GPU host, with [profile] bench, base_dir and head_dir set: attnverify profile --run "
-      "--config " + c + "\n"
+      "--config " +
+      c +
+      "\n"
       "or export there for each build: ncu --csv --page raw --launch-count 5 --metrics "
       "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
       "launch__registers_per_thread <your benchmark> > ncu_head.csv (and ncu_base.csv), then:\n"
-      "attnverify profile --import ncu_base.csv --label base --config " + c + "\n"
-      "attnverify profile --import ncu_head.csv --label head --config " + c;
+      "attnverify profile --import ncu_base.csv --label base --config " +
+      c +
+      "\n"
+      "attnverify profile --import ncu_head.csv --label head --config " +
+      c;
   ctx.bank_conflicts_cmd =
       "on a GPU host for each build: ncu --csv --page raw --launch-count 5 --metrics "
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum <your benchmark> > "
       "ncu_smem_head.csv (and ncu_smem_base.csv), then:\n"
-      "attnverify profile --import ncu_smem_base.csv --label base --config " + c + "\n"
-      "attnverify profile --import ncu_smem_head.csv --label head --config " + c;
+      "attnverify profile --import ncu_smem_base.csv --label base --config " +
+      c +
+      "\n"
+      "attnverify profile --import ncu_smem_head.csv --label head --config " +
+      c;
   return ctx;
 }
 

@@ -45,9 +45,7 @@ struct Context {
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg);
 
 // ---- commands (checklist_commands.cc) ----
-// POSIX shell quoting: plain words as they are, anything else in single quotes.
-std::string QuoteArg(const std::string& s);
-std::string RenderArgv(const std::vector<std::string>& argv);
+// (Quoting is core/shell_quote.h's ShellQuote and ShellJoin.)
 // The config path the report's commands name (doc/report.md, "Commands").
 std::string DisplayConfig(const Evidence& ev, const ReportConfig& cfg);
 // A stage's recorded argv as the report shows it: "attnverify" for the binary, and a
