@@ -1,6 +1,7 @@
 // The audit of Claude Code settings.json layers: the env block (Base URL, keys, models),
 // each allow rule (does it grant arbitrary execution?), each deny rule (can it hold?), and
 // over the merged layers the permission mode and the denies a read-only review needs.
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "policy/audit_internal.h"
@@ -190,7 +191,7 @@ std::string KeyEnvFromHelper(const std::string& helper) {
 
 void AuditClaudeEnv(const SettingsDocument& doc, const std::string& pointer,
                     const std::string& tool, ToolView* view, AuditContext* ctx) {
-  const nlohmann::json& env = doc.json.at(nlohmann::json::json_pointer(pointer));
+  const nlohmann::json& env = doc.json->at(nlohmann::json::json_pointer(pointer));
   if (!env.is_object()) {
     ctx->Add("error", "claude.env_invalid", tool, doc.path, doc.lines.LineOf(pointer),
              "env is not an object",
@@ -252,13 +253,13 @@ bool AuditClaudeDocument(const SettingsDocument& doc, AuditContext* ctx) {
   ToolView view;
   view.tool = tool;
   view.file = doc.path;
-  if (doc.json.contains("env")) AuditClaudeEnv(doc, "/env", tool, &view, ctx);
-  auto helper = doc.json.find("apiKeyHelper");
-  if (helper != doc.json.end() && helper->is_string()) {
+  if (doc.json->contains("env")) AuditClaudeEnv(doc, "/env", tool, &view, ctx);
+  auto helper = doc.json->find("apiKeyHelper");
+  if (helper != doc.json->end() && helper->is_string()) {
     view.key_env = KeyEnvFromHelper(helper->get<std::string>());
     view.key_line = doc.lines.LineOf("/apiKeyHelper");
-    auto env = doc.json.find("env");
-    if (env != doc.json.end() && env->is_object() &&
+    auto env = doc.json->find("env");
+    if (env != doc.json->end() && env->is_object() &&
         (env->contains("ANTHROPIC_AUTH_TOKEN") || env->contains("ANTHROPIC_API_KEY"))) {
       ctx->Add("warning", "claude.api_key_helper_shadowed", tool, doc.path, view.key_line,
                "apiKeyHelper is never used",
