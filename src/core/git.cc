@@ -207,7 +207,7 @@ Result<std::vector<std::string>> ReadGitBlobsById(ProcessRunner& runner, const s
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
       });
       if (!hex || sizes[j] < 0) {
-        return InvalidInput("\"" + id.substr(0, 80) + "\" is not a blob id with a size");
+        return InvalidInput(std::string("\"").append(id, 0, 80).append("\" is not a blob id with a size"));
       }
       args.push_back(id + "^{blob}");
       total += sizes[j];

@@ -45,9 +45,10 @@ std::string FindInPath(const std::string& name, const std::string& path_var) {
   while (start <= path_var.size()) {
     size_t end = path_var.find(':', start);
     if (end == std::string::npos) end = path_var.size();
-    std::string dir = path_var.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + name;
+    // An empty PATH entry is the current folder.
+    std::string candidate = end == start ? std::string(".") : path_var.substr(start, end - start);
+    candidate += '/';
+    candidate += name;
     if (IsExecutableFile(candidate)) return candidate;
     start = end + 1;
   }

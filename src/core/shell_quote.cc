@@ -29,7 +29,10 @@ std::string ShellQuote(std::string_view arg) {
 
 std::string ShellJoin(const std::vector<std::string>& argv) {
   std::string out;
-  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + ShellQuote(a);
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += ShellQuote(a);
+  }
   return out;
 }
 

@@ -45,7 +45,7 @@ Result<const toml::table*> TomlTableReader::OptionalTable(const toml::table& doc
   const toml::node* n = doc.get(key);
   if (n == nullptr) return static_cast<const toml::table*>(nullptr);
   const toml::table* t = n->as_table();
-  if (t == nullptr) return Error(*n, "\"" + std::string(key) + "\" must be a table");
+  if (t == nullptr) return Error(*n, std::string("\"").append(key).append("\" must be a table"));
   return t;
 }
 

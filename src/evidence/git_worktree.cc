@@ -45,7 +45,8 @@ bool NoSymlinkOnTheWay(const std::string& root, const std::string& rel) {
   while (true) {
     size_t end = rel.find('/', start);
     if (end == std::string::npos) return true;
-    at += "/" + rel.substr(start, end - start);
+    at += '/';
+    at.append(rel, start, end - start);
     struct stat st;
     if (::lstat(at.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return false;
     start = end + 1;

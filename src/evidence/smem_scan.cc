@@ -153,7 +153,9 @@ std::vector<Alias> CollectAliases(const std::string& text) {
     if (l == name_end) continue;
     std::string name = text.substr(l, name_end - l);
     if (std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    out.push_back({eq, name, (address ? "&" : "") + text.substr(r, end - r)});
+    std::string target = address ? "&" : "";
+    target.append(text, r, end - r);
+    out.push_back({eq, name, std::move(target)});
   }
   return out;
 }

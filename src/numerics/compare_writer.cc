@@ -126,7 +126,11 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
              (axis.bucket > 1 ? " ranges of " + std::to_string(axis.bucket) : " indices") +
              " touched, most in";
         for (const auto& share : axis.top) {
-          s += " " + where(share) + " (" + FormatG(100.0 * share.fraction, 6) + "%)";
+          s += ' ';
+          s += where(share);
+          s += " (";
+          s += FormatG(100.0 * share.fraction, 6);
+          s += "%)";
         }
       }
       line(s);

@@ -43,7 +43,8 @@ SourceLanguage LanguageOfPath(std::string_view path) {
 }
 
 bool IsTestOrDocPath(std::string_view path) {
-  std::string p = "/" + ToLower(path);
+  std::string p = "/";
+  p += ToLower(path);
   for (std::string_view dir : {"/test/", "/tests/", "/testing/", "/unittest/", "/unittests/",
                                "/docs/", "/doc/", "/testdata/", "/benchmarks/tests/"}) {
     if (p.find(dir) != std::string::npos) return true;

@@ -403,7 +403,7 @@ std::optional<LocalisedElement> NumericsOutput::worst() const {
   LocalisedElement w;
   w.output = name;
   for (size_t i = 0; i < e.index.size(); ++i)
-    w.coords.emplace_back("i" + std::to_string(i), e.index[i]);
+    w.coords.emplace_back(std::string("i").append(std::to_string(i)), e.index[i]);
   w.candidate = e.candidate;
   w.reference = e.reference;
   w.abs_err = e.abs;

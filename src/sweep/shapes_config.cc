@@ -283,7 +283,10 @@ std::string CaseId(const std::string& sweep, const ParamMap& params,
     if (it == params.end()) continue;
     id += "." + key + "=" + FormatValue(it->second);
   }
-  id += "." + std::string(DTypeName(dtype)) + ".s" + std::to_string(seed);
+  id += '.';
+  id += DTypeName(dtype);
+  id += ".s";
+  id += std::to_string(seed);
   for (char& c : id) {
     bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' ||
               c == '+' || c == '-';

@@ -38,7 +38,7 @@ Shape OrderStrides(const Shape& shape, bool fortran) {
 }
 
 std::string ShapeRepr(const Shape& shape) {
-  if (shape.size() == 1) return "(" + std::to_string(shape[0]) + ",)";
+  if (shape.size() == 1) return std::string("(").append(std::to_string(shape[0])).append(",)");
   std::string out = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) out += ", ";
@@ -150,8 +150,9 @@ Result<std::string> SerializeNpy(const Tensor& tensor) {
                        std::to_string(kNpyMaxRank) + " dimensions)");
   }
   // Same text, key order and spare space as numpy's _write_array_header.
-  std::string dict = "{'descr': '" + std::string(descr) +
-                     "', 'fortran_order': False, 'shape': " + ShapeRepr(tensor.shape()) + ", }";
+  std::string dict = "{'descr': '";
+  dict.append(descr).append("', 'fortran_order': False, 'shape': ");
+  dict.append(ShapeRepr(tensor.shape())).append(", }");
   if (tensor.ndim() > 0) {
     dict.append(kGrowthAxisMaxDigits - std::to_string(tensor.dim(0)).size(), ' ');
   }

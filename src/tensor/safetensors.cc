@@ -167,7 +167,10 @@ Result<std::string> SerializeSafetensorsHeader(
       if (FindInvalidUtf8(k) != std::string::npos || FindInvalidUtf8(v) != std::string::npos) {
         return InvalidInput("metadata " + Quote(k) + ": key and value must be valid UTF-8");
       }
-      header += (first ? "" : ",") + JsonString(k) + ":" + JsonString(v);
+      if (!first) header += ',';
+      header += JsonString(k);
+      header += ':';
+      header += JsonString(v);
       first = false;
     }
     header += "}";
@@ -182,7 +185,10 @@ Result<std::string> SerializeSafetensorsHeader(
     }
     if (!names.insert(name).second) return InvalidInput(TensorContext(name) + "duplicate name");
     std::string shape;
-    for (int64_t d : t.shape()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    for (int64_t d : t.shape()) {
+      if (!shape.empty()) shape += ',';
+      shape += std::to_string(d);
+    }
     const uint64_t end = offset + t.nbytes();
     if (header.size() > 1) header += ",";
     header += JsonString(name) + ":{\"dtype\":\"" + std::string(SafetensorsDTypeName(t.dtype())) +
