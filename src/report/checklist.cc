@@ -188,6 +188,9 @@ void AssembleItems(const Context& ctx, std::vector<Check> checks, ChecklistRepor
           std::find(f.related_items.begin(), f.related_items.end(), n) != f.related_items.end();
       if (f.checklist_item == n || related) item.findings.push_back(f);
     }
+    for (const AgentQuestion& q : ctx.agent_questions) {
+      if (checklist::AgentQuestionItem(q) == n) item.agent_findings.push_back(q);
+    }
     JudgeItem(&item);
     NoteEvidenceRuns(report->bindings, &item);
     if (n == 1) item.notes = checklist::NumericsNotes(ctx);
@@ -256,6 +259,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
       checklist::BindEvidence(given, checklist::MakeContext(given, cfg), &report.bindings);
   Context ctx = checklist::MakeContext(ev, cfg);
   ctx.bindings = report.bindings;
+  checklist::LoadAgentQuestions(&ctx);
   if (ev.numerics) ctx.attribution = checklist::AttributeFailures(*ev.numerics);
 
   report.title = cfg.title;

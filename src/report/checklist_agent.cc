@@ -4,7 +4,6 @@
 // and (from evidence/run.json) the variable to export.
 #include <nlohmann/json.hpp>
 
-#include "core/file.h"
 #include "core/sha256.h"
 #include "core/shell_quote.h"
 #include "report/checklist_internal.h"
@@ -15,11 +14,9 @@ std::optional<Check> JudgeAgentReview(const Context& ctx, const CheckDef& def) {
   const std::string rel = "evidence/agent_review.json";
   const std::string agent_cmd =
       "attnverify agent --config " + ShellQuote(DisplayConfig(ctx.ev, ctx.cfg));
-  Result<std::string> text = ctx.cfg.package_dir.empty()
-                                 ? Result<std::string>(NotFound(rel))
-                                 : ReadFileToString(ctx.cfg.package_dir + "/" + rel);
+  const std::optional<std::string>& text = ctx.agent_text;  // LoadAgentQuestions read it
   Check c;
-  if (!text.ok()) {
+  if (!text) {
     // run.json says why when the run planned the stage ([review] reviewer = agent | both).
     const bool planned = ctx.ev.run && ctx.ev.run->Stage("agent") != nullptr;
     std::string note = planned ? StageNote(ctx, "agent") : "";

@@ -33,8 +33,8 @@ struct ReportConfig {
   std::string title = "Kernel refactor acceptance";
   std::string base_ref = "HEAD~1";  // [slice] base
   std::string numerics_evidence =
-      "evidence/numerics.json";   // [numerics] evidence, package-relative
-  std::string work_dir = "work";  // [numerics] work_dir: left out of manifest.json
+      "evidence/numerics.json";    // [numerics] evidence, package-relative
+  std::string work_dir = "work";   // [numerics] work_dir: left out of manifest.json
   profile::ProfileConfig profile;  // [profile]: the perf gates of items 3 and 4 (doc/profile.md)
 };
 
