@@ -53,6 +53,7 @@ required = [1, 2, 3, 4, 5, 6, 7, 8]
 # required only when a GPU host produces that evidence for this package. Offline they
 # show as MISSING without holding the verdict back.
 gpu_evidence = false
+# require_agent_review = true  # the agent review (attnverify agent) must run, no stage failed
 )toml";
 }
 

@@ -218,9 +218,21 @@ std::vector<ResourceBar> ResourceBars(const Evidence& ev) {
   return out;
 }
 
+// With [policy] require_agent_review, 8.agent_review when it does not PASS (and is not
+// waived), whether or not item 8 is among the required items; else nullptr.
+const Check* RequiredAgentReviewMissing(const ReportConfig& cfg, const ChecklistReport& report) {
+  if (!cfg.require_agent_review) return nullptr;
+  for (const ItemResult& item : report.items) {
+    for (const Check& c : item.checks) {
+      if (c.id == "8.agent_review" && c.status != CheckStatus::kPass && c.required) return &c;
+    }
+  }
+  return nullptr;
+}
+
 // rejected when any item FAILs (required or not); accepted when every required item
 // PASSes; otherwise incomplete.
-void DecideVerdict(ChecklistReport* report) {
+void DecideVerdict(const ReportConfig& cfg, ChecklistReport* report) {
   std::vector<std::string> failed, lacking;
   bool all_required_pass = true;
   for (const ItemResult& item : report->items) {
@@ -238,6 +250,11 @@ void DecideVerdict(ChecklistReport* report) {
     // Bound evidence that judged different HEADs is not one change's acceptance.
     report->verdict = "incomplete";
     report->verdict_reason = mixed + "; re-run the stages on one commit";
+  } else if (const Check* agent = RequiredAgentReviewMissing(cfg, *report);
+             all_required_pass && agent != nullptr) {
+    report->verdict = "incomplete";
+    report->verdict_reason =
+        "[policy] require_agent_review: the agent review is MISSING (" + agent->summary + ")";
   } else if (all_required_pass) {
     report->verdict = "accepted";
     report->verdict_reason = "every required item passes, each with cited evidence";
@@ -290,7 +307,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   report.resources = ResourceBars(ev);
   report.perf = checklist::PerfBars(ctx);
   report.heatmaps = ev.heatmaps;
-  DecideVerdict(&report);
+  DecideVerdict(cfg, &report);
   return report;
 }
 

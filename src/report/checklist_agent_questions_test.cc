@@ -1,7 +1,8 @@
 // The agent's surviving findings in the checklist: listed under the item they name with
 // their stage, model, ledger row and command; a high-severity one holds its item's
 // N.agent_questions row MISSING until its command ran and exited 0 or a waiver covers it;
-// none ever makes a check PASS or FAIL, so none rejects and none accepts.
+// none ever makes a check PASS or FAIL, so none rejects and none accepts. Also
+// [policy] require_agent_review.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -217,6 +218,50 @@ TEST_F(AgentQuestionsTest, AFailingCaseStaysFailWhateverTheAgentSays) {
   ChecklistReport r = Compute(ev);
   EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kFail);
   EXPECT_EQ(r.verdict, "rejected");
+}
+
+// [policy] require_agent_review
+TEST_F(AgentQuestionsTest, RequiredAgentReviewAbsentIsMissingAndIncomplete) {
+  const std::string toml = "[policy]\nrequired = [6]\nrequire_agent_review = true\n";
+  ChecklistReport r = Compute(Item6Passes(), toml);
+  const Check* c = FindCheck(r, "8.agent_review");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->status, CheckStatus::kMissing);
+  EXPECT_TRUE(c->required);
+  EXPECT_NE(c->summary.find("required by [policy] require_agent_review"), std::string::npos);
+  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_NE(r.verdict_reason.find("require_agent_review"), std::string::npos) << r.verdict_reason;
+  EXPECT_EQ(VerdictExitCode(r), 1);
+}
+
+TEST_F(AgentQuestionsTest, RequiredAgentReviewWithAFailedStageIsNotAccepted) {
+  const std::string toml = "[policy]\nrequired = [6]\nrequire_agent_review = true\n";
+  WriteAgentReview({}, "failed");
+  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, "incomplete");
+  WriteAgentReview({}, "ok");
+  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, "accepted");
+}
+
+TEST_F(AgentQuestionsTest, AgentReviewIsNotRequiredByDefault) {
+  ChecklistReport r = Compute(Item6Passes(), "[policy]\nrequired = [6, 8]\n");
+  ChecklistReport only6 = Compute(Item6Passes(), "[policy]\nrequired = [6]\n");
+  EXPECT_FALSE(FindCheck(only6, "8.agent_review")->required);
+  EXPECT_EQ(only6.verdict, "accepted");
+  WriteAgentReview({}, "failed");
+  EXPECT_EQ(Compute(Item6Passes(), "[policy]\nrequired = [6]\n").verdict, "accepted");
+  EXPECT_FALSE(FindCheck(r, "8.agent_review")->required);
+}
+
+TEST(ReportConfigAgentPolicy, RequireAgentReviewMustBeABool) {
+  Result<ReportConfig> bad =
+      ParseReportConfig("[policy]\nrequire_agent_review = \"yes\"\n", "a/attnverify.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("a/attnverify.toml:2"), std::string::npos)
+      << bad.status().message();
+  Result<ReportConfig> good =
+      ParseReportConfig("[policy]\nrequire_agent_review = true\n", "a/attnverify.toml");
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(good->require_agent_review);
 }
 
 }  // namespace

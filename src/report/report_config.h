@@ -29,6 +29,9 @@ struct ReportConfig {
   // the GPU-only checks (4.perf, 3.bank_conflicts) are required. Default false: offline,
   // they are shown as MISSING but do not hold the verdict back.
   bool gpu_evidence = false;
+  // [policy] require_agent_review: 8.agent_review is required, and the verdict is not
+  // accepted unless the agent review ran with no stage failed (whatever `required` says).
+  bool require_agent_review = false;
   std::vector<std::string> formats = {"md", "json", "html", "sarif"};
   std::string title = "Kernel refactor acceptance";
   std::string base_ref = "HEAD~1";  // [slice] base
