@@ -45,6 +45,7 @@ reference = "oracle"         # float64 loops; "fast" = blocked float32, 5-20x fa
 
 # [candidate]                # your kernel: one run over work/cases.json ({cases})
 # command = ["python3", "../tests/attnverify_candidate.py", "{cases}"]
+# adapter = "torch_sdpa"     # instead of command: flash_mla, deep_gemm, flash_attn, torch_sdpa
 # timeout_s = 600
 
 [policy]                     # attnverify report: items that must PASS for "accepted"
