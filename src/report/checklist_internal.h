@@ -142,6 +142,8 @@ std::optional<Check> JudgeSoftmaxStability(const Context& ctx, const CheckDef& d
 std::optional<Check> JudgeInvariance(const Context& ctx, const CheckDef& def);
 // review.json's config_changes: FAIL when the package's own config was loosened.
 std::optional<Check> JudgeConfigUnchanged(const Context& ctx, const CheckDef& def);
+// pytest's JUnit XML against numerics.json, case by case (checklist_junit.cc).
+std::optional<Check> JudgeJUnitAgrees(const Context& ctx, const CheckDef& def);
 // Which tolerances file (and its sha256) judged the cases, shown under item 1.
 std::vector<std::string> NumericsNotes(const Context& ctx);
 // Item 2 (checklist_masks.cc): one judge for every mask category (def.arg picks it).

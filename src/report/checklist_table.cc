@@ -29,6 +29,7 @@ constexpr CheckDef kChecks[] = {
      &JudgeInvariance},
     {"1.config_unchanged", "the package's own tolerances, shapes and [policy] not loosened", 1,
      &JudgeConfigUnchanged},
+    {"1.junit_agrees", "pytest's JUnit verdicts agree with numerics.json", 1, &JudgeJUnitAgrees},
     {"1.agent_questions", "the agent's high-severity questions answered", 1, &JudgeAgentQuestions},
     // 2 masks and boundaries: one row per category (checklist_masks.cc)
     {"2.causal", "causal mask", 2, &JudgeMaskCategory, kCausal},

@@ -81,7 +81,10 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
   }
   AV_ASSIGN_OR_RETURN(const toml::table* report, r.OptionalTable(doc, "report"));
   if (report != nullptr) {
-    AV_RETURN_IF_ERROR(r.CheckKeys(*report, "[report]", {"formats", "title"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*report, "[report]", {"formats", "title", "junit"}));
+    if (const toml::node* n = report->get("junit")) {
+      AV_ASSIGN_OR_RETURN(c.junit, r.String(*n, "junit"));
+    }
     if (const toml::node* n = report->get("formats")) {
       AV_ASSIGN_OR_RETURN(std::vector<std::string> formats, r.StringArray(*n, "formats"));
       std::string joined;

@@ -34,6 +34,9 @@ struct ReportConfig {
   bool require_agent_review = false;
   std::vector<std::string> formats = {"md", "json", "html", "sarif"};
   std::string title = "Kernel refactor acceptance";
+  // [report] junit: pytest's JUnit XML (package-relative) for 1.junit_agrees; "" for none.
+  // `attnverify report --junit FILE` overrides it.
+  std::string junit;
   std::string base_ref = "HEAD~1";  // [slice] base
   std::string numerics_evidence =
       "evidence/numerics.json";    // [numerics] evidence, package-relative
