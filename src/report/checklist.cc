@@ -115,6 +115,7 @@ std::vector<EvidenceFile> UsedFiles(const Evidence& ev) {
   if (ev.review) out.push_back(ev.review->file);
   if (ev.slice) out.push_back(*ev.slice);
   if (ev.perf) out.push_back(*ev.perf);
+  if (ev.junit) out.push_back(ev.junit->file);
   if (ev.run) out.push_back(ev.run->file);
   return out;
 }

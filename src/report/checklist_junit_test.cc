@@ -47,6 +47,9 @@ TEST(ChecklistJUnit, OneSessionsFilesAgree) {
     EXPECT_NE(c->summary.find("5 JUnit cases"), std::string::npos) << c->summary;
     ASSERT_EQ(c->citations.size(), 2u);
     EXPECT_EQ(c->citations[0].file, "reports/pytest.xml");
+    bool listed = false;  // among the evidence files, with its digest
+    for (const EvidenceFile& f : r.evidence) listed |= f.path == "reports/pytest.xml";
+    EXPECT_TRUE(listed);
   }
   EXPECT_EQ(FindCheck(Compute(Session("fail", "fail")), "1.base_cases")->status,
             CheckStatus::kFail);
