@@ -47,10 +47,13 @@ std::vector<std::string> ManifestExclusions(const ReportConfig& config) {
 
 int RunReport(std::vector<std::string> args) {
   CLI::App app(kReportHelp, "attnverify report");
-  std::string config_path = "attention-verify/attnverify.toml", formats;
+  std::string config_path = "attention-verify/attnverify.toml", formats, junit;
   app.add_option("--config", config_path, "attnverify.toml of the package")->capture_default_str();
   app.add_option("--formats", formats,
                  "comma-separated: md,json,html,sarif (default: [report] formats, else all)");
+  app.add_option("--junit", junit,
+                 "pytest's JUnit XML (--junitxml) to cross-check against numerics.json "
+                 "(default: [report] junit)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
 
   Result<ReportConfig> config = LoadReportConfig(config_path);
@@ -66,6 +69,8 @@ int RunReport(std::vector<std::string> args) {
   request.package_dir = config->package_dir;
   request.config_path = config_path;
   request.numerics_evidence = config->numerics_evidence;
+  // --junit is a path from here; [report] junit one from the package.
+  request.junit = !junit.empty() ? fs::absolute(junit).lexically_normal().string() : config->junit;
   Result<Evidence> evidence = LoadEvidence(request);
   if (!evidence.ok()) return ReportError(evidence.status());
   ChecklistReport report = ComputeChecklist(*evidence, *config, ATTNVERIFY_VERSION);

@@ -45,6 +45,7 @@ reference = "oracle"         # float64 loops; "fast" = blocked float32, 5-20x fa
 
 # [candidate]                # your kernel: one run over work/cases.json ({cases})
 # command = ["python3", "../tests/attnverify_candidate.py", "{cases}"]
+# adapter = "torch_sdpa"     # instead of command: flash_mla, deep_gemm, flash_attn, torch_sdpa
 # timeout_s = 600
 
 [policy]                     # attnverify report: items that must PASS for "accepted"
@@ -53,6 +54,7 @@ required = [1, 2, 3, 4, 5, 6, 7, 8]
 # required only when a GPU host produces that evidence for this package. Offline they
 # show as MISSING without holding the verdict back.
 gpu_evidence = false
+# require_agent_review = true  # the agent review (attnverify agent) must run, no stage failed
 )toml";
 }
 

@@ -115,6 +115,7 @@ std::vector<EvidenceFile> UsedFiles(const Evidence& ev) {
   if (ev.review) out.push_back(ev.review->file);
   if (ev.slice) out.push_back(*ev.slice);
   if (ev.perf) out.push_back(*ev.perf);
+  if (ev.junit) out.push_back(ev.junit->file);
   if (ev.run) out.push_back(ev.run->file);
   return out;
 }
@@ -188,6 +189,9 @@ void AssembleItems(const Context& ctx, std::vector<Check> checks, ChecklistRepor
           std::find(f.related_items.begin(), f.related_items.end(), n) != f.related_items.end();
       if (f.checklist_item == n || related) item.findings.push_back(f);
     }
+    for (const AgentQuestion& q : ctx.agent_questions) {
+      if (checklist::AgentQuestionItem(q) == n) item.agent_findings.push_back(q);
+    }
     JudgeItem(&item);
     NoteEvidenceRuns(report->bindings, &item);
     if (n == 1) item.notes = checklist::NumericsNotes(ctx);
@@ -215,9 +219,21 @@ std::vector<ResourceBar> ResourceBars(const Evidence& ev) {
   return out;
 }
 
+// With [policy] require_agent_review, 8.agent_review when it does not PASS (and is not
+// waived), whether or not item 8 is among the required items; else nullptr.
+const Check* RequiredAgentReviewMissing(const ReportConfig& cfg, const ChecklistReport& report) {
+  if (!cfg.require_agent_review) return nullptr;
+  for (const ItemResult& item : report.items) {
+    for (const Check& c : item.checks) {
+      if (c.id == "8.agent_review" && c.status != CheckStatus::kPass && c.required) return &c;
+    }
+  }
+  return nullptr;
+}
+
 // rejected when any item FAILs (required or not); accepted when every required item
 // PASSes; otherwise incomplete.
-void DecideVerdict(ChecklistReport* report) {
+void DecideVerdict(const ReportConfig& cfg, ChecklistReport* report) {
   std::vector<std::string> failed, lacking;
   bool all_required_pass = true;
   for (const ItemResult& item : report->items) {
@@ -235,6 +251,11 @@ void DecideVerdict(ChecklistReport* report) {
     // Bound evidence that judged different HEADs is not one change's acceptance.
     report->verdict = "incomplete";
     report->verdict_reason = mixed + "; re-run the stages on one commit";
+  } else if (const Check* agent = RequiredAgentReviewMissing(cfg, *report);
+             all_required_pass && agent != nullptr) {
+    report->verdict = "incomplete";
+    report->verdict_reason =
+        "[policy] require_agent_review: the agent review is MISSING (" + agent->summary + ")";
   } else if (all_required_pass) {
     report->verdict = "accepted";
     report->verdict_reason = "every required item passes, each with cited evidence";
@@ -256,6 +277,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
       checklist::BindEvidence(given, checklist::MakeContext(given, cfg), &report.bindings);
   Context ctx = checklist::MakeContext(ev, cfg);
   ctx.bindings = report.bindings;
+  checklist::LoadAgentQuestions(&ctx);
   if (ev.numerics) ctx.attribution = checklist::AttributeFailures(*ev.numerics);
 
   report.title = cfg.title;
@@ -286,7 +308,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   report.resources = ResourceBars(ev);
   report.perf = checklist::PerfBars(ctx);
   report.heatmaps = ev.heatmaps;
-  DecideVerdict(&report);
+  DecideVerdict(cfg, &report);
   return report;
 }
 

@@ -56,6 +56,29 @@ struct EvidenceBinding {
   std::string rerun;    // the command that runs its stage again
 };
 
+// A finding of the agent reviewer that survived the evidence checks (evidence/agent_review.json,
+// doc/agent.md), listed under the item it names (1-7; any other item under 8) with where it
+// came from. It is a question, never a verdict: a high-severity one is *open* until the
+// local command it names ran and exited 0 (logs/agent-cmd-NN.log) or [policy] waives the
+// item's N.agent_questions check; an open one keeps that check MISSING (doc/report.md).
+struct AgentQuestion {
+  std::string id;        // "A001": its place among the kept findings of agent_review.json
+  int item = 0;          // as the agent named it (0 when it named none)
+  std::string severity;  // "high", "medium", "low"
+  std::string claim;
+  std::string place;     // "src/x.h:63-64", "" when none
+  std::string evidence;  // what it cites: "diff", "evidence/numerics.json#case", "logs/b.log:12"
+  std::string stage, kernel, model, request_id, report_file;
+  std::string ledger_row;  // "evidence/token_ledger.csv:4" (the answer's row), "" when not found
+  std::string command;     // the suggested command (also when the policy removed it)
+  std::string command_decision;  // "allow", "ask", "deny"; "" when it suggested none
+  std::string command_reason;    // why not allowed
+  std::string command_log;       // logs/agent-cmd-NN.log when `agent run-commands` ran it
+  std::string command_status;    // "exit 0", "exit 1", "timed out after 600 s"
+  bool open = false;             // high severity and not resolved
+  std::string resolution;        // how it was resolved, or why it is still open
+};
+
 struct ItemResult {
   int number = 0;
   std::string title;
@@ -63,7 +86,8 @@ struct ItemResult {
   bool required = true;
   std::string reason;  // one line for the item table
   std::vector<Check> checks;
-  std::vector<Finding> findings;  // the reviewer's questions this item answers
+  std::vector<Finding> findings;              // the reviewer's questions this item answers
+  std::vector<AgentQuestion> agent_findings;  // the agent's questions on this item
   // The runs its checks' evidence came from: "evidence/numerics.json: run 2026...-3f9a1c".
   std::vector<std::string> evidence_runs;
   // What the evidence says beside the checks (the build's warnings, which tolerances

@@ -1,10 +1,10 @@
 // 8.agent_review: whether the agent reviewer ran (evidence/agent_review.json, doc/agent.md)
-// and what it left: rounds, findings kept, conclusions dropped per reason. Not required: the
-// agent raises questions, the other checks decide; absent, it is MISSING with the command
-// and (from evidence/run.json) the variable to export.
+// and what it left: rounds, findings kept, conclusions dropped per reason. Not required
+// unless [policy] require_agent_review = true: the agent raises questions, the other checks
+// decide; absent, it is MISSING with the command and (from evidence/run.json) the variable
+// to export.
 #include <nlohmann/json.hpp>
 
-#include "core/file.h"
 #include "core/sha256.h"
 #include "core/shell_quote.h"
 #include "report/checklist_internal.h"
@@ -15,26 +15,27 @@ std::optional<Check> JudgeAgentReview(const Context& ctx, const CheckDef& def) {
   const std::string rel = "evidence/agent_review.json";
   const std::string agent_cmd =
       "attnverify agent --config " + ShellQuote(DisplayConfig(ctx.ev, ctx.cfg));
-  Result<std::string> text = ctx.cfg.package_dir.empty()
-                                 ? Result<std::string>(NotFound(rel))
-                                 : ReadFileToString(ctx.cfg.package_dir + "/" + rel);
+  const std::optional<std::string>& text = ctx.agent_text;  // LoadAgentQuestions read it
+  const bool required = ctx.cfg.require_agent_review;
+  const std::string not_required =
+      required ? "; required by [policy] require_agent_review" : "; not required";
   Check c;
-  if (!text.ok()) {
+  if (!text) {
     // run.json says why when the run planned the stage ([review] reviewer = agent | both).
     const bool planned = ctx.ev.run && ctx.ev.run->Stage("agent") != nullptr;
     std::string note = planned ? StageNote(ctx, "agent") : "";
     c = Missing(def,
                 "no agent review" +
                     (note.empty() ? std::string(" (evidence/agent_review.json)") : ": " + note) +
-                    "; not required",
+                    not_required,
                 agent_cmd);
-    c.required = false;
+    c.required = required;
     return c;
   }
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "attnverify.agent_review/1") {
-    c = Missing(def, rel + " is not an attnverify.agent_review/1 file; not required", agent_cmd);
-    c.required = false;
+    c = Missing(def, rel + " is not an attnverify.agent_review/1 file" + not_required, agent_cmd);
+    c.required = required;
     return c;
   }
   EvidenceFile f;
@@ -67,14 +68,14 @@ std::optional<Check> JudgeAgentReview(const Context& ctx, const CheckDef& def) {
                         std::to_string(dropped) + " conclusions dropped" +
                         (reasons.empty() ? "" : " (" + reasons + ")");
   if (!failed.empty()) {
-    c = Missing(
-        def, "a stage of the agent review failed: " + failed[0] + "; " + summary + "; not required",
-        agent_cmd);
+    c = Missing(def,
+                "a stage of the agent review failed: " + failed[0] + "; " + summary + not_required,
+                agent_cmd);
     c.details = failed;
   } else {
     c = MakeCheck(def, CheckStatus::kPass, summary + " (reports/agent_review.md)");
   }
-  c.required = false;
+  c.required = required;
   c.citations.push_back(Cite(f));
   return c;
 }

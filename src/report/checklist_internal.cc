@@ -40,7 +40,7 @@ const nlohmann::json* Lookup(const NumericsCase& c, const char* key,
 
 Context MakeContext(const Evidence& ev, const ReportConfig& cfg) {
   const std::string c = ShellQuote(cfg.path);
-  Context ctx{ev, cfg, "", "", "", "", "", "", "", {}, {}, {}, {}};
+  Context ctx{ev, cfg, "", "", "", "", "", "", "", {}, {}, {}, {}, {}, {}};
   ctx.numerics_cmd = "attnverify numerics --config " + c;
   ctx.build_cmd = "attnverify build --config " + c + " --base " + ShellQuote(cfg.base_ref);
   ctx.review_cmd = "attnverify review --config " + c;

@@ -38,6 +38,10 @@ struct Context {
   // whose PASS/FAIL cited nothing (turned into MISSING).
   std::vector<EvidenceFile> files;
   std::vector<std::string> uncited;
+  // evidence/agent_review.json as read (nullopt: absent) and its surviving findings, each
+  // with its ledger row and command log (checklist_agent_questions.cc).
+  std::optional<std::string> agent_text;
+  std::vector<AgentQuestion> agent_questions;
 };
 
 // The commands of a context over `ev` (cfg.path: the config as commands name it); the
@@ -138,6 +142,8 @@ std::optional<Check> JudgeSoftmaxStability(const Context& ctx, const CheckDef& d
 std::optional<Check> JudgeInvariance(const Context& ctx, const CheckDef& def);
 // review.json's config_changes: FAIL when the package's own config was loosened.
 std::optional<Check> JudgeConfigUnchanged(const Context& ctx, const CheckDef& def);
+// pytest's JUnit XML against numerics.json, case by case (checklist_junit.cc).
+std::optional<Check> JudgeJUnitAgrees(const Context& ctx, const CheckDef& def);
 // Which tolerances file (and its sha256) judged the cases, shown under item 1.
 std::vector<std::string> NumericsNotes(const Context& ctx);
 // Item 2 (checklist_masks.cc): one judge for every mask category (def.arg picks it).
@@ -171,6 +177,17 @@ std::optional<Check> JudgeReviewed(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeFindingsVerifiable(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeAgentReview(const Context& ctx,
                                       const CheckDef& def);  // checklist_agent.cc
+// ---- the agent's findings (checklist_agent_questions.cc) ----
+// Reads evidence/agent_review.json, evidence/token_ledger.csv and logs/agent-cmd-*.log of
+// the package (cfg.package_dir) into ctx->agent_text and ctx->agent_questions; nothing
+// when the package has no agent review. A file that does not parse gives no questions
+// (8.agent_review says what is wrong with it).
+void LoadAgentQuestions(Context* ctx);
+// The item an agent question is listed under: its own when 1..7, else 8.
+int AgentQuestionItem(const AgentQuestion& q);
+// N.agent_questions (N = def.item): MISSING while a high-severity agent question on item N
+// is open, with its command; nullopt when none is (resolved questions are listed only).
+std::optional<Check> JudgeAgentQuestions(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeConclusionsCited(const Context& ctx, const CheckDef& def);
 
 }  // namespace av::checklist

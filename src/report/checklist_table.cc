@@ -29,6 +29,8 @@ constexpr CheckDef kChecks[] = {
      &JudgeInvariance},
     {"1.config_unchanged", "the package's own tolerances, shapes and [policy] not loosened", 1,
      &JudgeConfigUnchanged},
+    {"1.junit_agrees", "pytest's JUnit verdicts agree with numerics.json", 1, &JudgeJUnitAgrees},
+    {"1.agent_questions", "the agent's high-severity questions answered", 1, &JudgeAgentQuestions},
     // 2 masks and boundaries: one row per category (checklist_masks.cc)
     {"2.causal", "causal mask", 2, &JudgeMaskCategory, kCausal},
     {"2.causal_alignment", "causal with s_q > 1 and s_q != s_k (bottom-right alignment)", 2,
@@ -44,6 +46,7 @@ constexpr CheckDef kChecks[] = {
     {"2.invalid_indices", "sparse indices out of range or -1", 2, &JudgeMaskCategory,
      kInvalidIndices},
     {"2.coverage", "mask and boundary coverage", 2, &JudgeMaskCoverage},
+    {"2.agent_questions", "the agent's high-severity questions answered", 2, &JudgeAgentQuestions},
     // 3 shared memory and registers (evidence/resources.json): the gates by their name
     {"3.build", "compile evidence (ptxas -v)", 3, &JudgeBuild},
     {"3.head_builds", "head_builds", 3, &JudgeGate},
@@ -52,19 +55,24 @@ constexpr CheckDef kChecks[] = {
     {"3.smem_within_cap", "smem_within_cap", 3, &JudgeSmemGate},
     {"3.occupancy_not_lower", "occupancy_not_lower", 3, &JudgeGate},
     {"3.bank_conflicts", "shared-memory bank conflicts", 3, &JudgeBankConflicts},
+    {"3.agent_questions", "the agent's high-severity questions answered", 3, &JudgeAgentQuestions},
     // 4 GEMM tile scheduling
     {"4.unaligned_gemm", "GEMM shapes off the 128 tile (boundary guards)", 4, &JudgeUnalignedGemm},
     {"4.perf", "time and throughput before and after, same shapes", 4, &JudgePerf},
+    {"4.agent_questions", "the agent's high-severity questions answered", 4, &JudgeAgentQuestions},
     // 5 split-k
     {"5.num_splits", "num_splits invariance at several sequence lengths", 5, &JudgeNumSplits},
+    {"5.agent_questions", "the agent's high-severity questions answered", 5, &JudgeAgentQuestions},
     // 6 attention interface
     {"6.padded_strides", "padded strides (rows longer than the data)", 6, &JudgePaddedStrides},
     {"6.output_contract", "output names, shapes and dtypes", 6, &JudgeOutputContract},
+    {"6.agent_questions", "the agent's high-severity questions answered", 6, &JudgeAgentQuestions},
     // 7 fallback
     {"7.path_recorded", "the chosen kernel path is recorded", 7, &JudgePathRecorded},
     {"7.paths_exercised", "more than one path exercised (the old path can still be selected)", 7,
      &JudgePathsExercised},
     {"7.fallback_kept", "no fallback removed without evidence", 7, &JudgeFallbackKept},
+    {"7.agent_questions", "the agent's high-severity questions answered", 7, &JudgeAgentQuestions},
     // 8 evidence: judged last, over the checks above
     {"8.files", "cited files exist and match their sha256", 8, &JudgeFiles},
     {"8.evidence_bound", "every evidence file is what its stage wrote in its latest run", 8,

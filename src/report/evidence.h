@@ -14,8 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "profile/perf_model.h"
 #include "core/status.h"
+#include "profile/perf_model.h"
+#include "report/junit.h"
 #include "schema/numerics_json.h"
 #include "schema/provenance.h"
 #include "schema/resources_json.h"
@@ -55,6 +56,12 @@ struct ReviewEvidence : ReviewReport {
   EvidenceFile file;
 };
 
+// pytest's JUnit XML (report/junit.h), when `attnverify report --junit` or [report] junit
+// names one: cross-checked against numerics.json by 1.junit_agrees, never judged alone.
+struct JUnitEvidence : JUnitReport {
+  EvidenceFile file;
+};
+
 // ---- evidence/run.json: the stage ledger (schema/run_json.h) ----
 struct ReportRunEvidence {
   EvidenceFile file;
@@ -85,6 +92,7 @@ struct Evidence {
   std::optional<EvidenceFile> perf;
   std::optional<profile::PerfDoc> perf_doc;  // perf.json read whole (profile/perf_model.h)
   std::optional<ReportRunEvidence> run;
+  std::optional<JUnitEvidence> junit;
   std::vector<ReferencedFile> referenced;
   std::vector<HeatmapSvg> heatmaps;
   std::string config_sha256;  // of attnverify.toml (the policy is evidence too)
@@ -104,6 +112,9 @@ struct EvidenceRequest {
   std::string package_dir;  // absolute
   std::string config_path;  // attnverify.toml as the user named it (for derived commands)
   std::string numerics_evidence = "evidence/numerics.json";  // package-relative
+  // pytest's JUnit XML to cross-check (absolute, or relative to the package); "" for none.
+  // Named, it must exist.
+  std::string junit;
 };
 
 // Reads every evidence file of the package that exists, the files they cite (sha256 and

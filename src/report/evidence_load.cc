@@ -153,6 +153,27 @@ Result<Evidence> LoadEvidence(const EvidenceRequest& req) {
       f.command = "attnverify profile --import ... --config " + ShellQuote(config);
     e.perf = std::move(f);
   }
+  if (!req.junit.empty()) {
+    const std::string rel = Display(package, req.junit);
+    const fs::path abs =
+        fs::path(req.junit).is_absolute() ? fs::path(req.junit) : package / req.junit;
+    std::error_code ec;
+    if (!fs::is_regular_file(abs, ec)) {
+      return NotFound(rel + ": no such JUnit file (named by --junit or [report] junit)");
+    }
+    if (fs::file_size(abs, ec) > kMaxJUnitBytes) {
+      return InvalidInput(rel + ": larger than " + std::to_string(kMaxJUnitBytes >> 20) +
+                          " MiB; not read");
+    }
+    AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(abs.string()));
+    AV_ASSIGN_OR_RETURN(JUnitReport parsed, ParseJUnitXml(text, rel));
+    JUnitEvidence j;
+    static_cast<JUnitReport&>(j) = std::move(parsed);
+    j.file.path = rel;
+    j.file.sha256 = Sha256Hex(text);
+    j.file.command = "python3 -m pytest --junitxml " + ShellQuote(rel) + " ... (pytest_attnverify)";
+    e.junit = std::move(j);
+  }
   return e;
 }
 

@@ -218,6 +218,23 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
       }
       out += "</ul>\n";
     }
+    if (!item.agent_findings.empty()) {
+      out +=
+          "<p>Agent findings (the agent reviewer's questions on this item; they pass and fail "
+          "nothing):</p><ul>\n";
+      for (const AgentQuestion& q : item.agent_findings) {
+        out += "<li><code>" + EscapeMarkup(q.id) + "</code> " + EscapeMarkup(q.severity) +
+               (q.open ? " <span class=\"missing\">open</span>" : "") + " <code>" +
+               EscapeMarkup(q.place.empty() ? "(no place)" : q.place) + "</code> — " +
+               EscapeMarkup(q.claim) + "<div class=\"cite\">from: " + EscapeMarkup(AgentSource(q)) +
+               "</div><div class=\"cite\">verify: " + EscapeMarkup(AgentVerify(q, "")) + "</div>" +
+               (q.resolution.empty()
+                    ? ""
+                    : "<div class=\"cite\">" + EscapeMarkup(q.resolution) + "</div>") +
+               "</li>\n";
+      }
+      out += "</ul>\n";
+    }
   }
   out +=
       "<h2>Evidence files</h2>\n<table><tr><th>file</th><th>sha256</th><th>run</th>"

@@ -45,6 +45,28 @@ json CheckJson(const Check& c) {
           {"attributed_to", c.attributed_to}};
 }
 
+json AgentQuestionJson(const AgentQuestion& q) {
+  return {{"id", q.id},
+          {"item", q.item},
+          {"severity", q.severity},
+          {"claim", q.claim},
+          {"place", OrNull(q.place)},
+          {"evidence", OrNull(q.evidence)},
+          {"stage", q.stage},
+          {"kernel", OrNull(q.kernel)},
+          {"model", q.model},
+          {"request_id", OrNull(q.request_id)},
+          {"report_file", OrNull(q.report_file)},
+          {"ledger_row", OrNull(q.ledger_row)},
+          {"command", OrNull(q.command)},
+          {"command_decision", OrNull(q.command_decision)},
+          {"command_reason", OrNull(q.command_reason)},
+          {"command_log", OrNull(q.command_log)},
+          {"command_status", OrNull(q.command_status)},
+          {"open", q.open},
+          {"resolution", OrNull(q.resolution)}};
+}
+
 }  // namespace
 
 json AcceptanceToJson(const ChecklistReport& r) {
@@ -54,15 +76,21 @@ json AcceptanceToJson(const ChecklistReport& r) {
     for (const Check& c : item.checks) checks.push_back(CheckJson(c));
     json finding_ids = json::array();
     for (const Finding& f : item.findings) finding_ids.push_back(f.id);
-    items.push_back({{"number", item.number},
-                     {"title", item.title},
-                     {"status", CheckStatusName(item.status)},
-                     {"required", item.required},
-                     {"reason", item.reason},
-                     {"checks", checks},
-                     {"findings", finding_ids},
-                     {"evidence_runs", item.evidence_runs},
-                     {"notes", item.notes}});
+    json entry = {{"number", item.number},
+                  {"title", item.title},
+                  {"status", CheckStatusName(item.status)},
+                  {"required", item.required},
+                  {"reason", item.reason},
+                  {"checks", checks},
+                  {"findings", finding_ids},
+                  {"evidence_runs", item.evidence_runs},
+                  {"notes", item.notes}};
+    if (!item.agent_findings.empty()) {
+      json agent = json::array();
+      for (const AgentQuestion& q : item.agent_findings) agent.push_back(AgentQuestionJson(q));
+      entry["agent_findings"] = std::move(agent);
+    }
+    items.push_back(std::move(entry));
   }
   json findings = json::array();
   for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
@@ -93,12 +121,22 @@ json AcceptanceToJson(const ChecklistReport& r) {
   }
   json perf = json::array();
   for (const PerfBar& b : r.perf) {
-    perf.push_back({{"kernel", b.kernel}, {"shape", b.shape}, {"time_gate", b.status},
-                    {"base", {{"n", b.base_n}, {"median_ns", b.base_median_ns},
-                              {"min_ns", b.base_min_ns}, {"spread", b.base_spread}}},
-                    {"head", {{"n", b.head_n}, {"median_ns", b.head_median_ns},
-                              {"min_ns", b.head_min_ns}, {"spread", b.head_spread}}},
-                    {"ratio", b.ratio}, {"ratio_lo", b.ratio_lo}, {"ratio_hi", b.ratio_hi}});
+    perf.push_back({{"kernel", b.kernel},
+                    {"shape", b.shape},
+                    {"time_gate", b.status},
+                    {"base",
+                     {{"n", b.base_n},
+                      {"median_ns", b.base_median_ns},
+                      {"min_ns", b.base_min_ns},
+                      {"spread", b.base_spread}}},
+                    {"head",
+                     {{"n", b.head_n},
+                      {"median_ns", b.head_median_ns},
+                      {"min_ns", b.head_min_ns},
+                      {"spread", b.head_spread}}},
+                    {"ratio", b.ratio},
+                    {"ratio_lo", b.ratio_lo},
+                    {"ratio_hi", b.ratio_hi}});
   }
   json bindings = json::array();
   for (const EvidenceBinding& b : r.bindings) {

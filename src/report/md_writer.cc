@@ -35,6 +35,26 @@ std::string Location(const Finding& f) {
 
 }  // namespace
 
+std::string AgentSource(const AgentQuestion& q) {
+  std::string s = "agent stage " + (q.stage.empty() ? "?" : q.stage);
+  if (!q.kernel.empty()) s += " (" + q.kernel + ")";
+  s += ", model " + (q.model.empty() ? std::string("?") : q.model) + ", ledger row " +
+       (q.ledger_row.empty() ? std::string("(not found)") : q.ledger_row) + " (request " +
+       (q.request_id.empty() ? std::string("-") : q.request_id) + ", " +
+       (q.report_file.empty() ? std::string("-") : q.report_file) + ")";
+  if (!q.evidence.empty()) s += ", cites " + q.evidence;
+  return s;
+}
+
+std::string AgentVerify(const AgentQuestion& q, const std::string& quote) {
+  if (q.command.empty()) return "(none given)";
+  std::string s = quote + q.command + quote + " (policy: " +
+                  (q.command_decision.empty() ? std::string("not decided") : q.command_decision);
+  if (!q.command_reason.empty() && q.command_decision != "allow") s += ", " + q.command_reason;
+  s += q.command_status.empty() ? "; not run" : "; ran: " + q.command_status + ", " + q.command_log;
+  return s + ")";
+}
+
 std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   std::string out = "# " + r.title + "\n\n";
   std::string verdict = r.verdict;
@@ -98,6 +118,17 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
                " — " + (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
         out += "  verify: " +
                (f.has_verify() ? "`" + f.VerifyLine() + "`" : std::string("(none given)")) + "\n";
+      }
+    }
+    if (!item.agent_findings.empty()) {
+      out +=
+          "\nAgent findings (the agent reviewer's questions on this item; they pass and fail "
+          "nothing):\n\n";
+      for (const AgentQuestion& q : item.agent_findings) {
+        out += "- `" + q.id + "` " + q.severity + (q.open ? " **open**" : "") + " " +
+               (q.place.empty() ? std::string("(no place)") : q.place) + " — " + Cell(q.claim) +
+               "\n  from: " + AgentSource(q) + "\n  verify: " + AgentVerify(q, "`") + "\n";
+        if (!q.resolution.empty()) out += "  " + Cell(q.resolution) + "\n";
       }
     }
   }

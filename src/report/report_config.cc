@@ -47,9 +47,13 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
 
   AV_ASSIGN_OR_RETURN(const toml::table* policy, r.OptionalTable(doc, "policy"));
   if (policy != nullptr) {
-    AV_RETURN_IF_ERROR(r.CheckKeys(*policy, "[policy]", {"required", "waive", "gpu_evidence"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*policy, "[policy]",
+                                   {"required", "waive", "gpu_evidence", "require_agent_review"}));
     if (const toml::node* n = policy->get("gpu_evidence")) {
       AV_ASSIGN_OR_RETURN(c.gpu_evidence, r.Bool(*n, "gpu_evidence"));
+    }
+    if (const toml::node* n = policy->get("require_agent_review")) {
+      AV_ASSIGN_OR_RETURN(c.require_agent_review, r.Bool(*n, "require_agent_review"));
     }
     if (const toml::node* n = policy->get("required")) {
       const toml::array* arr = n->as_array();
@@ -77,7 +81,10 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
   }
   AV_ASSIGN_OR_RETURN(const toml::table* report, r.OptionalTable(doc, "report"));
   if (report != nullptr) {
-    AV_RETURN_IF_ERROR(r.CheckKeys(*report, "[report]", {"formats", "title"}));
+    AV_RETURN_IF_ERROR(r.CheckKeys(*report, "[report]", {"formats", "title", "junit"}));
+    if (const toml::node* n = report->get("junit")) {
+      AV_ASSIGN_OR_RETURN(c.junit, r.String(*n, "junit"));
+    }
     if (const toml::node* n = report->get("formats")) {
       AV_ASSIGN_OR_RETURN(std::vector<std::string> formats, r.StringArray(*n, "formats"));
       std::string joined;

@@ -29,12 +29,18 @@ struct ReportConfig {
   // the GPU-only checks (4.perf, 3.bank_conflicts) are required. Default false: offline,
   // they are shown as MISSING but do not hold the verdict back.
   bool gpu_evidence = false;
+  // [policy] require_agent_review: 8.agent_review is required, and the verdict is not
+  // accepted unless the agent review ran with no stage failed (whatever `required` says).
+  bool require_agent_review = false;
   std::vector<std::string> formats = {"md", "json", "html", "sarif"};
   std::string title = "Kernel refactor acceptance";
+  // [report] junit: pytest's JUnit XML (package-relative) for 1.junit_agrees; "" for none.
+  // `attnverify report --junit FILE` overrides it.
+  std::string junit;
   std::string base_ref = "HEAD~1";  // [slice] base
   std::string numerics_evidence =
-      "evidence/numerics.json";   // [numerics] evidence, package-relative
-  std::string work_dir = "work";  // [numerics] work_dir: left out of manifest.json
+      "evidence/numerics.json";    // [numerics] evidence, package-relative
+  std::string work_dir = "work";   // [numerics] work_dir: left out of manifest.json
   profile::ProfileConfig profile;  // [profile]: the perf gates of items 3 and 4 (doc/profile.md)
 };
 

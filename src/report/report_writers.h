@@ -23,6 +23,13 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& report);
 std::string PerfTableMarkdown(const ChecklistReport& report);
 std::string PerfSvg(const ChecklistReport& report);
 
+// An agent finding's label for every writer (md_writer.cc): "agent stage diff_review
+// (flashmla), model m, ledger row evidence/token_ledger.csv:3 (request r, answer file)", and
+// its command with the policy's decision and whether it ran ("`cmd` (policy: allow; not
+// run)"; `quote` wraps the command: "`" for Markdown, "" for HTML).
+std::string AgentSource(const AgentQuestion& q);
+std::string AgentVerify(const AgentQuestion& q, const std::string& quote);
+
 // The console summary `attnverify report` prints: verdict line and the item table.
 std::string FormatVerdictTable(const ChecklistReport& report);
 

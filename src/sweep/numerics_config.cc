@@ -2,9 +2,11 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/shell_quote.h"
 #include "core/toml_config.h"
 
 namespace av {
@@ -16,7 +18,24 @@ std::string Resolve(const std::string& base, const std::string& p) {
   return (fs::path(base) / p).lexically_normal().string();
 }
 
+// The adapters of python/attnverify_candidate/adapters/ (doc/python.md).
+constexpr std::string_view kAdapters[] = {"flash_mla", "deep_gemm", "flash_attn", "torch_sdpa"};
+
 }  // namespace
+
+bool IsKnownAdapter(std::string_view name) {
+  return std::find(std::begin(kAdapters), std::end(kAdapters), name) != std::end(kAdapters);
+}
+
+std::string KnownAdapterList() {
+  std::string out;
+  for (std::string_view a : kAdapters) out += (out.empty() ? "" : ", ") + std::string(a);
+  return out;
+}
+
+std::vector<std::string> AdapterCommand(const std::string& name) {
+  return {"python3", "-m", "attnverify_candidate.adapters." + name, "{cases}"};
+}
 
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
   AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
@@ -74,22 +93,45 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
   if (const toml::node* n = doc.get("candidate")) {
     const toml::table* t = n->as_table();
     if (t == nullptr) return r.Error(*n, "\"candidate\" must be a table");
-    AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[candidate]",
-                                   {"command", "prepare", "timeout_s", "cwd", "env", "sandbox"}));
+    AV_RETURN_IF_ERROR(
+        r.CheckKeys(*t, "[candidate]",
+                    {"command", "adapter", "prepare", "timeout_s", "cwd", "env", "sandbox"}));
     const toml::node* cmd = t->get("command");
-    if (cmd == nullptr) return r.Error(*n, "[candidate] needs a \"command\" (an array of strings)");
-    const toml::array* arr = cmd->as_array();
-    if (arr == nullptr || arr->empty()) {
-      return r.Error(*cmd, "\"command\" must be a non-empty array of strings (argv; no shell)");
+    const toml::node* adapter = t->get("adapter");
+    if (cmd != nullptr && adapter != nullptr) {
+      return r.Error(*adapter,
+                     "[candidate] has both \"adapter\" and \"command\"; give one (the adapter "
+                     "is a command: " +
+                         ShellJoin(AdapterCommand("NAME")) + ")");
+    }
+    if (cmd == nullptr && adapter == nullptr) {
+      return r.Error(*n,
+                     "[candidate] needs a \"command\" (an array of strings) or an \"adapter\" (" +
+                         KnownAdapterList() + ")");
     }
     bool all = false, per = false;
-    for (const toml::node& item : *arr) {
-      auto s = item.value<std::string>();
-      if (!s) return r.Error(item, "\"command\" must hold strings");
-      all |= s->find("{cases}") != std::string::npos;
-      per |=
-          s->find("{case_dir}") != std::string::npos || s->find("{out_dir}") != std::string::npos;
-      c.candidate.command.push_back(*s);
+    if (adapter != nullptr) {
+      AV_ASSIGN_OR_RETURN(std::string name, r.String(*adapter, "adapter"));
+      if (!IsKnownAdapter(name)) {
+        return r.Error(*adapter,
+                       "unknown adapter \"" + name + "\" (known: " + KnownAdapterList() + ")");
+      }
+      c.candidate.command = AdapterCommand(name);
+      c.candidate.adapter = name;
+      all = true;
+    } else {
+      const toml::array* arr = cmd->as_array();
+      if (arr == nullptr || arr->empty()) {
+        return r.Error(*cmd, "\"command\" must be a non-empty array of strings (argv; no shell)");
+      }
+      for (const toml::node& item : *arr) {
+        auto s = item.value<std::string>();
+        if (!s) return r.Error(item, "\"command\" must hold strings");
+        all |= s->find("{cases}") != std::string::npos;
+        per |=
+            s->find("{case_dir}") != std::string::npos || s->find("{out_dir}") != std::string::npos;
+        c.candidate.command.push_back(*s);
+      }
     }
     if (all == per) {
       return r.Error(

@@ -27,7 +27,8 @@ enum class SandboxMode {
 };
 
 struct CandidateConfig {
-  std::vector<std::string> command;  // argv template
+  std::vector<std::string> command;  // argv template (an adapter's: AdapterCommand)
+  std::string adapter;               // [candidate] adapter, when it gave the command
   // Run once before any case (compile the kernel, warm a cache); argv, no placeholders.
   std::vector<std::string> prepare;
   CandidateMode mode = CandidateMode::kAllCases;
@@ -53,6 +54,12 @@ struct NumericsConfig {
 
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path);
 Result<NumericsConfig> LoadNumericsConfig(const std::string& path);
+
+// [candidate] adapter = NAME: one of the Python package's library adapters, run as
+// `python3 -m attnverify_candidate.adapters.NAME {cases}` (doc/python.md).
+bool IsKnownAdapter(std::string_view name);
+std::string KnownAdapterList();  // "flash_mla, deep_gemm, flash_attn, torch_sdpa"
+std::vector<std::string> AdapterCommand(const std::string& name);
 
 // The argv for one run: {cases}, {case_dir}, {out_dir} replaced wherever they occur.
 std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl,
