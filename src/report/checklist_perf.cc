@@ -14,12 +14,6 @@ namespace {
 using profile::GateResult;
 using profile::GateStatus;
 
-CheckStatus StatusOf(GateStatus s) {
-  return s == GateStatus::kPass   ? CheckStatus::kPass
-         : s == GateStatus::kFail ? CheckStatus::kFail
-                                  : CheckStatus::kMissing;
-}
-
 std::string Line(const GateResult& g) {
   return std::string(profile::GateStatusName(g.status)) + " " + g.gate + " " + g.kernel +
          (g.shape.empty() ? "" : " [" + g.shape + "]") + ": " + g.summary;

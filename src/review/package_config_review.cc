@@ -364,10 +364,19 @@ std::vector<ConfigChange> ComparePolicy(const std::string& base_toml, const std:
     const std::string effect = o.is_null() ? "loosened" : n.is_null() ? "tightened" : "changed";
     out.push_back(Change(file, "$.policy.waive" + PathKey(check), o, n, effect));
   }
+  // Switches that demand evidence when true (gpu_evidence, require_agent_review; absent is
+  // false): turning one off accepts more.
+  auto on = [](const json& v) { return v.is_boolean() && v.get<bool>(); };
   for (const std::string& key : Keys(bp, hp)) {
     if (key == "required" || key == "waive" || Member(bp, key) == Member(hp, key)) continue;
-    out.push_back(
-        Change(file, "$.policy" + PathKey(key), Member(bp, key), Member(hp, key), "changed"));
+    const json& o = Member(bp, key);
+    const json& n = Member(hp, key);
+    const bool is_switch = key == "gpu_evidence" || key == "require_agent_review";
+    const std::string effect = !is_switch         ? "changed"
+                               : on(o) && !on(n) ? "loosened"
+                               : !on(o) && on(n) ? "tightened"
+                                                 : "changed";
+    out.push_back(Change(file, "$.policy" + PathKey(key), o, n, effect));
   }
   return out;
 }

@@ -76,6 +76,14 @@ TEST(PackageConfigReviewTest, PolicyItemsAndWaivers) {
   EXPECT_EQ(c["$.policy.required"].effect, "tightened");
   EXPECT_TRUE(
       ComparePolicy("[policy]\nrequired = [1]\n", "[policy]\nrequired = [1]\n", "a").empty());
+  // Switches that demand evidence: turning one off (or deleting it) loosens the policy.
+  c = ByPath(ComparePolicy("[policy]\nrequire_agent_review = true\ngpu_evidence = true\n",
+                           "[policy]\nrequire_agent_review = false\n", "a.toml"));
+  EXPECT_EQ(c["$.policy.require_agent_review"].effect, "loosened");
+  EXPECT_EQ(c["$.policy.gpu_evidence"].effect, "loosened");
+  c = ByPath(ComparePolicy("[policy]\nrequired = [1]\n",
+                           "[policy]\nrequired = [1]\nrequire_agent_review = true\n", "a.toml"));
+  EXPECT_EQ(c["$.policy.require_agent_review"].effect, "tightened");
   // A toml that does not parse on one side is a change of the whole file, never a crash.
   auto broken = ComparePolicy("[policy]\nrequired = [1]\n", "[policy\n", "a.toml");
   ASSERT_EQ(broken.size(), 1u);
