@@ -4,6 +4,7 @@
 // fuzz/corpus/ptxas_log/ (the real nvcc 13.0 logs of testdata/ptxas_log/).
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "evidence/ptxas_log.h"

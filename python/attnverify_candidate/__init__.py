@@ -131,7 +131,8 @@ class Case:
         # use but that must not change the result beyond rounding (e.g. {"num_splits": 4}).
         self.variant = self.spec.get("variant", "base")
         self.knobs = self.spec.get("knobs", {}) or {}
-        self.out_dir = self.spec.get("out_dir") or os.path.join(case_dir, "out")
+        # Absolute, or relative to this case's folder (a work folder whose path is not UTF-8).
+        self.out_dir = os.path.join(case_dir, self.spec.get("out_dir") or "out")
 
     def knob(self, key, default=None):
         """A knob from case.json (e.g. knob("num_splits", 1)); default when absent."""
@@ -174,5 +175,8 @@ class Case:
 def iter_cases(cases_json):
     with open(cases_json) as f:
         index = json.load(f)
+    # Each "dir" is absolute, or relative to cases.json's folder (attnverify writes it so
+    # when the work folder's path is not UTF-8 and cannot be a JSON string).
+    base = os.path.dirname(os.path.abspath(cases_json))
     for entry in index["cases"]:
-        yield Case(entry["dir"])
+        yield Case(os.path.join(base, entry["dir"]))

@@ -129,7 +129,10 @@ Status ImportOutputs(const std::string& from, const std::string& cases_json) {
     bool any = false;
     for (const auto& e : fs::directory_iterator(src, ec)) {
       if (!e.is_regular_file(ec) || e.is_symlink(ec)) continue;
-      fs::copy_file(e.path(), fs::path(c["out_dir"].get<std::string>()) / e.path().filename(),
+      // out_dir is absolute, or relative to cases.json's folder (a work folder whose path
+      // is not UTF-8: doc/formats/candidate-protocol.md).
+      const fs::path out_dir = fs::path(cases_json).parent_path() / c["out_dir"].get<std::string>();
+      fs::copy_file(e.path(), out_dir / e.path().filename(),
                     fs::copy_options::overwrite_existing, ec);
       if (ec) return IoError(e.path().string() + ": cannot copy: " + ec.message());
       any = true;

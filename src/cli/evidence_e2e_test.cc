@@ -103,26 +103,48 @@ TEST(JsonRegression, StderrTailCutInsideACharacterIsWritten) {
   EXPECT_NE(tail.find("\xc3\xa4"), std::string::npos);
 }
 
-// M1 trigger 4: a package in a folder whose name is Latin-1, not UTF-8.
-TEST(JsonRegression, Latin1PackageFolderWritesEvidenceAndReport) {
+// M1 trigger 4: a package in a folder whose name is Latin-1, not UTF-8. The run aborted
+// (SIGABRT in the JSON writer), then, once it wrote evidence, the candidate could not find
+// its cases: cases.json held the folders as JSON strings with U+FFFD in place of the byte.
+TEST(JsonRegression, Latin1PackageFolderCandidateFindsItsCases) {
   TempDir dir;
   const std::string root = dir.File("dir_\xe9");
   WritePackage(root, CpuCandidate());
   testing::CommandResult r =
       RunAv(dir.path(), {"attnverify", "numerics", "--config", root + "/attnverify.toml"});
-  // Evidence, not SIGABRT. The verdict itself is not asserted: the candidate protocol's
-  // cases.json carries absolute case folders, which JSON cannot hold for a non-UTF-8
-  // folder, so the candidate does not find its case (sweep/case_files.cc; open).
-  EXPECT_LE(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
   json n = ReadEvidence(root + "/evidence/numerics.json");
-  EXPECT_TRUE(n["verdict"] == "pass" || n["verdict"] == "fail") << n["verdict"];
+  EXPECT_EQ(n["verdict"], "pass") << n.dump().substr(0, 2000);
   // Inside the package, recorded paths are relative: the bad bytes stay out of them.
   EXPECT_EQ(n["config"]["shapes"], "config/shapes.json");
   const std::string config_arg = n["provenance"]["argv"][3];
   EXPECT_NE(config_arg.find(std::string("dir_") + kReplacement), std::string::npos);
+  // The protocol names the folders relative to the file that names them.
+  json index = ReadEvidence(root + "/work/cases.json");
+  ASSERT_FALSE(index["cases"].empty());
+  const std::string id = index["cases"][0]["id"];
+  EXPECT_EQ(index["cases"][0]["dir"], "cases/" + id);
+  EXPECT_EQ(index["cases"][0]["out_dir"], "cases/" + id + "/out");
+  EXPECT_EQ(ReadEvidence(root + "/work/cases/" + id + "/case.json")["out_dir"], "out");
   r = RunAv(dir.path(), {"attnverify", "report", "--config", root + "/attnverify.toml"});
-  EXPECT_LE(r.exit_code, 1) << r.output;  // accepted or rejected: a verdict, not a crash
+  EXPECT_LE(r.exit_code, 1) << r.output;  // the report judges; no crash
   EXPECT_TRUE(fs::exists(root + "/reports/acceptance.json"));
+}
+
+// The same package in a UTF-8 folder keeps absolute folders (candidates written against
+// them go on working).
+TEST(JsonRegression, Utf8PackageFolderKeepsAbsoluteCaseFolders) {
+  TempDir dir;
+  const std::string root = dir.File("dir_\xc3\xa9");
+  WritePackage(root, CpuCandidate());
+  testing::CommandResult r =
+      RunAv(dir.path(), {"attnverify", "numerics", "--config", root + "/attnverify.toml"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  json index = ReadEvidence(root + "/work/cases.json");
+  ASSERT_FALSE(index["cases"].empty());
+  const std::string case_dir = index["cases"][0]["dir"];
+  EXPECT_EQ(case_dir.rfind(root + "/work/cases/", 0), 0u) << case_dir;
+  EXPECT_EQ(ReadEvidence(case_dir + "/case.json")["out_dir"], case_dir + "/out");
 }
 
 // M1 trigger 3's kind: any argument that is not UTF-8 reaches the evidence as argv.

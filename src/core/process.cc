@@ -90,6 +90,19 @@ void SweepOrphans() {
 // Closes a descriptor on every return path.
 struct Fd {
   int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      Close();
+      fd = o.fd;
+      o.fd = -1;
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
   ~Fd() { Close(); }
   void Close() {
     if (fd >= 0) ::close(fd);
@@ -216,91 +229,105 @@ process_tree::ShimReport ReadReport(int fd) {
   return report;
 }
 
-}  // namespace
+// The three pipes between attnverify and the reaper: the program's stdout and stderr, and
+// the reaper's report of how the program ended.
+struct ChildPipes {
+  Fd out_r, out_w, err_r, err_w, status_r, status_w;
+};
 
-Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
-  if (request.argv.empty()) return InvalidInput("process: empty argv");
-  std::vector<std::string> env = ScrubEnvironment(CurrentEnvironment(), request.extra_env);
-  AV_ASSIGN_OR_RETURN(std::string program,
-                      ResolveProgram(request.argv[0], request.cwd, request.extra_env));
-
-  int out_pipe[2], err_pipe[2], status_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    return IoError(std::string("pipe: ") + std::strerror(errno));
-  Fd out_r{out_pipe[0]}, out_w{out_pipe[1]};
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    return IoError(std::string("pipe: ") + std::strerror(errno));
-  Fd err_r{err_pipe[0]}, err_w{err_pipe[1]};
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0)
-    return IoError(std::string("pipe: ") + std::strerror(errno));
-  Fd status_r{status_pipe[0]}, status_w{status_pipe[1]};
-
-  // Everything the reaper uses is built here: between fork() and _exit() it may not
-  // allocate.
-  std::vector<char*> argv;
-  for (const std::string& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv[0] = const_cast<char*>(program.c_str());
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const std::string& kv : env) envp.push_back(const_cast<char*>(kv.c_str()));
-  envp.push_back(nullptr);
-  process_tree::ShimPlan plan;
-  plan.program = program.c_str();
-  plan.argv = argv.data();
-  plan.envp = envp.data();
-  plan.cwd = request.cwd.empty() ? nullptr : request.cwd.c_str();
-  plan.stdout_fd = out_w.fd;
-  plan.stderr_fd = err_w.fd;
-  plan.status_fd = status_w.fd;
-  plan.parent = ::getpid();
-
-  const int64_t start = NowMs();
-  pid_t reaper;
-  {
-    std::lock_guard<std::mutex> lock(ReaperMutex());
-    reaper = ::fork();
-    if (reaper == 0) process_tree::RunShim(plan);
-    if (reaper > 0) LiveReapers().insert(reaper);
+Result<ChildPipes> OpenChildPipes() {
+  ChildPipes p;
+  Fd* ends[3][2] = {{&p.out_r, &p.out_w}, {&p.err_r, &p.err_w}, {&p.status_r, &p.status_w}};
+  for (auto& end : ends) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return IoError(std::string("pipe: ") + std::strerror(errno));
+    end[0]->fd = fds[0];
+    end[1]->fd = fds[1];
   }
-  if (reaper < 0) return IoError(request.argv[0] + ": cannot start: fork: " + std::strerror(errno));
-  out_w.Close();
-  err_w.Close();
-  status_w.Close();
+  return p;
+}
 
-  ProcessResult result;
-  const int64_t deadline = start + std::max(request.timeout_ms, 1);
-  bool stop_sent = false, kill_sent = false, reaper_done = false;
-  int64_t stop_time = 0, reaper_done_time = 0;
-  int reaper_status = 0;
-  // Asks the reaper to kill the tree; SIGKILL to the reaper itself 2 s later (then the
-  // sweep kills what it left).
-  auto enforce_deadline = [&](int64_t now) {
-    if (!stop_sent && now >= deadline) {
-      ::kill(reaper, SIGTERM);
-      stop_sent = true;
-      stop_time = now;
-      result.timed_out = true;
-    } else if (stop_sent && !kill_sent && now - stop_time > 2000) {
-      ::kill(reaper, SIGKILL);
-      kill_sent = true;
-    }
-  };
+// Everything the reaper uses, built before fork(): between fork() and _exit() it may not
+// allocate. The plan points into the vectors, so it lives as long as this does.
+struct ShimArguments {
+  std::vector<char*> argv, envp;
+  process_tree::ShimPlan plan;
+};
+
+void BuildShimPlan(const ProcessRequest& request, const std::string& program,
+                   const std::vector<std::string>& env, const ChildPipes& pipes,
+                   ShimArguments* a) {
+  for (const std::string& arg : request.argv) a->argv.push_back(const_cast<char*>(arg.c_str()));
+  a->argv[0] = const_cast<char*>(program.c_str());
+  a->argv.push_back(nullptr);
+  for (const std::string& kv : env) a->envp.push_back(const_cast<char*>(kv.c_str()));
+  a->envp.push_back(nullptr);
+  a->plan.program = program.c_str();
+  a->plan.argv = a->argv.data();
+  a->plan.envp = a->envp.data();
+  a->plan.cwd = request.cwd.empty() ? nullptr : request.cwd.c_str();
+  a->plan.stdout_fd = pipes.out_w.fd;
+  a->plan.stderr_fd = pipes.err_w.fd;
+  a->plan.status_fd = pipes.status_w.fd;
+  a->plan.parent = ::getpid();
+}
+
+// One running reaper: reads its program's output until both pipes close and holds it to
+// the deadline (SIGTERM to the reaper, which kills the tree; SIGKILL to the reaper itself
+// 2 s later, and then the sweep kills what it left).
+class ReaperWatch {
+ public:
+  ReaperWatch(pid_t reaper, int64_t deadline, const ProcessRequest& request,
+              ProcessResult* result)
+      : reaper_(reaper), deadline_(deadline), request_(request), result_(result) {}
+
+  void PumpOutput(Fd& out_r, Fd& err_r);
+  int WaitForReaper();  // the reaper's wait status
+
+ private:
+  void EnforceDeadline(int64_t now);
+  void PollReaper(int64_t now);
+
+  pid_t reaper_;
+  int64_t deadline_;
+  const ProcessRequest& request_;
+  ProcessResult* result_;
+  bool stop_sent_ = false, kill_sent_ = false, reaper_done_ = false;
+  int64_t stop_time_ = 0, reaper_done_time_ = 0;
+  int reaper_status_ = 0;
+};
+
+void ReaperWatch::EnforceDeadline(int64_t now) {
+  if (!stop_sent_ && now >= deadline_) {
+    ::kill(reaper_, SIGTERM);
+    stop_sent_ = true;
+    stop_time_ = now;
+    result_->timed_out = true;
+  } else if (stop_sent_ && !kill_sent_ && now - stop_time_ > 2000) {
+    ::kill(reaper_, SIGKILL);
+    kill_sent_ = true;
+  }
+}
+
+void ReaperWatch::PollReaper(int64_t now) {
+  if (reaper_done_) return;
+  if (::waitpid(reaper_, &reaper_status_, WNOHANG | __WALL) == reaper_) {
+    reaper_done_ = true;
+    reaper_done_time_ = now;
+  }
+}
+
+void ReaperWatch::PumpOutput(Fd& out_r, Fd& err_r) {
   char buf[65536];
   while (out_r.fd >= 0 || err_r.fd >= 0) {
     const int64_t now = NowMs();
-    enforce_deadline(now);
-    if (!reaper_done) {
-      pid_t done = ::waitpid(reaper, &reaper_status, WNOHANG | __WALL);
-      if (done == reaper) {
-        reaper_done = true;
-        reaper_done_time = now;
-      }
-    }
+    EnforceDeadline(now);
+    PollReaper(now);
     // The reaper closes its tree's pipes by killing it; one left open after the reaper
     // ended belongs to a process that escaped it (the sweep below kills it): stop
     // reading 2 s later rather than hang.
-    if (reaper_done && now - reaper_done_time > 2000) break;
-    int wait_ms = static_cast<int>(stop_sent ? 100 : std::min<int64_t>(deadline - now, 250));
+    if (reaper_done_ && now - reaper_done_time_ > 2000) break;
+    int wait_ms = static_cast<int>(stop_sent_ ? 100 : std::min<int64_t>(deadline_ - now, 250));
     pollfd fds[2];
     int nfds = 0;
     if (out_r.fd >= 0) fds[nfds++] = {out_r.fd, POLLIN, 0};
@@ -320,28 +347,29 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
         continue;
       }
       if (is_out) {
-        Keep(&result.stdout_text, &result.stdout_truncated, buf, n, request.max_output_bytes);
+        Keep(&result_->stdout_text, &result_->stdout_truncated, buf, n, request_.max_output_bytes);
       } else {
-        Keep(&result.stderr_text, &result.stderr_truncated, buf, n, request.max_output_bytes);
+        Keep(&result_->stderr_text, &result_->stderr_truncated, buf, n, request_.max_output_bytes);
       }
     }
   }
+}
+
+int ReaperWatch::WaitForReaper() {
   // A program that closed its pipes early is still held to the deadline.
-  while (!reaper_done) {
-    pid_t done = ::waitpid(reaper, &reaper_status, WNOHANG | __WALL);
-    if (done == reaper) break;
+  while (!reaper_done_) {
+    pid_t done = ::waitpid(reaper_, &reaper_status_, WNOHANG | __WALL);
+    if (done == reaper_) break;
     if (done < 0 && errno != EINTR) break;
-    enforce_deadline(NowMs());
+    EnforceDeadline(NowMs());
     ::usleep(2'000);
   }
-  process_tree::ShimReport report = ReadReport(status_r.fd);
-  {
-    std::lock_guard<std::mutex> lock(ReaperMutex());
-    LiveReapers().erase(reaper);
-  }
-  if (report.kind == 0 || !WIFEXITED(reaper_status)) SweepOrphans();
-  result.wall_ms = NowMs() - start;
-  result.leftover_processes = report.leftovers;
+  return reaper_status_;
+}
+
+// How the program ended, from the reaper's report (ProcessResult's fields).
+Status ApplyReport(const process_tree::ShimReport& report, const ProcessRequest& request,
+                   ProcessResult* result) {
   switch (report.kind) {
     case process_tree::ShimReport::kCannotStart: {
       std::string why = std::strerror(report.value);
@@ -349,20 +377,59 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
       return IoError(request.argv[0] + ": cannot start: " + why);
     }
     case process_tree::ShimReport::kExited:
-      if (WIFEXITED(report.value) && !result.timed_out) {
-        result.exited = true;
-        result.exit_code = WEXITSTATUS(report.value);
+      if (WIFEXITED(report.value) && !result->timed_out) {
+        result->exited = true;
+        result->exit_code = WEXITSTATUS(report.value);
       } else if (WIFSIGNALED(report.value)) {
-        result.term_signal = WTERMSIG(report.value);
+        result->term_signal = WTERMSIG(report.value);
       } else {
-        result.term_signal = SIGKILL;  // it ended as the deadline passed
+        result->term_signal = SIGKILL;  // it ended as the deadline passed
       }
-      break;
+      return Status::Ok();
     default:
       // Stopped by our timeout or killed: the tree died of SIGKILL.
-      result.term_signal = SIGKILL;
-      break;
+      result->term_signal = SIGKILL;
+      return Status::Ok();
   }
+}
+
+}  // namespace
+
+Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
+  if (request.argv.empty()) return InvalidInput("process: empty argv");
+  std::vector<std::string> env = ScrubEnvironment(CurrentEnvironment(), request.extra_env);
+  AV_ASSIGN_OR_RETURN(std::string program,
+                      ResolveProgram(request.argv[0], request.cwd, request.extra_env));
+  AV_ASSIGN_OR_RETURN(ChildPipes pipes, OpenChildPipes());
+  ShimArguments shim;
+  BuildShimPlan(request, program, env, pipes, &shim);
+
+  const int64_t start = NowMs();
+  pid_t reaper;
+  {
+    std::lock_guard<std::mutex> lock(ReaperMutex());
+    reaper = ::fork();
+    if (reaper == 0) process_tree::RunShim(shim.plan);
+    if (reaper > 0) LiveReapers().insert(reaper);
+  }
+  if (reaper < 0) return IoError(request.argv[0] + ": cannot start: fork: " + std::strerror(errno));
+  pipes.out_w.Close();
+  pipes.err_w.Close();
+  pipes.status_w.Close();
+
+  ProcessResult result;
+  ReaperWatch watch(reaper, start + std::max(request.timeout_ms, 1), request, &result);
+  watch.PumpOutput(pipes.out_r, pipes.err_r);
+  const int reaper_status = watch.WaitForReaper();
+  process_tree::ShimReport report = ReadReport(pipes.status_r.fd);
+  {
+    std::lock_guard<std::mutex> lock(ReaperMutex());
+    LiveReapers().erase(reaper);
+  }
+  if (report.kind == 0 || !WIFEXITED(reaper_status)) SweepOrphans();
+  result.wall_ms = NowMs() - start;
+  result.leftover_processes = report.leftovers;
+  AV_RETURN_IF_ERROR(ApplyReport(report, request, &result));
   return result;
 }
 

@@ -51,4 +51,6 @@ std::string_view Utf8Tail(std::string_view text, size_t max_bytes) {
   return text.substr(start);
 }
 
+bool IsValidUtf8(std::string_view text) { return ReplaceInvalidUtf8(text) == text; }
+
 }  // namespace av

@@ -12,6 +12,10 @@ namespace av {
 // surrogates and code points past U+10FFFF included) replaced by U+FFFD.
 std::string ReplaceInvalidUtf8(std::string_view text);
 
+// Whether `text` is well-formed UTF-8 (the same rules), so that a JSON string can hold it
+// unchanged: a path that is not cannot be written as one and be opened again.
+bool IsValidUtf8(std::string_view text);
+
 // The last `max_bytes` of `text` (or a little less), starting at a character boundary.
 std::string_view Utf8Tail(std::string_view text, size_t max_bytes);
 

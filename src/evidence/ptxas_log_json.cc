@@ -1,5 +1,7 @@
 #include "evidence/ptxas_log_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace av {
 namespace {
 

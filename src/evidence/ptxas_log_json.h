@@ -3,7 +3,7 @@
 // Pure functions; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "evidence/ptxas_log.h"
 

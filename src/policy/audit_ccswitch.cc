@@ -2,6 +2,8 @@
 // CC Switch's own stored provider (settingsConfig.env, meta.apiKeyField, alone, inside
 // "ccSwitchProvider", or in a "providers" map), and credentials that do not belong there.
 #include "policy/audit_internal.h"
+
+#include <nlohmann/json.hpp>
 #include "policy/secret_scan.h"
 
 namespace av::audit_internal {
@@ -49,7 +51,7 @@ void WalkForeign(const SettingsDocument& doc, const nlohmann::json& j, const std
 }
 
 void AuditStored(const SettingsDocument& doc, const std::string& pointer, AuditContext* ctx) {
-  const nlohmann::json& p = doc.json.at(nlohmann::json::json_pointer(pointer));
+  const nlohmann::json& p = doc.json->at(nlohmann::json::json_pointer(pointer));
   if (!p.is_object()) return;
   ToolView view;
   view.tool = kTool;
@@ -86,7 +88,7 @@ void AuditStored(const SettingsDocument& doc, const std::string& pointer, AuditC
 
 void AuditCcSwitch(const SettingsDocument& doc, AuditContext* ctx) {
   CheckSecretPatterns(kTool, doc.path, doc.text, ctx);
-  const nlohmann::json& j = doc.json;
+  const nlohmann::json& j = doc.json.get();
   WalkForeign(doc, j, "", ctx);
   if (j.contains("provider") && j["provider"].is_object()) {
     const nlohmann::json& p = j["provider"];

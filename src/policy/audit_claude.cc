@@ -1,6 +1,7 @@
 // The audit of Claude Code settings.json layers: the env block (Base URL, keys, models),
 // each allow rule (does it grant arbitrary execution?), each deny rule (can it hold?), and
 // over the merged layers the permission mode and the denies a read-only review needs.
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "policy/audit_internal.h"
@@ -190,7 +191,7 @@ std::string KeyEnvFromHelper(const std::string& helper) {
 
 void AuditClaudeEnv(const SettingsDocument& doc, const std::string& pointer,
                     const std::string& tool, ToolView* view, AuditContext* ctx) {
-  const nlohmann::json& env = doc.json.at(nlohmann::json::json_pointer(pointer));
+  const nlohmann::json& env = doc.json->at(nlohmann::json::json_pointer(pointer));
   if (!env.is_object()) {
     ctx->Add("error", "claude.env_invalid", tool, doc.path, doc.lines.LineOf(pointer),
              "env is not an object",
@@ -233,82 +234,79 @@ void AuditClaudeEnv(const SettingsDocument& doc, const std::string& pointer,
   }
 }
 
-void AuditClaude(const std::vector<SettingsDocument>& docs, AuditContext* ctx) {
-  const std::string tool = "claude-code";
-  bool any_base_url = false;
-  for (const SettingsDocument& doc : docs) {
-    CheckSecretPatterns(tool, doc.path, doc.text, ctx);
-    for (const std::string& dup : doc.lines.duplicate_keys) {
-      ctx->Add("warning", "agent_config.duplicate_key", tool, doc.path, doc.lines.LineOf(dup),
-               "a key set twice",
-               "JSON key " + dup +
-                   " appears twice in one object; Claude Code "
-                   "keeps the last one, which a reader of the first may miss.");
-    }
-    ToolView view;
-    view.tool = tool;
-    view.file = doc.path;
-    if (doc.json.contains("env")) AuditClaudeEnv(doc, "/env", tool, &view, ctx);
-    auto helper = doc.json.find("apiKeyHelper");
-    if (helper != doc.json.end() && helper->is_string()) {
-      view.key_env = KeyEnvFromHelper(helper->get<std::string>());
-      view.key_line = doc.lines.LineOf("/apiKeyHelper");
-      auto env = doc.json.find("env");
-      if (env != doc.json.end() && env->is_object() &&
-          (env->contains("ANTHROPIC_AUTH_TOKEN") || env->contains("ANTHROPIC_API_KEY"))) {
-        ctx->Add("warning", "claude.api_key_helper_shadowed", tool, doc.path, view.key_line,
-                 "apiKeyHelper is never used",
-                 "env also sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY, which Claude Code uses "
-                 "before apiKeyHelper.");
-      }
-    }
-    any_base_url = any_base_url || !view.base_url.empty();
-    if (!view.base_url.empty() || !view.key_env.empty() || !view.models.empty()) {
-      ctx->AddView(view);
-    }
-  }
-  MergedSettings merged = MergeSettings(docs);
-  for (const SettingsProblem& p : merged.problems) {
-    size_t colon = p.where.rfind(':');
-    ctx->Add("error", "claude.invalid_rule", tool, p.where.substr(0, colon),
-             std::atoi(p.where.c_str() + colon + 1), "Claude Code cannot read this",
-             p.message + " (JSON path " + p.pointer +
-                 "). Claude Code ignores the entry, so what it "
-                 "was meant to allow or deny is not in effect.");
-  }
-  auto grade = [&](const std::vector<PermissionRule>& rules, Grade (*fn)(const PermissionRule&),
-                   const char* rule_id, const char* list) {
-    for (const PermissionRule& r : rules) {
-      Grade g = fn(r);
-      if (g.severity.empty()) continue;
-      size_t colon = r.source.rfind(':');
-      std::string file = r.source.substr(0, colon);
-      int line = std::atoi(r.source.c_str() + colon + 1);
-      std::string text;
-      for (const SettingsDocument& d : docs) {
-        if (d.path == file) text = LineText(d.text, line);
-      }
-      ctx->Add(g.severity, rule_id, tool, file, line,
-               std::string(list) + " " + r.text + ": " + g.title,
-               g.why + " Instead: " + g.instead + ".", text);
-    }
-  };
-  grade(merged.permissions.allow, GradeAllow, "claude.allow_too_broad", "allow");
-  grade(merged.permissions.deny, GradeDeny, "claude.deny_cannot_hold", "deny");
+namespace {
 
-  const SettingsDocument& top = docs.back();
+const char kClaudeTool[] = "claude-code";
+
+// One settings file on its own: secrets, duplicate keys, its env block and apiKeyHelper.
+// Returns whether it sets a Base URL.
+bool AuditClaudeDocument(const SettingsDocument& doc, AuditContext* ctx) {
+  const std::string tool = kClaudeTool;
+  CheckSecretPatterns(tool, doc.path, doc.text, ctx);
+  for (const std::string& dup : doc.lines.duplicate_keys) {
+    ctx->Add("warning", "agent_config.duplicate_key", tool, doc.path, doc.lines.LineOf(dup),
+             "a key set twice",
+             "JSON key " + dup +
+                 " appears twice in one object; Claude Code "
+                 "keeps the last one, which a reader of the first may miss.");
+  }
+  ToolView view;
+  view.tool = tool;
+  view.file = doc.path;
+  if (doc.json->contains("env")) AuditClaudeEnv(doc, "/env", tool, &view, ctx);
+  auto helper = doc.json->find("apiKeyHelper");
+  if (helper != doc.json->end() && helper->is_string()) {
+    view.key_env = KeyEnvFromHelper(helper->get<std::string>());
+    view.key_line = doc.lines.LineOf("/apiKeyHelper");
+    auto env = doc.json->find("env");
+    if (env != doc.json->end() && env->is_object() &&
+        (env->contains("ANTHROPIC_AUTH_TOKEN") || env->contains("ANTHROPIC_API_KEY"))) {
+      ctx->Add("warning", "claude.api_key_helper_shadowed", tool, doc.path, view.key_line,
+               "apiKeyHelper is never used",
+               "env also sets ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY, which Claude Code uses "
+               "before apiKeyHelper.");
+    }
+  }
+  if (!view.base_url.empty() || !view.key_env.empty() || !view.models.empty()) {
+    ctx->AddView(view);
+  }
+  return !view.base_url.empty();
+}
+
+// "FILE:LINE" as the merged settings record where a value came from.
+std::pair<std::string, int> SplitWhere(const std::string& where) {
+  size_t colon = where.rfind(':');
+  return {where.substr(0, colon), std::atoi(where.c_str() + colon + 1)};
+}
+
+// The merged permission rules, each graded (too broad an allow, a deny that cannot hold).
+void GradeRules(const std::vector<SettingsDocument>& docs, const std::vector<PermissionRule>& rules,
+                Grade (*grade)(const PermissionRule&), const char* rule_id, const char* list,
+                AuditContext* ctx) {
+  for (const PermissionRule& r : rules) {
+    Grade g = grade(r);
+    if (g.severity.empty()) continue;
+    auto [file, line] = SplitWhere(r.source);
+    std::string text;
+    for (const SettingsDocument& d : docs) {
+      if (d.path == file) text = LineText(d.text, line);
+    }
+    ctx->Add(g.severity, rule_id, kClaudeTool, file, line,
+             std::string(list) + " " + r.text + ": " + g.title, g.why + " Instead: " + g.instead + ".",
+             text);
+  }
+}
+
+// The merged permission mode and the bypass switch.
+void CheckModes(const MergedSettings& merged, const SettingsDocument& top, AuditContext* ctx) {
+  auto [file, line] = SplitWhere(merged.default_mode_where);
   if (merged.default_mode == "bypassPermissions") {
-    size_t colon = merged.default_mode_where.rfind(':');
-    ctx->Add(
-        "error", "claude.bypass_permissions", tool, merged.default_mode_where.substr(0, colon),
-        std::atoi(merged.default_mode_where.c_str() + colon + 1),
-        "bypassPermissions skips every rule",
-        "defaultMode \"bypassPermissions\" runs every tool without asking, deny rules aside; a "
-        "review of untrusted code must keep asking.");
+    ctx->Add("error", "claude.bypass_permissions", kClaudeTool, file, line,
+             "bypassPermissions skips every rule",
+             "defaultMode \"bypassPermissions\" runs every tool without asking, deny rules aside; a "
+             "review of untrusted code must keep asking.");
   } else if (merged.default_mode == "auto" || merged.default_mode == "acceptEdits") {
-    size_t colon = merged.default_mode_where.rfind(':');
-    ctx->Add("warning", "claude.permissive_mode", tool, merged.default_mode_where.substr(0, colon),
-             std::atoi(merged.default_mode_where.c_str() + colon + 1),
+    ctx->Add("warning", "claude.permissive_mode", kClaudeTool, file, line,
              "a mode that approves on its own",
              "defaultMode \"" + merged.default_mode + "\" approves " +
                  (merged.default_mode == "auto" ? "tool calls a classifier considers safe"
@@ -316,17 +314,16 @@ void AuditClaude(const std::vector<SettingsDocument>& docs, AuditContext* ctx) {
                  " without asking; use \"default\" for a read-only review.");
   }
   if (!merged.bypass_disabled) {
-    ctx->Add("warning", "claude.bypass_not_disabled", tool, top.path,
+    ctx->Add("warning", "claude.bypass_not_disabled", kClaudeTool, top.path,
              top.lines.LineOf("/permissions"), "bypass mode can still be switched on",
              "No layer sets permissions.disableBypassPermissionsMode to \"disable\", so "
              "--dangerously-skip-permissions or a mode switch turns every rule off.");
   }
-  if (!any_base_url) {
-    ctx->Add("error", "claude.base_url_missing", tool, top.path, 1, "no ANTHROPIC_BASE_URL",
-             "No layer sets env.ANTHROPIC_BASE_URL, so Claude Code sends requests (and the key) to "
-             "its default endpoint instead of the pinned provider.");
-  }
-  // The denies a read-only review needs, probed with attnverify's own policy.
+}
+
+// The denies a read-only review needs, probed with attnverify's own policy.
+void CheckReviewDenies(const MergedSettings& merged, const SettingsDocument& top,
+                       AuditContext* ctx) {
   struct Probe {
     const char* what;
     const char* command;
@@ -347,15 +344,42 @@ void AuditClaude(const std::vector<SettingsDocument>& docs, AuditContext* ctx) {
   }
   if (!edit_denied) missing.push_back("Edit (the review is read-only)");
   if (!write_denied) missing.push_back("Write (the review is read-only)");
-  if (!missing.empty()) {
-    std::string list;
-    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-    ctx->Add("warning", "claude.deny_missing", tool, top.path,
-             top.lines.LineOf("/permissions/deny"), "denies the review needs are missing",
-             "No deny rule, in any layer, stops " + list +
-                 ". Add Bash(git push:*), Bash(rm:*), "
-                 "Bash(curl:*), Bash(wget:*), Bash(ssh:*), Edit and Write.");
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  ctx->Add("warning", "claude.deny_missing", kClaudeTool, top.path,
+           top.lines.LineOf("/permissions/deny"), "denies the review needs are missing",
+           "No deny rule, in any layer, stops " + list +
+               ". Add Bash(git push:*), Bash(rm:*), "
+               "Bash(curl:*), Bash(wget:*), Bash(ssh:*), Edit and Write.");
+}
+
+}  // namespace
+
+void AuditClaude(const std::vector<SettingsDocument>& docs, AuditContext* ctx) {
+  bool any_base_url = false;
+  for (const SettingsDocument& doc : docs) {
+    any_base_url = AuditClaudeDocument(doc, ctx) || any_base_url;
   }
+  MergedSettings merged = MergeSettings(docs);
+  for (const SettingsProblem& p : merged.problems) {
+    auto [file, line] = SplitWhere(p.where);
+    ctx->Add("error", "claude.invalid_rule", kClaudeTool, file, line,
+             "Claude Code cannot read this",
+             p.message + " (JSON path " + p.pointer +
+                 "). Claude Code ignores the entry, so what it "
+                 "was meant to allow or deny is not in effect.");
+  }
+  GradeRules(docs, merged.permissions.allow, GradeAllow, "claude.allow_too_broad", "allow", ctx);
+  GradeRules(docs, merged.permissions.deny, GradeDeny, "claude.deny_cannot_hold", "deny", ctx);
+  const SettingsDocument& top = docs.back();
+  CheckModes(merged, top, ctx);
+  if (!any_base_url) {
+    ctx->Add("error", "claude.base_url_missing", kClaudeTool, top.path, 1, "no ANTHROPIC_BASE_URL",
+             "No layer sets env.ANTHROPIC_BASE_URL, so Claude Code sends requests (and the key) to "
+             "its default endpoint instead of the pinned provider.");
+  }
+  CheckReviewDenies(merged, top, ctx);
 }
 
 }  // namespace av::audit_internal

@@ -99,28 +99,25 @@ void CheckModes(const toml::table& t, const std::string& where, const std::strin
   }
 }
 
-}  // namespace
+// The providers and models the file puts in use: the top level's, then each profile's
+// (id or name, line of the key).
+struct CodexUse {
+  std::vector<std::pair<std::string, int>> providers, models;
+};
 
-Status AuditCodex(const std::string& path, const std::string& text, AuditContext* ctx) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
-  CheckSecretPatterns(kTool, path, text, ctx);
-  Walk(doc, "", path, text, ctx);
-  const toml::table* providers = doc["model_providers"].as_table();
-  const toml::table* profiles = doc["profiles"].as_table();
-
-  // The providers in use: the top level's, and each profile's.
-  std::vector<std::pair<std::string, int>> used;  // id, line of the model_provider key
+// The top level: the provider pinned or not, the model keys, and what reaches commands.
+void CheckTopLevel(const toml::table& doc, const std::string& path, const std::string& text,
+                   AuditContext* ctx, CodexUse* use) {
   const toml::node* top = doc.get("model_provider");
   if (top == nullptr) {
     ctx->Add("error", "codex.provider_not_pinned", kTool, path, 1, "no model_provider",
              "Without model_provider Codex uses its built-in \"openai\" provider: requests and the "
              "key go to OpenAI's endpoint, not the pinned gateway.");
   } else {
-    used.emplace_back(Str(top), Line(*top));
+    use->providers.emplace_back(Str(top), Line(*top));
   }
-  std::vector<std::pair<std::string, int>> models;
   for (const char* key : {"model", "review_model"}) {
-    if (const toml::node* m = doc.get(key)) models.emplace_back(Str(m), Line(*m));
+    if (const toml::node* m = doc.get(key)) use->models.emplace_back(Str(m), Line(*m));
   }
   CheckModes(doc, "", path, text, ctx);
   if (const toml::node* s = doc["shell_environment_policy"]["ignore_default_excludes"].node()) {
@@ -140,6 +137,12 @@ Status AuditCodex(const std::string& path, const std::string& text, AuditContext
                LineText(text, Line(*n)));
     }
   }
+}
+
+// [profiles.*]: the default profile must exist; each profile's provider and model are in use.
+void CheckProfiles(const toml::table& doc, const std::string& path, const std::string& text,
+                   AuditContext* ctx, CodexUse* use) {
+  const toml::table* profiles = doc["profiles"].as_table();
   if (const toml::node* p = doc.get("profile")) {
     if (profiles == nullptr || profiles->get(Str(p)) == nullptr) {
       ctx->Add("error", "codex.profile_missing", kTool, path, Line(*p),
@@ -148,19 +151,113 @@ Status AuditCodex(const std::string& path, const std::string& text, AuditContext
                LineText(text, Line(*p)));
     }
   }
-  if (profiles != nullptr) {
-    for (const auto& [name, node] : *profiles) {
-      const toml::table* prof = node.as_table();
-      if (prof == nullptr) continue;
-      std::string where = "[profiles." + std::string(name.str()) + "] ";
-      if (const toml::node* mp = prof->get("model_provider")) used.emplace_back(Str(mp), Line(*mp));
-      if (const toml::node* m = prof->get("model")) models.emplace_back(Str(m), Line(*m));
-      CheckModes(*prof, where, path, text, ctx);
+  if (profiles == nullptr) return;
+  for (const auto& [name, node] : *profiles) {
+    const toml::table* prof = node.as_table();
+    if (prof == nullptr) continue;
+    std::string where = "[profiles." + std::string(name.str()) + "] ";
+    if (const toml::node* mp = prof->get("model_provider")) {
+      use->providers.emplace_back(Str(mp), Line(*mp));
+    }
+    if (const toml::node* m = prof->get("model")) use->models.emplace_back(Str(m), Line(*m));
+    CheckModes(*prof, where, path, text, ctx);
+  }
+}
+
+void CheckWireApi(const toml::table& p, const std::string& where, const std::string& path,
+                  const std::string& text, AuditContext* ctx) {
+  const toml::node* wire = p.get("wire_api");
+  if (wire == nullptr) {
+    ctx->Add("warning", "codex.wire_api", kTool, path, Line(p), "no wire_api",
+             where +
+                 "does not say wire_api; older Codex releases default to \"chat\", current ones "
+                 "accept only \"responses\". Write wire_api = \"responses\".");
+  } else if (Str(wire) == "chat") {
+    ctx->Add("error", "codex.deprecated_key", kTool, path, Line(*wire),
+             "wire_api = \"chat\" is no longer supported",
+             where +
+                 "wire_api = \"chat\": current Codex releases refuse to load it (\"`wire_api = "
+                 "\\\"chat\\\"` is no longer supported\"); use \"responses\" and a gateway that "
+                 "serves "
+                 "{base}/v1/responses.",
+             LineText(text, Line(*wire)));
+  } else if (Str(wire) != "responses") {
+    ctx->Add("error", "codex.wire_api", kTool, path, Line(*wire), "an unknown wire_api",
+             where + "wire_api = \"" + Str(wire) + "\" is not \"responses\".",
+             LineText(text, Line(*wire)));
+  }
+}
+
+// What the provider adds to every request: query parameters, literal keys in headers.
+void CheckRequestExtras(const toml::table& p, const std::string& where, const std::string& path,
+                        const std::string& text, AuditContext* ctx) {
+  if (const toml::table* q = p.get_as<toml::table>("query_params"); q != nullptr && !q->empty()) {
+    ctx->Add("error", "agent_config.base_url", kTool, path, Line(*q),
+             "query parameters on every request",
+             where +
+                 "query_params adds a query string to every request; like UTM parameters in a "
+                 "Base URL, it does not belong to the pinned endpoint.",
+             LineText(text, Line(*q)));
+  }
+  const toml::table* h = p.get_as<toml::table>("http_headers");
+  if (h == nullptr) return;
+  for (const auto& [name, value] : *h) {
+    std::string lower(name.str());
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if ((lower == "authorization" || lower == "x-api-key") &&
+        !LooksLikePlaceholder(Str(&value)) &&
+        !ctx->Has(path, Line(value), "agent_config.secret_literal")) {
+      ctx->Add("error", "agent_config.secret_literal", kTool, path, Line(value),
+               "a literal key in a header",
+               where + "http_headers." + std::string(name.str()) + " holds " +
+                   DescribeSecret(Str(&value)) + "; use env_key (or env_http_headers) instead.");
     }
   }
+}
+
+// One [model_providers.<id>] table: its endpoint and key variable become a ToolView.
+ToolView CheckProvider(const std::string& id, const toml::table& p, const std::string& path,
+                       const std::string& text, AuditContext* ctx) {
+  std::string where = "[model_providers." + id + "] ";
+  ToolView view;
+  view.tool = kTool;
+  view.file = path;
+  view.codex_style = true;
+  if (const toml::node* b = p.get("base_url")) {
+    view.base_url = Str(b);
+    view.base_line = Line(*b);
+    CheckUrl(kTool, path, view.base_line, where + "base_url", view.base_url, text, ctx);
+  } else {
+    ctx->Add("error", "codex.base_url_missing", kTool, path, Line(p), "no base_url",
+             where + "has no base_url: requests go to Codex's default endpoint.");
+  }
+  if (const toml::node* k = p.get("env_key")) {
+    view.key_env = Str(k);
+    view.key_line = Line(*k);
+  } else {
+    ctx->Add("error", "codex.env_key_missing", kTool, path, Line(p), "no env_key",
+             where +
+                 "has no env_key, so Codex authenticates with its stored login or "
+                 "OPENAI_API_KEY instead of the provider's own variable.");
+  }
+  CheckWireApi(p, where, path, text, ctx);
+  CheckRequestExtras(p, where, path, text, ctx);
+  return view;
+}
+
+}  // namespace
+
+Status AuditCodex(const std::string& path, const std::string& text, AuditContext* ctx) {
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  CheckSecretPatterns(kTool, path, text, ctx);
+  Walk(doc, "", path, text, ctx);
+  CodexUse use;
+  CheckTopLevel(doc, path, text, ctx, &use);
+  CheckProfiles(doc, path, text, ctx, &use);
+  const toml::table* providers = doc["model_providers"].as_table();
   std::set<std::string> seen;
   bool first_view = true;
-  for (const auto& [id, line] : used) {
+  for (const auto& [id, line] : use.providers) {
     if (!seen.insert(id).second) continue;
     const toml::table* p = providers ? providers->get_as<toml::table>(id) : nullptr;
     if (p == nullptr) {
@@ -172,73 +269,8 @@ Status AuditCodex(const std::string& path, const std::string& text, AuditContext
           LineText(text, line));
       continue;
     }
-    std::string where = "[model_providers." + id + "] ";
-    ToolView view;
-    view.tool = kTool;
-    view.file = path;
-    view.codex_style = true;
-    if (const toml::node* b = p->get("base_url")) {
-      view.base_url = Str(b);
-      view.base_line = Line(*b);
-      CheckUrl(kTool, path, view.base_line, where + "base_url", view.base_url, text, ctx);
-    } else {
-      ctx->Add("error", "codex.base_url_missing", kTool, path, Line(*p), "no base_url",
-               where + "has no base_url: requests go to Codex's default endpoint.");
-    }
-    if (const toml::node* k = p->get("env_key")) {
-      view.key_env = Str(k);
-      view.key_line = Line(*k);
-    } else {
-      ctx->Add("error", "codex.env_key_missing", kTool, path, Line(*p), "no env_key",
-               where +
-                   "has no env_key, so Codex authenticates with its stored login or "
-                   "OPENAI_API_KEY instead of the provider's own variable.");
-    }
-    const toml::node* wire = p->get("wire_api");
-    if (wire == nullptr) {
-      ctx->Add("warning", "codex.wire_api", kTool, path, Line(*p), "no wire_api",
-               where +
-                   "does not say wire_api; older Codex releases default to \"chat\", current ones "
-                   "accept only \"responses\". Write wire_api = \"responses\".");
-    } else if (Str(wire) == "chat") {
-      ctx->Add("error", "codex.deprecated_key", kTool, path, Line(*wire),
-               "wire_api = \"chat\" is no longer supported",
-               where +
-                   "wire_api = \"chat\": current Codex releases refuse to load it (\"`wire_api = "
-                   "\\\"chat\\\"` is no longer supported\"); use \"responses\" and a gateway that "
-                   "serves "
-                   "{base}/v1/responses.",
-               LineText(text, Line(*wire)));
-    } else if (Str(wire) != "responses") {
-      ctx->Add("error", "codex.wire_api", kTool, path, Line(*wire), "an unknown wire_api",
-               where + "wire_api = \"" + Str(wire) + "\" is not \"responses\".",
-               LineText(text, Line(*wire)));
-    }
-    if (const toml::table* q = p->get_as<toml::table>("query_params");
-        q != nullptr && !q->empty()) {
-      ctx->Add("error", "agent_config.base_url", kTool, path, Line(*q),
-               "query parameters on every request",
-               where +
-                   "query_params adds a query string to every request; like UTM parameters in a "
-                   "Base URL, it does not belong to the pinned endpoint.",
-               LineText(text, Line(*q)));
-    }
-    if (const toml::table* h = p->get_as<toml::table>("http_headers")) {
-      for (const auto& [name, value] : *h) {
-        std::string lower(name.str());
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if ((lower == "authorization" || lower == "x-api-key") &&
-            !LooksLikePlaceholder(Str(&value)) &&
-            !ctx->Has(path, Line(value), "agent_config.secret_literal")) {
-          ctx->Add("error", "agent_config.secret_literal", kTool, path, Line(value),
-                   "a literal key in a header",
-                   where + "http_headers." + std::string(name.str()) + " holds " +
-                       DescribeSecret(Str(&value)) +
-                       "; use env_key (or env_http_headers) instead.");
-        }
-      }
-    }
-    if (first_view) view.models = models;  // the models go with the top-level provider
+    ToolView view = CheckProvider(id, *p, path, text, ctx);
+    if (first_view) view.models = use.models;  // the models go with the top-level provider
     first_view = false;
     ctx->AddView(view);
   }

@@ -1,5 +1,7 @@
 #include "policy/audit_writers.h"
 
+#include <nlohmann/json.hpp>
+
 #include "review/review_writers.h"
 
 namespace av {

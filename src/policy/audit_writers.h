@@ -3,7 +3,7 @@
 // the files) and SARIF 2.1.0. They reuse review_writers.h and compute nothing.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "policy/config_audit.h"

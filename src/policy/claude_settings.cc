@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 
@@ -50,7 +51,7 @@ Result<SettingsDocument> ParseSettingsDocument(std::string text, const std::stri
   } catch (const nlohmann::json::parse_error& e) {
     return InvalidInput(path + ": not JSON: " + e.what());
   }
-  if (!doc.json.is_object()) return InvalidInput(path + ":1: a settings file is a JSON object");
+  if (!doc.json->is_object()) return InvalidInput(path + ":1: a settings file is a JSON object");
   Result<JsonLines> lines = LocateJsonValues(doc.text);
   if (!lines.ok()) return lines.status().WithContext(path);
   doc.lines = std::move(*lines);
@@ -67,7 +68,7 @@ namespace {
 
 void ReadRules(const SettingsDocument& doc, const char* list, std::vector<PermissionRule>* out,
                std::vector<SettingsProblem>* problems) {
-  const nlohmann::json& perms = doc.json.at("permissions");
+  const nlohmann::json& perms = doc.json->at("permissions");
   if (!perms.contains(list)) return;
   std::string pointer = std::string("/permissions/") + list;
   const nlohmann::json& rules = perms.at(list);
@@ -102,14 +103,14 @@ MergedSettings MergeSettings(const std::vector<SettingsDocument>& input) {
     return static_cast<int>(a->layer) < static_cast<int>(b->layer);
   });
   for (const SettingsDocument* d : docs) {
-    auto only = d->json.find("allowManagedPermissionRulesOnly");
-    if (d->layer == SettingsLayer::kManaged && only != d->json.end() && *only == true) {
+    auto only = d->json->find("allowManagedPermissionRulesOnly");
+    if (d->layer == SettingsLayer::kManaged && only != d->json->end() && *only == true) {
       m.managed_rules_only = true;
     }
   }
   for (const SettingsDocument* d : docs) {
-    if (!d->json.contains("permissions")) continue;
-    const nlohmann::json& perms = d->json.at("permissions");
+    if (!d->json->contains("permissions")) continue;
+    const nlohmann::json& perms = d->json->at("permissions");
     if (!perms.is_object()) {
       m.problems.push_back(
           {d->Where("/permissions"), "/permissions", "permissions is not an object"});

@@ -7,11 +7,11 @@
 // doc/agent-configs.md lists the fields. Pure functions (Load reads the file), any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/json_value.h"
 #include "core/status.h"
 #include "policy/command_policy.h"
 #include "policy/json_lines.h"
@@ -28,7 +28,7 @@ struct SettingsDocument {
   std::string path;  // as given, for messages
   SettingsLayer layer = SettingsLayer::kProject;
   std::string text;
-  nlohmann::json json;
+  JsonValue json;  // the parsed file (json.hpp to look inside)
   JsonLines lines;
   std::string Where(const std::string& pointer) const;  // "path:line"
 };

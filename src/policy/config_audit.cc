@@ -4,6 +4,7 @@
 #include "policy/config_audit.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/sha256.h"
@@ -223,7 +224,7 @@ Result<AuditReport> AuditAgentConfigs(const std::vector<std::string>& paths,
     }
     SettingsLayer layer = GuessSettingsLayer(path);
     AV_ASSIGN_OR_RETURN(SettingsDocument doc, ParseSettingsDocument(std::move(text), path, layer));
-    if (IsCcSwitch(doc.json)) {
+    if (IsCcSwitch(doc.json.get())) {
       report.files.push_back({path, Sha256Hex(doc.text), "cc-switch provider"});
       ccswitch.emplace_back(std::move(doc), 0);
     } else {

@@ -1,6 +1,8 @@
 // acceptance.json (attnverify.acceptance/1, doc/formats/acceptance-json.md).
 #include "report/report_writers.h"
 
+#include <nlohmann/json.hpp>
+
 namespace av {
 namespace {
 

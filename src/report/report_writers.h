@@ -6,7 +6,7 @@
 // Pure functions; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "report/checklist.h"

@@ -1,6 +1,7 @@
 // acceptance.sarif: the review findings as SARIF 2.1.0 results (one rule per rule id,
 // level from severity, file and line region), for GitHub code scanning and IDEs.
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "report/report_writers.h"
 

@@ -84,7 +84,20 @@ class Parser {
   Status Error(int line, const std::string& what) const {
     return InvalidInput(source_ + ":" + std::to_string(line) + ": " + what);
   }
+  // What a file's header lines say about its names, before they are reconciled.
+  struct FileHeaders {
+    bool git = false;
+    std::string git_a, git_b;           // from the diff --git line (with prefixes)
+    std::string minus_path, plus_path;  // from ---/+++ (with prefixes)
+    bool have_minus = false;
+    std::string rename_from, rename_to, copy_from, copy_to;
+    bool new_file = false, deleted_file = false;
+  };
   Result<FileDiff> ParseFile(size_t raw_begin);
+  Status ParseGitLine(const Line& first, FileHeaders* h);
+  Status ParseExtendedHeaders(FileDiff* file, FileHeaders* h);
+  Status ParseUnifiedHeader(const Line& first, FileHeaders* h);
+  Status ResolveNames(const Line& first, const FileHeaders& h, FileDiff* file) const;
   Status ParseHunk(FileDiff* file);
   // "a/x" or "\"a/x\"" (C-quoted), trailing tab/timestamp removed; nullopt-like error.
   Result<std::string> ParsePathField(std::string_view field, int line, bool strip_tab);
@@ -386,120 +399,119 @@ Status Parser::ParseHunk(FileDiff* file) {
   return Status::Ok();
 }
 
-Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
-  FileDiff file;
-  Line first = cursor_.Peek();
-  file.source_line = first.number;
-  const bool git = StartsWith(first.text, "diff --git ");
-  std::string git_a, git_b;           // from the diff --git line (with prefixes)
-  std::string minus_path, plus_path;  // from ---/+++ (with prefixes)
-  bool have_minus = false;
-  std::string rename_from, rename_to, copy_from, copy_to;
-  bool new_file = false, deleted_file = false;
-
-  if (git) {
-    cursor_.Next();
-    std::string_view rest = TrimCr(first.text.substr(11));
-    if (!rest.empty() && rest[0] == '"') {
-      size_t used = 0;
-      auto a = Unquote(rest, &used);
-      if (!a.ok()) return Error(first.number, a.status().message());
-      git_a = *a;
-      rest.remove_prefix(used);
-      if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
-      AV_ASSIGN_OR_RETURN(git_b, ParsePathField(rest, first.number, false));
+// "diff --git a/x b/x", either name C-quoted; both may stay empty (renames name their
+// paths in the extended headers).
+Status Parser::ParseGitLine(const Line& first, FileHeaders* h) {
+  std::string_view rest = TrimCr(first.text.substr(11));
+  if (!rest.empty() && rest[0] == '"') {
+    size_t used = 0;
+    auto a = Unquote(rest, &used);
+    if (!a.ok()) return Error(first.number, a.status().message());
+    h->git_a = *a;
+    rest.remove_prefix(used);
+    if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+    AV_ASSIGN_OR_RETURN(h->git_b, ParsePathField(rest, first.number, false));
+  } else {
+    size_t q = rest.find(" \"");
+    if (q != std::string_view::npos) {
+      h->git_a = std::string(rest.substr(0, q));
+      AV_ASSIGN_OR_RETURN(h->git_b, ParsePathField(rest.substr(q + 1), first.number, false));
     } else {
-      size_t q = rest.find(" \"");
-      if (q != std::string_view::npos) {
-        git_a = std::string(rest.substr(0, q));
-        AV_ASSIGN_OR_RETURN(git_b, ParsePathField(rest.substr(q + 1), first.number, false));
-      } else {
-        SplitSameNames(rest, &git_a, &git_b);  // may stay empty: renames name their paths below
-      }
-    }
-    // Extended headers.
-    while (!cursor_.AtEnd()) {
-      Line l = cursor_.Peek();
-      std::string_view t = TrimCr(l.text);
-      auto value = [&](std::string_view prefix) { return t.substr(prefix.size()); };
-      if (StartsWith(t, "old mode ")) {
-        file.old_mode = std::string(value("old mode "));
-      } else if (StartsWith(t, "new mode ")) {
-        file.new_mode = std::string(value("new mode "));
-      } else if (StartsWith(t, "deleted file mode ")) {
-        deleted_file = true;
-        file.old_mode = std::string(value("deleted file mode "));
-      } else if (StartsWith(t, "new file mode ")) {
-        new_file = true;
-        file.new_mode = std::string(value("new file mode "));
-      } else if (StartsWith(t, "similarity index ") || StartsWith(t, "dissimilarity index ")) {
-        std::string_view v =
-            value(StartsWith(t, "similarity") ? "similarity index " : "dissimilarity index ");
-        int64_t pct = 0;
-        if (!ReadNumber(&v, &pct) || v != "%" || pct > 100)
-          return Error(l.number, "bad similarity index");
-        if (StartsWith(t, "similarity")) file.similarity = static_cast<int>(pct);
-      } else if (StartsWith(t, "rename from ")) {
-        AV_ASSIGN_OR_RETURN(rename_from, ParsePathField(value("rename from "), l.number, false));
-      } else if (StartsWith(t, "rename to ")) {
-        AV_ASSIGN_OR_RETURN(rename_to, ParsePathField(value("rename to "), l.number, false));
-      } else if (StartsWith(t, "copy from ")) {
-        AV_ASSIGN_OR_RETURN(copy_from, ParsePathField(value("copy from "), l.number, false));
-      } else if (StartsWith(t, "copy to ")) {
-        AV_ASSIGN_OR_RETURN(copy_to, ParsePathField(value("copy to "), l.number, false));
-      } else if (StartsWith(t, "index ")) {
-        // "index abc..def 100644": hashes only; nothing to keep.
-      } else if (StartsWith(t, "Binary files ") && t.size() >= 7 &&
-                 t.substr(t.size() - 7) == " differ") {
-        file.binary = true;
-      } else if (t == "GIT binary patch") {
-        file.binary = true;
-        cursor_.Next();
-        // Base85 lines never contain a space, so the next "diff --git " ends the data.
-        while (!cursor_.AtEnd() && !StartsWith(cursor_.Peek().text, "diff --git ")) cursor_.Next();
-        break;
-      } else {
-        break;
-      }
-      cursor_.Next();
+      SplitSameNames(rest, &h->git_a, &h->git_b);
     }
   }
+  return Status::Ok();
+}
+
+// git's extended headers (modes, similarity, rename/copy, index, binary markers), up to
+// the first line that is none of them.
+Status Parser::ParseExtendedHeaders(FileDiff* file, FileHeaders* h) {
+  while (!cursor_.AtEnd()) {
+    Line l = cursor_.Peek();
+    std::string_view t = TrimCr(l.text);
+    auto value = [&](std::string_view prefix) { return t.substr(prefix.size()); };
+    if (StartsWith(t, "old mode ")) {
+      file->old_mode = std::string(value("old mode "));
+    } else if (StartsWith(t, "new mode ")) {
+      file->new_mode = std::string(value("new mode "));
+    } else if (StartsWith(t, "deleted file mode ")) {
+      h->deleted_file = true;
+      file->old_mode = std::string(value("deleted file mode "));
+    } else if (StartsWith(t, "new file mode ")) {
+      h->new_file = true;
+      file->new_mode = std::string(value("new file mode "));
+    } else if (StartsWith(t, "similarity index ") || StartsWith(t, "dissimilarity index ")) {
+      std::string_view v =
+          value(StartsWith(t, "similarity") ? "similarity index " : "dissimilarity index ");
+      int64_t pct = 0;
+      if (!ReadNumber(&v, &pct) || v != "%" || pct > 100)
+        return Error(l.number, "bad similarity index");
+      if (StartsWith(t, "similarity")) file->similarity = static_cast<int>(pct);
+    } else if (StartsWith(t, "rename from ")) {
+      AV_ASSIGN_OR_RETURN(h->rename_from, ParsePathField(value("rename from "), l.number, false));
+    } else if (StartsWith(t, "rename to ")) {
+      AV_ASSIGN_OR_RETURN(h->rename_to, ParsePathField(value("rename to "), l.number, false));
+    } else if (StartsWith(t, "copy from ")) {
+      AV_ASSIGN_OR_RETURN(h->copy_from, ParsePathField(value("copy from "), l.number, false));
+    } else if (StartsWith(t, "copy to ")) {
+      AV_ASSIGN_OR_RETURN(h->copy_to, ParsePathField(value("copy to "), l.number, false));
+    } else if (StartsWith(t, "index ")) {
+      // "index abc..def 100644": hashes only; nothing to keep.
+    } else if (StartsWith(t, "Binary files ") && t.size() >= 7 &&
+               t.substr(t.size() - 7) == " differ") {
+      file->binary = true;
+    } else if (t == "GIT binary patch") {
+      file->binary = true;
+      cursor_.Next();
+      // Base85 lines never contain a space, so the next "diff --git " ends the data.
+      while (!cursor_.AtEnd() && !StartsWith(cursor_.Peek().text, "diff --git ")) cursor_.Next();
+      return Status::Ok();
+    } else {
+      return Status::Ok();
+    }
+    cursor_.Next();
+  }
+  return Status::Ok();
+}
+
+// "--- a/x" and "+++ b/x", then a hunk must follow (a plain diff needs them; git's may
+// have none: a mode change, a binary file, a pure rename).
+Status Parser::ParseUnifiedHeader(const Line& first, FileHeaders* h) {
   if (!cursor_.AtEnd() && StartsWith(cursor_.Peek().text, "--- ")) {
     Line minus = cursor_.Next();
     if (cursor_.AtEnd() || !StartsWith(cursor_.Peek().text, "+++ ")) {
       return Error(minus.number, "\"---\" line not followed by \"+++\"");
     }
     Line plus = cursor_.Next();
-    AV_ASSIGN_OR_RETURN(minus_path, ParsePathField(minus.text.substr(4), minus.number, true));
-    AV_ASSIGN_OR_RETURN(plus_path, ParsePathField(plus.text.substr(4), plus.number, true));
-    have_minus = true;
+    AV_ASSIGN_OR_RETURN(h->minus_path, ParsePathField(minus.text.substr(4), minus.number, true));
+    AV_ASSIGN_OR_RETURN(h->plus_path, ParsePathField(plus.text.substr(4), plus.number, true));
+    h->have_minus = true;
     if (!cursor_.AtEnd() && !StartsWith(cursor_.Peek().text, "@@ ")) {
       return Error(cursor_.Peek().number,
                    "expected a hunk (\"@@ -A,B +C,D @@\") after the file header");
     }
-  } else if (!git) {
+  } else if (!h->git) {
     return Error(first.number, "expected \"--- \" (a file header)");
   }
-  while (!cursor_.AtEnd() && StartsWith(cursor_.Peek().text, "@@ ")) {
-    if (!have_minus)
-      return Error(cursor_.Peek().number, "hunk without \"---\"/\"+++\" file header");
-    AV_RETURN_IF_ERROR(ParseHunk(&file));
-  }
+  return Status::Ok();
+}
 
-  // Names: ---/+++ first, then rename/copy headers, then the diff --git line.
+// The file's two names and its status. Names: ---/+++ first, then rename/copy headers,
+// then the diff --git line.
+Status Parser::ResolveNames(const Line& first, const FileHeaders& h, FileDiff* file) const {
   std::string old_name, new_name;
   bool old_null = false, new_null = false;
-  if (have_minus) {
-    old_null = minus_path == "/dev/null";
-    new_null = plus_path == "/dev/null";
-    old_name = old_null ? "" : minus_path;
-    new_name = new_null ? "" : plus_path;
+  if (h.have_minus) {
+    old_null = h.minus_path == "/dev/null";
+    new_null = h.plus_path == "/dev/null";
+    old_name = old_null ? "" : h.minus_path;
+    new_name = new_null ? "" : h.plus_path;
     const bool a_prefix = old_null || StartsWith(old_name, "a/");
     const bool b_prefix = new_null || StartsWith(new_name, "b/");
     if (a_prefix && b_prefix) {
       old_name = StripPrefix(old_name, "a/");
       new_name = StripPrefix(new_name, "b/");
-    } else if (!git && !old_null && !new_null) {
+    } else if (!h.git && !old_null && !new_null) {
       // diff -u old/dir/x new/dir/x: drop the differing first component (patch -p1).
       size_t os = old_name.find('/'), ns = new_name.find('/');
       if (os != std::string::npos && ns != std::string::npos && os > 0 && ns > 0 &&
@@ -510,36 +522,57 @@ Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
       }
     }
   } else {
-    old_name = StripPrefix(git_a, "a/");
-    new_name = StripPrefix(git_b, "b/");
+    old_name = StripPrefix(h.git_a, "a/");
+    new_name = StripPrefix(h.git_b, "b/");
   }
-  if (!rename_from.empty()) old_name = rename_from;
-  if (!rename_to.empty()) new_name = rename_to;
-  if (!copy_from.empty()) old_name = copy_from;
-  if (!copy_to.empty()) new_name = copy_to;
-  if (new_file) old_null = true;
-  if (deleted_file) new_null = true;
+  if (!h.rename_from.empty()) old_name = h.rename_from;
+  if (!h.rename_to.empty()) new_name = h.rename_to;
+  if (!h.copy_from.empty()) old_name = h.copy_from;
+  if (!h.copy_to.empty()) new_name = h.copy_to;
+  if (h.new_file) old_null = true;
+  if (h.deleted_file) new_null = true;
   if (old_null && new_null) return Error(first.number, "both sides of the file are /dev/null");
-  file.old_path = old_null ? "" : old_name;
-  file.new_path = new_null ? "" : new_name;
-  if (file.old_path.empty() && file.new_path.empty()) {
+  file->old_path = old_null ? "" : old_name;
+  file->new_path = new_null ? "" : new_name;
+  if (file->old_path.empty() && file->new_path.empty()) {
     return Error(first.number, "cannot tell the file's name from its headers");
   }
-  if (!file.old_path.empty()) AV_RETURN_IF_ERROR(CheckPath(file.old_path, first.number));
-  if (!file.new_path.empty()) AV_RETURN_IF_ERROR(CheckPath(file.new_path, first.number));
+  if (!file->old_path.empty()) AV_RETURN_IF_ERROR(CheckPath(file->old_path, first.number));
+  if (!file->new_path.empty()) AV_RETURN_IF_ERROR(CheckPath(file->new_path, first.number));
 
   if (old_null) {
-    file.status = FileStatus::kAdded;
+    file->status = FileStatus::kAdded;
   } else if (new_null) {
-    file.status = FileStatus::kDeleted;
-  } else if (!rename_from.empty() || !rename_to.empty()) {
-    file.status = FileStatus::kRenamed;
-  } else if (!copy_from.empty() || !copy_to.empty()) {
-    file.status = FileStatus::kCopied;
-  } else if (!file.old_mode.empty() && !file.new_mode.empty() && file.hunks.empty() &&
-             !file.binary) {
-    file.status = FileStatus::kModeChanged;
+    file->status = FileStatus::kDeleted;
+  } else if (!h.rename_from.empty() || !h.rename_to.empty()) {
+    file->status = FileStatus::kRenamed;
+  } else if (!h.copy_from.empty() || !h.copy_to.empty()) {
+    file->status = FileStatus::kCopied;
+  } else if (!file->old_mode.empty() && !file->new_mode.empty() && file->hunks.empty() &&
+             !file->binary) {
+    file->status = FileStatus::kModeChanged;
   }
+  return Status::Ok();
+}
+
+Result<FileDiff> Parser::ParseFile(size_t raw_begin) {
+  FileDiff file;
+  const Line first = cursor_.Peek();
+  file.source_line = first.number;
+  FileHeaders h;
+  h.git = StartsWith(first.text, "diff --git ");
+  if (h.git) {
+    cursor_.Next();
+    AV_RETURN_IF_ERROR(ParseGitLine(first, &h));
+    AV_RETURN_IF_ERROR(ParseExtendedHeaders(&file, &h));
+  }
+  AV_RETURN_IF_ERROR(ParseUnifiedHeader(first, &h));
+  while (!cursor_.AtEnd() && StartsWith(cursor_.Peek().text, "@@ ")) {
+    if (!h.have_minus)
+      return Error(cursor_.Peek().number, "hunk without \"---\"/\"+++\" file header");
+    AV_RETURN_IF_ERROR(ParseHunk(&file));
+  }
+  AV_RETURN_IF_ERROR(ResolveNames(first, h, &file));
   file.raw = std::string(text_.substr(raw_begin, cursor_.position() - raw_begin));
   return file;
 }

@@ -6,7 +6,7 @@
 // reads both revisions through ReviewSources.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

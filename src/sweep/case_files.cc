@@ -17,6 +17,7 @@
 #include "core/folder.h"
 #include "core/json_dump.h"
 #include "core/sha256.h"
+#include "core/utf8.h"
 #include "core/xxh3.h"
 #include "numerics/element_stream.h"
 #include "sweep/rng.h"
@@ -273,7 +274,9 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
   wc.layouts = built.layouts;
   wc.op_params = built.op_params;
   wc.outputs = built.outputs;
-  wc.case_json = CaseJson(spec, built, wc.out_dir);
+  // A folder whose path is not UTF-8 cannot be a JSON string; case.json then names it
+  // relative to its own folder (doc/formats/candidate-protocol.md).
+  wc.case_json = CaseJson(spec, built, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out");
   wc.case_json["inputs_sha256"] = wc.inputs_sha256;
   AV_RETURN_IF_ERROR(WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json",
                                       JsonFileText(wc.case_json)));
@@ -364,12 +367,15 @@ Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const Cas
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const std::vector<WrittenCase>& cases,
                                     const std::vector<CaseSpec>& specs) {
+  // Absolute folders, unless the work folder's path is not UTF-8: a JSON string cannot hold
+  // it, so the folders are then relative to cases.json's own folder (case ids are ASCII).
   json list = json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
+    const bool absolute = IsValidUtf8(cases[i].dir);
     list.push_back(json{{"id", specs[i].id},
                         {"op", specs[i].op},
-                        {"dir", cases[i].dir},
-                        {"out_dir", cases[i].out_dir}});
+                        {"dir", absolute ? cases[i].dir : "cases/" + specs[i].id},
+                        {"out_dir", absolute ? cases[i].out_dir : "cases/" + specs[i].id + "/out"}});
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
   AV_RETURN_IF_ERROR(WriteFileAtomically(

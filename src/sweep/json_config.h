@@ -6,7 +6,7 @@
 // FILE:LINE:COL. Plain data; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
 #include <string_view>

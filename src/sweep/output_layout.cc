@@ -1,5 +1,7 @@
 #include "sweep/output_layout.h"
 
+#include <nlohmann/json.hpp>
+
 #include "sweep/invariance.h"
 #include "sweep/op_schema.h"
 

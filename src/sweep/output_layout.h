@@ -5,7 +5,7 @@
 // mask. Layouts: src/sweep/op_schema.cc, case_builder.cc. Pure; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "core/status.h"

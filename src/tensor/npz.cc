@@ -267,6 +267,128 @@ Result<std::shared_ptr<const Buffer>> Inflate(std::string_view compressed, uint6
   return std::shared_ptr<const Buffer>(std::move(out));
 }
 
+// One central directory record (APPNOTE 4.3.12), sizes and offset widened to 64 bits.
+struct CentralEntry {
+  uint32_t crc = 0;
+  uint16_t flags = 0, method = 0;
+  uint64_t compressed = 0, uncompressed = 0, local = 0;
+  uint32_t start_disk = 0;
+  std::string_view filename;
+};
+
+// Reads the record at `cd`'s position and checks its member name; `entry` names the record
+// in errors, `name` the archive.
+Result<CentralEntry> ReadCentralEntry(ByteReader& cd, const std::string& name,
+                                      const std::string& entry, size_t entry_offset) {
+  CentralEntry e;
+  uint32_t signature = 0, compressed32 = 0, uncompressed32 = 0, attributes = 0, local32 = 0;
+  uint16_t made_by = 0, needed = 0, time = 0, date = 0, name_size = 0, extra_size = 0,
+           comment_size = 0, disk = 0, internal = 0;
+  std::string_view extra;
+  if (!cd.ReadLittleEndian(&signature) || !cd.ReadLittleEndian(&made_by) ||
+      !cd.ReadLittleEndian(&needed) || !cd.ReadLittleEndian(&e.flags) ||
+      !cd.ReadLittleEndian(&e.method) || !cd.ReadLittleEndian(&time) ||
+      !cd.ReadLittleEndian(&date) || !cd.ReadLittleEndian(&e.crc) ||
+      !cd.ReadLittleEndian(&compressed32) || !cd.ReadLittleEndian(&uncompressed32) ||
+      !cd.ReadLittleEndian(&name_size) || !cd.ReadLittleEndian(&extra_size) ||
+      !cd.ReadLittleEndian(&comment_size) || !cd.ReadLittleEndian(&disk) ||
+      !cd.ReadLittleEndian(&internal) || !cd.ReadLittleEndian(&attributes) ||
+      !cd.ReadLittleEndian(&local32) || !cd.ReadBytes(name_size, &e.filename) ||
+      !cd.ReadBytes(extra_size, &extra) || !cd.Skip(comment_size)) {
+    return InvalidInput(entry + " (byte " + std::to_string(entry_offset) +
+                        ") runs past the end of the central directory");
+  }
+  if (signature != kCentralHeaderSignature) {
+    return InvalidInput(entry + " (byte " + std::to_string(entry_offset) + ") has a bad signature");
+  }
+  const std::string member = name + ": member " + Quote(e.filename);
+  if (auto bad = CheckMemberName(e.filename)) return InvalidInput(member + " " + *bad);
+  e.compressed = compressed32;
+  e.uncompressed = uncompressed32;
+  e.local = local32;
+  e.start_disk = disk;
+  if (compressed32 != kUseZip64 && uncompressed32 != kUseZip64 && local32 != kUseZip64 &&
+      disk != 0xFFFF) {
+    return e;
+  }
+  // ZIP64 extra field (APPNOTE 4.5.3): holds, in this order, only the values whose 32-bit
+  // fields are 0xFFFFFFFF (numpy's savez writes it with force_zip64=True).
+  ByteReader fields(extra);
+  std::optional<std::string_view> zip64;
+  while (fields.remaining() >= 4) {
+    uint16_t id = 0, size = 0;
+    std::string_view body;
+    if (!fields.ReadLittleEndian(&id) || !fields.ReadLittleEndian(&size) ||
+        !fields.ReadBytes(size, &body)) {
+      return InvalidInput(member + ": an extra field runs past the end of its entry");
+    }
+    if (id == kZip64ExtraId) zip64 = body;
+  }
+  if (!zip64) return InvalidInput(member + ": 0xFFFFFFFF sizes but no ZIP64 extra field");
+  ByteReader z(*zip64);
+  if ((uncompressed32 == kUseZip64 && !z.ReadLittleEndian(&e.uncompressed)) ||
+      (compressed32 == kUseZip64 && !z.ReadLittleEndian(&e.compressed)) ||
+      (local32 == kUseZip64 && !z.ReadLittleEndian(&e.local)) ||
+      (disk == 0xFFFF && !z.ReadLittleEndian(&e.start_disk))) {
+    return InvalidInput(member + ": the ZIP64 extra field is too short");
+  }
+  return e;
+}
+
+// What this reader takes: one disk, no encryption, stored or deflated with sizes that can be.
+Status CheckStorage(const CentralEntry& e, const std::string& name, const std::string& member) {
+  if (e.start_disk != 0) {
+    return Unsupported(name + ": multi-disk (split) ZIP archives are not supported");
+  }
+  if (e.flags & kEncryptedFlags) return Unsupported(member + " is encrypted");
+  if (e.method != kStored && e.method != kDeflated) {
+    return Unsupported(member + " uses compression method " + MethodName(e.method) +
+                       "; only stored (0) and deflate (8) are supported");
+  }
+  if (e.method == kStored && e.compressed != e.uncompressed) {
+    return InvalidInput(member + " is stored but its sizes differ (" +
+                        std::to_string(e.compressed) + " vs " + std::to_string(e.uncompressed) +
+                        " bytes)");
+  }
+  if (e.method == kDeflated && e.uncompressed / kMaxDeflateRatio > e.compressed) {
+    return InvalidInput(member + " claims " + std::to_string(e.uncompressed) + " bytes from " +
+                        std::to_string(e.compressed) +
+                        " compressed bytes, more than deflate can expand (1032:1)");
+  }
+  return Status::Ok();
+}
+
+// The member's data offset, from its local header (which repeats the name; its extra field
+// may differ from the central one), checked to lie inside the file.
+Result<uint64_t> LocateData(std::string_view file, const CentralEntry& e,
+                            const std::string& member) {
+  ByteReader lh(file);
+  uint32_t local_signature = 0;
+  uint16_t local_name_size = 0, local_extra_size = 0;
+  std::string_view local_name;
+  if (e.local > file.size() || !lh.Seek(static_cast<size_t>(e.local)) ||
+      !lh.ReadLittleEndian(&local_signature) || !lh.Skip(kLocalHeaderSize - 8) ||
+      !lh.ReadLittleEndian(&local_name_size) || !lh.ReadLittleEndian(&local_extra_size) ||
+      !lh.ReadBytes(local_name_size, &local_name) || !lh.Skip(local_extra_size)) {
+    return InvalidInput(member + ": local header at byte " + std::to_string(e.local) +
+                        " runs past the end of the file (" + std::to_string(file.size()) +
+                        " bytes)");
+  }
+  if (local_signature != kLocalHeaderSignature) {
+    return InvalidInput(member + ": no local header at byte " + std::to_string(e.local));
+  }
+  if (local_name != e.filename) {
+    return InvalidInput(member + ": the local header names it " + Quote(local_name));
+  }
+  const uint64_t data_offset = lh.position();
+  if (e.compressed > lh.remaining()) {
+    return InvalidInput(member + ": its " + std::to_string(e.compressed) + " bytes at byte " +
+                        std::to_string(data_offset) + " run past the end of the file (" +
+                        std::to_string(file.size()) + " bytes)");
+  }
+  return data_offset;
+}
+
 }  // namespace
 
 Result<NpzArchive> ParseNpz(std::shared_ptr<const Buffer> bytes, const std::string& name) {
@@ -282,101 +404,11 @@ Result<NpzArchive> ParseNpz(std::shared_ptr<const Buffer> bytes, const std::stri
   for (uint64_t i = 0; i < dir.entries; ++i) {
     const std::string entry = name + ": central directory entry " + std::to_string(i);
     const size_t entry_offset = static_cast<size_t>(dir.offset) + cd.position();
-    uint32_t signature = 0, crc = 0, compressed32 = 0, uncompressed32 = 0, attributes = 0,
-             local32 = 0;
-    uint16_t made_by = 0, needed = 0, flags = 0, method = 0, time = 0, date = 0, name_size = 0,
-             extra_size = 0, comment_size = 0, disk = 0, internal = 0;
-    std::string_view filename, extra;
-    if (!cd.ReadLittleEndian(&signature) || !cd.ReadLittleEndian(&made_by) ||
-        !cd.ReadLittleEndian(&needed) || !cd.ReadLittleEndian(&flags) ||
-        !cd.ReadLittleEndian(&method) || !cd.ReadLittleEndian(&time) ||
-        !cd.ReadLittleEndian(&date) || !cd.ReadLittleEndian(&crc) ||
-        !cd.ReadLittleEndian(&compressed32) || !cd.ReadLittleEndian(&uncompressed32) ||
-        !cd.ReadLittleEndian(&name_size) || !cd.ReadLittleEndian(&extra_size) ||
-        !cd.ReadLittleEndian(&comment_size) || !cd.ReadLittleEndian(&disk) ||
-        !cd.ReadLittleEndian(&internal) || !cd.ReadLittleEndian(&attributes) ||
-        !cd.ReadLittleEndian(&local32) || !cd.ReadBytes(name_size, &filename) ||
-        !cd.ReadBytes(extra_size, &extra) || !cd.Skip(comment_size)) {
-      return InvalidInput(entry + " (byte " + std::to_string(entry_offset) +
-                          ") runs past the end of the central directory");
-    }
-    if (signature != kCentralHeaderSignature) {
-      return InvalidInput(entry + " (byte " + std::to_string(entry_offset) +
-                          ") has a bad signature");
-    }
+    AV_ASSIGN_OR_RETURN(CentralEntry e, ReadCentralEntry(cd, name, entry, entry_offset));
+    const std::string_view filename = e.filename;
     const std::string member = name + ": member " + Quote(filename);
-    if (auto bad = CheckMemberName(filename)) return InvalidInput(member + " " + *bad);
-
-    // ZIP64 extra field (APPNOTE 4.5.3): holds, in this order, only the values whose
-    // 32-bit fields are 0xFFFFFFFF (numpy's savez writes it with force_zip64=True).
-    uint64_t compressed = compressed32, uncompressed = uncompressed32, local = local32;
-    uint32_t start_disk = disk;
-    if (compressed32 == kUseZip64 || uncompressed32 == kUseZip64 || local32 == kUseZip64 ||
-        disk == 0xFFFF) {
-      ByteReader fields(extra);
-      std::optional<std::string_view> zip64;
-      while (fields.remaining() >= 4) {
-        uint16_t id = 0, size = 0;
-        std::string_view body;
-        if (!fields.ReadLittleEndian(&id) || !fields.ReadLittleEndian(&size) ||
-            !fields.ReadBytes(size, &body)) {
-          return InvalidInput(member + ": an extra field runs past the end of its entry");
-        }
-        if (id == kZip64ExtraId) zip64 = body;
-      }
-      if (!zip64) return InvalidInput(member + ": 0xFFFFFFFF sizes but no ZIP64 extra field");
-      ByteReader z(*zip64);
-      if ((uncompressed32 == kUseZip64 && !z.ReadLittleEndian(&uncompressed)) ||
-          (compressed32 == kUseZip64 && !z.ReadLittleEndian(&compressed)) ||
-          (local32 == kUseZip64 && !z.ReadLittleEndian(&local)) ||
-          (disk == 0xFFFF && !z.ReadLittleEndian(&start_disk))) {
-        return InvalidInput(member + ": the ZIP64 extra field is too short");
-      }
-    }
-    if (start_disk != 0) {
-      return Unsupported(name + ": multi-disk (split) ZIP archives are not supported");
-    }
-    if (flags & kEncryptedFlags) return Unsupported(member + " is encrypted");
-    if (method != kStored && method != kDeflated) {
-      return Unsupported(member + " uses compression method " + MethodName(method) +
-                         "; only stored (0) and deflate (8) are supported");
-    }
-    if (method == kStored && compressed != uncompressed) {
-      return InvalidInput(member + " is stored but its sizes differ (" +
-                          std::to_string(compressed) + " vs " + std::to_string(uncompressed) +
-                          " bytes)");
-    }
-    if (method == kDeflated && uncompressed / kMaxDeflateRatio > compressed) {
-      return InvalidInput(member + " claims " + std::to_string(uncompressed) + " bytes from " +
-                          std::to_string(compressed) +
-                          " compressed bytes, more than deflate can expand (1032:1)");
-    }
-
-    // The local header repeats the name; its extra field may differ from the central one.
-    ByteReader lh(file);
-    uint32_t local_signature = 0;
-    uint16_t local_name_size = 0, local_extra_size = 0;
-    std::string_view local_name;
-    if (local > file.size() || !lh.Seek(static_cast<size_t>(local)) ||
-        !lh.ReadLittleEndian(&local_signature) || !lh.Skip(kLocalHeaderSize - 8) ||
-        !lh.ReadLittleEndian(&local_name_size) || !lh.ReadLittleEndian(&local_extra_size) ||
-        !lh.ReadBytes(local_name_size, &local_name) || !lh.Skip(local_extra_size)) {
-      return InvalidInput(member + ": local header at byte " + std::to_string(local) +
-                          " runs past the end of the file (" + std::to_string(file.size()) +
-                          " bytes)");
-    }
-    if (local_signature != kLocalHeaderSignature) {
-      return InvalidInput(member + ": no local header at byte " + std::to_string(local));
-    }
-    if (local_name != filename) {
-      return InvalidInput(member + ": the local header names it " + Quote(local_name));
-    }
-    const uint64_t data_offset = lh.position();
-    if (compressed > lh.remaining()) {
-      return InvalidInput(member + ": its " + std::to_string(compressed) + " bytes at byte " +
-                          std::to_string(data_offset) + " run past the end of the file (" +
-                          std::to_string(file.size()) + " bytes)");
-    }
+    AV_RETURN_IF_ERROR(CheckStorage(e, name, member));
+    AV_ASSIGN_OR_RETURN(uint64_t data_offset, LocateData(file, e, member));
 
     if (!filenames.emplace(filename).second) return InvalidInput(member + " appears twice");
     if (filename.back() == '/') continue;  // a directory entry; savez writes none
@@ -387,8 +419,9 @@ Result<NpzArchive> ParseNpz(std::shared_ptr<const Buffer> bytes, const std::stri
       return InvalidInput(member + " and " + Quote(it->second) + " both hold the array " +
                           Quote(listed_name));
     }
-    archive.members_.push_back(NpzArchive::Member{listed_name, std::string(filename), method, crc,
-                                                  compressed, uncompressed, data_offset});
+    archive.members_.push_back(NpzArchive::Member{listed_name, std::string(filename), e.method,
+                                                  e.crc, e.compressed, e.uncompressed,
+                                                  data_offset});
     archive.names_.push_back(std::move(listed_name));
   }
   archive.bytes_ = std::move(bytes);

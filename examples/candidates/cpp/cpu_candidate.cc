@@ -474,7 +474,10 @@ int main(int argc, char** argv) {
   for (const json& entry : index["cases"]) {
     Case c;
     std::string error;
-    const std::string dir = entry["dir"].get<std::string>();
+    // "dir" is absolute, or relative to cases.json's folder (a work folder whose path is
+    // not UTF-8 cannot be a JSON string); out_dir likewise relative to the case's folder.
+    const std::string dir =
+        (std::filesystem::path(argv[1]).parent_path() / entry["dir"].get<std::string>()).string();
     if (!LoadCase(dir, &c, &error)) {
       std::fprintf(stderr, "cpu_candidate: %s\n", error.c_str());
       ++failed;
@@ -502,7 +505,8 @@ int main(int argc, char** argv) {
       ++failed;
       continue;
     }
-    const std::string out_dir = c.spec.value("out_dir", dir + "/out");
+    const std::string out_dir =
+        (std::filesystem::path(dir) / c.spec.value("out_dir", std::string("out"))).string();
     if (!SaveOutputs(c, out_dir, outputs, metadata, &error)) {
       std::fprintf(stderr, "cpu_candidate: %s: %s\n", dir.c_str(), error.c_str());
       ++failed;

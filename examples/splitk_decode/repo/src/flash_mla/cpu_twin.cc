@@ -236,6 +236,17 @@ void RunSplit(const Problem& p, int batch, int m_block, int split, int num_split
   }
 }
 
+// attnverify writes case folders as absolute paths, or relative to the file naming them
+// when the work folder's path is not UTF-8 (a JSON string cannot hold it).
+std::string Resolve(const std::string& base, const std::string& path) {
+  return path.empty() || path[0] == '/' ? path : base + "/" + path;
+}
+
+std::string Folder(const std::string& file) {
+  const size_t slash = file.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+}
+
 int RunCase(const std::string& dir) {
   const json cj = json::parse(ReadFile(dir + "/case.json"));
   const std::string id = cj.value("id", dir);
@@ -325,7 +336,7 @@ int RunCase(const std::string& dir) {
   if (outs["o"]["dtype"] != "bf16" || outs["lse"]["dtype"] != "f32") {
     throw std::runtime_error(id + ": the kernel writes o as bf16 and lse as f32");
   }
-  const std::string out_dir = cj.value("out_dir", dir + "/out");
+  const std::string out_dir = Resolve(dir, cj.value("out_dir", std::string("out")));
   WriteSafetensors(out_dir + "/" + cj.value("outputs_file", "outputs.safetensors"),
                    {{"o", json{{"dtype", "BF16"}, {"shape", outs["o"]["shape"]}}},
                     {"lse", json{{"dtype", "F32"}, {"shape", outs["lse"]["shape"]}}}},
@@ -356,7 +367,7 @@ int main(int argc, char** argv) {
   // A case the twin cannot run gets no output (attnverify fails that case alone).
   int failed = 0;
   for (const json& c : index["cases"]) {
-    const std::string dir = c["dir"].get<std::string>();
+    const std::string dir = Resolve(Folder(argv[1]), c["dir"].get<std::string>());
     try {
       const int splits = RunCase(dir);
       std::fprintf(stderr, "cpu_twin: %s: %d split(s)\n", c.value("id", dir).c_str(), splits);
