@@ -19,9 +19,9 @@ namespace {
 
 using testing::IntTensor;
 
-// b = 2, s_q = 2 (causal), h_q = 16, s_k = 700 keys in pages of 64, d = 576, dv = 512, bf16.
+// b = 2, s_q = 2 (causal), h_q = 8, s_k = 300 keys in pages of 64, d = 576, dv = 512, bf16.
 MlaDecodeInputs MlaCase(bool near_tie, double q_mul, double k_mul, uint64_t seed) {
-  const int64_t b = 2, s_q = 2, h_q = 16, d = 576, page = 64, s_k = 700;
+  const int64_t b = 2, s_q = 2, h_q = 8, d = 576, page = 64, s_k = 300;
   const int64_t blocks = (s_k + page - 1) / page;
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> z(0, 1);
@@ -89,7 +89,7 @@ TEST(FastAccuracyTest, RefOpFastIsFloat64AccumulationUnlessFastF32) {
                         {"k_cache", in.k_cache},
                         {"block_table", in.block_table},
                         {"cache_seqlens", in.cache_seqlens}};
-  OpParams params({{"causal", "true"}});
+  OpParams params(std::map<std::string, std::string>{{"causal", "true"}});
   auto oracle = RunReferenceOp("mla_decode", named, params, {});
   RefImpl fast{ImplKind::kFast};
   auto f64 = RunReferenceOp("mla_decode", named, params, fast);
