@@ -2,9 +2,11 @@
 // writes DIR/cases/<id>/{case.json,inputs.safetensors} and DIR/cases.json exactly as
 // `numerics` would (the same builders, so the same bytes: the pytest plugin reads them);
 // `--list` prints the ids; `--import-outputs FROM CASES_JSON` is the candidate that
-// `attnverify judge` runs: it copies FROM/cases/<id>/out/* into each case's out/.
+// `attnverify judge` runs: it copies FROM/cases/<id>/out/* into each case's out/;
+// `--shard-plan N` prints how `numerics --shard i/N` shares the sweep out.
 // Exit 0 ok, 2 usage or input error.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
 #include "sweep/invariance.h"
+#include "sweep/shard_plan.h"
 #include "sweep/tolerances_config.h"
 
 namespace av::cli {
@@ -33,6 +36,8 @@ constexpr const char* kCasesHelp =
     "  --import-outputs FROM CASES_JSON\n"
     "                 copy FROM/cases/<id>/out/* into the out/ folder of each case of\n"
     "                 CASES_JSON (the candidate `attnverify judge` runs)\n"
+    "  --shard-plan N print each shard of `numerics --shard i/N`: its groups, cases and\n"
+    "                 estimated reference work (doc/sharding.md)\n"
     "The sweep: --config attnverify.toml, or --shapes and --tolerances. Format:\n"
     "doc/formats/candidate-protocol.md; the pytest plugin: doc/python.md.";
 
@@ -144,6 +149,28 @@ Status ImportOutputs(const std::string& from, const std::string& cases_json) {
   return Status::Ok();
 }
 
+// The plan `numerics --shard i/N` follows, one line per shard, for sizing a job array.
+void PrintShardPlan(const std::vector<CaseSpec>& all, int shards) {
+  const ShardPlan plan = PlanShards(all, shards);
+  std::vector<int64_t> groups(static_cast<size_t>(shards), 0);
+  for (int s : plan.shard_of_group) ++groups[static_cast<size_t>(s)];
+  double total = 0, most = 0;
+  for (double f : plan.flops) {
+    total += f;
+    most = std::max(most, f);
+  }
+  std::printf("shard  groups  cases  est. GFLOP  share\n");
+  for (int s = 0; s < shards; ++s) {
+    const size_t i = static_cast<size_t>(s);
+    std::printf("%d/%d  %6lld  %5lld  %10.1f  %4.1f%%\n", s, shards,
+                static_cast<long long>(groups[i]), static_cast<long long>(plan.cases[i]),
+                plan.flops[i] / 1e9, total > 0 ? 100 * plan.flops[i] / total : 0.0);
+  }
+  std::printf("total  %6zu  %5zu  %10.1f  (the largest shard is %.2fx the mean)\n",
+              plan.shard_of_group.size(), all.size(), total / 1e9,
+              total > 0 ? most / (total / shards) : 1.0);
+}
+
 }  // namespace
 
 int RunCases(std::vector<std::string> args) {
@@ -152,6 +179,7 @@ int RunCases(std::vector<std::string> args) {
   std::string filter, export_dir;
   std::vector<std::string> ids, import;
   bool list = false;
+  int shard_plan = 0;
   app.add_option("--config", flags.config, "attnverify.toml ([numerics] shapes, tolerances)");
   app.add_option("--shapes", flags.shapes, "shapes.json (instead of the toml's)");
   app.add_option("--tolerances", flags.tolerances, "tolerances.json (instead of the toml's)");
@@ -159,6 +187,8 @@ int RunCases(std::vector<std::string> args) {
   app.add_option("--case", ids, "only this case id (repeatable)");
   app.add_option("--export", export_dir, "write the case folders and cases.json here");
   app.add_flag("--list", list, "print the case ids");
+  app.add_option("--shard-plan", shard_plan, "N: print how --shard i/N shares the sweep out")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--import-outputs", import, "FROM CASES_JSON: copy outputs into out/")
       ->expected(2);
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
@@ -166,8 +196,9 @@ int RunCases(std::vector<std::string> args) {
     Status st = ImportOutputs(import[0], import[1]);
     return st.ok() ? kExitOk : ReportError(st);
   }
-  if (export_dir.empty() && !list) {
-    return ReportError(InvalidInput("cases: give --export DIR or --list (attnverify help cases)"));
+  if (export_dir.empty() && !list && shard_plan == 0) {
+    return ReportError(InvalidInput(
+        "cases: give --export DIR, --list or --shard-plan N (attnverify help cases)"));
   }
   if (!ids.empty()) {
     if (!filter.empty()) return ReportError(InvalidInput("cases: --filter or --case, not both"));
@@ -186,6 +217,12 @@ int RunCases(std::vector<std::string> args) {
   Result<TolerancesConfig> tol = LoadTolerancesConfig(config->tolerances);
   if (!tol.ok()) return ReportError(tol.status());
   if (Status st = CheckTolerancesCover(*tol, *all); !st.ok()) return ReportError(st);
+  if (shard_plan > 0) {
+    // The plan is over the whole expansion, as numerics computes it (a filter then keeps
+    // a subset of each shard).
+    PrintShardPlan(*all, shard_plan);
+    if (export_dir.empty() && !list) return kExitOk;
+  }
   Result<std::vector<CaseSpec>> specs = SelectCases(*all, filter);
   if (!specs.ok()) return ReportError(specs.status());
   if (list) {

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/progress.h"
 #include "cli/stage_recording.h"
 #include "core/file.h"
 #include "core/json_dump.h"
@@ -106,14 +107,13 @@ int RunNumerics(std::vector<std::string> args) {
     }
   }
   const bool tty = ::isatty(STDERR_FILENO) != 0;
-  options.on_case = [tty](const CaseResult& c, int64_t done, int64_t total) {
-    if (tty) {
-      std::fprintf(stderr, "\r[%lld/%lld] %-60.60s", static_cast<long long>(done),
-                   static_cast<long long>(total), c.spec.id.c_str());
-      if (done == total) std::fprintf(stderr, "\n");
-    } else if (c.verdict != "pass") {
+  ProgressLine progress(tty);
+  options.on_case = [tty, &progress](const CaseResult& c, int64_t done, int64_t total) {
+    if (!tty && c.verdict != "pass") {
       std::fprintf(stderr, "FAIL %s: %s\n", c.spec.id.c_str(), c.reason.c_str());
     }
+    const std::string line = progress.Update(done, total, c.spec.id);
+    if (!line.empty()) std::fputs(line.c_str(), stderr);
   };
   Result<NumericsRun> run = RunNumericsSweep(options);
   if (!run.ok()) return stage.Fail(run.status());

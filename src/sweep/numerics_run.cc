@@ -26,6 +26,7 @@
 #include "sweep/invariance.h"
 #include "sweep/numerics_run_referee.h"
 #include "sweep/output_layout.h"
+#include "sweep/shard_plan.h"
 #include "sweep/tolerances_config.h"
 #include "tensor/safetensors.h"
 
@@ -632,16 +633,18 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
-  // Shards take every N-th group (a base case with its variants) of the full expansion,
-  // so a filter never moves a case from one shard to another and a group's variants
-  // always run beside their base case. A filter keeps the groups with a matching member,
-  // each with its base case and the matching members.
+  // Shards take whole groups (a base case with its variants) of the full expansion, shared
+  // out by estimated cost (sweep/shard_plan.h), so a filter never moves a case from one
+  // shard to another and a group's variants always run beside their base case. A filter
+  // keeps the groups with a matching member, each with its base case and the matching
+  // members.
   {
+    const ShardPlan plan = PlanShards(all, o.shard_count);
     size_t i = 0;
     while (i < all.size()) {
       size_t j = i + 1;
       while (j < all.size() && all[j].kind != VariantKind::kBase) ++j;
-      if (all[i].group_index % o.shard_count == o.shard_index) {
+      if (plan.shard_of_group[static_cast<size_t>(all[i].group_index)] == o.shard_index) {
         bool any = false;
         std::vector<bool> keep(j - i, o.filter.empty());
         for (size_t k = i; k < j && !o.filter.empty(); ++k)

@@ -1,0 +1,32 @@
+// How `numerics --shard i/N` shares a sweep out: whole groups (a base case with its
+// variants) go to shards by their estimated reference cost, not by count, so N machines
+// finish at about the same time. The cost model counts the reference's floating-point work
+// (the same FLOP counts as bench/reference_bench.cc) plus a fixed share per case for
+// writing its files and running the comparison. Pure; any thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sweep/shapes_config.h"
+
+namespace av {
+
+// Estimated floating-point operations of the reference for one case (at least
+// kCaseFloorFlops, the cost of its file I/O and comparison in the same unit).
+inline constexpr double kCaseFloorFlops = 2e6;
+double EstimateCaseFlops(const CaseSpec& spec);
+
+struct ShardPlan {
+  int shard_count = 1;
+  std::vector<int> shard_of_group;  // by CaseSpec::group_index
+  std::vector<double> flops;        // estimated work per shard
+  std::vector<int64_t> cases;       // cases per shard (variants included)
+};
+
+// Longest-processing-time-first: the costliest group goes to the least loaded shard (ties:
+// the lower group index, then the lower shard), so the plan depends only on the expansion
+// and N. `all` is the full expansion in order (groups contiguous, base case first).
+ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count);
+
+}  // namespace av
