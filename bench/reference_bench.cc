@@ -1,7 +1,9 @@
 // Throughput of the fast reference ops in GFLOP/s and as a fraction of this machine's
 // float32 FMA peak, measured in the same run (a register-resident AVX-512 FMA loop on
-// every hardware thread). FLOP counts: attention 2 (d + dv) per visible (query, key) pair
-// (split-k partials and sparse attention too); GEMM 2 m n k. Run: build/reference_bench
+// every hardware thread; AVX2 + FMA on a CPU without AVX-512, where the fast kernels run
+// their portable build — the `isa` label says which). FLOP counts: attention 2 (d + dv) per visible
+// (query, key) pair (split-k partials and sparse attention too); GEMM 2 m n k. Run:
+// build/reference_bench
 // [--benchmark_filter=...] Figures go in the issue notes and doc/ops.md, never into tests.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
@@ -17,6 +19,7 @@
 #include "core/thread_pool.h"
 #include "reference/fast_attention.h"
 #include "reference/fast_gemm.h"
+#include "reference/fast_kernels.h"
 #include "reference/fp8_quant.h"
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention_fast.h"
@@ -32,7 +35,7 @@ namespace {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-__attribute__((target("avx512f,fma"), noinline)) float FmaLoop(int64_t iters) {
+__attribute__((target("avx512f,fma"), noinline)) float FmaLoop512(int64_t iters) {
   __m512 acc[24];
 #pragma GCC unroll 24
   for (int i = 0; i < 24; ++i) acc[i] = _mm512_set1_ps(float(i) * 1e-3f);
@@ -45,7 +48,31 @@ __attribute__((target("avx512f,fma"), noinline)) float FmaLoop(int64_t iters) {
   for (int i = 1; i < 24; ++i) s = _mm512_add_ps(s, acc[i]);
   return _mm512_reduce_add_ps(s);
 }
+// The same on a CPU without AVX-512 (AVX2 + FMA: 8 lanes, 12 accumulators of 16 registers).
+__attribute__((target("avx2,fma"), noinline)) float FmaLoop256(int64_t iters) {
+  __m256 acc[12];
+#pragma GCC unroll 12
+  for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_ps(float(i) * 1e-3f);
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  for (int64_t n = 0; n < iters; ++n)
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  __m256 s = acc[0];
+#pragma GCC unroll 12
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, acc[i]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, s);
+  return lanes[0] + lanes[7];
+}
 #pragma GCC diagnostic pop
+
+// The widest FMA loop this CPU runs (`iters` rounds), and the FLOP in one round of it.
+bool HasAvx512() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+float FmaLoop(int64_t iters) { return HasAvx512() ? FmaLoop512(iters) : FmaLoop256(iters); }
+double FmaRoundFlops() { return HasAvx512() ? 24 * 16 * 2 : 12 * 8 * 2; }
 
 double ThreadCpuSeconds() {
   timespec ts{};
@@ -70,7 +97,7 @@ double FmaCorePeakGflops() {
       const double t0 = ThreadCpuSeconds();
       volatile float sink = FmaLoop(iters);
       (void)sink;
-      best = std::max(best, double(iters) * 24 * 16 * 2 / (ThreadCpuSeconds() - t0) / 1e9);
+      best = std::max(best, double(iters) * FmaRoundFlops() / (ThreadCpuSeconds() - t0) / 1e9);
     }
     return best;
   }();
@@ -88,7 +115,7 @@ double FmaPeakGflops() {
       auto t0 = std::chrono::steady_clock::now();
       ParallelFor(threads, threads, [&](int64_t, int) { sink = sink + FmaLoop(iters); });
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      best = std::max(best, double(threads) * double(iters) * 24 * 16 * 2 / s / 1e9);
+      best = std::max(best, double(threads) * double(iters) * FmaRoundFlops() / s / 1e9);
     }
     return best;
   }();
@@ -110,6 +137,8 @@ void Report(benchmark::State& state, double flops_per_iter, double cpu_seconds) 
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   state.counters["maxrss_MB"] = double(ru.ru_maxrss) / 1024.0;
+  state.SetLabel(std::string("isa=") + GetBlockKernels<float>().isa +
+                 (HasAvx512() ? " peak=avx512" : " peak=avx2"));
 }
 
 Tensor RandomBf16(std::mt19937& rng, Shape shape) {
@@ -132,6 +161,14 @@ void BM_FmaPeak(benchmark::State& state) {
   state.counters["core_peak_GFLOP/s"] = FmaCorePeakGflops();
 }
 
+// The fast reference as the sweep runs it for the attention family: float64 accumulation
+// (FastOptions::accumulate_f64; the second benchmark argument, 1) or float32 (0).
+FastOptions Accumulation(const benchmark::State& state, int arg) {
+  FastOptions f;
+  f.accumulate_f64 = state.range(arg) != 0;
+  return f;
+}
+
 // FlashMLA's decode shape: b = 4, h_q = 128, s_k = 8192, d = 576, dv = 512, page 64, bf16.
 void BM_MlaDecode(benchmark::State& state) {
   const int64_t b = 4, s_q = state.range(0), h_q = 128, s_k = 8192, d = 576, dv = 512, page = 64;
@@ -152,7 +189,7 @@ void BM_MlaDecode(benchmark::State& state) {
   FmaCorePeakGflops();
   const double cpu0 = ProcessCpuSeconds();
   for (auto _ : state) {
-    auto out = ComputeMlaDecodeFast(in, p, {});
+    auto out = ComputeMlaDecodeFast(in, p, Accumulation(state, 1));
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
@@ -174,7 +211,7 @@ void BM_PrefillCausal(benchmark::State& state) {
   FmaCorePeakGflops();
   const double cpu0 = ProcessCpuSeconds();
   for (auto _ : state) {
-    auto out = ComputeAttentionFast(in, p, {});
+    auto out = ComputeAttentionFast(in, p, Accumulation(state, 0));
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
@@ -266,8 +303,18 @@ void BM_SparseAttention(benchmark::State& state) {
 }
 
 BENCHMARK(BM_FmaPeak)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_MlaDecode)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
-BENCHMARK(BM_PrefillCausal)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_MlaDecode)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->ArgNames({"s_q", "f64"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
+BENCHMARK(BM_PrefillCausal)
+    ->ArgsProduct({{0, 1}})
+    ->ArgNames({"f64"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 BENCHMARK(BM_Fp8Gemm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_SplitKPartialsMla)
     ->Arg(1)

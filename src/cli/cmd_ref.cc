@@ -2,7 +2,8 @@
 // named input tensors and writes its named outputs. Parameters come from the input file's
 // __metadata__ (keys the op accepts; others, like "format", are ignored) and from flags,
 // which override it. Names, shapes and parameters of every op: doc/ops.md.
-// --impl oracle (float64), fast (blocked float32, --threads N) or lowprec (the f16/bf16
+// --impl oracle (float64), fast (blocked, --threads N; float64 accumulation for the
+// attention ops, float32 for sparse attention and the GEMMs) or lowprec (the f16/bf16
 // low-precision reference, --lowprec-dtype; --lowprec-partials for split-k partials).
 // Exit 0 on success, 2 for bad input or an implementation an op does not have yet.
 #include <CLI/CLI.hpp>
@@ -66,8 +67,8 @@ int RunRef(std::vector<std::string> args) {
   int threads = 0;
   std::string lowprec_dtype = "bf16", lowprec_partials = "f32";
   app.add_option("--impl", impl,
-                 "oracle (float64 loops), fast (blocked float32) or lowprec (f16/bf16 as a GPU "
-                 "framework runs it)");
+                 "oracle (float64 loops), fast (blocked; float64 accumulation for attention ops, "
+                 "float32 for sparse and GEMMs) or lowprec (f16/bf16 as a GPU framework runs it)");
   app.add_option("--threads", threads, "fast/lowprec worker threads (0 = all hardware threads)");
   app.add_option("--lowprec-dtype", lowprec_dtype, "lowprec: bf16 (default) or f16");
   app.add_option("--lowprec-partials", lowprec_partials,

@@ -28,7 +28,9 @@ TEST(PackageTemplate, ParsesForEveryReader) {
   EXPECT_FALSE(run->has_candidate);  // likewise the candidate
   Result<NumericsConfig> numerics = LoadNumericsConfig(toml);
   ASSERT_TRUE(numerics.ok()) << numerics.status().message();
-  EXPECT_EQ(numerics->reference.kind, ImplKind::kOracle);
+  // init writes the fast reference, refereed by the oracle (doc/numerics.md).
+  EXPECT_EQ(numerics->reference.kind, ImplKind::kFast);
+  EXPECT_EQ(numerics->oracle_sample, 64);
   Result<ReviewPackageConfig> review = LoadReviewPackageConfig(toml, BuiltinRuleIds());
   EXPECT_TRUE(review.ok()) << review.status().message();
   Result<ReportConfig> report = LoadReportConfig(toml);

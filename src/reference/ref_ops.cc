@@ -92,11 +92,18 @@ FastOptions FastFrom(const RefImpl& impl) {
   return f;
 }
 
+// The attention family's fast path: float64 accumulation unless impl.fast_f32.
+FastOptions FastAttentionFrom(const RefImpl& impl) {
+  FastOptions f = FastFrom(impl);
+  f.accumulate_f64 = !impl.fast_f32;
+  return f;
+}
+
 Result<NamedTensors> RunAttentionFast(const NamedTensors& in, const OpParams& p,
                                       const RefImpl& impl) {
   AV_ASSIGN_OR_RETURN(AttentionParams params, ParseAttentionParams(p));
-  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
-                      ComputeAttentionFast(AttentionInputsFrom(in), params, FastFrom(impl)));
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out, ComputeAttentionFast(AttentionInputsFrom(in), params,
+                                                                 FastAttentionFrom(impl)));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
 }
 
@@ -114,7 +121,8 @@ Result<NamedTensors> RunMlaDecodeFast(const NamedTensors& in, const OpParams& p,
   AV_ASSIGN_OR_RETURN(MlaDecodeParams params, ParseMlaParams(p));
   MlaDecodeInputs m{Get(in, "q"), Get(in, "k_cache"), Get(in, "block_table"),
                     Get(in, "cache_seqlens")};
-  AV_ASSIGN_OR_RETURN(AttentionOutputs out, ComputeMlaDecodeFast(m, params, FastFrom(impl)));
+  AV_ASSIGN_OR_RETURN(AttentionOutputs out,
+                      ComputeMlaDecodeFast(m, params, FastAttentionFrom(impl)));
   return NamedTensors{{"o", out.o}, {"lse", out.lse}};
 }
 
@@ -247,7 +255,8 @@ Result<NamedTensors> RunSplitKWith(const NamedTensors& in, const OpParams& p, co
   // lowprec stores partials in impl.lowprec_partials (--lowprec-partials); partials_f32
   // (oracle and fast) does not apply to it.
   Result<SplitPartials> computed =
-      impl.kind == ImplKind::kFast ? ComputeSplitPartialsFast(a, params, plan, FastFrom(impl), f32)
+      impl.kind == ImplKind::kFast
+          ? ComputeSplitPartialsFast(a, params, plan, FastAttentionFrom(impl), f32)
       : impl.kind == ImplKind::kLowprec ? ComputeSplitPartialsLowprec(a, params, plan, lowprec)
                                         : ComputeSplitPartials(a, params, plan, f32);
   if (!computed.ok()) return computed.status();

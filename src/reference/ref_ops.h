@@ -20,9 +20,12 @@ namespace av {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
-// Which implementation runs an op: the float64 oracle, the fast float32 path
+// Which implementation runs an op: the float64 oracle, the fast blocked path
 // (fast_attention.h, fast_gemm.h, ...) or the low-precision reference (lowprec_attention.h,
-// lowprec_splitk.h, sparse_attention_lowprec.h, lowprec_gemm.h).
+// lowprec_splitk.h, sparse_attention_lowprec.h, lowprec_gemm.h). The fast path of
+// attention, mla_decode and attention_splitk accumulates in float64 (its float32 scores
+// missed FlashMLA's LSE atol; doc/numerics.md "fast reference accuracy"); sparse attention
+// and the GEMMs accumulate in float32.
 enum class ImplKind { kOracle, kFast, kLowprec };
 struct RefImpl {
   ImplKind kind = ImplKind::kOracle;
@@ -31,6 +34,9 @@ struct RefImpl {
   // lowprec attention_splitk / combine: the dtype split-k partials (o_accum) are stored
   // in — f32 as FlashMLA's o_accum (default), or bf16 / f16 (lowprec_splitk.h).
   DType lowprec_partials = DType::kF32;
+  // fast attention / mla_decode / attention_splitk: float32 accumulation instead of
+  // float64 (the earlier default; kept for the accuracy bench and its tests).
+  bool fast_f32 = false;
 };
 using RunImplFn = Result<NamedTensors> (*)(const NamedTensors& inputs, const OpParams& params,
                                            const RefImpl& impl);

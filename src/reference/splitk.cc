@@ -128,23 +128,27 @@ Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
 Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
                                                const AttentionParams& params, const SplitPlan& plan,
                                                const FastOptions& options, bool round_to_f32) {
-  FastOptions f32 = options;
-  f32.accumulate_f64 = false;  // partials are float32, as the kernels keep them
   AV_ASSIGN_OR_RETURN(RangeOutputs parts,
-                      ComputeAttentionOverRangesFast(inputs, params, plan.splits, f32));
+                      ComputeAttentionOverRangesFast(inputs, params, plan.splits, options));
   const int64_t total = static_cast<int64_t>(plan.splits.size());
   const int64_t s_q = inputs.q.dim(1), h_q = inputs.q.dim(2);
   const int64_t dv = total > 0 ? parts.per_range[0].first.dim(2) : 0;
-  // Each range's o [s_q, h_q, dv] (float32) and lse [h_q, s_q] (float64) are whole slabs
-  // of o_accum [total, s_q, h_q, dv] and lse_accum [total, h_q, s_q]: copy them in order.
+  // Each range's o [s_q, h_q, dv] (float32, or float64 with accumulate_f64: rounded to
+  // float32 here, as the kernels store o_accum) and lse [h_q, s_q] (float64) are whole
+  // slabs of o_accum [total, s_q, h_q, dv] and lse_accum [total, h_q, s_q], in order.
   const int64_t o_per = s_q * h_q * dv, lse_per = h_q * s_q;
   Tensor o = Tensor::Zeros(DType::kF32, {total, s_q, h_q, dv});
   Tensor lse = Tensor::Zeros(round_to_f32 ? DType::kF32 : DType::kF64, {total, h_q, s_q});
   float* o_out = reinterpret_cast<float*>(o.mutable_data());
   for (int64_t s = 0; s < total; ++s) {
     const auto& [os, ls] = parts.per_range[static_cast<size_t>(s)];
-    CHECK(os.dtype() == DType::kF32 && ls.dtype() == DType::kF64);
-    std::memcpy(o_out + s * o_per, os.data(), static_cast<size_t>(o_per) * sizeof(float));
+    CHECK((os.dtype() == DType::kF32 || os.dtype() == DType::kF64) && ls.dtype() == DType::kF64);
+    if (os.dtype() == DType::kF32) {
+      std::memcpy(o_out + s * o_per, os.data(), static_cast<size_t>(o_per) * sizeof(float));
+    } else {
+      const double* od = reinterpret_cast<const double*>(os.data());
+      for (int64_t n = 0; n < o_per; ++n) o_out[s * o_per + n] = static_cast<float>(od[n]);
+    }
     const double* l = reinterpret_cast<const double*>(ls.data());
     if (round_to_f32) {
       float* lse_out = reinterpret_cast<float*>(lse.mutable_data()) + s * lse_per;

@@ -51,10 +51,11 @@ Result<SplitPartials> ComputeSplitPartials(const AttentionInputs& inputs,
                                            bool round_to_f32 = true);
 
 // As ComputeSplitPartials, each split computed by the fast path
-// (ComputeAttentionOverRangesFast: float32 accumulation, every split of every batch one
-// job of one thread pool, so results are bitwise the same for any options.threads).
-// o_accum is a float32 tensor, as the kernels store it; lse_accum is float32 when
-// round_to_f32, else float64 holding the float32-accumulated log-sum-exp.
+// (ComputeAttentionOverRangesFast: float32 accumulation, float64 with
+// options.accumulate_f64; every split of every batch one job of one thread pool, so
+// results are bitwise the same for any options.threads). o_accum is a float32 tensor, as
+// the kernels store it; lse_accum is float32 when round_to_f32, else float64 holding the
+// accumulated log-sum-exp.
 Result<SplitPartials> ComputeSplitPartialsFast(const AttentionInputs& inputs,
                                                const AttentionParams& params, const SplitPlan& plan,
                                                const FastOptions& options,

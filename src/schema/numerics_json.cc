@@ -64,6 +64,8 @@ json CaseJson(const NumericsCase& c) {
         {"total", d.total}}},
       {"case_dir", c.case_dir},
       {"compare_from", OrNull(c.compare_from)},
+      {"refereed_by", OrNull(c.refereed_by)},
+      {"referee_reason", OrNull(c.referee_reason)},
   };
   if (!c.hints.empty() || !c.localised_worst.empty() || !c.heatmaps.empty()) {
     json worst = json::array();
@@ -209,7 +211,9 @@ Status ReadCase(const JsonReader& in, const json& c, const std::string& where, N
                             {"reason", &out->reason},
                             {"reference_impl", &out->reference_impl},
                             {"case_dir", &out->case_dir},
-                            {"compare_from", &out->compare_from}}) {
+                            {"compare_from", &out->compare_from},
+                            {"refereed_by", &out->refereed_by},
+                            {"referee_reason", &out->referee_reason}}) {
     AV_RETURN_IF_ERROR(in.Str(c, key, where, field));
   }
   if (out->id.empty()) return in.Error(where + ".id", "missing");

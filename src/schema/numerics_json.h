@@ -76,6 +76,9 @@ struct NumericsCase {
   CaseDurations durations_ms;
   std::string case_dir;      // package-relative
   std::string compare_from;  // the base case whose comparison was taken over; "" none
+  // "oracle" when the fast reference's judgement was re-judged by the oracle (whose
+  // verdict stands), and why: "fail", "margin" or "sample"; "" when not.
+  std::string refereed_by, referee_reason;
   // Failing cases: localisation hints, worst elements, heatmaps (package-relative).
   std::vector<std::string> hints;
   std::vector<LocalisedElement> localised_worst;

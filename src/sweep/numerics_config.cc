@@ -50,7 +50,7 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
     if (t == nullptr) return r.Error(*n, "\"numerics\" must be a table");
     AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[numerics]",
                                    {"shapes", "tolerances", "work_dir", "evidence", "junit",
-                                    "reference", "reference_threads", "jobs"}));
+                                    "reference", "reference_threads", "jobs", "oracle_sample"}));
     if (auto* v = t->get("shapes")) {
       AV_ASSIGN_OR_RETURN(shapes, r.String(*v, "shapes"));
     }
@@ -78,6 +78,10 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
     if (auto* v = t->get("reference_threads")) {
       AV_ASSIGN_OR_RETURN(int64_t th, r.Integer(*v, "reference_threads", 0, 1024));
       c.reference.threads = static_cast<int>(th);
+    }
+    if (auto* v = t->get("oracle_sample")) {
+      AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "oracle_sample", 0, 1'000'000));
+      c.oracle_sample = static_cast<int>(n);
     }
     if (auto* v = t->get("jobs")) {
       AV_ASSIGN_OR_RETURN(int64_t j, r.Integer(*v, "jobs", 1, 1024));

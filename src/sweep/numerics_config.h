@@ -47,6 +47,9 @@ struct NumericsConfig {
   std::string evidence;  // numerics.json
   std::string junit;
   RefImpl reference;  // oracle by default; "fast" falls back to the oracle per op
+  // With reference = "fast": 1 case in N (by a stable hash of its id) is also judged by
+  // the oracle as a cross-check (doc/numerics.md "the oracle as referee"); 0 = none.
+  int oracle_sample = 64;
   int jobs = 1;
   bool has_candidate = false;
   CandidateConfig candidate;

@@ -50,6 +50,8 @@ NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
                     c.compare_ms,  c.check_ms,     c.total_ms};
   r.case_dir = PackageRelative(package_dir, c.case_dir);
   r.compare_from = c.compare_from;
+  r.refereed_by = c.refereed_by;
+  r.referee_reason = c.referee_reason;
   r.hints = c.hints;
   for (const LocatedElement& e : c.worst) {
     r.localised_worst.push_back({e.output, e.coords, e.candidate, e.reference, e.abs_err, e.ratio});

@@ -37,6 +37,9 @@ struct CaseResult {
   nlohmann::json op_params;
   std::vector<OutputVerdict> outputs;
   std::string reference_impl;  // "oracle", "fast", ...
+  // "oracle" when the fast reference's judgement was re-judged by the oracle, whose
+  // comparison `outputs` then holds; referee_reason "fail", "margin" or "sample".
+  std::string refereed_by, referee_reason;
   std::string inputs_sha256;
   std::string outputs_sha256;
   std::map<std::string, std::string> candidate_metadata;
@@ -83,6 +86,9 @@ struct NumericsOptions {
   int shard_count = 1;
   int jobs = 1;
   ProcessRunner* runner = nullptr;
+  // Tests only: changes the fast reference's outputs of a case before they are used (a
+  // deliberately broken fast reference must end the run in an internal error).
+  std::function<void(const CaseSpec&, NamedTensors*)> fast_reference_hook;
   // Called after each case (serialised); for progress lines.
   std::function<void(const CaseResult&, int64_t done, int64_t total)> on_case;
 };

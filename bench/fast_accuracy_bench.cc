@@ -1,0 +1,149 @@
+// Accuracy of the fast reference against the float64 oracle on the numerics sweep's own
+// stress inputs: every case of the grid below is built by the sweep's case builder (the
+// same bytes a sweep writes), run through RunReferenceOp with the oracle and with the fast
+// path — "f64", the fast reference as the sweep runs it (float64 accumulation for the
+// attention family), and "f32", its float32 path (RefImpl::fast_f32) — and compared. Per
+// sweep, generator and dtype it prints the worst |lse_fast - lse_oracle| (finite
+// LSEs; an infinite one must match exactly, else it is counted as a mismatch), the worst
+// |o_fast - o_oracle| and that error over the case's max |o_oracle|, and the case ids.
+// Not a Google Benchmark: it measures error, not time. Run from the repository root:
+//   build/fast_accuracy_bench            (MLA decode s_k <= 4096, h_q <= 128; ~2 min)
+//   build/fast_accuracy_bench --quick    (the small shapes only; seconds)
+// Figures go in doc/numerics.md, never into tests.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reference/ref_ops.h"
+#include "sweep/case_builder.h"
+#include "sweep/shapes_config.h"
+
+namespace av {
+namespace {
+
+// MLA decode at FlashMLA's shape (d 576, dv 512, page 64, h_kv 1), and causal / windowed /
+// varlen attention (d 128). Lengths: random, edges (63, 64, 65 ...), half_empty (0 and 1);
+// causal attention with s_q > s_k has rows that see no key.
+constexpr const char* kGrid = R"({"version": 1, "sweeps": [
+  {"name": "mla", "op": "mla_decode",
+   "grid": {"b": [4], "s_q": [1, 2], "s_k": [140, 4096], "h_q": [16, 128],
+            "lengths": ["random", "half_empty", "edges"]},
+   "fixed": {"causal": true}, "dtypes": ["bf16"], "seeds": [0],
+   "generators": ["randn", "large_logits", "near_tie"]},
+  {"name": "mla_small", "op": "mla_decode",
+   "grid": {"b": [4], "s_q": [1, 4], "s_k": [1, 20, 65], "h_q": [1, 9, 64],
+            "lengths": ["random", "half_empty"]},
+   "fixed": {"causal": true}, "dtypes": ["bf16"], "seeds": [0, 1],
+   "generators": ["randn", "large_logits", "near_tie"]},
+  {"name": "attn", "op": "attention",
+   "grid": {"s_q": [1, 65, 300], "s_k": [1, 64, 300], "causal": [true]},
+   "fixed": {"b": 2, "h_q": 4, "h_kv": 2, "d": 128},
+   "dtypes": ["bf16", "f16"], "seeds": [0],
+   "generators": ["randn", "large_logits", "near_tie"]},
+  {"name": "attn_varlen", "op": "attention",
+   "grid": {"lengths": ["random", "half_empty", "edges"], "window_left": [-1, 32]},
+   "fixed": {"b": 4, "s_q": 200, "s_k": 200, "h_q": 4, "d": 128, "layout": "varlen",
+             "causal": true},
+   "dtypes": ["bf16"], "seeds": [0],
+   "generators": ["randn", "large_logits", "near_tie"]}
+]})";
+
+std::vector<double> Doubles(const Tensor& t) {
+  Tensor c = t.Contiguous();
+  std::vector<double> v(static_cast<size_t>(c.numel()));
+  LoadAsDouble(c.dtype(), c.data(), int64_t(c.element_size()), c.numel(), v.data());
+  return v;
+}
+
+const Tensor* Find(const NamedTensors& ts, const std::string& name) {
+  for (const auto& [n, t] : ts)
+    if (n == name) return &t;
+  return nullptr;
+}
+
+struct Worst {
+  double lse = 0, o_abs = 0, o_rel = 0;
+  std::string lse_case, o_case;
+  int64_t cases = 0, inf_mismatch = 0, finite_lse = 0, empty_rows = 0;
+};
+
+void Measure(const std::string& id, const NamedTensors& oracle, const NamedTensors& fast,
+             Worst* out) {
+  Worst& w = *out;
+  ++w.cases;
+  const std::vector<double> lo = Doubles(*Find(oracle, "lse")), lf = Doubles(*Find(fast, "lse"));
+  for (size_t i = 0; i < lo.size(); ++i) {
+    if (std::isinf(lo[i]) || std::isinf(lf[i])) {
+      ++w.empty_rows;
+      if (lo[i] != lf[i]) ++w.inf_mismatch;
+      continue;
+    }
+    ++w.finite_lse;
+    const double e = std::abs(lf[i] - lo[i]);
+    if (!(e <= w.lse)) w.lse = e, w.lse_case = id;
+  }
+  const std::vector<double> oo = Doubles(*Find(oracle, "o")), of = Doubles(*Find(fast, "o"));
+  double max_o = 0, max_e = 0;
+  for (size_t i = 0; i < oo.size(); ++i) {
+    max_o = std::max(max_o, std::abs(oo[i]));
+    const double e = std::abs(of[i] - oo[i]);
+    if (!(e <= max_e)) max_e = e;
+  }
+  if (max_e > w.o_abs) w.o_abs = max_e;
+  const double rel = max_o > 0 ? max_e / max_o : max_e;
+  if (rel > w.o_rel) w.o_rel = rel, w.o_case = id;
+}
+
+int Main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  Result<ShapesConfig> shapes = ParseShapesConfig(kGrid, "fast_accuracy_bench grid");
+  if (!shapes.ok()) return std::fprintf(stderr, "%s\n", shapes.status().message().c_str()), 2;
+  Result<std::vector<CaseSpec>> cases = ExpandCases(*shapes);
+  if (!cases.ok()) return std::fprintf(stderr, "%s\n", cases.status().message().c_str()), 2;
+  std::map<std::string, Worst> by_gen;  // "sweep/generator"
+  for (const CaseSpec& spec : *cases) {
+    if (spec.kind != VariantKind::kBase) continue;
+    if (quick && spec.id.find("s_k=4096") != std::string::npos) continue;
+    Result<BuiltCase> built = BuildCase(spec);
+    if (!built.ok()) return std::fprintf(stderr, "%s\n", built.status().message().c_str()), 2;
+    Result<NamedTensors> in = ApplyLayouts(built->file_tensors, built->layouts);
+    if (!in.ok()) return std::fprintf(stderr, "%s\n", in.status().message().c_str()), 2;
+    Result<NamedTensors> oracle =
+        RunReferenceOp(spec.op, *in, built->op_params, RefImpl{ImplKind::kOracle});
+    auto it = spec.params.find("generator");
+    const std::string gen = it == spec.params.end() ? "randn" : it->second.get<std::string>();
+    const std::string key = spec.sweep + "/" + gen + "/" + std::string(DTypeName(spec.dtype));
+    for (bool f32 : {false, true}) {
+      RefImpl impl{ImplKind::kFast};
+      impl.fast_f32 = f32;
+      Result<NamedTensors> fast = RunReferenceOp(spec.op, *in, built->op_params, impl);
+      if (!oracle.ok() || !fast.ok()) {
+        std::fprintf(stderr, "%s: %s\n", spec.id.c_str(),
+                     (oracle.ok() ? fast : oracle).status().message().c_str());
+        return 3;
+      }
+      Worst& w = by_gen[key + (f32 ? " f32" : " f64")];
+      Measure(spec.id, *oracle, *fast, &w);
+    }
+  }
+  std::printf("%-34s %5s %9s %10s %10s %10s  %s\n", "sweep/generator/dtype", "cases", "lse_rows",
+              "max|dlse|", "max|do|", "do/max|o|", "worst lse case; worst o case");
+  for (const auto& [key, w] : by_gen) {
+    std::printf("%-34s %5lld %9lld %10.2e %10.2e %10.2e  %s; %s\n", key.c_str(), (long long)w.cases,
+                (long long)w.finite_lse, w.lse, w.o_abs, w.o_rel, w.lse_case.c_str(),
+                w.o_case.c_str());
+    if (w.empty_rows > 0 || w.inf_mismatch > 0)
+      std::printf("%-34s   empty rows %lld, infinite-LSE mismatches %lld\n", "",
+                  (long long)w.empty_rows, (long long)w.inf_mismatch);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace av
+
+int main(int argc, char** argv) { return av::Main(argc, argv); }
