@@ -133,7 +133,7 @@ TEST(CasesJudge, BadInputIsExit2NamingWhatIsWrong) {
   EXPECT_NE(r.output.find("matches none of the 15 cases"), std::string::npos) << r.output;
   r = RunShell(Av() + " cases" + Sweep());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("give --export DIR or --list"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("give --export DIR, --list or --shard-plan N"), std::string::npos) << r.output;
 }
 
 }  // namespace

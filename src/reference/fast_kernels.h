@@ -1,8 +1,9 @@
 // The inner block kernels of the fast attention and GEMM paths: a score block S = Q Kᵀ
 // (Q row-major, K packed channel-major), the online-softmax step exp(s - m) with its sum,
-// the row maximum, and the output update O = diag(alpha) O + P V. Two builds of the same
-// code (fast_kernels_impl.h): AVX-512F intrinsics, and a portable one the compiler
-// vectorises as it can; GetBlockKernels picks AVX-512 at run time when the CPU has it.
+// the row maximum, and the output update O = diag(alpha) O + P V. Three builds of the same
+// code (fast_kernels_impl.h): AVX-512F intrinsics, plain loops compiled for AVX2+FMA, and
+// the same loops for the baseline ISA; GetBlockKernels picks the best the CPU has at run
+// time.
 // Every kernel is a fixed sequence of operations for given sizes, so results depend only
 // on the inputs, never on the thread that runs them. Stateless; callable from any thread.
 #pragma once
@@ -33,16 +34,20 @@ struct BlockKernels {
   // kt[c * kKeyBlock + n] = rows[n * ld + c] for n < keys (a multiple of 16), c < d: packs
   // gathered keys channel-major for `scores` (kt may point into the middle of a block).
   void (*pack_kt)(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt);
-  const char* isa;  // "avx512" or "portable"
+  const char* isa;  // "avx512", "avx2" or "portable"
 };
 
-// AVX-512 when allowed and the CPU supports it (AVX-512F), else the portable build.
+// When allowed, AVX-512 if the CPU has AVX-512F and FMA, else AVX2+FMA if it has those;
+// the portable build otherwise, and always when not allowed (tests compare the builds).
 template <typename T>
 const BlockKernels<T>& GetBlockKernels(bool allow_avx512 = true);
 
-// The per-ISA tables (fast_kernels_avx512.cc, fast_kernels_portable.cc).
+// The per-ISA tables (fast_kernels_avx512.cc, fast_kernels_avx2.cc,
+// fast_kernels_portable.cc).
 template <typename T>
 const BlockKernels<T>& Avx512BlockKernels();
+template <typename T>
+const BlockKernels<T>& Avx2BlockKernels();
 template <typename T>
 const BlockKernels<T>& PortableBlockKernels();
 
