@@ -46,7 +46,10 @@ bool IsLoopbackHost(std::string_view host) {
 
 std::string BaseUrl::Normalized() const {
   std::string out = scheme + "://" + host;
-  if (port != 0) out += ":" + std::to_string(port);
+  if (port != 0) {
+    out += ':';
+    out += std::to_string(port);
+  }
   return out + path;
 }
 

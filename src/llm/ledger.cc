@@ -349,8 +349,9 @@ Result<int64_t> ParseRfc3339(std::string_view text) {
   };
   std::tm tm{};
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  const Status bad = InvalidInput("\"" + std::string(text.substr(0, 40)) +
-                                  "\" is not an RFC 3339 time (2026-12-01T09:30:00Z) or a date");
+  const Status bad =
+      InvalidInput(std::string("\"").append(text.substr(0, 40)).append(
+          "\" is not an RFC 3339 time (2026-12-01T09:30:00Z) or a date"));
   if (!digits(0, 4, &year) || text.size() < 10 || text[4] != '-' || !digits(5, 2, &month) ||
       text[7] != '-' || !digits(8, 2, &day)) {
     return bad;

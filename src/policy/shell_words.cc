@@ -446,7 +446,8 @@ Status ShellParser::ScanDollarAt(ShellWord* w, bool in_dquote) {
     size_t q = p;
     while (IsNameChar(At(q)) && !AtEnd(q)) ++q;
     w->expands = true;
-    w->value += "$" + std::string(text_.substr(p, q - p));
+    w->value += '$';
+    w->value += text_.substr(p, q - p);
     pos_ = q;
     return Status::Ok();
   }

@@ -27,8 +27,12 @@ std::string StatusWord(CheckStatus s) {
 std::string Location(const Finding& f) {
   std::string loc = f.file.empty() ? "(no file)" : f.file;
   if (f.line > 0) {
-    loc += ":" + std::to_string(f.line);
-    if (f.end_line > f.line) loc += "-" + std::to_string(f.end_line);
+    loc += ':';
+    loc += std::to_string(f.line);
+    if (f.end_line > f.line) {
+      loc += '-';
+      loc += std::to_string(f.end_line);
+    }
   }
   return loc;
 }
@@ -97,7 +101,11 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
           if (!c.citations[j].subject.empty())
             subjects += (subjects.empty() ? "`" : ", `") + c.citations[j].subject + "`";
         }
-        out += "  - evidence: `" + cite.file + "` (sha256 `" + Short(cite.sha256) + "`)";
+        out += "  - evidence: `";
+        out += cite.file;
+        out += "` (sha256 `";
+        out += Short(cite.sha256);
+        out += "`)";
         if (!cite.command.empty()) out += ", from `" + cite.command + "`";
         if (!subjects.empty()) out += ": " + subjects;
         out += "\n";
@@ -116,8 +124,15 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
       for (const Finding& f : item.findings) {
         out += "- `" + f.id + "` " + SeverityName(f.severity) + " `" + f.rule + "` " + Location(f) +
                " — " + (f.title.empty() ? "" : f.title + ": ") + f.message + "\n";
-        out += "  verify: " +
-               (f.has_verify() ? "`" + f.VerifyLine() + "`" : std::string("(none given)")) + "\n";
+        out += "  verify: ";
+        if (f.has_verify()) {
+          out += '`';
+          out += f.VerifyLine();
+          out += '`';
+        } else {
+          out += "(none given)";
+        }
+        out += '\n';
       }
     }
     if (!item.agent_findings.empty()) {
@@ -134,9 +149,15 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   }
   out += "\n## Evidence files\n\n| file | sha256 | run | command |\n|---|---|---|---|\n";
   for (const EvidenceFile& f : r.evidence) {
-    std::string run = f.refused.empty() ? f.run_id : "**not used**: " + f.refused;
-    out += "| `" + f.path + "` | `" + Short(f.sha256) + "` | " + Cell(run) + " | " +
-           (f.command.empty() ? "" : "`" + Cell(f.command) + "`") + " |\n";
+    std::string run = f.run_id;
+    if (!f.refused.empty()) run = std::string("**not used**: ").append(f.refused);
+    out += "| `" + f.path + "` | `" + Short(f.sha256) + "` | " + Cell(run) + " | ";
+    if (!f.command.empty()) {
+      out += '`';
+      out += Cell(f.command);
+      out += '`';
+    }
+    out += " |\n";
   }
   if (r.evidence.empty()) out += "| (none) | | | |\n";
   return out;

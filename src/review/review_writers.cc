@@ -44,7 +44,9 @@ std::string FindingsCount(const std::vector<Finding>& findings) {
   std::string md;
   std::map<std::string, int> by_severity;
   for (const Finding& f : findings) ++by_severity[SeverityName(f.severity)];
-  md += "\n" + std::to_string(findings.size()) + " findings";
+  md += '\n';
+  md += std::to_string(findings.size());
+  md += " findings";
   if (!findings.empty()) {
     md += " (";
     bool first = true;
@@ -71,7 +73,10 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
   }
   for (const Finding& f : findings) {
     md += "\n## " + f.id + " " + f.title + " — `" + Inline(f.file) + ":" + std::to_string(f.line);
-    if (f.end_line > f.line) md += "-" + std::to_string(f.end_line);
+    if (f.end_line > f.line) {
+      md += '-';
+      md += std::to_string(f.end_line);
+    }
     md += "`";
     if (f.side == "base") md += " (base revision: the file is deleted)";
     md += "\n\n";
@@ -79,7 +84,10 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
           std::to_string(f.checklist_item);
     if (!f.related_items.empty()) {
       md += " (also";
-      for (int i : f.related_items) md += " " + std::to_string(i);
+      for (int i : f.related_items) {
+        md += ' ';
+        md += std::to_string(i);
+      }
       md += ")";
     }
     md += ", component `" + f.component + "`.\n\n" + f.message + "\n\n";

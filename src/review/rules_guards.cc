@@ -227,7 +227,8 @@ void FileReview::Clamps(ChangeBlock& b) {
     std::string call = CallText(a.source, c.name, c.nth);
     if (call.empty()) call = a.source;
     Report(kClamp, lines,
-           "`" + Shorten(call, 100) + "` added" + InFunction(lines) + unclamped + why);
+           std::string("`").append(Shorten(call, 100)).append("` added") + InFunction(lines) +
+               unclamped + why);
   }
 }
 
