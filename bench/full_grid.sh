@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The full grids (config/shapes.full.json) on this machine: the sweep's own time (input
+# generation, reference, compare, file I/O: everything but the candidate) and peak RSS.
+# It runs shard 0 of K: the shards are planned by estimated reference cost
+# (doc/sharding.md), so one shard is a representative 1/K of the grid's work, and the
+# whole grid's own time is extrapolated by the shard's share of the estimated work (about
+# 1/K; more when one large group fills the shard). K=1 runs the whole grid.
+# Builds nothing: run scripts/build first. Figures go in notes and docs, never into tests.
+#
+#   bench/full_grid.sh [K] [fast|oracle] [JOBS]      default: 64 fast 2
+#
+# The candidate is build/cpu_candidate (the fast C++ example), whose time is reported
+# apart and not counted in the sweep's own time.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+k="${1:-64}"
+reference="${2:-fast}"
+jobs="${3:-2}"
+bin="$(realpath "${ATTNVERIFY_BIN:-$root/build/attnverify}")"
+work="$(mktemp -d /tmp/attnverify-fullgrid.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+"$bin" init "$work" >/dev/null
+pkg="$work/attention-verify"
+cp "$root/config/shapes.full.json" "$pkg/config/shapes.json"
+sed -i "s/^reference = \"[a-z]*\"/reference = \"$reference\"/" "$pkg/attnverify.toml"
+grep -q "^reference = \"$reference\"" "$pkg/attnverify.toml" ||
+  sed -i "s/^\[numerics\]/[numerics]\nreference = \"$reference\"/" "$pkg/attnverify.toml"
+printf '\n[candidate]\ncommand = ["%s", "{cases}"]\ntimeout_s = 36000\n' \
+  "$(realpath "${ATTNVERIFY_CPU_CANDIDATE:-$root/build/cpu_candidate}")" >>"$pkg/attnverify.toml"
+
+"$bin" cases --config "$pkg/attnverify.toml" --shard-plan "$k" >"$work/plan"
+sed -n '1,2p;$p' "$work/plan"
+# Shard 0's share of the estimated work (a shard holding one large group can be more than 1/K).
+share="$(awk 'NR == 2 {s = $4} $1 == "total" {t = $4} END {print (t > 0 ? s / t : 1)}' "$work/plan")"
+shard=()
+if [ "$k" != 1 ]; then shard=(--shard "0/$k"); fi
+set +e
+/usr/bin/time -f "%e %M" -o "$work/time" "$bin" numerics --config "$pkg/attnverify.toml" \
+  "${shard[@]}" --jobs "$jobs" >"$work/out" 2>"$work/err"
+status=$?
+set -e
+if [ "$status" -gt 1 ]; then tail -20 "$work/err" >&2; exit "$status"; fi
+grep "^time:" "$work/out" || true
+evidence="$(ls "$pkg"/evidence/numerics.json* | head -1)"
+read -r wall rss_kb < <(tail -1 "$work/time")
+python3 - "$evidence" "$k" "$wall" "$rss_kb" "$reference" "$jobs" "$share" <<'PY'
+import json, sys
+ev, k, wall, rss_kb, reference, jobs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+share = float(sys.argv[7]) if k > 1 else 1.0
+d = json.load(open(ev))
+t = d["summary"]["time_ms"]
+own = (t["total"] - t["candidate"]) / 1000.0  # summed over cases (jobs run at once)
+cases = d["summary"]["cases_run"]
+print(f"shard 0/{k}: {cases} cases, {d['summary']['failed']} failed, wall {wall:.1f} s, peak RSS {rss_kb/1024:.0f} MiB")
+print(f"  case time summed: total {t['total']/1000:.1f} s, candidate {t['candidate']/1000:.1f} s, "
+      f"reference {t['reference']/1000:.1f} s, generate {t['generate']/1000:.1f} s, compare {t['compare']/1000:.1f} s")
+print(f"  attnverify's own case time {own:.1f} s (reference {reference}, --jobs {jobs})")
+for c in [c for c in d["cases"] if c["verdict"] != "pass"][:3]:
+    print(f"  FAIL {c['id']}: {c.get('reason', '')[:300]}")
+x = 1.0 / share
+print(f"whole grid, extrapolated by the shard's share of the estimated work ({share:.4f}, x{x:.1f}): "
+      f"own case time {own*x:.0f} s, wall {wall*x:.0f} s ({wall*x/60:.1f} min) with --jobs {jobs}")
+PY
