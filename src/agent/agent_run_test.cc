@@ -154,7 +154,7 @@ TEST_F(AgentRunTest, ThePackagesOwnPromptIsTheSystemPrompt) {
   testing::WriteText(dir_.package + "/config/prompts/perf.md", "custom perf prompt\n");
   ASSERT_TRUE(Run({"perf"}).ok());
   ASSERT_EQ(transport_.requests().size(), 1u);
-  EXPECT_EQ(json::parse(transport_.requests()[0].body)["system"], "custom perf prompt\n");
+  EXPECT_EQ(json::parse(transport_.requests()[0].body)["system"][0]["text"], "custom perf prompt\n");
   std::string saved = ReadText(dir_.package + "/reports/agent_requests/01-perf.json");
   EXPECT_NE(saved.find("\"prompt\": \"config/prompts/perf.md\""), std::string::npos) << saved;
 }

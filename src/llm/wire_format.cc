@@ -145,8 +145,17 @@ std::string BuildRequestBody(WireApi api, const ChatRequest& request) {
   body["max_tokens"] = request.max_tokens;
   json messages = json::array();
   if (api == WireApi::kAnthropicMessages) {
-    if (!request.system.empty()) body["system"] = request.system;
+    // The system prompt is the same on every request of a stage: one text block marked
+    // for Anthropic's prompt cache, so the requests after the first read it from the
+    // cache (usage.cache_read_input_tokens, recorded in the ledger). A prompt under the
+    // model's minimum cacheable length is simply not cached.
+    if (!request.system.empty()) {
+      body["system"] = json::array({json{{"type", "text"},
+                                         {"text", request.system},
+                                         {"cache_control", {{"type", "ephemeral"}}}}});
+    }
   } else if (!request.system.empty()) {
+    // OpenAI-style APIs cache a long repeated prefix on their own; there is no field.
     messages.push_back({{"role", "system"}, {"content", request.system}});
   }
   for (const ChatMessage& m : request.messages) {

@@ -18,7 +18,12 @@ TEST(WireFormatTest, AnthropicRequestBody) {
   json body = json::parse(BuildRequestBody(WireApi::kAnthropicMessages, r));
   EXPECT_EQ(body["model"], "claude-test");
   EXPECT_EQ(body["max_tokens"], 64);
-  EXPECT_EQ(body["system"], "Answer briefly.");
+  // One text block, marked for the prompt cache (the system prompt repeats every request).
+  ASSERT_TRUE(body["system"].is_array());
+  ASSERT_EQ(body["system"].size(), 1u);
+  EXPECT_EQ(body["system"][0]["type"], "text");
+  EXPECT_EQ(body["system"][0]["text"], "Answer briefly.");
+  EXPECT_EQ(body["system"][0]["cache_control"]["type"], "ephemeral");
   EXPECT_EQ(body["messages"][0]["role"], "user");
   EXPECT_EQ(body["messages"][0]["content"], "what does split-k do?");
 }
