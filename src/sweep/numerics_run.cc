@@ -601,6 +601,240 @@ std::string StderrTail(const std::string& text, size_t max_bytes) {
   return "..." + ReplaceInvalidUtf8(Utf8Tail(text, text.size() - start));
 }
 
+namespace {
+
+// The cases this run takes: its shard's groups (a base case with its variants) of the full
+// expansion, shared out by estimated cost (sweep/shard_plan.h), so a filter never moves a
+// case from one shard to another and a group's variants always run beside their base
+// case. A filter keeps the groups with a matching member, each with its base case and the
+// matching members. A sweep that runs nothing has nothing to judge: never a pass on zero
+// cases.
+Status SelectCases(const NumericsOptions& o, const std::vector<CaseSpec>& all,
+                   NumericsRun* run) {
+  const NumericsConfig& cfg = o.config;
+  std::regex filter;
+  if (!o.filter.empty()) {
+    try {
+      filter = std::regex(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return InvalidInput("--filter \"" + o.filter +
+                          "\" is not a valid regular expression: " + e.what());
+    }
+  }
+  const ShardPlan plan = PlanShards(all, o.shard_count);
+  size_t i = 0;
+  while (i < all.size()) {
+    size_t j = i + 1;
+    while (j < all.size() && all[j].kind != VariantKind::kBase) ++j;
+    if (plan.shard_of_group[static_cast<size_t>(all[i].group_index)] == o.shard_index) {
+      bool any = false;
+      std::vector<bool> keep(j - i, o.filter.empty());
+      for (size_t k = i; k < j && !o.filter.empty(); ++k)
+        any |= (keep[k - i] = std::regex_search(all[k].id, filter));
+      if (o.filter.empty() || any) {
+        keep[0] = true;
+        for (size_t k = i; k < j; ++k) {
+          if (!keep[k - i]) continue;
+          CaseResult r;
+          r.spec = all[k];
+          run->cases.push_back(std::move(r));
+        }
+      }
+    }
+    i = j;
+  }
+  if (!run->cases.empty()) return Status::Ok();
+  std::string why = all.empty() ? cfg.shapes + " expands to no case"
+                    : !o.filter.empty()
+                        ? "--filter \"" + o.filter + "\" matches none of the " +
+                              std::to_string(all.size()) + " cases of " + cfg.shapes
+                        : "shard " + std::to_string(o.shard_index) + "/" +
+                              std::to_string(o.shard_count) + " holds none of the " +
+                              std::to_string(all.size()) + " cases of " + cfg.shapes;
+  return InvalidInput("no case to run: " + why);
+}
+
+// Containment. The candidate and prepare are the code under review: in the sandbox they
+// cannot write the package, and either way every package file outside the work folder is
+// recorded now and compared after the last candidate run, so a candidate that rewrites
+// another stage's evidence fails the sweep instead of forging it (H2). Empty when the
+// package is too big to hash and the sandbox alone keeps the candidate off the evidence.
+Result<std::optional<TreeSnapshot>> SnapshotPackage(const NumericsOptions& o, NumericsRun* run) {
+  const NumericsConfig& cfg = o.config;
+  run->sandbox = o.bwrap.empty() ? "none" : "bwrap";
+  std::vector<std::string> skip_paths = {kPackageLockFile};
+  std::filesystem::path rel =
+      std::filesystem::path(cfg.work_dir).lexically_relative(cfg.base_dir);
+  if (!rel.empty() && *rel.begin() != "..") skip_paths.push_back(rel.generic_string());
+  Result<TreeSnapshot> snapshot =
+      TreeSnapshot::Take(cfg.base_dir, skip_paths, {".git", "__pycache__"});
+  if (snapshot.ok()) return std::optional<TreeSnapshot>(std::move(*snapshot));
+  if (snapshot.status().code() != StatusCode::kUnsupported) return snapshot.status();
+  if (o.bwrap.empty()) {
+    return InvalidInput(snapshot.status().message() +
+                        " (without a sandbox the candidate may run only on a package whose "
+                        "files attnverify can check)");
+  }
+  run->warnings.push_back("package files are not checked after the candidate ran: " +
+                          snapshot.status().message());
+  return std::optional<TreeSnapshot>();
+}
+
+// After the last candidate run: any package file that changed fails every case.
+void FailOnPackageChanges(TreeSnapshot* tracked, NumericsRun* run) {
+  if (tracked == nullptr) return;
+  run->package_changes = tracked->Compare();
+  for (std::string& c : run->package_changes) c = ReplaceInvalidUtf8(c);
+  if (run->package_changes.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < run->package_changes.size() && i < 3; ++i)
+    list += (i ? ", " : "") + run->package_changes[i];
+  if (run->package_changes.size() > 3)
+    list += " and " + std::to_string(run->package_changes.size() - 3) + " more";
+  for (CaseResult& r : run->cases) {
+    r.verdict = "fail";
+    r.reason = "package files changed while the candidate ran (only its out/ folders may): " + list;
+  }
+}
+
+// [candidate] prepare: once, before any case. Returns whether it failed, in which case
+// every case has failed with the reason; a full disk is an error instead (exit 2, keeping
+// the earlier evidence), being the machine's problem, not the candidate's (L5).
+Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
+  const NumericsConfig& cfg = o.config;
+  if (cfg.candidate.prepare.empty()) return false;
+  for (const std::string& a : cfg.candidate.prepare)
+    run->prepare_command += (run->prepare_command.empty() ? "" : " ") + a;
+  ProcessRequest req;
+  req.argv = cfg.candidate.prepare;
+  req.cwd = cfg.candidate.cwd;
+  req.extra_env = cfg.candidate.env;
+  req.extra_env["ATTNVERIFY_WORK_DIR"] = cfg.work_dir;
+  req.timeout_ms = cfg.candidate.timeout_s * 1000;
+  req.max_output_bytes = 1 << 20;
+  Sandbox(o, {}, &req);
+  auto tp = Clock::now();
+  Result<ProcessResult> pr = o.runner->Run(req);
+  run->prepare_ms = MsSince(tp);
+  if (pr.ok()) run->leftover_processes += pr->leftover_processes;
+  std::string why, tail;
+  if (!pr.ok()) {
+    run->prepare_status = "did not start";
+    why = "could not be started: " + pr.status().message();
+  } else {
+    run->prepare_status = pr->Describe();
+    if (!pr->ok()) {
+      why = pr->Describe();
+      tail = StderrTail(pr->stderr_text.empty() ? pr->stdout_text : pr->stderr_text);
+      if (std::string full = DiskFullReason(*pr, cfg); !full.empty()) {
+        return IoError("candidate prepare failed for lack of disk space (" + full +
+                       "): " + run->prepare_command + ": " + why +
+                       "; free some space and run again (the earlier evidence is kept)" +
+                       (tail.empty() ? "" : "\n" + tail));
+      }
+    }
+  }
+  if (why.empty()) return false;
+  int64_t done = 0;
+  for (CaseResult& r : run->cases) {
+    r.verdict = "fail";
+    r.reason = "candidate prepare failed: " + run->prepare_command + ": " + why;
+    r.candidate_status = "prepare " + run->prepare_status;
+    r.stderr_tail = tail;
+    if (o.on_case) o.on_case(r, ++done, static_cast<int64_t>(run->cases.size()));
+  }
+  return true;
+}
+
+// The cases' groups: [begin, end) ranges of run.cases, each starting with its base case.
+using GroupRanges = std::vector<std::pair<size_t, size_t>>;
+
+GroupRanges GroupsOf(const NumericsRun& run) {
+  GroupRanges groups;
+  for (size_t i = 0; i < run.cases.size(); ++i) {
+    if (run.cases[i].spec.kind == VariantKind::kBase)
+      groups.emplace_back(i, i + 1);
+    else
+      groups.back().second = i + 1;
+  }
+  return groups;
+}
+
+// {case_dir} / {out_dir}: one candidate run per case, `jobs` groups at a time.
+void RunEachCase(const NumericsOptions& o, const GroupRanges& groups, Sweep& sweep,
+                 NumericsRun* run, std::vector<std::vector<InvarianceCheckResult>>* checks) {
+  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+    GroupState g;
+    std::optional<BuiltCase> base;
+    for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+      auto t = Clock::now();
+      if (sweep.Prepare(i, groups[gi].first, &base)) {
+        const CaseResult& r = run->cases[i];
+        std::string out_dir = r.case_dir + "/out";
+        auto tc = Clock::now();
+        Result<ProcessResult> pr = o.runner->Run(sweep.Request("", r.case_dir, out_dir, {out_dir}));
+        sweep.CountLeftovers(pr);
+        if (sweep.ApplyRun(i, pr, MsSince(tc)))
+          sweep.Finish(i, g);
+        else
+          g.Missing(run->cases[i].spec);
+      }
+      sweep.Report(i, MsSince(t));
+    }
+    const auto [b, e] = groups[gi];
+    (*checks)[gi] = g.Results(run->cases[b].spec.id, e - b > 1);
+  });
+}
+
+// {cases}: every case written first, then one candidate run over cases.json, then every
+// case judged, `jobs` groups at a time.
+Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Sweep& sweep,
+                         NumericsRun* run,
+                         std::vector<std::vector<InvarianceCheckResult>>* checks) {
+  const size_t n = run->cases.size();
+  std::vector<double> prep_ms(n);
+  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+    std::optional<BuiltCase> base;
+    for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+      auto t = Clock::now();
+      sweep.Prepare(i, groups[gi].first, &base);
+      prep_ms[i] = MsSince(t);
+    }
+  });
+  AV_RETURN_IF_ERROR(sweep.first_error());
+  std::vector<WrittenCase> written;
+  std::vector<CaseSpec> specs;
+  std::vector<std::string> out_dirs;
+  for (size_t i = 0; i < n; ++i) {
+    written.push_back(*sweep.all_written()[i]);
+    specs.push_back(run->cases[i].spec);
+    out_dirs.push_back(written.back().out_dir);
+  }
+  AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(o.config.work_dir, written, specs));
+  auto tc = Clock::now();
+  Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", "", out_dirs));
+  sweep.CountLeftovers(pr);
+  double cand_ms = MsSince(tc);
+  // One run covers every case: its wall time is shared out evenly for the per-case
+  // figures (the total is in the run's wall time).
+  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+    GroupState g;
+    for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+      auto t = Clock::now();
+      if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0))
+        sweep.Finish(i, g);
+      else
+        g.Missing(run->cases[i].spec);
+      sweep.Report(i, prep_ms[i] + run->cases[i].candidate_ms + MsSince(t));
+    }
+    const auto [b, e] = groups[gi];
+    (*checks)[gi] = g.Results(run->cases[b].spec.id, e - b > 1);
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   auto t0 = Clock::now();
   const NumericsConfig& cfg = o.config;
@@ -615,15 +849,6 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   AV_ASSIGN_OR_RETURN(TolerancesConfig tol, LoadTolerancesConfig(cfg.tolerances));
   AV_ASSIGN_OR_RETURN(std::vector<CaseSpec> all, ExpandCases(shapes));
   AV_RETURN_IF_ERROR(CheckTolerancesCover(tol, all));
-  std::regex filter;
-  if (!o.filter.empty()) {
-    try {
-      filter = std::regex(o.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return InvalidInput("--filter \"" + o.filter +
-                          "\" is not a valid regular expression: " + e.what());
-    }
-  }
   NumericsRun run;
   run.total_cases = static_cast<int64_t>(all.size());
   run.shard_index = o.shard_index;
@@ -633,226 +858,33 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
     run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
-  // Shards take whole groups (a base case with its variants) of the full expansion, shared
-  // out by estimated cost (sweep/shard_plan.h), so a filter never moves a case from one
-  // shard to another and a group's variants always run beside their base case. A filter
-  // keeps the groups with a matching member, each with its base case and the matching
-  // members.
-  {
-    const ShardPlan plan = PlanShards(all, o.shard_count);
-    size_t i = 0;
-    while (i < all.size()) {
-      size_t j = i + 1;
-      while (j < all.size() && all[j].kind != VariantKind::kBase) ++j;
-      if (plan.shard_of_group[static_cast<size_t>(all[i].group_index)] == o.shard_index) {
-        bool any = false;
-        std::vector<bool> keep(j - i, o.filter.empty());
-        for (size_t k = i; k < j && !o.filter.empty(); ++k)
-          any |= (keep[k - i] = std::regex_search(all[k].id, filter));
-        if (o.filter.empty() || any) {
-          keep[0] = true;
-          for (size_t k = i; k < j; ++k) {
-            if (!keep[k - i]) continue;
-            CaseResult r;
-            r.spec = all[k];
-            run.cases.push_back(std::move(r));
-          }
-        }
-      }
-      i = j;
-    }
-  }
-  // A sweep that runs nothing has nothing to judge: never a pass on zero cases.
-  if (run.cases.empty()) {
-    std::string why = all.empty() ? cfg.shapes + " expands to no case"
-                      : !o.filter.empty()
-                          ? "--filter \"" + o.filter + "\" matches none of the " +
-                                std::to_string(all.size()) + " cases of " + cfg.shapes
-                          : "shard " + std::to_string(o.shard_index) + "/" +
-                                std::to_string(o.shard_count) + " holds none of the " +
-                                std::to_string(all.size()) + " cases of " + cfg.shapes;
-    return InvalidInput("no case to run: " + why);
-  }
+  AV_RETURN_IF_ERROR(SelectCases(o, all, &run));
   // A symbolic link at the work folder is refused; one at work/cases (committed by the
   // repository, or left by a candidate) is replaced, and nothing it points to touched.
   AV_ASSIGN_OR_RETURN(run.warnings, PrepareWorkFolder(cfg.work_dir));
   for (std::string& w : run.warnings) w = ReplaceInvalidUtf8(w);
-
-  // Containment. The candidate and prepare are the code under review: in the sandbox
-  // they cannot write the package, and either way every package file outside the work
-  // folder is recorded now and compared after the last candidate run, so a candidate
-  // that rewrites another stage's evidence fails the sweep instead of forging it (H2).
-  run.sandbox = o.bwrap.empty() ? "none" : "bwrap";
-  std::vector<std::string> skip_paths = {kPackageLockFile};
-  {
-    std::filesystem::path rel =
-        std::filesystem::path(cfg.work_dir).lexically_relative(cfg.base_dir);
-    if (!rel.empty() && *rel.begin() != "..") skip_paths.push_back(rel.generic_string());
-  }
-  Result<TreeSnapshot> snapshot =
-      TreeSnapshot::Take(cfg.base_dir, skip_paths, {".git", "__pycache__"});
-  if (!snapshot.ok()) {
-    // Too big to hash: only the sandbox then keeps the candidate off the evidence.
-    if (snapshot.status().code() != StatusCode::kUnsupported) return snapshot.status();
-    if (o.bwrap.empty()) {
-      return InvalidInput(snapshot.status().message() +
-                          " (without a sandbox the candidate may run only on a package whose "
-                          "files attnverify can check)");
-    }
-    run.warnings.push_back("package files are not checked after the candidate ran: " +
-                           snapshot.status().message());
-  }
-  TreeSnapshot* tracked = snapshot.ok() ? &*snapshot : nullptr;
-  auto check_package = [&] {
-    if (tracked == nullptr) return;
-    run.package_changes = tracked->Compare();
-    for (std::string& c : run.package_changes) c = ReplaceInvalidUtf8(c);
-    if (run.package_changes.empty()) return;
-    std::string list;
-    for (size_t i = 0; i < run.package_changes.size() && i < 3; ++i)
-      list += (i ? ", " : "") + run.package_changes[i];
-    if (run.package_changes.size() > 3)
-      list += " and " + std::to_string(run.package_changes.size() - 3) + " more";
-    for (CaseResult& r : run.cases) {
-      r.verdict = "fail";
-      r.reason =
-          "package files changed while the candidate ran (only its out/ folders may): " + list;
-    }
-  };
-
-  // [candidate] prepare: once, before any case; its failure fails every case.
-  if (!cfg.candidate.prepare.empty()) {
-    for (const std::string& a : cfg.candidate.prepare)
-      run.prepare_command += (run.prepare_command.empty() ? "" : " ") + a;
-    ProcessRequest req;
-    req.argv = cfg.candidate.prepare;
-    req.cwd = cfg.candidate.cwd;
-    req.extra_env = cfg.candidate.env;
-    req.extra_env["ATTNVERIFY_WORK_DIR"] = cfg.work_dir;
-    req.timeout_ms = cfg.candidate.timeout_s * 1000;
-    req.max_output_bytes = 1 << 20;
-    Sandbox(o, {}, &req);
-    auto tp = Clock::now();
-    Result<ProcessResult> pr = o.runner->Run(req);
-    run.prepare_ms = MsSince(tp);
-    if (pr.ok()) run.leftover_processes += pr->leftover_processes;
-    std::string why;
-    std::string tail;
-    if (!pr.ok()) {
-      run.prepare_status = "did not start";
-      why = "could not be started: " + pr.status().message();
-    } else {
-      run.prepare_status = pr->Describe();
-      if (!pr->ok()) {
-        why = pr->Describe();
-        tail = StderrTail(pr->stderr_text.empty() ? pr->stdout_text : pr->stderr_text);
-        // A full disk is the machine's problem, not the candidate's: an error (exit 2)
-        // that keeps the earlier evidence, not a FAIL of every case (L5).
-        if (std::string full = DiskFullReason(*pr, cfg); !full.empty()) {
-          return IoError("candidate prepare failed for lack of disk space (" + full +
-                         "): " + run.prepare_command + ": " + why +
-                         "; free some space and run again (the earlier evidence is kept)" +
-                         (tail.empty() ? "" : "\n" + tail));
-        }
-      }
-    }
-    if (!why.empty()) {
-      int64_t done = 0;
-      for (CaseResult& r : run.cases) {
-        r.verdict = "fail";
-        r.reason = "candidate prepare failed: " + run.prepare_command + ": " + why;
-        r.candidate_status = "prepare " + run.prepare_status;
-        r.stderr_tail = tail;
-        if (o.on_case) o.on_case(r, ++done, static_cast<int64_t>(run.cases.size()));
-      }
-      check_package();
-      run.wall_ms = MsSince(t0);
-      return run;
-    }
+  AV_ASSIGN_OR_RETURN(std::optional<TreeSnapshot> snapshot, SnapshotPackage(o, &run));
+  TreeSnapshot* tracked = snapshot ? &*snapshot : nullptr;
+  AV_ASSIGN_OR_RETURN(bool prepare_failed, RunPrepare(o, &run));
+  if (prepare_failed) {
+    FailOnPackageChanges(tracked, &run);
+    run.wall_ms = MsSince(t0);
+    return run;
   }
 
-  // Groups: [begin, end) ranges of run.cases, each starting with its base case.
-  std::vector<std::pair<size_t, size_t>> groups;
-  for (size_t i = 0; i < run.cases.size(); ++i) {
-    if (run.cases[i].spec.kind == VariantKind::kBase)
-      groups.emplace_back(i, i + 1);
-    else
-      groups.back().second = i + 1;
-  }
+  const GroupRanges groups = GroupsOf(run);
   std::vector<std::vector<InvarianceCheckResult>> checks(groups.size());
-  auto close_group = [&](size_t gi, const GroupState& g) {
-    const auto [b, e] = groups[gi];
-    checks[gi] = g.Results(run.cases[b].spec.id, e - b > 1);
-  };
-
   Sweep sweep(o, tol, &run, tracked);
-  const size_t n = run.cases.size();
   if (cfg.candidate.mode == CandidateMode::kPerCase) {
-    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
-      GroupState g;
-      std::optional<BuiltCase> base;
-      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
-        auto t = Clock::now();
-        if (sweep.Prepare(i, groups[gi].first, &base)) {
-          const CaseResult& r = run.cases[i];
-          std::string out_dir = r.case_dir + "/out";
-          auto tc = Clock::now();
-          Result<ProcessResult> pr =
-              o.runner->Run(sweep.Request("", r.case_dir, out_dir, {out_dir}));
-          sweep.CountLeftovers(pr);
-          if (sweep.ApplyRun(i, pr, MsSince(tc)))
-            sweep.Finish(i, g);
-          else
-            g.Missing(run.cases[i].spec);
-        }
-        sweep.Report(i, MsSince(t));
-      }
-      close_group(gi, g);
-    });
+    RunEachCase(o, groups, sweep, &run, &checks);
   } else {
-    std::vector<double> prep_ms(n);
-    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
-      std::optional<BuiltCase> base;
-      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
-        auto t = Clock::now();
-        sweep.Prepare(i, groups[gi].first, &base);
-        prep_ms[i] = MsSince(t);
-      }
-    });
-    AV_RETURN_IF_ERROR(sweep.first_error());
-    std::vector<WrittenCase> written;
-    std::vector<CaseSpec> specs;
-    std::vector<std::string> out_dirs;
-    for (size_t i = 0; i < n; ++i) {
-      written.push_back(*sweep.all_written()[i]);
-      specs.push_back(run.cases[i].spec);
-      out_dirs.push_back(written.back().out_dir);
-    }
-    AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(cfg.work_dir, written, specs));
-    auto tc = Clock::now();
-    Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", "", out_dirs));
-    sweep.CountLeftovers(pr);
-    double cand_ms = MsSince(tc);
-    // One run covers every case: its wall time is shared out evenly for the per-case
-    // figures (the total is in the run's wall time).
-    ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
-      GroupState g;
-      for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
-        auto t = Clock::now();
-        if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0))
-          sweep.Finish(i, g);
-        else
-          g.Missing(run.cases[i].spec);
-        sweep.Report(i, prep_ms[i] + run.cases[i].candidate_ms + MsSince(t));
-      }
-      close_group(gi, g);
-    });
+    AV_RETURN_IF_ERROR(RunAllCasesAtOnce(o, groups, sweep, &run, &checks));
   }
   for (auto& c : checks) {
     for (InvarianceCheckResult& r : c) run.invariance.push_back(std::move(r));
   }
   AV_RETURN_IF_ERROR(sweep.first_error());
-  check_package();
+  FailOnPackageChanges(tracked, &run);
   run.wall_ms = MsSince(t0);
   return run;
 }
