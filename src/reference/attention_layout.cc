@@ -55,7 +55,9 @@ Status LoadBatchedQ(const Tensor& q, AttentionProblem& p, bool load_values) {
 }  // namespace
 
 Result<AttentionProblem> ResolveAttention(const AttentionInputs& in, const AttentionParams& params,
-                                          bool load_values) {
+                                          ResolveLoad load) {
+  const bool load_values = load == ResolveLoad::kAll;
+  const bool load_q = load != ResolveLoad::kNothing;
   AttentionProblem p;
   if (!in.q.defined()) return InvalidInput("q is required");
   AV_RETURN_IF_ERROR(ExpectFloating(in.q, "q"));
@@ -71,7 +73,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in, const Atten
         !in.seqlens_k.defined()) {
       return InvalidInput("paged KV needs k_cache, v_cache, block_table and seqlens_k");
     }
-    AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_values));
+    AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_q));
     const Tensor& kc = in.k_cache;
     const Tensor& vc = in.v_cache;
     AV_RETURN_IF_ERROR(ExpectRank(kc, 4, "k_cache", "[blocks, page, h_kv, d]"));
@@ -138,7 +140,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in, const Atten
       p.total_q = in.q.dim(0);
       p.h_q = in.q.dim(1);
       p.d = in.q.dim(2);
-      if (load_values) p.q = LoadF64(in.q);
+      if (load_q) p.q = LoadF64(in.q);
       AV_ASSIGN_OR_RETURN(auto cu_q, LoadCuSeqlens(in.cu_seqlens_q, "cu_seqlens_q", in.q.dim(0)));
       AV_ASSIGN_OR_RETURN(auto cu_k, LoadCuSeqlens(in.cu_seqlens_k, "cu_seqlens_k", in.k.dim(0)));
       if (cu_q.size() != cu_k.size()) {
@@ -154,7 +156,7 @@ Result<AttentionProblem> ResolveAttention(const AttentionInputs& in, const Atten
       }
     } else {
       p.layout = AttentionLayout::kBatched;
-      AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_values));
+      AV_RETURN_IF_ERROR(LoadBatchedQ(in.q, p, load_q));
       AV_RETURN_IF_ERROR(ExpectRank(in.k, 4, "k", "[b, s_k, h_kv, d]"));
       AV_RETURN_IF_ERROR(ExpectRank(in.v, 4, "v", "[b, s_k, h_kv, dv]"));
       AV_RETURN_IF_ERROR(ExpectDim(in.k, 0, p.batch, "k", "b"));

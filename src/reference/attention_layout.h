@@ -34,10 +34,15 @@ struct AttentionProblem {
   int64_t KvHead(int64_t h) const { return h / (h_q / h_kv); }
 };
 
-// load_values = false validates everything and fills the index tables but leaves q, k and
-// v empty (the fast path reads the tensors itself, so memory stays O(inputs)).
+// Which tensors ResolveAttention copies into float64 arrays. Everything is validated and
+// the index tables are filled whatever is loaded; what is not loaded stays empty and the
+// caller reads the tensors itself (RowSource), so memory stays O(inputs): the fast path
+// loads nothing, the oracle only q (a float64 K and V of a large paged cache took 2.3 GB
+// per case), the low-precision references everything.
+enum class ResolveLoad { kNothing, kQueries, kAll };
 Result<AttentionProblem> ResolveAttention(const AttentionInputs& inputs,
-                                          const AttentionParams& params, bool load_values = true);
+                                          const AttentionParams& params,
+                                          ResolveLoad load = ResolveLoad::kAll);
 
 // What every ComputeAttentionOverRanges (oracle, fast, lowprec) requires: batched q, and
 // each range within its batch's keys.

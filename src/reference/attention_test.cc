@@ -7,7 +7,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "reference/attention_mask.h"
 #include "reference/ref_test_util.h"
+#include "reference/softmax_row.h"
 
 namespace av {
 namespace {
@@ -250,6 +252,63 @@ TEST(AttentionOracleTest, RejectsBadShapesWithTheTensorName) {
   out = ComputeAttention(in, {});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("seqlens_k[0] = 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace av
+
+namespace av {
+namespace {
+
+// The oracle's loops run key-outer over tiles of query rows (attention.cc); each score and
+// each output element must still be the same float64 operations in the same order as the
+// plain row-by-row loops written here, so results are bitwise equal (float64 inputs: any
+// other order of a sum would round differently) — over GQA head
+// groups that do not fill the 8-lane head blocks, a window, softcap, ALiBi and keys past
+// the 16-key blocks.
+TEST(AttentionOracleRegression, KeyOuterTilesEqualRowByRowLoopsBitwise) {
+  std::mt19937_64 rng(11);
+  const int64_t b = 2, s_q = 5, s_k = 37, h_q = 12, h_kv = 4, d = 40, dv = 24;
+  AttentionInputs in;
+  in.q = testing::RandomTensor(rng, {b, s_q, h_q, d}, DType::kF64);
+  in.k = testing::RandomTensor(rng, {b, s_k, h_kv, d}, DType::kF64);
+  in.v = testing::RandomTensor(rng, {b, s_k, h_kv, dv}, DType::kF64);
+  in.alibi_slopes = testing::RandomTensor(rng, {h_q}, DType::kF32, 0, 0.5);
+  AttentionParams params;
+  params.mask.causal = true;
+  params.mask.window_left = 20;
+  params.softcap = 2.5;
+  params.scale = 0.3;
+  auto out = ComputeAttention(in, params);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const F64Array q = LoadF64(in.q), k = LoadF64(in.k), v = LoadF64(in.v);
+  const F64Array slopes = LoadF64(in.alibi_slopes), o = LoadF64(out->o), lse = LoadF64(out->lse);
+  int64_t checked = 0;
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t i = 0; i < s_q; ++i)
+      for (int64_t h = 0; h < h_q; ++h) {
+        const int64_t hk = h / (h_q / h_kv);
+        std::vector<double> s;
+        std::vector<int64_t> keys;
+        for (int64_t j = 0; j < s_k; ++j) {
+          if (!KeyVisible(params.mask, i, j, s_q, s_k)) continue;
+          double x = 0;
+          for (int64_t c = 0; c < d; ++c) x += q(bi, i, h, c) * k(bi, j, hk, c);
+          x *= *params.scale;
+          x = params.softcap * std::tanh(x / params.softcap);
+          x += AlibiBias(slopes(h), i, j, s_q, s_k);
+          s.push_back(x);
+          keys.push_back(j);
+        }
+        RowSoftmax sm = SoftmaxOfRow(s);
+        std::vector<double> want(static_cast<size_t>(dv), 0.0);
+        for (size_t n = 0; n < keys.size(); ++n)
+          for (int64_t c = 0; c < dv; ++c) want[c] += sm.p[n] * v(bi, keys[n], hk, c);
+        for (int64_t c = 0; c < dv; ++c) ASSERT_EQ(o(bi, i, h, c), want[c]) << bi << i << h << c;
+        ASSERT_EQ(lse(bi, h, i), sm.lse);
+        checked += keys.empty() ? 0 : 1;
+      }
+  EXPECT_GT(checked, b * s_q * h_q / 2);
 }
 
 }  // namespace

@@ -255,7 +255,7 @@ Status RunJobs(const AttentionInputs& in, const AttentionProblem& p, const Atten
 template <typename T>
 Result<AttentionOutputs> AttentionFastT(const AttentionInputs& in, const AttentionParams& params,
                                         const FastOptions& options) {
-  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, /*load_values=*/false));
+  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, ResolveLoad::kNothing));
   std::vector<Job> jobs;
   for (int64_t b = 0; b < p.batch; ++b) jobs.push_back({b, 0, p.s_k[b], p.q_begin[b], true});
   std::vector<T> o;
@@ -282,7 +282,7 @@ Result<AttentionOutputs> AttentionFastT(const AttentionInputs& in, const Attenti
 template <typename T>
 Result<RangeOutputs> RangesFastT(const AttentionInputs& in, const AttentionParams& params,
                                  const std::vector<KeyRange>& ranges, const FastOptions& options) {
-  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, /*load_values=*/false));
+  AV_ASSIGN_OR_RETURN(AttentionProblem p, ResolveAttention(in, params, ResolveLoad::kNothing));
   AV_RETURN_IF_ERROR(CheckKeyRanges(p, ranges));
   const int64_t s_q = in.q.dim(1);
   std::vector<Job> jobs;
