@@ -9,8 +9,9 @@
 #
 #   bench/full_grid.sh [K] [fast|oracle] [JOBS]      default: 64 fast 2
 #
-# The candidate is build/cpu_candidate (the fast C++ example), whose time is reported
-# apart and not counted in the sweep's own time.
+# The candidate is build/fast_candidate (bench/fast_candidate.cc: attnverify's own fast
+# reference in float32; cpu_candidate's scalar loops would take hours), or
+# $ATTNVERIFY_CANDIDATE; its time is reported apart and not counted in the sweep's own.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 k="${1:-64}"
@@ -18,7 +19,7 @@ reference="${2:-fast}"
 jobs="${3:-2}"
 bin="$(realpath "${ATTNVERIFY_BIN:-$root/build/attnverify}")"
 work="$(mktemp -d /tmp/attnverify-fullgrid.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$work"' EXIT; else echo "work folder kept: $work"; fi
 
 "$bin" init "$work" >/dev/null
 pkg="$work/attention-verify"
@@ -26,8 +27,10 @@ cp "$root/config/shapes.full.json" "$pkg/config/shapes.json"
 sed -i "s/^reference = \"[a-z]*\"/reference = \"$reference\"/" "$pkg/attnverify.toml"
 grep -q "^reference = \"$reference\"" "$pkg/attnverify.toml" ||
   sed -i "s/^\[numerics\]/[numerics]\nreference = \"$reference\"/" "$pkg/attnverify.toml"
-printf '\n[candidate]\ncommand = ["%s", "{cases}"]\ntimeout_s = 36000\n' \
-  "$(realpath "${ATTNVERIFY_CPU_CANDIDATE:-$root/build/cpu_candidate}")" >>"$pkg/attnverify.toml"
+# The candidate runs under /usr/bin/time too, so its peak RSS is reported apart from
+# attnverify's (time -f %M of the sweep is the largest of the process and its children).
+printf '\n[candidate]\ncommand = ["/usr/bin/time", "-a", "-f", "%%M", "-o", "%s", "%s", "{cases}"]\ntimeout_s = 36000\n' \
+  "$work/candidate-rss" "$(realpath "${ATTNVERIFY_CANDIDATE:-$root/build/fast_candidate}")" >>"$pkg/attnverify.toml"
 
 "$bin" cases --config "$pkg/attnverify.toml" --shard-plan "$k" >"$work/plan"
 sed -n '1,2p;$p' "$work/plan"
@@ -44,15 +47,28 @@ if [ "$status" -gt 1 ]; then tail -20 "$work/err" >&2; exit "$status"; fi
 grep "^time:" "$work/out" || true
 evidence="$(ls "$pkg"/evidence/numerics.json* | head -1)"
 read -r wall rss_kb < <(tail -1 "$work/time")
-python3 - "$evidence" "$k" "$wall" "$rss_kb" "$reference" "$jobs" "$share" <<'PY'
-import json, sys
+cand_rss_kb="$(sort -n "$work/candidate-rss" 2>/dev/null | tail -1)"
+python3 - "$evidence" "$k" "$wall" "$rss_kb" "$reference" "$jobs" "$share" "${cand_rss_kb:-0}" <<'PY'
+import collections, json, sys
 ev, k, wall, rss_kb, reference, jobs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+cand_rss_kb = int(sys.argv[8])
 share = float(sys.argv[7]) if k > 1 else 1.0
 d = json.load(open(ev))
 t = d["summary"]["time_ms"]
 own = (t["total"] - t["candidate"]) / 1000.0  # summed over cases (jobs run at once)
 cases = d["summary"]["cases_run"]
-print(f"shard 0/{k}: {cases} cases, {d['summary']['failed']} failed, wall {wall:.1f} s, peak RSS {rss_kb/1024:.0f} MiB")
+print(f"shard 0/{k}: {cases} cases, {d['summary']['failed']} failed, wall {wall:.1f} s, "
+      f"peak RSS {rss_kb/1024:.0f} MiB (the sweep or its candidate; the candidate alone {cand_rss_kb/1024:.0f} MiB)")
+refereed = collections.Counter(c.get("referee_reason", "") for c in d["cases"] if c.get("refereed_by"))
+ref_ms = sum(c["durations_ms"]["reference"] for c in d["cases"] if c.get("refereed_by"))
+print(f"  refereed by the oracle: {sum(refereed.values())} cases {dict(refereed)}, "
+      f"their reference time (fast + oracle) {ref_ms/1000:.1f} s")
+by_op = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for c in d["cases"]:
+    t = by_op[c["op"]]
+    t[0] += 1; t[1] += c["durations_ms"]["reference"] / 1000; t[2] += c["durations_ms"]["generate"] / 1000
+for op, (n, r, g) in sorted(by_op.items()):
+    print(f"  {op}: {n} cases, reference {r:.1f} s, generate {g:.1f} s")
 print(f"  case time summed: total {t['total']/1000:.1f} s, candidate {t['candidate']/1000:.1f} s, "
       f"reference {t['reference']/1000:.1f} s, generate {t['generate']/1000:.1f} s, compare {t['compare']/1000:.1f} s")
 print(f"  attnverify's own case time {own:.1f} s (reference {reference}, --jobs {jobs})")
