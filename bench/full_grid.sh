@@ -65,8 +65,10 @@ print(f"  refereed by the oracle: {sum(refereed.values())} cases {dict(refereed)
       f"their reference time (fast + oracle) {ref_ms/1000:.1f} s")
 by_op = collections.defaultdict(lambda: [0, 0.0, 0.0])
 for c in d["cases"]:
-    t = by_op[c["op"]]
-    t[0] += 1; t[1] += c["durations_ms"]["reference"] / 1000; t[2] += c["durations_ms"]["generate"] / 1000
+    row = by_op[c["op"]]
+    row[0] += 1
+    row[1] += c["durations_ms"]["reference"] / 1000
+    row[2] += c["durations_ms"]["generate"] / 1000
 for op, (n, r, g) in sorted(by_op.items()):
     print(f"  {op}: {n} cases, reference {r:.1f} s, generate {g:.1f} s")
 print(f"  case time summed: total {t['total']/1000:.1f} s, candidate {t['candidate']/1000:.1f} s, "
