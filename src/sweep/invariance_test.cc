@@ -78,7 +78,7 @@ TEST(InvarianceExpandTest, VariantsFollowTheirBaseWithIdsKnobsAndGroups) {
                                    "v.bf16.s0"};
   EXPECT_EQ(ids, want);
   const CaseSpec& ns = (*cases)[8];
-  EXPECT_EQ(ns.knobs, json({{"num_splits", 4}}));
+  EXPECT_EQ(ns.knobs, (ParamMap{{"num_splits", 4}}));
   EXPECT_EQ(ns.group, "m.b=3.bf16.s0");
   EXPECT_EQ(ns.group_index, 1);
   EXPECT_EQ(ns.index, 8);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "core/file.h"
 #include "core/sandbox.h"
@@ -138,7 +137,7 @@ bool CaseRunner::Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* 
     RecordError(built.status().WithContext("case " + r.spec.id));
     return false;
   }
-  r.op_params = nlohmann::json(built->op_params.values());
+  r.op_params = built->op_params.values();
   // Heatmaps of an earlier run of this case must not outlive it.
   for (const ExpectedOutput& e : built->outputs) RemoveHeatmap(r.spec.id, e.name);
   const bool same_bytes =
@@ -460,9 +459,7 @@ void CaseRunner::ClearJudgement(CaseResult& r, const WrittenCase& wc) {
 // Hints, worst elements and a heatmap for one failing output.
 void CaseRunner::Localise(CaseResult& r, const WrittenCase& wc, const std::string& name,
                           const Tensor& cand, const Tensor& ref, const CompareReport& report) {
-  nlohmann::json notes =
-      wc.case_json.contains("notes") ? wc.case_json["notes"] : nlohmann::json::object();
-  Result<LocaliseLayout> layout = OutputLayout(r.spec, name, cand.shape(), notes);
+  Result<LocaliseLayout> layout = OutputLayout(r.spec, name, cand.shape(), wc.notes);
   if (!layout.ok()) return;
   Result<Localisation> loc = LocaliseErrors(name, cand, ref, ElementToleranceFor(report), *layout);
   if (!loc.ok()) return;

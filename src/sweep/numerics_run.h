@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,9 +31,9 @@ struct OutputVerdict {
 
 struct CaseResult {
   CaseSpec spec;
-  std::string verdict;  // "pass" | "fail"
-  std::string reason;   // first failure, one line; empty on pass
-  nlohmann::json op_params;
+  std::string verdict;                           // "pass" | "fail"
+  std::string reason;                            // first failure, one line; empty on pass
+  std::map<std::string, std::string> op_params;  // the reference op's (case.json "op_params")
   std::vector<OutputVerdict> outputs;
   std::string reference_impl;  // "oracle", "fast", ...
   // "oracle" when the fast reference's judgement was re-judged by the oracle, whose

@@ -138,7 +138,7 @@ TEST(SweepInputsTest, SameSeedSameBytesAndNaNPoisonOutsideSequences) {
   auto other = BuildCase(c);
   EXPECT_NE(*SerializeSafetensors(a->file_tensors), *SerializeSafetensors(other->file_tensors));
   // half_empty: batches 0 and 2 have no keys; two spare pages; every unused row is NaN.
-  EXPECT_EQ(a->notes["key_lengths"], nlohmann::json({0, 70, 0, 1}));
+  EXPECT_EQ(a->notes.key_lengths, (std::vector<int64_t>{0, 70, 0, 1}));
   const Tensor& cache = a->file_tensors[1].second;
   int64_t nan_rows = 0;
   for (int64_t p = 0; p < cache.dim(0); ++p) {
