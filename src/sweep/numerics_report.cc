@@ -91,7 +91,7 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   r.summary.wall_ms = run.wall_ms;
   r.summary.time_ms = SumCaseTimes(r.cases);
   r.verdict = run.failed() == 0 ? CaseVerdict::kPass : CaseVerdict::kFail;
-  if (!config.candidate.prepare.empty() || !run.prepare_command.empty()) {
+  if (!config.candidate.prepare.empty()) {
     r.prepare = PrepareRecord{config.candidate.prepare, "", run.prepare_status, run.prepare_ms};
   }
   r.containment =

@@ -11,6 +11,7 @@
 
 #include "core/package_lock.h"
 #include "core/sha256.h"
+#include "core/shell_quote.h"
 #include "core/tree_snapshot.h"
 #include "core/utf8.h"
 #include "sweep/case_builder.h"
@@ -200,8 +201,8 @@ void FailOnPackageChanges(TreeSnapshot* tracked, NumericsRun* run) {
 Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
   const NumericsConfig& cfg = o.config;
   if (cfg.candidate.prepare.empty()) return false;
-  for (const std::string& a : cfg.candidate.prepare)
-    run->prepare_command += (run->prepare_command.empty() ? "" : " ") + a;
+  // Shown in messages as a shell would take it (quoted where it must be); never parsed.
+  const std::string shown = ShellJoin(cfg.candidate.prepare);
   ProcessRequest req;
   req.argv = cfg.candidate.prepare;
   req.cwd = cfg.candidate.cwd;
@@ -224,8 +225,8 @@ Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
       why = pr->Describe();
       tail = StderrTail(pr->stderr_text.empty() ? pr->stdout_text : pr->stderr_text);
       if (std::string full = DiskFullReason(*pr, cfg); !full.empty()) {
-        return IoError("candidate prepare failed for lack of disk space (" + full +
-                       "): " + run->prepare_command + ": " + why +
+        return IoError("candidate prepare failed for lack of disk space (" + full + "): " + shown +
+                       ": " + why +
                        "; free some space and run again (the earlier evidence is kept)" +
                        (tail.empty() ? "" : "\n" + tail));
       }
@@ -235,7 +236,7 @@ Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
   int64_t done = 0;
   for (CaseResult& r : run->cases) {
     r.verdict = "fail";
-    r.reason = "candidate prepare failed: " + run->prepare_command + ": " + why;
+    r.reason = "candidate prepare failed: " + shown + ": " + why;
     r.candidate_status = "prepare " + run->prepare_status;
     r.stderr_tail = tail;
     if (o.on_case) o.on_case(r, ++done, static_cast<int64_t>(run->cases.size()));
@@ -351,8 +352,6 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   run.shard_index = o.shard_index;
   run.shard_count = o.shard_count;
   run.filter = o.filter;
-  for (const std::string& a : cfg.candidate.command)
-    run.candidate_command += (run.candidate_command.empty() ? "" : " ") + a;
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
   AV_RETURN_IF_ERROR(SelectCases(o, all, &run));

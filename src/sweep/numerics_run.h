@@ -98,9 +98,8 @@ struct NumericsRun {
   int shard_index = 0, shard_count = 1;
   std::string filter;
   std::string shapes_sha256, tolerances_sha256;
-  std::string candidate_command;  // the template, space-joined
-  std::string prepare_command;    // [candidate] prepare, space-joined; empty: none
-  std::string prepare_status;     // "exit 0", ...
+  // The commands are the config's argv ([candidate] command and prepare), not copied here.
+  std::string prepare_status;  // "exit 0", ...; empty: no prepare ran
   double prepare_ms = 0;
   std::vector<InvarianceCheckResult> invariance;  // by group, in case order
   // Containment: "bwrap" or "none"; package files that changed while the candidate ran
