@@ -35,6 +35,15 @@ int64_t TileRows(int64_t d, int64_t dv) {
   return std::clamp<int64_t>(kTileFloats / (d + dv), 1, kMaxTileRows);
 }
 
+// A row stride of at least n elements that is an odd number of 64-byte lines, so the rows
+// of a block spread over all of L1's sets.
+template <typename T>
+int64_t OddLineStride(int64_t n) {
+  constexpr int64_t kLine = 64 / int64_t(sizeof(T));
+  const int64_t lines = (n + kLine - 1) / kLine;
+  return (lines % 2 == 0 ? lines + 1 : lines) * kLine;
+}
+
 struct Job {
   int64_t batch = 0, key_begin = 0, key_end = 0;
   int64_t out_row0 = 0;  // first output row of the job
@@ -95,10 +104,12 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   }
 
   // V rows: from the converted K rows when V is a prefix of K (MLA: halves the gather),
-  // else gathered with a row stride padded by one cache line — at dvp = 512 floats (2 KiB)
-  // the 64 rows of a V slice all map to 8 of L1's 64 sets.
+  // else gathered apart. Both row strides are padded to an odd number of cache lines: at
+  // dvp = 512 floats (2 KiB) the 64 rows of a V slice all mapped to 8 of L1's 64 sets, and
+  // at d = 576 doubles (72 lines) to 8 as well.
   const bool v_in_k = cx.v_in_k && dvp <= d;
-  const int64_t ldv = v_in_k ? d : dvp + 64 / int64_t(sizeof(T));
+  const int64_t ldk = OddLineStride<T>(d);
+  const int64_t ldv = v_in_k ? ldk : OddLineStride<T>(dvp);
   sc.q.resize(M * d);
   sc.kt.resize(d * NB);
   if (!v_in_k) sc.v.assign(NB * ldv, T(0));
@@ -107,7 +118,7 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   sc.alpha.resize(M);
   sc.m.assign(M, kNegInf);
   sc.l.assign(M, T(0));
-  sc.row.resize(NB * d);
+  sc.row.resize(NB * ldk);
   const T scale = static_cast<T>(p.scale);
   for (int64_t r = 0; r < M; ++r) {
     cx.q.template Read<T>(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g, d, scale,
@@ -127,7 +138,7 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
     for (int64_t n = 0; n < NB; ++n) {
       if (n < nb) {
         const int64_t row = p.key_row[b][j0 + n];
-        cx.k.template Read<T>(row, u.kv_head, d, T(1), &sc.row[n * d]);
+        cx.k.template Read<T>(row, u.kv_head, d, T(1), &sc.row[n * ldk]);
         if (!v_in_k) cx.v.template Read<T>(row, u.kv_head, dv, T(1), &sc.v[n * ldv]);
         if (j0 + NB + n < jhi) {
           const int64_t next = p.key_row[b][j0 + NB + n];
@@ -135,15 +146,15 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
           if (!v_in_k) cx.v.Prefetch(next, u.kv_head, dv);
         }
       } else {
-        std::fill_n(&sc.row[n * d], d, T(0));
+        std::fill_n(&sc.row[n * ldk], d, T(0));
         if (!v_in_k) std::fill_n(&sc.v[n * ldv], dv, T(0));
       }
       // Pack each 16 keys as soon as they are converted, while their rows (36 KiB at
       // d = 576) are still in L1; packing the whole block afterwards re-read 147 KiB from L2.
-      if (n % 16 == 15) kern.pack_kt(&sc.row[(n - 15) * d], d, d, 16, &sc.kt[n - 15]);
+      if (n % 16 == 15) kern.pack_kt(&sc.row[(n - 15) * ldk], ldk, d, 16, sc.kt.data(), n - 15);
     }
     const int64_t ra = ta * g, rb = tb * g;
-    kern.scores(&sc.q[ra * d], d, rb - ra, d, sc.kt.data(), &sc.s[ra * NB], NB);
+    kern.scores(&sc.q[ra * d], d, rb - ra, d, sc.kt.data(), &sc.s[ra * NB]);
     // Row by row, i-major: t and the head advance without a division per row.
     const T cap = static_cast<T>(params.softcap);
     const bool alibi = !p.alibi.data.empty();
@@ -168,8 +179,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
         sc.alpha[r] = kern.softmax_step(srow, NB, &sc.m[r], &sc.l[r]);
       }
     }
-    kern.accumulate(&sc.s[ra * NB], NB, &sc.alpha[ra], rb - ra,
-                    v_in_k ? sc.row.data() : sc.v.data(), ldv, dvp, &sc.o[ra * dvp], dvp);
+    kern.accumulate(&sc.s[ra * NB], &sc.alpha[ra], rb - ra, v_in_k ? sc.row.data() : sc.v.data(),
+                    ldv, dvp, &sc.o[ra * dvp], dvp);
   }
 
   // Normalise, apply the sink, write this unit's rows.

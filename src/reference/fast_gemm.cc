@@ -62,11 +62,12 @@ Tensor Multiply(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int
     if (sc.packed != cb) {
       sc.bt.assign(static_cast<size_t>(k * NB), T(0));
       for (int64_t j = 0; j < nb; ++j)
-        for (int64_t c = 0; c < k; ++c) sc.bt[c * NB + j] = b[(j0 + j) * k + c];
+        for (int64_t c = 0; c < k; ++c)
+          sc.bt[PackedIndex(kern.group, k, c, j)] = b[(j0 + j) * k + c];
       sc.packed = cb;
     }
     sc.tile.resize(static_cast<size_t>(rows * NB));
-    kern.scores(&a[r0 * k], k, rows, k, sc.bt.data(), sc.tile.data(), NB);
+    kern.scores(&a[r0 * k], k, rows, k, sc.bt.data(), sc.tile.data());
     for (int64_t r = 0; r < rows; ++r)
       std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[r * NB], nb * sizeof(T));
   });

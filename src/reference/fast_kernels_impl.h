@@ -3,11 +3,14 @@
 // lanes of O::T), included by one translation unit per instruction set. Not a public
 // header: see fast_kernels.h.
 //
-// Register blocking: a tile of R <= 6 rows times 4 vectors (64 floats) keeps 24
-// accumulators and 4 operand vectors in registers (AVX-512 has 32), so each broadcast
-// feeds 4 FMAs and each loaded K/V vector feeds R. The channel loop of the score block is
-// cut into chunks of kChunk = 128 so a packed K chunk (128 x 64 floats = 32 KiB) stays in
-// L1 (48 KiB here) while every row tile streams over it.
+// Register blocking: a tile of R <= 6 rows times J vectors keeps R x J accumulators and J
+// operand vectors in registers, so each broadcast feeds J FMAs and each loaded K/V vector
+// feeds R. J is the policy's kTileVecs (default 4: 24 accumulators, for AVX-512's 32
+// registers; AVX2 has 16, so its policy says 2: 12 accumulators + 2 operands + 1
+// broadcast). A key block (kKeyBlock<T> = 256 bytes per row) is kKeyBlock / (J x lanes)
+// such column groups. The channel loop of the score block is cut into chunks of kChunk =
+// 128 so a packed K chunk (128 x 64 floats = 32 KiB; one column group's slice of it less)
+// stays in L1 while every row tile streams over it.
 #pragma once
 
 #include <algorithm>
@@ -26,34 +29,44 @@ struct Kernels {
   using T = typename O::T;
   using V = typename O::V;
   static constexpr int L = O::kLanes;
-  static constexpr int64_t NB = 4 * L;
+  static constexpr int64_t NB = kKeyBlock<T>;
+  static constexpr int J = [] {
+    if constexpr (requires { O::kTileVecs; }) {
+      return O::kTileVecs;
+    } else {
+      return 4;
+    }
+  }();
+  static constexpr int64_t kGroup = int64_t(J) * L;  // columns per tile
+  static_assert(NB % kGroup == 0, "a key block is whole column groups");
   static constexpr int64_t kChunk = 128;
 
+  // One row tile's columns [0, kGroup) of a score block: kt points at the group's packed
+  // panel ([d][kGroup]), s at the group's first column.
   template <int R>
   static void ScoresTile(const T* q, int64_t ldq, const T* kt, int64_t c0, int64_t c1, T* s,
-                         int64_t lds, bool first) {
-    V acc[R][4];
+                         bool first) {
+    V acc[R][J];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
-      for (int j = 0; j < 4; ++j) acc[r][j] = first ? O::Zero() : O::Load(s + r * lds + j * L);
+      for (int j = 0; j < J; ++j) acc[r][j] = first ? O::Zero() : O::Load(s + r * NB + j * L);
     for (int64_t c = c0; c < c1; ++c) {
-      const T* k = kt + c * NB;
-      const V k0 = O::Load(k), k1 = O::Load(k + L), k2 = O::Load(k + 2 * L),
-              k3 = O::Load(k + 3 * L);
+      const T* k = kt + c * kGroup;
+      V kv[J];
+#pragma GCC unroll 8
+      for (int j = 0; j < J; ++j) kv[j] = O::Load(k + j * L);
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const V a = O::Set1(q[r * ldq + c]);
-        acc[r][0] = O::Fma(a, k0, acc[r][0]);
-        acc[r][1] = O::Fma(a, k1, acc[r][1]);
-        acc[r][2] = O::Fma(a, k2, acc[r][2]);
-        acc[r][3] = O::Fma(a, k3, acc[r][3]);
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j) acc[r][j] = O::Fma(a, kv[j], acc[r][j]);
       }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
-      for (int j = 0; j < 4; ++j) O::Store(s + r * lds + j * L, acc[r][j]);
+      for (int j = 0; j < J; ++j) O::Store(s + r * NB + j * L, acc[r][j]);
   }
 
   // Calls f(r, std::integral_constant<int, R>) for row tiles covering [0, rows): tiles of 6,
@@ -91,54 +104,60 @@ struct Kernels {
     }
   }
 
-  static void Scores(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s,
-                     int64_t lds) {
+  static void Scores(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s) {
     for (int64_t c0 = 0; c0 < d; c0 += kChunk) {
       const int64_t c1 = std::min(d, c0 + kChunk);
       const bool first = c0 == 0;
-      ForRowTiles(rows, [&](int64_t r, auto R) {
-        ScoresTile<decltype(R)::value>(q + r * ldq, ldq, kt, c0, c1, s + r * lds, lds, first);
-      });
+      for (int64_t col = 0; col < NB; col += kGroup) {
+        ForRowTiles(rows, [&](int64_t r, auto R) {
+          ScoresTile<decltype(R)::value>(q + r * ldq, ldq, kt + col * d, c0, c1, s + r * NB + col,
+                                         first);
+        });
+      }
     }
   }
 
   template <int R>
-  static void AccumulateTile(const T* p, int64_t ldp, const T* alpha, const T* v, int64_t ldv, T* o,
+  static void AccumulateTile(const T* p, const T* alpha, const T* v, int64_t ldv, T* o,
                              int64_t ldo) {
-    V acc[R][4];
+    // The block's sum starts from zero and meets the old O only at the end (o = alpha o +
+    // sum, one fused step): the loads of O (from L2 or beyond: a unit's O is rows x dv)
+    // then never stall the first multiply-adds (AVX2 float64, 128 rows: 0.49 -> 0.53 of
+    // the float64 FMA peak per CPU second in a micro-benchmark).
+    V acc[R][J];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+      for (int j = 0; j < J; ++j) acc[r][j] = O::Zero();
+    for (int64_t n = 0; n < NB; ++n) {
+      const T* vr = v + n * ldv;
+      V vv[J];
+#pragma GCC unroll 8
+      for (int j = 0; j < J; ++j) vv[j] = O::Load(vr + j * L);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        const V b = O::Set1(p[r * NB + n]);
+#pragma GCC unroll 8
+        for (int j = 0; j < J; ++j) acc[r][j] = O::Fma(b, vv[j], acc[r][j]);
+      }
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const V a = O::Set1(alpha[r]);
 #pragma GCC unroll 8
-      for (int j = 0; j < 4; ++j) acc[r][j] = O::Mul(O::Load(o + r * ldo + j * L), a);
+      for (int j = 0; j < J; ++j)
+        O::Store(o + r * ldo + j * L, O::Fma(O::Load(o + r * ldo + j * L), a, acc[r][j]));
     }
-    for (int64_t n = 0; n < NB; ++n) {
-      const T* vr = v + n * ldv;
-      const V v0 = O::Load(vr), v1 = O::Load(vr + L), v2 = O::Load(vr + 2 * L),
-              v3 = O::Load(vr + 3 * L);
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        const V b = O::Set1(p[r * ldp + n]);
-        acc[r][0] = O::Fma(b, v0, acc[r][0]);
-        acc[r][1] = O::Fma(b, v1, acc[r][1]);
-        acc[r][2] = O::Fma(b, v2, acc[r][2]);
-        acc[r][3] = O::Fma(b, v3, acc[r][3]);
-      }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-      for (int j = 0; j < 4; ++j) O::Store(o + r * ldo + j * L, acc[r][j]);
   }
 
-  static void Accumulate(const T* p, int64_t ldp, const T* alpha, int64_t rows, const T* v,
-                         int64_t ldv, int64_t cols, T* o, int64_t ldo) {
-    // Column chunks outermost: one 64-column slice of V (64 keys x 64 floats = 16 KiB)
-    // stays in L1 while every row tile passes over it.
-    for (int64_t col = 0; col < cols; col += NB) {
+  static void Accumulate(const T* p, const T* alpha, int64_t rows, const T* v, int64_t ldv,
+                         int64_t cols, T* o, int64_t ldo) {
+    // Column groups outermost: one group's slice of V (64 keys x 64 floats = 16 KiB at
+    // most) stays in L1 while every row tile passes over it.
+    for (int64_t col = 0; col < cols; col += kGroup) {
       ForRowTiles(rows, [&](int64_t r, auto R) {
-        AccumulateTile<decltype(R)::value>(p + r * ldp, ldp, alpha + r, v + col, ldv,
-                                           o + r * ldo + col, ldo);
+        AccumulateTile<decltype(R)::value>(p + r * NB, alpha + r, v + col, ldv, o + r * ldo + col,
+                                           ldo);
       });
     }
   }
@@ -176,21 +195,22 @@ struct Kernels {
   // 16 x 16 tiles: in registers where the policy has O::Transpose16 (AVX-512 float: 64
   // shuffles per tile instead of 256 scalar moves), else element by element — a tile keeps
   // the 16 destination lines in L1 (a key-by-key scatter missed on every store at d = 576).
-  static void PackKt(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt) {
+  static void PackKt(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt, int64_t n0) {
     int64_t c0 = 0;
-    if constexpr (requires { O::Transpose16(rows, ld, kt, NB); }) {
+    if constexpr (kGroup == NB && requires { O::Transpose16(rows, ld, kt, NB); }) {
       for (; c0 + 16 <= d; c0 += 16)
-        for (int64_t n0 = 0; n0 < keys; n0 += 16)
-          O::Transpose16(rows + n0 * ld + c0, ld, kt + c0 * NB + n0, NB);
+        for (int64_t k0 = 0; k0 < keys; k0 += 16)
+          O::Transpose16(rows + k0 * ld + c0, ld, kt + c0 * NB + n0 + k0, NB);
     }
     for (; c0 < d; c0 += 16)
-      for (int64_t n0 = 0; n0 < keys; n0 += 16)
+      for (int64_t k0 = 0; k0 < keys; k0 += 16)
         for (int64_t c = c0; c < std::min(d, c0 + 16); ++c)
-          for (int64_t n = n0; n < n0 + 16; ++n) kt[c * NB + n] = rows[n * ld + c];
+          for (int64_t n = k0; n < k0 + 16; ++n)
+            kt[PackedIndex(kGroup, d, c, n0 + n)] = rows[n * ld + c];
   }
 
   static const BlockKernels<T>& Table(const char* isa) {
-    static const BlockKernels<T> table{&Scores, &Accumulate, &SoftmaxStep, &PackKt, isa};
+    static const BlockKernels<T> table{&Scores, &Accumulate, &SoftmaxStep, &PackKt, isa, kGroup};
     return table;
   }
 };

@@ -89,16 +89,16 @@ Result<SparseAttentionOutputs> ComputeSparseAttentionFast(const SparseAttentionI
           std::fill_n(&sc.row[n * d], d, 0.0f);
           std::fill_n(&sc.v[n * ldv], dv, 0.0f);
         }
-        if (n % 16 == 15) kern.pack_kt(&sc.row[(n - 15) * d], d, d, 16, &sc.kt[n - 15]);
+        if (n % 16 == 15) kern.pack_kt(&sc.row[(n - 15) * d], d, d, 16, sc.kt.data(), n - 15);
       }
-      kern.scores(sc.q.data(), d, g, d, sc.kt.data(), sc.s.data(), NB);
+      kern.scores(sc.q.data(), d, g, d, sc.kt.data(), sc.s.data());
       for (int64_t r = 0; r < g; ++r) {
         float* srow = &sc.s[r * NB];
         for (int64_t n = 0; n < nb; ++n) sc.max_s[r] = std::max(sc.max_s[r], srow[n]);
         for (int64_t n = nb; n < NB; ++n) srow[n] = kNegInf;
         sc.alpha[r] = kern.softmax_step(srow, NB, &sc.m[r], &sc.l[r]);
       }
-      kern.accumulate(sc.s.data(), NB, sc.alpha.data(), g, sc.v.data(), ldv, dvp, sc.o.data(), dvp);
+      kern.accumulate(sc.s.data(), sc.alpha.data(), g, sc.v.data(), ldv, dvp, sc.o.data(), dvp);
     }
     for (int64_t r = 0; r < g; ++r) {
       const int64_t h = hk * g + r;
