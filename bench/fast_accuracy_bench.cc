@@ -115,7 +115,7 @@ int Main(int argc, char** argv) {
     Result<NamedTensors> oracle =
         RunReferenceOp(spec.op, *in, built->op_params, RefImpl{ImplKind::kOracle});
     auto it = spec.params.find("generator");
-    const std::string gen = it == spec.params.end() ? "randn" : it->second.get<std::string>();
+    const std::string gen = it == spec.params.end() ? "randn" : it->second.AsString();
     const std::string key = spec.sweep + "/" + gen + "/" + std::string(DTypeName(spec.dtype));
     for (bool f32 : {false, true}) {
       RefImpl impl{ImplKind::kFast};

@@ -13,6 +13,7 @@
 #include "agent/prompts.h"
 #include "llm/ledger.h"
 #include "llm/provider_server_test_util.h"
+#include "testing/scoped_env.h"
 
 namespace av {
 namespace {
@@ -20,27 +21,13 @@ namespace {
 using nlohmann::json;
 using testing::AgentPackageDir;
 using testing::Answer;
+using testing::Av;
 using testing::FakeKey;
 using testing::MakeAgentPackage;
 using testing::ProviderServer;
 using testing::ReadText;
 using testing::RunShell;
-
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
-    ::setenv(name_.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() { ::unsetenv(name_.c_str()); }
-
- private:
-  std::string name_;
-};
-
-std::string Av(const std::string& args) {
-  return "env -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL -u SSLKEYLOGFILE '" +
-         std::string(ATTNVERIFY_BINARY) + "' " + args;
-}
+using testing::ScopedEnv;
 
 json Step(const std::string& text) { return {{"reply", "anthropic"}, {"text", text}}; }
 

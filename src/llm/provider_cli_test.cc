@@ -12,35 +12,19 @@
 #include "llm/provider_config.h"
 #include "llm/provider_server_test_util.h"
 #include "llm/redact.h"
+#include "testing/scoped_env.h"
 
 namespace av {
 namespace {
 
 using nlohmann::json;
+using testing::Av;
 using testing::ProviderServer;
 using testing::ReadAll;
 using testing::RunShell;
+using testing::ScopedEnv;
 using testing::TempDir;
 using testing::WriteAll;
-
-// Sets an environment variable for the life of the object (so no secret is ever put
-// on a command line, not even the test's own).
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
-    ::setenv(name_.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() { ::unsetenv(name_.c_str()); }
-
- private:
-  std::string name_;
-};
-
-// The tool's environment: no provider URL variables from the developer's shell.
-std::string Av(const std::string& args) {
-  return "env -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL -u SSLKEYLOGFILE '" +
-         std::string(ATTNVERIFY_BINARY) + "' " + args;
-}
 
 std::string ProviderToml(const std::string& url, const std::string& extra = "") {
   return "[provider]\nname = \"loopback\"\nbase_url = \"" + url +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>  // the softcap parameter as JSON writes a number
 
 #include "sweep/input_gen.h"
 #include "sweep/invariance.h"
@@ -81,7 +82,7 @@ class Builder {
         l = (i % 2 == 0) ? 0 : (i == 3 ? std::min<int64_t>(1, s_k) : s_k);
       }
     }
-    out_.notes["key_lengths"] = len;
+    out_.notes.key_lengths = len;
     return len;
   }
 
@@ -149,7 +150,7 @@ class Builder {
         }
       }
     }
-    out_.notes["num_blocks"] = pg.num_blocks;
+    out_.notes.num_blocks = pg.num_blocks;
     return pg;
   }
 
@@ -177,7 +178,7 @@ class Builder {
               0, 2 * s_q);
         }
       }
-      out_.notes["query_lengths"] = qlen;
+      out_.notes.query_lengths = qlen;
       std::vector<int64_t> cq{0}, ck{0};
       for (int64_t i = 0; i < b; ++i) {
         cq.push_back(cq.back() + qlen[static_cast<size_t>(i)]);

@@ -7,7 +7,8 @@
 // What each op generates: doc/formats/shapes-json.md. Pure; any thread.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,21 @@ struct ExpectedOutput {
   Shape shape;
 };
 
+// case.json's "notes", for its reader and the localiser: each sequence's key and query
+// lengths, the paged cache's block count, a batch_permutation variant's order. A field
+// the op does not have is absent (not written).
+struct CaseNotes {
+  std::optional<std::vector<int64_t>> key_lengths, query_lengths, batch_permutation;
+  std::optional<int64_t> num_blocks;
+  bool empty() const { return !key_lengths && !query_lengths && !batch_permutation && !num_blocks; }
+};
+
 struct BuiltCase {
   NamedTensors file_tensors;  // contiguous storage, written to inputs.safetensors
   std::vector<InputLayout> layouts;
   OpParams op_params;  // the reference op's parameters (candidate must honour them)
   std::vector<ExpectedOutput> outputs;
-  nlohmann::json notes;  // lengths, page counts: for the reader of case.json
+  CaseNotes notes;
 };
 
 // Problems a case's parameters have together (h_q not a multiple of h_kv, dv > d, more

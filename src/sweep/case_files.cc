@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/file.h"
@@ -31,6 +32,15 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json ShapeJson(const Shape& s) { return json(s); }
+
+json NotesJson(const CaseNotes& n) {
+  json j = json::object();
+  if (n.key_lengths) j["key_lengths"] = *n.key_lengths;
+  if (n.query_lengths) j["query_lengths"] = *n.query_lengths;
+  if (n.batch_permutation) j["batch_permutation"] = *n.batch_permutation;
+  if (n.num_blocks) j["num_blocks"] = *n.num_blocks;
+  return j;
+}
 
 // A file of the case folder: scratch that the next run rewrites, so it is written in
 // place without fsync (an fsync per file was most of a small case's wall time: ~6 ms
@@ -274,12 +284,14 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
   wc.layouts = built.layouts;
   wc.op_params = built.op_params;
   wc.outputs = built.outputs;
+  wc.notes = built.notes;
   // A folder whose path is not UTF-8 cannot be a JSON string; case.json then names it
   // relative to its own folder (doc/formats/candidate-protocol.md).
-  wc.case_json = CaseJson(spec, built, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out");
-  wc.case_json["inputs_sha256"] = wc.inputs_sha256;
-  AV_RETURN_IF_ERROR(WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json",
-                                      JsonFileText(wc.case_json)));
+  json case_json = CaseJson(spec, built, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out");
+  case_json["inputs_sha256"] = wc.inputs_sha256;
+  AV_RETURN_IF_ERROR(
+      WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json", JsonFileText(case_json)));
+  wc.case_json = std::move(case_json);
   return wc;
 }
 
@@ -323,11 +335,11 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   j["op"] = spec.op;
   j["variant"] = spec.variant;
   j["group"] = spec.group_id();
-  j["knobs"] = spec.knobs;
+  j["knobs"] = ParamMapToJson(spec.knobs);
   j["dtype"] = std::string(DTypeName(spec.dtype));
   j["seed"] = spec.seed;
   j["input_generator"] = kNormalGenerator;
-  j["params"] = json(spec.params);
+  j["params"] = ParamMapToJson(spec.params);
   j["op_params"] = json(built.op_params.values());
   j["inputs_file"] = "inputs.safetensors";
   json inputs = json::object();
@@ -350,7 +362,7 @@ json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& o
   j["outputs"] = outputs;
   j["outputs_file"] = "outputs.safetensors";
   j["out_dir"] = out_dir;
-  if (!built.notes.is_null()) j["notes"] = built.notes;
+  if (!built.notes.empty()) j["notes"] = NotesJson(built.notes);
   return j;
 }
 
@@ -372,10 +384,11 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
   json list = json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const bool absolute = IsValidUtf8(cases[i].dir);
-    list.push_back(json{{"id", specs[i].id},
-                        {"op", specs[i].op},
-                        {"dir", absolute ? cases[i].dir : "cases/" + specs[i].id},
-                        {"out_dir", absolute ? cases[i].out_dir : "cases/" + specs[i].id + "/out"}});
+    list.push_back(
+        json{{"id", specs[i].id},
+             {"op", specs[i].op},
+             {"dir", absolute ? cases[i].dir : "cases/" + specs[i].id},
+             {"out_dir", absolute ? cases[i].out_dir : "cases/" + specs[i].id + "/out"}});
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
   AV_RETURN_IF_ERROR(WriteFileAtomically(

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "core/buffer.h"
+#include "core/json_value.h"
 #include "core/status.h"
 #include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
@@ -42,7 +44,8 @@ struct WrittenCase {
   std::vector<InputLayout> layouts;
   OpParams op_params;
   std::vector<ExpectedOutput> outputs;
-  nlohmann::json case_json;
+  CaseNotes notes;      // as case.json has them
+  JsonValue case_json;  // the document written (json.hpp to look inside)
 };
 
 // case.json's document for a built case.

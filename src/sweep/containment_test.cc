@@ -17,6 +17,7 @@
 #include "sweep/numerics_config.h"
 #include "sweep/numerics_run.h"
 #include "sweep/shapes_config.h"
+#include "sweep/sweep_test_util.h"
 #include "tensor/npy.h"
 #include "tensor/safetensors.h"
 #include "testing/test_util.h"
@@ -61,22 +62,7 @@ class SweepContainmentTest : public ::testing::Test {
   }
   // d = a b^T, as the correct candidate writes it (times `sign`).
   static void WriteGemm(const std::string& case_dir, double sign = 1) {
-    auto in = ReadSafetensors(case_dir + "/inputs.safetensors");
-    ASSERT_TRUE(in.ok()) << in.status().message();
-    const Tensor& a = *in->Find("a");
-    const Tensor& b = *in->Find("b");
-    Tensor d = Tensor::Zeros(DType::kF32, {a.dim(0), b.dim(0)});
-    for (int64_t i = 0; i < a.dim(0); ++i) {
-      for (int64_t j = 0; j < b.dim(0); ++j) {
-        double s = 0;
-        for (int64_t k = 0; k < a.dim(1); ++k) {
-          int64_t ia[] = {i, k}, ib[] = {j, k};
-          s += a.GetDouble(ia) * b.GetDouble(ib);
-        }
-        int64_t id[] = {i, j};
-        d.SetDouble(id, sign * s);
-      }
-    }
+    Tensor d = testing::GemmOfCase(case_dir, [&](int64_t, int64_t, double s) { return sign * s; });
     ASSERT_TRUE(WriteSafetensors(case_dir + "/out/outputs.safetensors", {{"d", d}}, {}).ok());
   }
   bool VictimIntact() {

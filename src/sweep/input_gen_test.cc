@@ -166,7 +166,7 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   EXPECT_EQ(*got, *want);
   EXPECT_EQ(wc->inputs_sha256, Sha256Hex(*want));
   EXPECT_EQ(wc->inputs_xxh3, Xxh3Hex(*want));
-  EXPECT_EQ(wc->case_json["inputs_sha256"], wc->inputs_sha256);
+  EXPECT_EQ((*wc->case_json)["inputs_sha256"], wc->inputs_sha256);
 
   // The next run overwrites the same case's files in place: a smaller case leaves no
   // stale tail, and a variant with the same inputs links to them, digests included.
@@ -194,7 +194,7 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   EXPECT_EQ(*ReadFileToString(linked->inputs_path), *want_small);
   EXPECT_EQ(linked->inputs_sha256, wc_small->inputs_sha256);
   EXPECT_EQ(linked->inputs_xxh3, wc_small->inputs_xxh3);
-  EXPECT_EQ(linked->case_json["id"], "t.case.rerun=1");
+  EXPECT_EQ((*linked->case_json)["id"], "t.case.rerun=1");
 }
 
 // The next run rewrites a case folder in place: identical bytes are left untouched (no

@@ -19,7 +19,7 @@ CaseSpec Variant(const CaseSpec& base, VariantKind kind, const std::string& name
   v.variant_value = value;
   v.group = base.id;
   v.id = base.id + "." + name;
-  v.knobs = nlohmann::json::object();
+  v.knobs.clear();
   return v;
 }
 
@@ -151,12 +151,13 @@ Status ApplyInputVariant(const CaseSpec& spec, BuiltCase* built) {
       if (t == nullptr) continue;
       AV_ASSIGN_OR_RETURN(*t, PermuteAxis0(*t, perm, false, name));
     }
-    if (built->notes.contains("key_lengths") && built->notes["key_lengths"].size() == perm.size()) {
-      nlohmann::json lens = nlohmann::json::array();
-      for (int64_t p : perm) lens.push_back(built->notes["key_lengths"][static_cast<size_t>(p)]);
-      built->notes["key_lengths"] = lens;
+    std::optional<std::vector<int64_t>>& key_lengths = built->notes.key_lengths;
+    if (key_lengths && key_lengths->size() == perm.size()) {
+      std::vector<int64_t> lens;
+      for (int64_t p : perm) lens.push_back((*key_lengths)[static_cast<size_t>(p)]);
+      *key_lengths = std::move(lens);
     }
-    built->notes["batch_permutation"] = perm;
+    built->notes.batch_permutation = perm;
     return Status::Ok();
   }
   if (spec.kind == VariantKind::kPageTablePermutation) {

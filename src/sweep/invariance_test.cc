@@ -78,7 +78,7 @@ TEST(InvarianceExpandTest, VariantsFollowTheirBaseWithIdsKnobsAndGroups) {
                                    "v.bf16.s0"};
   EXPECT_EQ(ids, want);
   const CaseSpec& ns = (*cases)[8];
-  EXPECT_EQ(ns.knobs, json({{"num_splits", 4}}));
+  EXPECT_EQ(ns.knobs, (ParamMap{{"num_splits", 4}}));
   EXPECT_EQ(ns.group, "m.b=3.bf16.s0");
   EXPECT_EQ(ns.group_index, 1);
   EXPECT_EQ(ns.index, 8);
@@ -170,6 +170,39 @@ TEST(CandidatePrepareTest, FailureFailsEveryCaseWithReasonAndStderrTail) {
   EXPECT_FALSE(ParseNumericsConfig(
                    "[candidate]\ncommand = [\"c\", \"{cases}\"]\nprepare = \"make\"\n", "a.toml")
                    .ok());
+}
+
+// The prepare command was space-joined into the reason: `make -C my kernels` reads as
+// four arguments. It is shown as a shell takes it.
+TEST(NumericsRegression, PrepareReasonQuotesAnArgumentWithASpace) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.File("shapes.json"), R"({"version": 1, "sweeps": [
+      {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 7}], "dtypes": ["f32"]}]})")
+                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomically(dir.File("tol.json"),
+                          R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "allclose"}}}}})")
+          .ok());
+  ASSERT_TRUE(WriteFileAtomically(dir.File("attnverify.toml"),
+                                  "[numerics]\nshapes = \"shapes.json\"\ntolerances = "
+                                  "\"tol.json\"\n[candidate]\ncommand = [\"cand\", \"{cases}\"]\n"
+                                  "prepare = [\"make\", \"-C\", \"my kernels\", \"it's\"]\n")
+                  .ok());
+  auto cfg = LoadNumericsConfig(dir.File("attnverify.toml"));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  NumericsOptions o;
+  o.config = *cfg;
+  FakeProcessRunner runner(
+      [&](const ProcessRequest&) -> Result<ProcessResult> { return MakeExitedResult(2, "", ""); });
+  o.runner = &runner;
+  auto run = RunNumericsSweep(o);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->cases.size(), 1u);
+  EXPECT_EQ(run->cases[0].reason,
+            "candidate prepare failed: make -C 'my kernels' 'it'\\''s': exit 2");
+  ASSERT_EQ(runner.requests().size(), 1u);
+  EXPECT_EQ(runner.requests()[0].argv,
+            (std::vector<std::string>{"make", "-C", "my kernels", "it's"}));
 }
 
 // A deterministic kernel whose output is all NaN: its cases fail for the NaNs, but its

@@ -10,6 +10,7 @@
 #include "sweep/numerics_config.h"
 #include "sweep/numerics_run.h"
 #include "sweep/numerics_run_referee.h"
+#include "sweep/sweep_test_util.h"
 #include "tensor/safetensors.h"
 #include "testing/test_util.h"
 
@@ -47,21 +48,9 @@ class NumericsRefereeTest : public ::testing::Test {
     o.fast_reference_hook = std::move(hook);
     FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
       const std::string dir = req.argv[1];
-      auto in = ReadSafetensors(dir + "/inputs.safetensors");
-      const Tensor& a = *in->Find("a");
-      const Tensor& b = *in->Find("b");
-      Tensor d = Tensor::Zeros(DType::kF32, {a.dim(0), b.dim(0)});
-      for (int64_t i = 0; i < a.dim(0); ++i) {
-        for (int64_t j = 0; j < b.dim(0); ++j) {
-          double s = 0;
-          for (int64_t k = 0; k < a.dim(1); ++k) {
-            int64_t ia[] = {i, k}, ib[] = {j, k};
-            s += a.GetDouble(ia) * b.GetDouble(ib);
-          }
-          int64_t id[] = {i, j};
-          d.SetDouble(id, s + (i == 0 && j == 0 ? error : 0.0));
-        }
-      }
+      Tensor d = testing::GemmOfCase(dir, [&](int64_t i, int64_t j, double s) {
+        return s + (i == 0 && j == 0 ? error : 0.0);
+      });
       EXPECT_TRUE(WriteSafetensors(dir + "/out/outputs.safetensors", {{"d", d}}, {}).ok());
       return MakeExitedResult(0, "", "");
     });

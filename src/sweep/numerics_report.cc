@@ -31,9 +31,9 @@ NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
   r.id = c.spec.id;
   r.sweep = c.spec.sweep;
   r.op = c.spec.op;
-  r.params = nlohmann::json(c.spec.params);
-  r.op_params = c.op_params.is_null() ? nlohmann::json::object() : c.op_params;
-  r.knobs = c.spec.knobs;
+  r.params = ParamMapToJson(c.spec.params);
+  r.op_params = nlohmann::json(c.op_params);  // {} for a case never built
+  r.knobs = ParamMapToJson(c.spec.knobs);
   r.dtype = std::string(DTypeName(c.spec.dtype));
   r.seed = c.spec.seed;
   r.index = c.spec.index;
@@ -91,11 +91,11 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   r.summary.wall_ms = run.wall_ms;
   r.summary.time_ms = SumCaseTimes(r.cases);
   r.verdict = run.failed() == 0 ? CaseVerdict::kPass : CaseVerdict::kFail;
-  if (!config.candidate.prepare.empty() || !run.prepare_command.empty()) {
+  if (!config.candidate.prepare.empty()) {
     r.prepare = PrepareRecord{config.candidate.prepare, "", run.prepare_status, run.prepare_ms};
   }
-  r.containment = ContainmentRecord{run.sandbox, run.package_changes, run.leftover_processes,
-                                    run.warnings};
+  r.containment =
+      ContainmentRecord{run.sandbox, run.package_changes, run.leftover_processes, run.warnings};
   provenance.config = cfg.attnverify_toml;
   // The digests of the bytes the sweep read (the run holds them); attnverify.toml's is
   // read now, as no stage keeps its bytes.

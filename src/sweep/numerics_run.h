@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,9 +31,9 @@ struct OutputVerdict {
 
 struct CaseResult {
   CaseSpec spec;
-  std::string verdict;  // "pass" | "fail"
-  std::string reason;   // first failure, one line; empty on pass
-  nlohmann::json op_params;
+  std::string verdict;                           // "pass" | "fail"
+  std::string reason;                            // first failure, one line; empty on pass
+  std::map<std::string, std::string> op_params;  // the reference op's (case.json "op_params")
   std::vector<OutputVerdict> outputs;
   std::string reference_impl;  // "oracle", "fast", ...
   // "oracle" when the fast reference's judgement was re-judged by the oracle, whose
@@ -99,9 +98,8 @@ struct NumericsRun {
   int shard_index = 0, shard_count = 1;
   std::string filter;
   std::string shapes_sha256, tolerances_sha256;
-  std::string candidate_command;  // the template, space-joined
-  std::string prepare_command;    // [candidate] prepare, space-joined; empty: none
-  std::string prepare_status;     // "exit 0", ...
+  // The commands are the config's argv ([candidate] command and prepare), not copied here.
+  std::string prepare_status;  // "exit 0", ...; empty: no prepare ran
   double prepare_ms = 0;
   std::vector<InvarianceCheckResult> invariance;  // by group, in case order
   // Containment: "bwrap" or "none"; package files that changed while the candidate ran

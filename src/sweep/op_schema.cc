@@ -1,5 +1,7 @@
 #include "sweep/op_schema.h"
 
+#include <nlohmann/json.hpp>
+
 #include "core/check.h"
 
 namespace av {
@@ -10,18 +12,18 @@ constexpr int64_t kMaxDim = int64_t{1} << 24;
 
 ParamSpec Int(std::string_view name, int64_t fallback, int64_t lo, int64_t hi,
               std::string_view help) {
-  return ParamSpec{name, ParamType::kInt, json(fallback), lo, hi, {}, help};
+  return ParamSpec{name, ParamType::kInt, ParamValue(fallback), lo, hi, {}, help};
 }
 ParamSpec Bool(std::string_view name, bool fallback, std::string_view help) {
-  return ParamSpec{name, ParamType::kBool, json(fallback), 0, 0, {}, help};
+  return ParamSpec{name, ParamType::kBool, ParamValue(fallback), 0, 0, {}, help};
 }
 ParamSpec Double(std::string_view name, double fallback, int64_t lo, std::string_view help) {
-  return ParamSpec{name, ParamType::kDouble, json(fallback), lo, INT64_MAX, {}, help};
+  return ParamSpec{name, ParamType::kDouble, ParamValue(fallback), lo, INT64_MAX, {}, help};
 }
 ParamSpec Choice(std::string_view name, std::string_view fallback,
                  std::vector<std::string_view> choices, std::string_view help) {
-  return ParamSpec{name, ParamType::kString, json(std::string(fallback)), 0, 0, std::move(choices),
-                   help};
+  return ParamSpec{
+      name, ParamType::kString, ParamValue(std::string(fallback)), 0, 0, std::move(choices), help};
 }
 
 const std::vector<SweepOp>& Table() {
@@ -158,16 +160,16 @@ std::string CheckParamValue(const ParamSpec& spec, const json& value) {
   return "unknown type";
 }
 
-const json& CaseParams::Get(std::string_view name) const {
+const ParamValue& CaseParams::Get(std::string_view name) const {
   auto it = values_.find(std::string(name));
   if (it != values_.end()) return it->second;
   const ParamSpec* spec = FindParam(op_, name);
   CHECK(spec != nullptr) << "op " << op_.name << " has no parameter " << name;
   return spec->fallback;
 }
-int64_t CaseParams::Int(std::string_view name) const { return Get(name).get<int64_t>(); }
-bool CaseParams::Bool(std::string_view name) const { return Get(name).get<bool>(); }
-double CaseParams::Double(std::string_view name) const { return Get(name).get<double>(); }
-std::string CaseParams::String(std::string_view name) const { return Get(name).get<std::string>(); }
+int64_t CaseParams::Int(std::string_view name) const { return Get(name).AsInt(); }
+bool CaseParams::Bool(std::string_view name) const { return Get(name).AsBool(); }
+double CaseParams::Double(std::string_view name) const { return Get(name).AsDouble(); }
+std::string CaseParams::String(std::string_view name) const { return Get(name).AsString(); }
 
 }  // namespace av

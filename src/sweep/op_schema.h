@@ -5,27 +5,24 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "sweep/param_value.h"
 #include "tensor/dtype.h"
 
 namespace av {
-
-// A case's parameters: JSON scalars (integer, boolean, number, string) by name.
-using ParamMap = std::map<std::string, nlohmann::json>;
 
 enum class ParamType { kInt, kBool, kDouble, kString };
 
 struct ParamSpec {
   std::string_view name;
   ParamType type;
-  nlohmann::json fallback;  // default value
+  ParamValue fallback;      // default value
   int64_t min = INT64_MIN;  // kInt / kDouble bounds (inclusive)
   int64_t max = INT64_MAX;
   std::vector<std::string_view> choices;  // kString: the allowed values
@@ -43,7 +40,8 @@ std::span<const SweepOp> SweepOps();
 const SweepOp* FindSweepOp(std::string_view name);
 const ParamSpec* FindParam(const SweepOp& op, std::string_view name);
 
-// "" when `value` suits `spec`, else the problem ("must be an integer >= 0, got -3").
+// "" when `value` (as shapes.json has it: any JSON) suits `spec`, else the problem ("must
+// be an integer >= 0, got -3").
 std::string CheckParamValue(const ParamSpec& spec, const nlohmann::json& value);
 
 // Typed access with the op's default for absent keys (values were validated at load).
@@ -56,7 +54,7 @@ class CaseParams {
   std::string String(std::string_view name) const;
 
  private:
-  const nlohmann::json& Get(std::string_view name) const;
+  const ParamValue& Get(std::string_view name) const;
   const SweepOp& op_;
   const ParamMap& values_;
 };

@@ -1,25 +1,19 @@
 #include "sweep/output_layout.h"
 
-#include <nlohmann/json.hpp>
-
 #include "sweep/invariance.h"
 #include "sweep/op_schema.h"
 
 namespace av {
 namespace {
 
-std::vector<int64_t> Lengths(const nlohmann::json& notes, const char* key) {
-  std::vector<int64_t> out;
-  if (notes.is_object() && notes.contains(key) && notes[key].is_array()) {
-    for (const auto& v : notes[key]) out.push_back(v.get<int64_t>());
-  }
-  return out;
+std::vector<int64_t> Lengths(const std::optional<std::vector<int64_t>>& lengths) {
+  return lengths.value_or(std::vector<int64_t>{});
 }
 
 }  // namespace
 
 Result<LocaliseLayout> OutputLayout(const CaseSpec& spec, const std::string& output,
-                                    const Shape& shape, const nlohmann::json& notes) {
+                                    const Shape& shape, const CaseNotes& notes) {
   const SweepOp* op = FindSweepOp(spec.op);
   if (op == nullptr) return InvalidInput("unknown op " + spec.op);
   CaseParams p(*op, spec.params);
@@ -42,13 +36,13 @@ Result<LocaliseLayout> OutputLayout(const CaseSpec& spec, const std::string& out
     if (varlen) {
       l.axes = o ? std::vector<R>{R::kToken, R::kHead, R::kChannel}
                  : std::vector<R>{R::kHead, R::kToken};
-      l.q_lens = Lengths(notes, "query_lengths");
+      l.q_lens = Lengths(notes.query_lengths);
     } else {
       l.axes = o ? std::vector<R>{R::kBatch, R::kRow, R::kHead, R::kChannel}
                  : std::vector<R>{R::kBatch, R::kHead, R::kRow};
       l.q_lens.assign(static_cast<size_t>(b), s_q);
     }
-    l.k_lens = Lengths(notes, "key_lengths");
+    l.k_lens = Lengths(notes.key_lengths);
     if (l.k_lens.empty()) l.k_lens.assign(static_cast<size_t>(b), s_k);
     if (spec.kind == VariantKind::kBatchPermutation && static_cast<int64_t>(l.k_lens.size()) == b) {
       std::vector<int64_t> perm = VariantPermutation(spec, "batch_permutation", b);

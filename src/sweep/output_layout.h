@@ -5,19 +5,19 @@
 // mask. Layouts: src/sweep/op_schema.cc, case_builder.cc. Pure; any thread.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "core/status.h"
 #include "numerics/localise.h"
+#include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
 #include "tensor/tensor.h"
 
 namespace av {
 
-// `notes` is case.json's "notes" (key_lengths, query_lengths); for a batch_permutation
+// `notes` are case.json's (key_lengths, query_lengths); for a batch_permutation
 // variant they are mapped back to the base case's order, as its outputs are.
 Result<LocaliseLayout> OutputLayout(const CaseSpec& spec, const std::string& output,
-                                    const Shape& shape, const nlohmann::json& notes);
+                                    const Shape& shape, const CaseNotes& notes);
 
 }  // namespace av

@@ -42,7 +42,7 @@ class ShapesReader : public JsonConfigReader {
     if (!object.is_object()) return Error(where, "must be an object of parameters");
     for (const auto& [key, value] : object.items()) {
       AV_RETURN_IF_ERROR(Param(op, key, value, where + "." + key));
-      (*out)[key] = value;
+      (*out)[key] = *ParamValueFromJson(value);  // a scalar: Param checked its type
     }
     return Status::Ok();
   }
@@ -82,10 +82,12 @@ class ShapesReader : public JsonConfigReader {
         if (!values.is_array() || values.empty())
           return Error(at, "must be a non-empty list of values");
         if (sweep->fixed.count(key)) return Error(at, "\"" + key + "\" is also in \"fixed\"");
+        std::vector<ParamValue> list;
         for (size_t i = 0; i < values.size(); ++i) {
           AV_RETURN_IF_ERROR(Param(*op, key, values[i], at + "[" + std::to_string(i) + "]"));
+          list.push_back(*ParamValueFromJson(values[i]));
         }
-        sweep->grid.emplace_back(key, std::vector<json>(values.begin(), values.end()));
+        sweep->grid.emplace_back(key, std::move(list));
       }
     }
     if (s.contains("cases")) {
@@ -228,16 +230,17 @@ class ShapesReader : public JsonConfigReader {
   }
 };
 
-std::string FormatValue(const json& v) {
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return v.dump();
+std::string FormatValue(const ParamValue& v) {
+  if (v.is_bool()) return v.AsBool() ? "true" : "false";
+  if (v.is_string()) return v.AsString();
+  if (v.is_integer()) return ParamValueToJson(v).dump();
+  if (v.is_null()) return "null";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v.get<double>());
+  std::snprintf(buf, sizeof buf, "%.17g", v.AsDouble());
   // Shortest form that round-trips, e.g. 30 rather than 30.000000000000000.
   for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, v.get<double>());
-    if (std::strtod(buf, nullptr) == v.get<double>()) break;
+    std::snprintf(buf, sizeof buf, "%.*g", p, v.AsDouble());
+    if (std::strtod(buf, nullptr) == v.AsDouble()) break;
   }
   return buf;
 }

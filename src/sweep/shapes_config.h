@@ -50,8 +50,8 @@ enum class VariantKind {
 struct SweepSpec {
   std::string name;
   std::string op;
-  std::string json_path;  // "$.sweeps[0]", for messages
-  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // sorted by key
+  std::string json_path;                                              // "$.sweeps[0]", for messages
+  std::vector<std::pair<std::string, std::vector<ParamValue>>> grid;  // sorted by key
   ParamMap fixed;
   std::vector<ParamMap> cases;
   std::vector<DType> dtypes;
@@ -78,11 +78,11 @@ struct CaseSpec {
   // Invariance variants (sweep/invariance.h). A base case is its own group.
   std::string variant = "base";  // "base", "num_splits=4", "rerun=1", "seed=1", ...
   VariantKind kind = VariantKind::kBase;
-  int64_t variant_value = 0;                        // the N of num_splits=N, rerun=N, seed=N
-  std::string group;                                // the base case's id; empty means `id`
-  nlohmann::json knobs = nlohmann::json::object();  // case.json "knobs"
-  int64_t group_index = 0;  // position of the base case among base cases (drives --shard)
-  TileSpec tile;            // the sweep's
+  int64_t variant_value = 0;  // the N of num_splits=N, rerun=N, seed=N
+  std::string group;          // the base case's id; empty means `id`
+  ParamMap knobs;             // case.json "knobs"
+  int64_t group_index = 0;    // position of the base case among base cases (drives --shard)
+  TileSpec tile;              // the sweep's
   const std::string& group_id() const { return group.empty() ? id : group; }
 };
 

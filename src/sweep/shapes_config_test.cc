@@ -36,7 +36,7 @@ TEST(ShapesTileTest, TilesReachEveryCaseAndTheLocaliserLayout) {
   // The rerun variant keeps its sweep's tiles; the layout takes them.
   const CaseSpec& rerun = (*cases)[1];
   ASSERT_EQ(rerun.variant, "rerun=1");
-  auto layout = OutputLayout(rerun, "o", Shape{1, 1, 2, 8}, nlohmann::json::object());
+  auto layout = OutputLayout(rerun, "o", Shape{1, 1, 2, 8}, CaseNotes{});
   ASSERT_TRUE(layout.ok()) << layout.status().message();
   EXPECT_EQ(layout->tile_keys, 128);
   EXPECT_EQ(layout->tile_rows, 64);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <nlohmann/json.hpp>
 
 #include "sweep/op_schema.h"
 
@@ -65,8 +64,8 @@ ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count) {
   });
   plan.shard_of_group.assign(static_cast<size_t>(groups), 0);
   for (int64_t g : order) {
-    const size_t s = static_cast<size_t>(
-        std::min_element(plan.flops.begin(), plan.flops.end()) - plan.flops.begin());
+    const size_t s = static_cast<size_t>(std::min_element(plan.flops.begin(), plan.flops.end()) -
+                                         plan.flops.begin());
     plan.shard_of_group[static_cast<size_t>(g)] = static_cast<int>(s);
     plan.flops[s] += cost[static_cast<size_t>(g)];
     plan.cases[s] += members[static_cast<size_t>(g)];

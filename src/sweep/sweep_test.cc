@@ -15,6 +15,7 @@
 #include "sweep/numerics_run.h"
 #include "sweep/rng.h"
 #include "sweep/shapes_config.h"
+#include "sweep/sweep_test_util.h"
 #include "sweep/tolerances_config.h"
 #include "tensor/safetensors.h"
 #include "testing/test_util.h"
@@ -138,7 +139,7 @@ TEST(SweepInputsTest, SameSeedSameBytesAndNaNPoisonOutsideSequences) {
   auto other = BuildCase(c);
   EXPECT_NE(*SerializeSafetensors(a->file_tensors), *SerializeSafetensors(other->file_tensors));
   // half_empty: batches 0 and 2 have no keys; two spare pages; every unused row is NaN.
-  EXPECT_EQ(a->notes["key_lengths"], nlohmann::json({0, 70, 0, 1}));
+  EXPECT_EQ(a->notes.key_lengths, (std::vector<int64_t>{0, 70, 0, 1}));
   const Tensor& cache = a->file_tensors[1].second;
   int64_t nan_rows = 0;
   for (int64_t p = 0; p < cache.dim(0); ++p) {
@@ -190,21 +191,7 @@ class CandidateProtocolTest : public ::testing::Test {
   // Writes d = a b^T (correct) for the case in `case_dir`, transformed by `mutate`.
   static void WriteGemm(const std::string& case_dir, const std::function<void(Tensor&)>& mutate,
                         std::map<std::string, std::string> meta = {}) {
-    auto in = ReadSafetensors(case_dir + "/inputs.safetensors");
-    const Tensor& a = *in->Find("a");
-    const Tensor& b = *in->Find("b");
-    Tensor d = Tensor::Zeros(DType::kF32, {a.dim(0), b.dim(0)});
-    for (int64_t i = 0; i < a.dim(0); ++i) {
-      for (int64_t j = 0; j < b.dim(0); ++j) {
-        double s = 0;
-        for (int64_t k = 0; k < a.dim(1); ++k) {
-          int64_t ia[] = {i, k}, ib[] = {j, k};
-          s += a.GetDouble(ia) * b.GetDouble(ib);
-        }
-        int64_t id[] = {i, j};
-        d.SetDouble(id, s);
-      }
-    }
+    Tensor d = testing::GemmOfCase(case_dir);
     mutate(d);
     ASSERT_TRUE(WriteSafetensors(case_dir + "/out/outputs.safetensors", {{"d", d}}, meta).ok());
   }

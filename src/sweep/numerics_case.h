@@ -1,0 +1,109 @@
+// One case of a numerics sweep, from its inputs to its verdict: build and write the case
+// (a variant reusing its group's base inputs), take the candidate run's outcome, check
+// the inputs came back unchanged, compute (or share) the reference, compare every output,
+// let the oracle referee the fast reference, and feed the group's invariance checks.
+// numerics_run.cc orchestrates; one CaseRunner serves all its worker threads: a group's
+// cases are handled by one thread, the shared parts (errors, warnings, progress) locked.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/process.h"
+#include "core/status.h"
+#include "core/tree_snapshot.h"
+#include "sweep/case_files.h"
+#include "sweep/group_checks.h"
+#include "sweep/numerics_run.h"
+#include "sweep/tolerances_config.h"
+
+namespace av {
+
+using SweepClock = std::chrono::steady_clock;
+inline double MsSince(SweepClock::time_point t) {
+  return std::chrono::duration<double, std::milli>(SweepClock::now() - t).count();
+}
+
+// Runs `req` inside the sandbox when there is one (o.bwrap): the package (and a work
+// folder outside it) read-only, `writable` (out/ folders) left writable. A program that
+// cannot be found is left unwrapped, so the runner's own "not found" names it.
+void SandboxRequest(const NumericsOptions& o, const std::vector<std::string>& writable,
+                    ProcessRequest* req);
+
+class CaseRunner {
+ public:
+  // `run->cases` holds the cases to run; `snapshot` (may be null) is the package's files,
+  // kept current with the heatmaps written.
+  CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, NumericsRun* run,
+             TreeSnapshot* snapshot);
+
+  // The first configuration or I/O error of any case: the sweep ends with it.
+  Status first_error() const { return first_error_; }
+
+  // Builds and writes case i of the group whose base case is `base_index`. `base` caches
+  // the group's unvaried inputs: variants on the base case's inputs reuse them (a
+  // permutation rewrites a copy) instead of generating them again; seed variants build
+  // their own. A variant whose inputs are the base's bytes (num_splits, rerun) links to
+  // the base's file while that file is known intact. False on an error (first_error).
+  bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base);
+
+  // One candidate run ({cases} = `cases`, {case_dir}, {out_dir}); in the sandbox it may
+  // write only `writable` (its out/ folders).
+  ProcessRequest Request(const std::string& cases, const std::string& case_dir,
+                         const std::string& out_dir,
+                         const std::vector<std::string>& writable) const;
+
+  // Counts the processes a run left behind (the runner killed them).
+  void CountLeftovers(const Result<ProcessResult>& pr);
+
+  // Applies one candidate run's outcome to case i; false when the case already failed.
+  bool ApplyRun(size_t i, const Result<ProcessResult>& pr, double ms);
+
+  // Judges case i, a member of the group whose state is `g` (the base case first).
+  void Finish(size_t i, GroupState& g);
+
+  // Case i is done (total_ms its whole time): a case never judged is an error; progress.
+  void Report(size_t i, double total_ms);
+
+  const std::vector<std::optional<WrittenCase>>& all_written() const { return written_; }
+
+ private:
+  struct Judging;  // one Finish call's tensors and references (numerics_case.cc)
+
+  void Fail(CaseResult& r, const std::string& reason, const std::string& verdict = "fail");
+  void RecordError(const Status& st);
+  bool ReadBack(size_t i, GroupState& g, Judging& w);
+  bool ComputeReference(CaseResult& r, const WrittenCase& wc, GroupState& g, Judging& w);
+  bool Referee(CaseResult& r, const WrittenCase& wc, Judging& w);
+  void Record(CaseResult& r, GroupState& g, Judging& w);
+  void CompareOutputs(CaseResult& r, const WrittenCase& wc, const NamedTensors& cand,
+                      const NamedTensors& ref, const std::optional<NamedTensors>& lowprec);
+  std::string RefereeReason(const CaseResult& r, const NamedTensors& cand,
+                            const NamedTensors& ref) const;
+  void ClearJudgement(CaseResult& r, const WrittenCase& wc);
+  void Localise(CaseResult& r, const WrittenCase& wc, const std::string& name, const Tensor& cand,
+                const Tensor& ref, const CompareReport& report);
+  void RemoveHeatmap(const std::string& case_id, const std::string& output);
+
+  const NumericsOptions& o_;
+  const TolerancesConfig& tol_;
+  NumericsRun* run_;
+  TreeSnapshot* snapshot_;  // the package's files, kept current with what we write
+  std::vector<std::optional<WrittenCase>> written_;
+  // owner_[i]: the case whose inputs file case i's inputs.safetensors is (itself, or the
+  // base case it links to). intact_[j]: whether case j's own file is known to hold the
+  // bytes written: from its write until a candidate runs on it or on a case linked to
+  // it, and again once Finish has checked its digest. Entries are touched only by the
+  // thread that runs the case's group.
+  std::vector<size_t> owner_;
+  std::vector<char> intact_;
+  std::mutex mu_;
+  Status first_error_;
+  int64_t done_ = 0;
+};
+
+}  // namespace av
