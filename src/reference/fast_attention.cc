@@ -74,6 +74,54 @@ struct Context {
   std::vector<double>* lse;  // [h_q, out_rows], natural log
 };
 
+// The visible key interval [lo, hi) of each query row of the unit (clipped so that
+// hi >= lo) into sc.lo / sc.hi, and the union of the non-empty ones as [*jlo, *jhi).
+template <typename T>
+void KeyIntervals(const MaskSpec& mask, const Job& job, const Unit& u, int64_t s_q, int64_t s_k,
+                  Scratch<T>& sc, int64_t* jlo, int64_t* jhi) {
+  const int64_t tq = u.i1 - u.i0;
+  sc.lo.resize(tq);
+  sc.hi.resize(tq);
+  const int64_t right = mask.causal ? 0 : mask.window_right;
+  const int64_t left = mask.window_left;
+  *jlo = job.key_end;
+  *jhi = job.key_begin;
+  for (int64_t t = 0; t < tq; ++t) {
+    const int64_t pos = AlignedPosition(u.i0 + t, s_q, s_k);
+    int64_t lo = job.key_begin, hi = job.key_end;
+    if (left >= 0) lo = std::max(lo, pos - left);
+    if (right >= 0) hi = std::min(hi, pos + right + 1);
+    hi = std::max(hi, lo);
+    sc.lo[t] = lo;
+    sc.hi[t] = hi;
+    if (hi > lo) *jlo = std::min(*jlo, lo), *jhi = std::max(*jhi, hi);
+  }
+}
+
+// Normalises the unit's rows, applies the sink and writes o and the natural-log lse.
+template <typename T>
+void WriteRows(const Context<T>& cx, const Unit& u, const Scratch<T>& sc, int64_t dvp) {
+  const AttentionProblem& p = *cx.p;
+  const Job& job = cx.jobs[static_cast<size_t>(u.job)];
+  const int64_t g = p.h_q / p.h_kv, dv = p.dv, M = (u.i1 - u.i0) * g;
+  for (int64_t r = 0; r < M; ++r) {
+    const int64_t out_row = job.out_row0 + u.i0 + r / g, h = u.kv_head * g + r % g;
+    T* out = cx.o->data() + (out_row * p.h_q + h) * dv;
+    double lse = -std::numeric_limits<double>::infinity();
+    if (sc.l[r] > 0) {
+      lse = static_cast<double>(sc.m[r]) + std::log(static_cast<double>(sc.l[r]));
+      T factor = T(1) / sc.l[r];
+      if (job.apply_sink && !p.sink.empty()) {
+        factor *= static_cast<T>(1.0 / (1.0 + std::exp(p.sink[h] - lse)));
+      }
+      for (int64_t c = 0; c < dv; ++c) out[c] = sc.o[r * dvp + c] * factor;
+    } else {
+      std::fill_n(out, dv, T(0));
+    }
+    (*cx.lse)[h * cx.out_rows + out_row] = lse;
+  }
+}
+
 template <typename T>
 void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   constexpr int64_t NB = kKeyBlock<T>;
@@ -86,22 +134,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   const int64_t g = p.h_q / p.h_kv, d = p.d, dv = p.dv, dvp = (dv + NB - 1) / NB * NB;
   const int64_t tq = u.i1 - u.i0, M = tq * g;
 
-  // Visible key interval of each query row (clipped so that hi >= lo).
-  sc.lo.resize(tq);
-  sc.hi.resize(tq);
-  const int64_t right = params.mask.causal ? 0 : params.mask.window_right;
-  const int64_t left = params.mask.window_left;
-  int64_t jlo = job.key_end, jhi = job.key_begin;
-  for (int64_t t = 0; t < tq; ++t) {
-    const int64_t pos = AlignedPosition(u.i0 + t, s_q, s_k);
-    int64_t lo = job.key_begin, hi = job.key_end;
-    if (left >= 0) lo = std::max(lo, pos - left);
-    if (right >= 0) hi = std::min(hi, pos + right + 1);
-    hi = std::max(hi, lo);
-    sc.lo[t] = lo;
-    sc.hi[t] = hi;
-    if (hi > lo) jlo = std::min(jlo, lo), jhi = std::max(jhi, hi);
-  }
+  int64_t jlo = 0, jhi = 0;
+  KeyIntervals(params.mask, job, u, s_q, s_k, sc, &jlo, &jhi);
 
   // V rows: from the converted K rows when V is a prefix of K (MLA: halves the gather),
   // else gathered apart. Both row strides are padded to an odd number of cache lines: at
@@ -183,23 +217,7 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
                     ldv, dvp, &sc.o[ra * dvp], dvp);
   }
 
-  // Normalise, apply the sink, write this unit's rows.
-  for (int64_t r = 0; r < M; ++r) {
-    const int64_t out_row = job.out_row0 + u.i0 + r / g, h = u.kv_head * g + r % g;
-    T* out = cx.o->data() + (out_row * p.h_q + h) * dv;
-    double lse = -std::numeric_limits<double>::infinity();
-    if (sc.l[r] > 0) {
-      lse = static_cast<double>(sc.m[r]) + std::log(static_cast<double>(sc.l[r]));
-      T factor = T(1) / sc.l[r];
-      if (job.apply_sink && !p.sink.empty()) {
-        factor *= static_cast<T>(1.0 / (1.0 + std::exp(p.sink[h] - lse)));
-      }
-      for (int64_t c = 0; c < dv; ++c) out[c] = sc.o[r * dvp + c] * factor;
-    } else {
-      std::fill_n(out, dv, T(0));
-    }
-    (*cx.lse)[h * cx.out_rows + out_row] = lse;
-  }
+  WriteRows(cx, u, sc, dvp);
 }
 
 // Units of one job: every KV head, query tiles of TileRows / g rows (at least one);
