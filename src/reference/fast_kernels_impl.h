@@ -7,10 +7,10 @@
 // operand vectors in registers, so each broadcast feeds J FMAs and each loaded K/V vector
 // feeds R. J is the policy's kTileVecs (default 4: 24 accumulators, for AVX-512's 32
 // registers; AVX2 has 16, so its policy says 2: 12 accumulators + 2 operands + 1
-// broadcast). A key block (kKeyBlock<T> = 256 bytes per row) is kKeyBlock / (J x lanes)
-// such column groups. The channel loop of the score block is cut into chunks of kChunk =
-// 128 so a packed K chunk (128 x 64 floats = 32 KiB; one column group's slice of it less)
-// stays in L1 while every row tile streams over it.
+// broadcast). A key block (kKeyBlock = 64 keys) is 64 / (J x lanes) such column groups,
+// each packed as its own panel (PackedIndex). The channel loop of the score block is cut into
+// chunks of kChunk = 128 so a packed K chunk (128 x 64 floats = 32 KiB; one column group's slice of
+// it less) stays in L1 while every row tile streams over it.
 #pragma once
 
 #include <algorithm>
