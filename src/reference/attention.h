@@ -1,5 +1,6 @@
-// The float64 attention oracle: softmax(scale * q k^T [+ softcap, mask, ALiBi]) v, written
-// as the obvious loops, for every layout the anchors use — batched, varlen (packed rows with
+// The float64 attention oracle: softmax(scale * q k^T [+ softcap, mask, ALiBi]) v, the
+// obvious per-row arithmetic (run key-outer over tiles of rows, bitwise the same: see
+// attention.cc), for every layout the anchors use — batched, varlen (packed rows with
 // cu_seqlens), paged KV (block_table) — with GQA/MQA, d != dv, causal (bottom-right),
 // sliding window, softcap, ALiBi, attention sink and per-batch key lengths.
 // Names, shapes and semantics: doc/ops.md ("attention"). Callable from any thread.
