@@ -11,8 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
+#include "reference/f64_array.h"
 #include "reference/ref_ops.h"
 #include "tensor/safetensors.h"
 #include "tensor/tensor.h"
@@ -59,15 +59,7 @@ av::Status RunCase(const fs::path& dir) {
     if (found == nullptr) return av::Internal("the reference gave no output " + name);
     const std::optional<DType> dtype = av::ParseDTypeName(out_spec["dtype"].get<std::string>());
     if (!dtype) return av::InvalidInput("unknown dtype " + out_spec["dtype"].dump());
-    const Tensor src = found->Contiguous();
-    std::vector<double> values(static_cast<size_t>(src.numel()));
-    av::LoadAsDouble(src.dtype(), src.data(), static_cast<int64_t>(src.element_size()), src.numel(),
-                     values.data());
-    Tensor t = Tensor::Zeros(*dtype, src.shape());
-    for (int64_t e = 0; e < t.numel(); ++e)
-      av::StoreFromDouble(*dtype, values[static_cast<size_t>(e)],
-                          t.mutable_data() + e * t.element_size());
-    written.emplace_back(name, std::move(t));
+    written.emplace_back(name, av::LoadF64(*found).ToTensor(*dtype));
   }
   const fs::path out = dir / spec.value("out_dir", std::string("out"));
   fs::create_directories(out);

@@ -38,13 +38,13 @@ Status CheckHeads(int64_t h_q, int64_t h_kv) {
 }
 
 // Batched and paged q: [b, s_q, h_q, d] packed as [b * s_q, h_q, d].
-Status LoadBatchedQ(const Tensor& q, AttentionProblem& p, bool load_values) {
+Status LoadBatchedQ(const Tensor& q, AttentionProblem& p, bool load_q) {
   AV_RETURN_IF_ERROR(ExpectRank(q, 4, "q", "[b, s_q, h_q, d]"));
   p.batch = q.dim(0);
   p.h_q = q.dim(2);
   p.d = q.dim(3);
   p.total_q = q.dim(0) * q.dim(1);
-  if (load_values) p.q = LoadF64(q).Reshaped({p.total_q, p.h_q, p.d});
+  if (load_q) p.q = LoadF64(q).Reshaped({p.total_q, p.h_q, p.d});
   for (int64_t b = 0; b < p.batch; ++b) {
     p.q_begin.push_back(b * q.dim(1));
     p.s_q.push_back(q.dim(1));

@@ -52,22 +52,19 @@ struct Avx2F32 {
     return _mm_cvtss_f32(x);
   }
   // exp(x) = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, e^r by Cephes' expf polynomial
-  // (about 1 ulp), 2^n built in the exponent field. The kernels only take exp of x - max
+  // (fast_impl::kExpfPoly, about 1 ulp), 2^n built in the exponent field. The kernels only take exp
+  // of x - max
   // <= 0; x is clamped to [-87, 88] (2^n stays a normal float) and x < -87 gives exactly
   // 0 (exp(-87) = 1.6e-38 is below any tolerance here), so -inf (a masked score)
   // contributes exactly nothing. NaN stays NaN.
   static V Exp(V x0) {
     const V x = _mm256_min_ps(_mm256_max_ps(x0, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
-    const V n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+    const V n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(fast_impl::kExpfLog2e)),
                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    V p = _mm256_set1_ps(1.9875691500E-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507E-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073E-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894E-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459E-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201E-1f));
+    V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(fast_impl::kExpfLn2Hi), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(fast_impl::kExpfLn2Lo), r);
+    V p = _mm256_set1_ps(fast_impl::kExpfPoly[0]);
+    for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(fast_impl::kExpfPoly[i]));
     const V r2 = _mm256_mul_ps(r, r);
     const V y = _mm256_add_ps(_mm256_fmadd_ps(p, r2, r), _mm256_set1_ps(1.0f));
     const __m256i bits =

@@ -82,16 +82,12 @@ struct Avx512F32 {
   static V Exp(V x) {
     x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
     x = _mm512_min_ps(x, _mm512_set1_ps(88.7f));
-    const V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+    const V n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(fast_impl::kExpfLog2e)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    V p = _mm512_set1_ps(1.9875691500E-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
+    V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fast_impl::kExpfLn2Hi), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(fast_impl::kExpfLn2Lo), r);
+    V p = _mm512_set1_ps(fast_impl::kExpfPoly[0]);
+    for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(fast_impl::kExpfPoly[i]));
     const V r2 = _mm512_mul_ps(r, r);
     const V y = _mm512_add_ps(_mm512_fmadd_ps(p, r2, r), _mm512_set1_ps(1.0f));
     return _mm512_scalef_ps(y, n);

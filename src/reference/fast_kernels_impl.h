@@ -24,6 +24,15 @@
 namespace av {
 namespace fast_impl {
 
+// Cephes' expf for the float32 Exp of the AVX-512 and AVX2 policies: exp(x) = 2^n e^r with
+// n = round(x log2 e), r = x - n ln2 (ln2 in two parts), e^r = 1 + r + r^2 P(r), P's
+// coefficients highest first (about 1 ulp).
+inline constexpr float kExpfLog2e = 1.44269504088896341f;
+inline constexpr float kExpfLn2Hi = 0.693359375f;
+inline constexpr float kExpfLn2Lo = -2.12194440e-4f;
+inline constexpr float kExpfPoly[] = {1.9875691500E-4f, 1.3981999507E-3f, 8.3334519073E-3f,
+                                      4.1665795894E-2f, 1.6666665459E-1f, 5.0000001201E-1f};
+
 template <typename O>
 struct Kernels {
   using T = typename O::T;
