@@ -80,16 +80,19 @@ Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs) {
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
   std::vector<WrittenCase> written;
   std::optional<BuiltCase> base;
+  // The key/value side once per input family, as numerics generates it (the same bytes
+  // either way); families recur across the expansion, so several are kept.
+  SharedInputs shared(64, int64_t{1} << 30);
   for (const CaseSpec& spec : specs) {
     if (spec.kind == VariantKind::kBase) base.reset();
     Result<BuiltCase> built = InvalidInput("not built");
     if (spec.kind == VariantKind::kSeed) {
-      built = BuildCase(spec);
+      built = BuildCase(spec, &shared);
     } else {
       if (!base) {
         CaseSpec plain = spec;
         plain.kind = VariantKind::kBase;
-        AV_ASSIGN_OR_RETURN(BuiltCase b, BuildCase(plain));
+        AV_ASSIGN_OR_RETURN(BuiltCase b, BuildCase(plain, &shared));
         base = std::move(b);
       }
       built = *base;

@@ -56,7 +56,7 @@ NumericsRecord FullRecord() {
               std::string(64, 'b'),
               {"python3", "cand.py", "{cases}"},
               "",
-              "av-normal/2"};
+              "av-normal/3"};
   r.shard = {0, 1, true, {{"evidence/numerics.json.shard0of2", std::string(64, 'c'), 0, 2}}, {1}};
   r.filter = "mla";
   r.summary = {7, 2, 1, 1, 1234.5, 2000.25, {}, {{"num_splits", {{"pass", 1}}}}};

@@ -18,16 +18,56 @@ using nlohmann::json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kMaxInputBytes = int64_t{2} << 30;
 
+// The key/value side's id (InputFamily without the seed, which the streams take
+// apart): "<sweep>.kv.<param>=<value>...<dtype>", or "" for ops with no such side.
+std::string KvId(const CaseSpec& spec) {
+  const bool mla = spec.op == "mla_decode";
+  if (!mla && spec.op != "attention") return "";
+  const SweepOp* op = FindSweepOp(spec.op);
+  if (op == nullptr) return "";
+  const CaseParams p(*op, spec.params);
+  std::string id = spec.sweep + ".kv";
+  auto add = [&id](const char* name, const std::string& value) {
+    id += std::string(".") + name + "=" + value;
+  };
+  for (const char* name : {"b", "s_k", "page_size", "d"}) add(name, std::to_string(p.Int(name)));
+  for (const char* name : {"lengths", "generator"}) add(name, p.String(name));
+  add("padded", p.Bool("padded") ? "true" : "false");
+  if (mla) {
+    add("h_kv", std::to_string(p.Int("h_kv")));
+  } else {
+    // Attention's h_kv 0 follows h_q, and dv 0 follows d: the resolved values key it.
+    const int64_t h_kv = p.Int("h_kv") == 0 ? p.Int("h_q") : p.Int("h_kv");
+    add("h_kv", std::to_string(h_kv));
+    add("dv", std::to_string(p.Int("dv") == 0 ? p.Int("d") : p.Int("dv")));
+    add("layout", p.String("layout"));
+  }
+  return id + "." + std::string(DTypeName(spec.dtype));
+}
+
 // Builds the inputs of one case; members are the case's knobs.
 class Builder {
  public:
-  explicit Builder(const CaseSpec& spec)
-      : spec_(spec), op_(*FindSweepOp(spec.op)), p_(op_, spec.params) {}
+  Builder(const CaseSpec& spec, SharedInputs* shared)
+      : spec_(spec), op_(*FindSweepOp(spec.op)), p_(op_, spec.params), shared_(shared),
+        kv_id_(KvId(spec)) {}
 
   // Keyed by the group (the base case's id), so that invariance variants see the base
   // case's inputs (a seed variant: the same shapes with its own seed).
   Rng Stream(const std::string& name) const {
     return Rng(StreamKey(spec_.group_id(), name, spec_.seed));
+  }
+
+  // The key/value side's streams, keyed by the input family instead (InputFamily) and,
+  // once the lengths are drawn, by the lengths too: s_q's floor can raise a length, and
+  // then the page table and caches are that case's own.
+  Rng KvStream(const std::string& name) const {
+    CHECK(!kv_key_.empty()) << "key/value stream " << name << " before the lengths";
+    return Rng(StreamKey(kv_key_, name, spec_.seed));
+  }
+  void SetKvLengths(const std::vector<int64_t>& len) {
+    kv_key_ = kv_id_ + ".lengths";
+    for (int64_t l : len) kv_key_ += "." + std::to_string(l);
   }
 
   // A tensor's stream and how its values follow from the normal draws.
@@ -44,6 +84,25 @@ class Builder {
     Shape storage = shape;
     if (padded && !storage.empty()) storage.back() += kRowPadding;
     Tensor t = GenerateFloatTensor(src.rng, src.values, dtype, shape, storage, mask);
+    out_.file_tensors.emplace_back(name, std::move(t));
+    out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
+  }
+
+  // A key/value tensor (Float's, from KvStream sources): taken from the family's shared
+  // set when there is one, else generated. The key names everything the bytes depend on.
+  void KvFloat(const std::string& name, DType dtype, const Shape& shape, bool padded,
+               const std::function<Source()>& src, const GenRowMask& mask) {
+    if (shared_ == nullptr) return Float(name, dtype, shape, padded, src(), mask);
+    Shape storage = shape;
+    if (padded && !storage.empty()) storage.back() += kRowPadding;
+    // The seed too: StreamKey takes it apart from kv_key_.
+    std::string key = kv_key_ + "/s" + std::to_string(spec_.seed) + "/" + name + "/" +
+                      std::string(DTypeName(dtype)) + ShapeToString(storage) + "/" +
+                      ShapeToString(shape);
+    Tensor t = shared_->GetOrMake(key, [&] {
+      Source s = src();
+      return GenerateFloatTensor(s.rng, s.values, dtype, shape, storage, mask);
+    });
     out_.file_tensors.emplace_back(name, std::move(t));
     out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
   }
@@ -67,7 +126,7 @@ class Builder {
   // cannot exceed the tensor), `floor` raises them (FlashMLA clips at s_q).
   std::vector<int64_t> KeyLengths(int64_t b, int64_t s_k, int64_t floor, int64_t cap) {
     std::string mode = p_.String("lengths");
-    Rng rng = Stream("lengths");
+    Rng rng(StreamKey(kv_id_, "lengths", spec_.seed));
     std::vector<int64_t> len(static_cast<size_t>(b), s_k);
     for (int64_t i = 0; i < b; ++i) {
       int64_t& l = len[static_cast<size_t>(i)];
@@ -83,6 +142,7 @@ class Builder {
       }
     }
     out_.notes.key_lengths = len;
+    SetKvLengths(len);
     return len;
   }
 
@@ -94,19 +154,23 @@ class Builder {
   }
   // k-like: near_tie makes every key a shared base row plus 1e-3 noise, so the scores
   // of a row differ in the third decimal (softmax close to uniform at large magnitude).
-  Source KValues(const std::string& name, int64_t d) {
+  // `kv`: a key/value-side tensor (KvStream), else the case's own (Stream).
+  Source KValues(const std::string& name, int64_t d, bool kv) {
+    auto stream = [&](const std::string& n) { return kv ? KvStream(n) : Stream(n); };
     std::string gen = p_.String("generator");
     if (gen == "near_tie") {
       std::vector<double> base;
-      Rng brng = Stream(name + ".base");
+      Rng brng = stream(name + ".base");
       for (int64_t c = 0; c < d; ++c) base.push_back(brng.Normal());
-      return Source{Stream(name), GenValues{1.0, std::move(base)}};
+      return Source{stream(name), GenValues{1.0, std::move(base)}};
     }
     double mul = gen == "large_logits" ? 8.0 : 1.0;
-    return Source{Stream(name), GenValues{mul, {}}};
+    return Source{stream(name), GenValues{mul, {}}};
   }
   // v-like: plain normals (1.0 * z is z exactly).
-  Source VValues(const std::string& name) { return Source{Stream(name), GenValues{1.0, {}}}; }
+  Source VValues(const std::string& name, bool kv) {
+    return Source{kv ? KvStream(name) : Stream(name), GenValues{1.0, {}}};
+  }
 
   // A random page table: pages of every sequence are a random permutation of the pool;
   // `spare` extra pages nobody owns. Returns block_table values and the owner of each
@@ -126,7 +190,7 @@ class Builder {
     }
     pg.max_blocks = std::max<int64_t>(pg.max_blocks, 1);
     pg.num_blocks = used + 2;  // two pages no sequence owns: NaN, must never be read
-    Rng rng = Stream("block_table");
+    Rng rng = KvStream("block_table");
     std::vector<int64_t> perm(static_cast<size_t>(pg.num_blocks));
     for (int64_t i = 0; i < pg.num_blocks; ++i) perm[static_cast<size_t>(i)] = i;
     for (int64_t i = pg.num_blocks - 1; i > 0; --i)
@@ -185,8 +249,8 @@ class Builder {
         ck.push_back(ck.back() + klen[static_cast<size_t>(i)]);
       }
       Float("q", dt, {cq.back(), h_q, d}, padded, q);
-      Float("k", dt, {ck.back(), h_kv, d}, padded, KValues("k", d));
-      Float("v", dt, {ck.back(), h_kv, dv}, padded, VValues("v"));
+      KvFloat("k", dt, {ck.back(), h_kv, d}, padded, [&] { return KValues("k", d, true); }, nullptr);
+      KvFloat("v", dt, {ck.back(), h_kv, dv}, padded, [&] { return VValues("v", true); }, nullptr);
       Ints("cu_seqlens_q", {b + 1}, cq);
       Ints("cu_seqlens_k", {b + 1}, ck);
       Output("o", dt, {cq.back(), h_q, dv});
@@ -197,23 +261,27 @@ class Builder {
     if (layout == "batched") {
       std::vector<int64_t> klen =
           full ? std::vector<int64_t>(static_cast<size_t>(b), s_k) : KeyLengths(b, s_k, 0, s_k);
+      SetKvLengths(klen);
       // Keys past a sequence's length are NaN: a kernel that ignores seqlens_k reads them.
       GenRowMask in_length = [&klen](int64_t i0, int64_t i1) {
         return i1 < klen[static_cast<size_t>(i0)];
       };
-      Float("k", dt, {b, s_k, h_kv, d}, padded, KValues("k", d), in_length);
-      Float("v", dt, {b, s_k, h_kv, dv}, padded, VValues("v"), in_length);
+      KvFloat("k", dt, {b, s_k, h_kv, d}, padded, [&] { return KValues("k", d, true); }, in_length);
+      KvFloat("v", dt, {b, s_k, h_kv, dv}, padded, [&] { return VValues("v", true); }, in_length);
       if (!full) Ints("seqlens_k", {b}, klen);
     } else {  // paged
       int64_t page = p_.Int("page_size");
       std::vector<int64_t> klen = KeyLengths(b, s_k, 0, 2 * s_k);
       if (full) klen.assign(static_cast<size_t>(b), s_k);
+      SetKvLengths(klen);
       Pages pg = PageTable(klen, page);
       GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
         return i1 < pg.valid_keys[static_cast<size_t>(i0)];
       };
-      Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded, KValues("k_cache", d), in_page);
-      Float("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded, VValues("v_cache"), in_page);
+      KvFloat("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded,
+              [&] { return KValues("k_cache", d, true); }, in_page);
+      KvFloat("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded,
+              [&] { return VValues("v_cache", true); }, in_page);
       Ints("block_table", {b, pg.max_blocks}, pg.table);
       Ints("seqlens_k", {b}, klen);
     }
@@ -234,8 +302,8 @@ class Builder {
     GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
       return i1 < pg.valid_keys[static_cast<size_t>(i0)];
     };
-    Float("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"), KValues("k_cache", d),
-          in_page);
+    KvFloat("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"),
+            [&] { return KValues("k_cache", d, true); }, in_page);
     Ints("block_table", {b, pg.max_blocks}, pg.table);
     Ints("cache_seqlens", {b}, klen);
     Output("o", dt, {b, s_q, h_q, dv});
@@ -285,8 +353,8 @@ class Builder {
 
   Status Gemm() {
     int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
-    Float("a", spec_.dtype, {m, k}, p_.Bool("padded"), VValues("a"));
-    Float("b", spec_.dtype, {n, k}, p_.Bool("padded"), VValues("b"));
+    Float("a", spec_.dtype, {m, k}, p_.Bool("padded"), VValues("a", false));
+    Float("b", spec_.dtype, {n, k}, p_.Bool("padded"), VValues("b", false));
     Output("d", spec_.dtype, {m, n});
     return Status::Ok();
   }
@@ -296,7 +364,7 @@ class Builder {
     int64_t d = p_.Int("d"), dv = p_.Int("dv") == 0 ? d : p_.Int("dv"), topk = p_.Int("topk");
     out_.op_params.Set("head_dim_v", std::to_string(dv));
     Float("q", spec_.dtype, {s_q, h_q, d}, false, QValues("q"));
-    Float("kv", spec_.dtype, {s_kv, h_kv, d}, false, KValues("kv", d));
+    Float("kv", spec_.dtype, {s_kv, h_kv, d}, false, KValues("kv", d, false));
     std::string mode = p_.String("indices");
     Rng rng = Stream("indices");
     std::vector<int64_t> idx(static_cast<size_t>(s_q * h_kv * topk));
@@ -338,10 +406,83 @@ class Builder {
   const CaseSpec& spec_;
   const SweepOp& op_;
   CaseParams p_;
+  SharedInputs* shared_;
+  const std::string kv_id_;  // KvId(spec_)
+  std::string kv_key_;       // kv_id_ and the lengths, once drawn
   BuiltCase out_;
 };
 
 }  // namespace
+
+std::string InputFamily(const CaseSpec& spec) {
+  std::string kv = KvId(spec);
+  return kv.empty() ? kv : kv + ".s" + std::to_string(spec.seed);
+}
+
+struct SharedInputs::Entry {
+  std::mutex mu;  // held while the tensor is made
+  bool ready = false;
+  Tensor tensor;
+};
+
+SharedInputs::SharedInputs(size_t max_tensors, int64_t max_bytes)
+    : max_tensors_(std::max<size_t>(max_tensors, 1)), max_bytes_(max_bytes) {}
+SharedInputs::~SharedInputs() = default;
+
+Tensor SharedInputs::GetOrMake(const std::string& key, const std::function<Tensor()>& make) {
+  std::shared_ptr<Entry> e;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find_if(lru_.begin(), lru_.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != lru_.end()) {
+      e = it->second;
+      lru_.splice(lru_.begin(), lru_, it);
+    } else {
+      e = std::make_shared<Entry>();
+      lru_.emplace_front(key, e);
+    }
+  }
+  // ready and tensor are written under both locks: read under either.
+  std::lock_guard<std::mutex> making(e->mu);
+  if (!e->ready) {
+    Tensor t = make();  // without mu_: other keys go on
+    std::lock_guard<std::mutex> lock(mu_);
+    e->tensor = t;
+    e->ready = true;
+    ++made_;
+    Evict();
+    return t;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++reused_;
+  return e->tensor;
+}
+
+void SharedInputs::Evict() {
+  int64_t bytes = 0;
+  size_t kept = 0;
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    const int64_t size = it->second->ready ? it->second->tensor.nbytes() : 0;
+    // Entries still being made stay (their maker holds them); the most recent always stays.
+    const bool over = kept >= max_tensors_ || (kept > 0 && bytes + size > max_bytes_);
+    if (over && it->second->ready) {
+      it = lru_.erase(it);
+      continue;
+    }
+    bytes += size;
+    ++kept;
+    ++it;
+  }
+}
+
+int64_t SharedInputs::made() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return made_;
+}
+int64_t SharedInputs::reused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reused_;
+}
 
 Status CheckCaseConstraints(const CaseSpec& spec) {
   const SweepOp* op = FindSweepOp(spec.op);
@@ -378,9 +519,9 @@ Status CheckCaseConstraints(const CaseSpec& spec) {
   return Status::Ok();
 }
 
-Result<BuiltCase> BuildCase(const CaseSpec& spec) {
+Result<BuiltCase> BuildCase(const CaseSpec& spec, SharedInputs* shared) {
   AV_RETURN_IF_ERROR(CheckCaseConstraints(spec));
-  AV_ASSIGN_OR_RETURN(BuiltCase built, Builder(spec).Build());
+  AV_ASSIGN_OR_RETURN(BuiltCase built, Builder(spec, shared).Build());
   AV_RETURN_IF_ERROR(ApplyInputVariant(spec, &built));
   return built;
 }

@@ -92,7 +92,10 @@ CaseRunner::CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, Nu
       snapshot_(snapshot),
       written_(run->cases.size()),
       owner_(run->cases.size()),
-      intact_(run->cases.size(), false) {}
+      intact_(run->cases.size(), false),
+      // Two tensors per worker (K and V), and no more than two largest MLA caches held
+      // between cases (a b=64, s_k=4096 bf16 cache is about 300 MB).
+      shared_(2 * static_cast<size_t>(std::max(o.jobs, 1)), int64_t{768} << 20) {}
 
 void CaseRunner::Fail(CaseResult& r, const std::string& reason, const std::string& verdict) {
   r.verdict = verdict;
@@ -116,12 +119,12 @@ bool CaseRunner::Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* 
   auto t0 = SweepClock::now();
   Result<BuiltCase> built = InvalidInput("not built");
   if (r.spec.kind == VariantKind::kSeed) {
-    built = BuildCase(r.spec);
+    built = BuildCase(r.spec, &shared_);
   } else {
     if (!base->has_value()) {
       CaseSpec plain = r.spec;
       plain.kind = VariantKind::kBase;
-      Result<BuiltCase> b = BuildCase(plain);
+      Result<BuiltCase> b = BuildCase(plain, &shared_);
       if (b.ok())
         *base = std::move(*b);
       else

@@ -16,6 +16,7 @@
 #include "core/process.h"
 #include "core/status.h"
 #include "core/tree_snapshot.h"
+#include "sweep/case_builder.h"
 #include "sweep/case_files.h"
 #include "sweep/group_checks.h"
 #include "sweep/numerics_run.h"
@@ -47,7 +48,8 @@ class CaseRunner {
   // Builds and writes case i of the group whose base case is `base_index`. `base` caches
   // the group's unvaried inputs: variants on the base case's inputs reuse them (a
   // permutation rewrites a copy) instead of generating them again; seed variants build
-  // their own. A variant whose inputs are the base's bytes (num_splits, rerun) links to
+  // their own. Key/value inputs come from the run's SharedInputs, so cases of one input
+  // family (InputFamily: every h_q and s_q of a paged cache) generate them once. A variant whose inputs are the base's bytes (num_splits, rerun) links to
   // the base's file while that file is known intact. False on an error (first_error).
   bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base);
 
@@ -101,6 +103,7 @@ class CaseRunner {
   // thread that runs the case's group.
   std::vector<size_t> owner_;
   std::vector<char> intact_;
+  SharedInputs shared_;  // the key/value side, once per input family
   std::mutex mu_;
   Status first_error_;
   int64_t done_ = 0;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <numeric>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -258,10 +260,39 @@ GroupRanges GroupsOf(const NumericsRun& run) {
   return groups;
 }
 
+// The order the workers take the groups in: input families together (InputFamily, so
+// their shared key/value inputs are generated once and not evicted in between), the
+// costliest family first (so the last groups to finish are small ones), ties and the
+// groups of a family in expansion order. Only the order of work changes: results are
+// recorded by case, as expanded.
+std::vector<size_t> WorkOrder(const NumericsRun& run, const GroupRanges& groups) {
+  std::map<std::string, std::pair<double, size_t>> families;  // cost, first group
+  std::vector<std::string> family(groups.size());
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const CaseSpec& base = run.cases[groups[gi].first].spec;
+    family[gi] = InputFamily(base);
+    if (family[gi].empty()) family[gi] = "group " + base.id;
+    auto [it, fresh] = families.try_emplace(family[gi], 0.0, gi);
+    for (size_t i = groups[gi].first; i < groups[gi].second; ++i)
+      it->second.first += EstimateCaseFlops(run.cases[i].spec);
+  }
+  std::vector<size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto& fa = families.at(family[a]);
+    const auto& fb = families.at(family[b]);
+    if (fa.first != fb.first) return fa.first > fb.first;
+    return fa.second < fb.second;
+  });
+  return order;
+}
+
 // {case_dir} / {out_dir}: one candidate run per case, `jobs` groups at a time.
 void RunEachCase(const NumericsOptions& o, const GroupRanges& groups, CaseRunner& sweep,
                  NumericsRun* run, std::vector<std::vector<InvarianceCheckResult>>* checks) {
-  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+  const std::vector<size_t> order = WorkOrder(*run, groups);
+  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+    const size_t gi = order[k];
     GroupState g;
     std::optional<BuiltCase> base;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
@@ -291,7 +322,9 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
                          std::vector<std::vector<InvarianceCheckResult>>* checks) {
   const size_t n = run->cases.size();
   std::vector<double> prep_ms(n);
-  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+  const std::vector<size_t> order = WorkOrder(*run, groups);
+  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+    const size_t gi = order[k];
     std::optional<BuiltCase> base;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
       auto t = SweepClock::now();
@@ -315,7 +348,8 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   double cand_ms = MsSince(tc);
   // One run covers every case: its wall time is shared out evenly for the per-case
   // figures (the total is in the run's wall time).
-  ParallelFor(groups.size(), o.jobs, [&](size_t gi) {
+  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+    const size_t gi = order[k];
     GroupState g;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
       auto t = SweepClock::now();

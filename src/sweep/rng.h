@@ -3,10 +3,12 @@
 // differ between libstdc++ and libc++) or from libm (whose log/cos may differ in the last
 // ulp), and nothing is fused: every value is a fixed sequence of IEEE-754 +, -, *, / and
 // sqrt, each correctly rounded.
-// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed). Uniforms
-// take the top 53 bits. Normals come in Box-Muller pairs (cosine, then sine) from two
-// consecutive stream outputs, with log, cos and sin as fixed polynomials (generator
-// "av-normal/2"). The algorithm and its constants are in doc/formats/shapes-json.md
+// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed): the case
+// builder passes the group's id, or for the key/value side the input family's
+// (case_builder.h InputFamily). Uniforms take the top 53 bits. Normals come in
+// Box-Muller pairs (cosine, then sine) from two consecutive stream outputs, with log, cos
+// and sin as fixed polynomials. The generator's name, "av-normal/3", covers both the
+// algorithm and the stream keys: /2 had the same normals, keyed every stream by the case. The algorithm and its constants are in doc/formats/shapes-json.md
 // ("Inputs"); changing it changes every generated input, so tests pin it: golden values
 // (SweepRngTest in rng_test.cc, input hashes in input_gen_test.cc) and an independent
 // numpy implementation of the documented algorithm (testdata/rng/normals.py).
@@ -19,8 +21,9 @@
 
 namespace av {
 
-// The name of the normal generator, recorded with every sweep's results.
-inline constexpr const char* kNormalGenerator = "av-normal/2";
+// The name of the input generator (normals and stream keys), recorded with every sweep's
+// results; `merge` refuses shards of two generators.
+inline constexpr const char* kNormalGenerator = "av-normal/3";
 
 // SplitMix64's output function (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
 uint64_t SplitMix64Mix(uint64_t x);

@@ -1,8 +1,12 @@
 #include "sweep/shard_plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
+#include <string>
 
+#include "sweep/case_builder.h"
 #include "sweep/op_schema.h"
 
 namespace av {
@@ -53,22 +57,65 @@ ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count) {
   for (const CaseSpec& c : all) groups = std::max(groups, c.group_index + 1);
   std::vector<double> cost(static_cast<size_t>(groups), 0);
   std::vector<int64_t> members(static_cast<size_t>(groups), 0);
+  double total = 0;
   for (const CaseSpec& c : all) {
-    cost[static_cast<size_t>(c.group_index)] += EstimateCaseFlops(c);
+    const double f = EstimateCaseFlops(c);
+    cost[static_cast<size_t>(c.group_index)] += f;
+    total += f;
     ++members[static_cast<size_t>(c.group_index)];
   }
-  std::vector<int64_t> order(static_cast<size_t>(groups));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return cost[static_cast<size_t>(a)] > cost[static_cast<size_t>(b)];
-  });
+  // Families: the groups of one input family, in expansion order (a group with no
+  // key/value side is a family of its own).
+  std::vector<std::vector<int64_t>> families;
+  std::map<std::string, size_t> family_of;
+  for (const CaseSpec& c : all) {
+    if (c.kind != VariantKind::kBase) continue;
+    const std::string key = InputFamily(c);
+    auto [it, fresh] = family_of.try_emplace(key.empty() ? "group " + c.id : key, families.size());
+    if (fresh) families.emplace_back();
+    families[it->second].push_back(c.group_index);
+  }
+  // Pieces: a family whose cost is more than half a shard's share is cut into the fewest
+  // runs of consecutive groups of at most about that, each group going to the run its
+  // cost's midpoint falls in. Half a share leaves LPT room to balance; each piece
+  // generates its family's caches once.
+  const double cap = total / plan.shard_count / 2;
+  std::vector<std::vector<int64_t>> pieces;
+  for (const std::vector<int64_t>& fam : families) {
+    double fam_cost = 0;
+    for (int64_t g : fam) fam_cost += cost[static_cast<size_t>(g)];
+    const int64_t k =
+        cap > 0 ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(fam_cost / cap))) : 1;
+    const size_t first = pieces.size();
+    pieces.resize(first + static_cast<size_t>(k));
+    double before = 0;
+    for (int64_t g : fam) {
+      const double c = cost[static_cast<size_t>(g)];
+      const int64_t at = std::min<int64_t>(
+          k - 1, static_cast<int64_t>((before + c / 2) / (fam_cost / static_cast<double>(k))));
+      pieces[first + static_cast<size_t>(at)].push_back(g);
+      before += c;
+    }
+    pieces.erase(std::remove_if(pieces.begin() + static_cast<std::ptrdiff_t>(first), pieces.end(),
+                                [](const std::vector<int64_t>& p) { return p.empty(); }),
+                 pieces.end());
+  }
+  std::vector<double> piece_cost(pieces.size(), 0);
+  for (size_t p = 0; p < pieces.size(); ++p)
+    for (int64_t g : pieces[p]) piece_cost[p] += cost[static_cast<size_t>(g)];
+  std::vector<size_t> order(pieces.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return piece_cost[a] > piece_cost[b]; });
   plan.shard_of_group.assign(static_cast<size_t>(groups), 0);
-  for (int64_t g : order) {
+  for (size_t p : order) {
     const size_t s = static_cast<size_t>(std::min_element(plan.flops.begin(), plan.flops.end()) -
                                          plan.flops.begin());
-    plan.shard_of_group[static_cast<size_t>(g)] = static_cast<int>(s);
-    plan.flops[s] += cost[static_cast<size_t>(g)];
-    plan.cases[s] += members[static_cast<size_t>(g)];
+    for (int64_t g : pieces[p]) {
+      plan.shard_of_group[static_cast<size_t>(g)] = static_cast<int>(s);
+      plan.cases[s] += members[static_cast<size_t>(g)];
+    }
+    plan.flops[s] += piece_cost[p];
   }
   return plan;
 }

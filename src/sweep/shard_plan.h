@@ -24,9 +24,13 @@ struct ShardPlan {
   std::vector<int64_t> cases;       // cases per shard (variants included)
 };
 
-// Longest-processing-time-first: the costliest group goes to the least loaded shard (ties:
-// the lower group index, then the lower shard), so the plan depends only on the expansion
-// and N. `all` is the full expansion in order (groups contiguous, base case first).
+// Longest-processing-time-first over pieces of input families (InputFamily: the groups
+// that share a paged cache): the costliest piece goes to the least loaded shard (ties:
+// the earlier piece, then the lower shard), so the plan depends only on the expansion and
+// N. A family goes whole to one shard unless it costs more than half a shard's share;
+// then it is cut into runs of consecutive groups of about that, so each shard generates
+// a family's caches at most once per piece it holds. `all` is the full expansion in
+// order (groups contiguous, base case first).
 ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count);
 
 }  // namespace av

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent numpy implementation of attnverify's normal generator "av-normal/2",
+"""An independent numpy implementation of the normals of attnverify's generator "av-normal/3",
 written from doc/formats/shapes-json.md ("Inputs"), not from the C++ source.
 
 Usage: normals.py KEY COUNTER PAIRS OUT
