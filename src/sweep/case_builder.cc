@@ -45,11 +45,29 @@ std::string KvId(const CaseSpec& spec) {
   return id + "." + std::string(DTypeName(spec.dtype));
 }
 
+// A GEMM operand's id (InputFamily's for b): "<sweep>.<a|b>.<m|n>=….k=….generator=…",
+// then fp8_gemm's ue8m0 or gemm's padded, then the dtype. An operand depends on its own
+// rows and k, not on the other operand's rows.
+std::string OperandId(const CaseSpec& spec, const std::string& name) {
+  const SweepOp* op = FindSweepOp(spec.op);
+  if (op == nullptr) return "";
+  const CaseParams p(*op, spec.params);
+  const char* rows = name == "a" ? "m" : "n";
+  std::string id = spec.sweep + "." + name + "." + rows + "=" + std::to_string(p.Int(rows)) +
+                   ".k=" + std::to_string(p.Int("k")) + ".generator=" + p.String("generator");
+  const char* flag = spec.op == "fp8_gemm" ? "ue8m0" : "padded";
+  id += std::string(".") + flag + "=" + (p.Bool(flag) ? "true" : "false");
+  return id + "." + std::string(DTypeName(spec.dtype));
+}
+
 // Builds the inputs of one case; members are the case's knobs.
 class Builder {
  public:
   Builder(const CaseSpec& spec, SharedInputs* shared)
-      : spec_(spec), op_(*FindSweepOp(spec.op)), p_(op_, spec.params), shared_(shared),
+      : spec_(spec),
+        op_(*FindSweepOp(spec.op)),
+        p_(op_, spec.params),
+        shared_(shared),
         kv_id_(KvId(spec)) {}
 
   // Keyed by the group (the base case's id), so that invariance variants see the base
@@ -88,23 +106,38 @@ class Builder {
     out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
   }
 
-  // A key/value tensor (Float's, from KvStream sources): taken from the family's shared
-  // set when there is one, else generated. The key names everything the bytes depend on.
-  void KvFloat(const std::string& name, DType dtype, const Shape& shape, bool padded,
-               const std::function<Source()>& src, const GenRowMask& mask) {
-    if (shared_ == nullptr) return Float(name, dtype, shape, padded, src(), mask);
+  // A tensor shared by the cases whose `id` (an input family's key/value side, or a GEMM
+  // operand) is the same: Float's, taken from the run's SharedInputs when there is one,
+  // else generated. The key names everything else the bytes depend on.
+  Status SharedFloat(const std::string& id, const std::string& name, DType dtype,
+                     const Shape& shape, bool padded, const std::function<Source()>& src,
+                     const GenRowMask& mask) {
     Shape storage = shape;
     if (padded && !storage.empty()) storage.back() += kRowPadding;
-    // The seed too: StreamKey takes it apart from kv_key_.
-    std::string key = kv_key_ + "/s" + std::to_string(spec_.seed) + "/" + name + "/" +
-                      std::string(DTypeName(dtype)) + ShapeToString(storage) + "/" +
-                      ShapeToString(shape);
-    Tensor t = shared_->GetOrMake(key, [&] {
+    auto make = [&]() -> Result<NamedTensors> {
       Source s = src();
-      return GenerateFloatTensor(s.rng, s.values, dtype, shape, storage, mask);
-    });
-    out_.file_tensors.emplace_back(name, std::move(t));
+      return NamedTensors{
+          {name, GenerateFloatTensor(s.rng, s.values, dtype, shape, storage, mask)}};
+    };
+    AV_ASSIGN_OR_RETURN(NamedTensors t,
+                        Shared(id + "/" + name + "/" + std::string(DTypeName(dtype)) +
+                                   ShapeToString(storage) + "/" + ShapeToString(shape),
+                               make));
+    out_.file_tensors.emplace_back(name, std::move(t.front().second));
     out_.layouts.push_back(InputLayout{name, dtype, shape, storage});
+    return Status::Ok();
+  }
+  Status KvFloat(const std::string& name, DType dtype, const Shape& shape, bool padded,
+                 const std::function<Source()>& src, const GenRowMask& mask) {
+    return SharedFloat(kv_key_, name, dtype, shape, padded, src, mask);
+  }
+
+  // make()'s tensors, through the run's SharedInputs when there is one. The seed goes
+  // into the key here: the streams take it apart from their id.
+  Result<NamedTensors> Shared(const std::string& key,
+                              const std::function<Result<NamedTensors>()>& make) {
+    if (shared_ == nullptr) return make();
+    return shared_->GetOrMake(key + "/s" + std::to_string(spec_.seed), make);
   }
 
   void Ints(const std::string& name, const Shape& shape, const std::vector<int64_t>& values) {
@@ -249,8 +282,10 @@ class Builder {
         ck.push_back(ck.back() + klen[static_cast<size_t>(i)]);
       }
       Float("q", dt, {cq.back(), h_q, d}, padded, q);
-      KvFloat("k", dt, {ck.back(), h_kv, d}, padded, [&] { return KValues("k", d, true); }, nullptr);
-      KvFloat("v", dt, {ck.back(), h_kv, dv}, padded, [&] { return VValues("v", true); }, nullptr);
+      AV_RETURN_IF_ERROR(KvFloat(
+          "k", dt, {ck.back(), h_kv, d}, padded, [&] { return KValues("k", d, true); }, nullptr));
+      AV_RETURN_IF_ERROR(KvFloat(
+          "v", dt, {ck.back(), h_kv, dv}, padded, [&] { return VValues("v", true); }, nullptr));
       Ints("cu_seqlens_q", {b + 1}, cq);
       Ints("cu_seqlens_k", {b + 1}, ck);
       Output("o", dt, {cq.back(), h_q, dv});
@@ -266,8 +301,10 @@ class Builder {
       GenRowMask in_length = [&klen](int64_t i0, int64_t i1) {
         return i1 < klen[static_cast<size_t>(i0)];
       };
-      KvFloat("k", dt, {b, s_k, h_kv, d}, padded, [&] { return KValues("k", d, true); }, in_length);
-      KvFloat("v", dt, {b, s_k, h_kv, dv}, padded, [&] { return VValues("v", true); }, in_length);
+      AV_RETURN_IF_ERROR(KvFloat(
+          "k", dt, {b, s_k, h_kv, d}, padded, [&] { return KValues("k", d, true); }, in_length));
+      AV_RETURN_IF_ERROR(KvFloat(
+          "v", dt, {b, s_k, h_kv, dv}, padded, [&] { return VValues("v", true); }, in_length));
       if (!full) Ints("seqlens_k", {b}, klen);
     } else {  // paged
       int64_t page = p_.Int("page_size");
@@ -278,10 +315,12 @@ class Builder {
       GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
         return i1 < pg.valid_keys[static_cast<size_t>(i0)];
       };
-      KvFloat("k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded,
-              [&] { return KValues("k_cache", d, true); }, in_page);
-      KvFloat("v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded,
-              [&] { return VValues("v_cache", true); }, in_page);
+      AV_RETURN_IF_ERROR(KvFloat(
+          "k_cache", dt, {pg.num_blocks, page, h_kv, d}, padded,
+          [&] { return KValues("k_cache", d, true); }, in_page));
+      AV_RETURN_IF_ERROR(KvFloat(
+          "v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded,
+          [&] { return VValues("v_cache", true); }, in_page));
       Ints("block_table", {b, pg.max_blocks}, pg.table);
       Ints("seqlens_k", {b}, klen);
     }
@@ -302,8 +341,9 @@ class Builder {
     GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
       return i1 < pg.valid_keys[static_cast<size_t>(i0)];
     };
-    KvFloat("k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"),
-            [&] { return KValues("k_cache", d, true); }, in_page);
+    AV_RETURN_IF_ERROR(KvFloat(
+        "k_cache", dt, {pg.num_blocks, page, h_kv, d}, p_.Bool("padded"),
+        [&] { return KValues("k_cache", d, true); }, in_page));
     Ints("block_table", {b, pg.max_blocks}, pg.table);
     Ints("cache_seqlens", {b}, klen);
     Output("o", dt, {b, s_q, h_q, dv});
@@ -312,49 +352,62 @@ class Builder {
   }
 
   // DeepGEMM's inputs: float32 operands quantised by the reference's fp8_quant (per
-  // token for a, 128x128 blocks for b).
+  // token for a, 128x128 blocks for b). Each operand is drawn from its own id
+  // (OperandId), so every m of one (n, k) shares b.
   Status Fp8Gemm() {
-    int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
-    bool saturating = p_.String("generator") == "fp8_saturating";
-    for (auto [name, rows, gran, scale_name] :
-         {std::tuple{"a", m, "token", "sa"}, std::tuple{"b", n, "block", "sb"}}) {
-      Rng rng = Stream(name);
-      Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
-      std::vector<double> z(static_cast<size_t>(k));
-      for (int64_t r = 0; r < rows; ++r) {
-        rng.Normals(z.data(), k);
-        for (int64_t c = 0; c < k; ++c) {
-          double v = z[static_cast<size_t>(c)];
-          if (saturating) {
-            // One huge value per 128-group pushes its neighbours towards e4m3's
-            // subnormals; every 7th row is zero (scale clamps at amax 1e-4); some values
-            // sit exactly at +-448 times the scale.
-            if (c % 128 == r % 128) v *= 1000;
-            if (r % 7 == 3) v = 0;
-            if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 1000 * 4;
+    const int64_t k = p_.Int("k");
+    const bool saturating = p_.String("generator") == "fp8_saturating";
+    for (const char* name : {"a", "b"}) {
+      const bool is_a = name[0] == 'a';
+      const int64_t rows = p_.Int(is_a ? "m" : "n");
+      const std::string id = OperandId(spec_, name), scale_name = is_a ? "sa" : "sb";
+      auto make = [&]() -> Result<NamedTensors> {
+        Rng rng(StreamKey(id, name, spec_.seed));
+        Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
+        std::vector<double> z(static_cast<size_t>(k));
+        for (int64_t r = 0; r < rows; ++r) {
+          rng.Normals(z.data(), k);
+          for (int64_t c = 0; c < k; ++c) {
+            double v = z[static_cast<size_t>(c)];
+            if (saturating) {
+              // One huge value per 128-group pushes its neighbours towards e4m3's
+              // subnormals; every 7th row is zero (scale clamps at amax 1e-4); some values
+              // sit exactly at +-448 times the scale.
+              if (c % 128 == r % 128) v *= 1000;
+              if (r % 7 == 3) v = 0;
+              if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 1000 * 4;
+            }
+            float f = static_cast<float>(v);
+            std::memcpy(x.mutable_data() + 4 * (r * k + c), &f, 4);
           }
-          float f = static_cast<float>(v);
-          std::memcpy(x.mutable_data() + 4 * (r * k + c), &f, 4);
         }
-      }
-      OpParams qp;
-      qp.Set("granularity", gran);
-      qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");
-      AV_ASSIGN_OR_RETURN(NamedTensors q, RunReferenceOp("fp8_quant", {{"x", x}}, qp));
+        OpParams qp;
+        qp.Set("granularity", is_a ? "token" : "block");
+        qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");
+        return RunReferenceOp("fp8_quant", {{"x", x}}, qp);
+      };
+      AV_ASSIGN_OR_RETURN(NamedTensors q, Shared(id + "/quantised", make));
       for (auto& [qname, t] : q) {
-        std::string as = qname == "data" ? std::string(name) : std::string(scale_name);
+        std::string as = qname == "data" ? std::string(name) : scale_name;
         out_.layouts.push_back(InputLayout{as, t.dtype(), t.shape(), t.shape()});
         out_.file_tensors.emplace_back(as, t);
       }
     }
-    Output("d", DType::kBF16, {m, n});
+    Output("d", DType::kBF16, {p_.Int("m"), p_.Int("n")});
     return Status::Ok();
   }
 
   Status Gemm() {
     int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
-    Float("a", spec_.dtype, {m, k}, p_.Bool("padded"), VValues("a", false));
-    Float("b", spec_.dtype, {n, k}, p_.Bool("padded"), VValues("b", false));
+    for (auto [name, rows] : {std::pair{"a", m}, std::pair{"b", n}}) {
+      const std::string id = OperandId(spec_, name);
+      AV_RETURN_IF_ERROR(SharedFloat(
+          id, name, spec_.dtype, {rows, k}, p_.Bool("padded"),
+          [&] {
+            return Source{Rng(StreamKey(id, name, spec_.seed)), GenValues{1.0, {}}};
+          },
+          nullptr));
+    }
     Output("d", spec_.dtype, {m, n});
     return Status::Ok();
   }
@@ -415,25 +468,28 @@ class Builder {
 }  // namespace
 
 std::string InputFamily(const CaseSpec& spec) {
-  std::string kv = KvId(spec);
-  return kv.empty() ? kv : kv + ".s" + std::to_string(spec.seed);
+  std::string id = spec.op == "gemm" || spec.op == "fp8_gemm" ? OperandId(spec, "b") : KvId(spec);
+  return id.empty() ? id : id + ".s" + std::to_string(spec.seed);
 }
 
 struct SharedInputs::Entry {
-  std::mutex mu;  // held while the tensor is made
+  std::mutex mu;  // held while the tensors are made
   bool ready = false;
-  Tensor tensor;
+  NamedTensors tensors;
+  int64_t bytes = 0;
 };
 
-SharedInputs::SharedInputs(size_t max_tensors, int64_t max_bytes)
-    : max_tensors_(std::max<size_t>(max_tensors, 1)), max_bytes_(max_bytes) {}
+SharedInputs::SharedInputs(size_t max_entries, int64_t max_bytes)
+    : max_entries_(std::max<size_t>(max_entries, 1)), max_bytes_(max_bytes) {}
 SharedInputs::~SharedInputs() = default;
 
-Tensor SharedInputs::GetOrMake(const std::string& key, const std::function<Tensor()>& make) {
+Result<NamedTensors> SharedInputs::GetOrMake(const std::string& key,
+                                             const std::function<Result<NamedTensors>()>& make) {
   std::shared_ptr<Entry> e;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = std::find_if(lru_.begin(), lru_.end(), [&](const auto& kv) { return kv.first == key; });
+    auto it =
+        std::find_if(lru_.begin(), lru_.end(), [&](const auto& kv) { return kv.first == key; });
     if (it != lru_.end()) {
       e = it->second;
       lru_.splice(lru_.begin(), lru_, it);
@@ -442,29 +498,35 @@ Tensor SharedInputs::GetOrMake(const std::string& key, const std::function<Tenso
       lru_.emplace_front(key, e);
     }
   }
-  // ready and tensor are written under both locks: read under either.
+  // ready, tensors and bytes are written under both locks: read under either.
   std::lock_guard<std::mutex> making(e->mu);
   if (!e->ready) {
-    Tensor t = make();  // without mu_: other keys go on
+    Result<NamedTensors> made = make();  // without mu_: other keys go on
     std::lock_guard<std::mutex> lock(mu_);
-    e->tensor = t;
+    if (!made.ok()) {
+      // Not kept: the next asker tries again (and most likely fails the same way).
+      lru_.remove_if([&](const auto& kv) { return kv.second == e; });
+      return made.status();
+    }
+    e->tensors = *made;
+    for (const auto& [name, t] : e->tensors) e->bytes += static_cast<int64_t>(t.nbytes());
     e->ready = true;
     ++made_;
     Evict();
-    return t;
+    return made;
   }
   std::lock_guard<std::mutex> lock(mu_);
   ++reused_;
-  return e->tensor;
+  return e->tensors;
 }
 
 void SharedInputs::Evict() {
   int64_t bytes = 0;
   size_t kept = 0;
   for (auto it = lru_.begin(); it != lru_.end();) {
-    const int64_t size = it->second->ready ? it->second->tensor.nbytes() : 0;
+    const int64_t size = it->second->ready ? it->second->bytes : 0;
     // Entries still being made stay (their maker holds them); the most recent always stays.
-    const bool over = kept >= max_tensors_ || (kept > 0 && bytes + size > max_bytes_);
+    const bool over = kept >= max_entries_ || (kept > 0 && bytes + size > max_bytes_);
     if (over && it->second->ready) {
       it = lru_.erase(it);
       continue;

@@ -61,39 +61,42 @@ struct BuiltCase {
 // than 2 GiB of inputs); Ok when BuildCase can run.
 Status CheckCaseConstraints(const CaseSpec& spec);
 
-// The input family of a case: what its key/value side (sequence lengths, page table,
-// K and V caches) depends on. For mla_decode and attention that is the sweep, dtype,
-// seed and every parameter but the query side's (h_q, s_q, causal, windows, softcap; for
-// attention h_kv as resolved, so h_q stays in when h_kv follows it). Cases of one family
-// draw the key/value side from the same streams, so every (h_q, s_q) of one (b, s_k,
-// lengths, seed) sees the same paged cache (doc/formats/shapes-json.md), generated once
-// when they share a SharedInputs. Ops with no key/value side: "" (each case its own).
+// The input family of a case: the cases that share its largest inputs. For mla_decode
+// and attention that is the key/value side (sequence lengths, page table, K and V
+// caches), which depends on the sweep, dtype, seed and every parameter but the query
+// side's (h_q, s_q, causal, windows, softcap; attention's h_kv as resolved, so h_q stays
+// in when h_kv follows it): every (h_q, s_q) of one (b, s_k, lengths, seed) sees the same
+// paged cache. For fp8_gemm and gemm it is operand b, which depends on (n, k), not m
+// (operand a is drawn from its own (m, k) id the same way). Cases of one family draw
+// those inputs from the same streams (doc/formats/shapes-json.md) and generate them once
+// when they share a SharedInputs. Sparse attention: "" (each case its own).
 std::string InputFamily(const CaseSpec& spec);
 
-// Key/value tensors generated once and handed to every case of their family that asks:
-// a bounded, least-recently-used set (at most `max_tensors`, and `max_bytes` unless one
-// tensor alone is larger). A tensor handed out shares its buffer; nobody writes it (a
-// permutation variant rewrites a copy). Any thread: two threads asking for one key get
-// one generation, the second waiting for the first.
+// Inputs generated once and handed to every case that asks for the same key: a bounded,
+// least-recently-used set (at most `max_entries`, and `max_bytes` unless one entry alone
+// is larger). Tensors handed out share their buffers; nobody writes them (a permutation
+// variant rewrites a copy). Any thread: two threads asking for one key get one
+// generation, the second waiting for the first. A failed make() is returned, not kept.
 class SharedInputs {
  public:
-  SharedInputs(size_t max_tensors, int64_t max_bytes);
+  SharedInputs(size_t max_entries, int64_t max_bytes);
   ~SharedInputs();
   SharedInputs(const SharedInputs&) = delete;
   SharedInputs& operator=(const SharedInputs&) = delete;
 
-  // The tensor kept under `key`, else make()'s, kept.
-  Tensor GetOrMake(const std::string& key, const std::function<Tensor()>& make);
+  // The tensors kept under `key`, else make()'s, kept.
+  Result<NamedTensors> GetOrMake(const std::string& key,
+                                 const std::function<Result<NamedTensors>()>& make);
 
-  int64_t made() const;    // tensors generated
-  int64_t reused() const;  // tensors handed out again
+  int64_t made() const;    // entries generated
+  int64_t reused() const;  // entries handed out again
 
  private:
   struct Entry;
   void Evict();  // with mu_ held
   mutable std::mutex mu_;
   std::list<std::pair<std::string, std::shared_ptr<Entry>>> lru_;  // most recent first
-  size_t max_tensors_;
+  size_t max_entries_;
   int64_t max_bytes_;
   int64_t made_ = 0, reused_ = 0;
 };

@@ -93,9 +93,10 @@ CaseRunner::CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, Nu
       written_(run->cases.size()),
       owner_(run->cases.size()),
       intact_(run->cases.size(), false),
-      // Two tensors per worker (K and V), and no more than two largest MLA caches held
-      // between cases (a b=64, s_k=4096 bf16 cache is about 300 MB).
-      shared_(2 * static_cast<size_t>(std::max(o.jobs, 1)), int64_t{768} << 20) {}
+      // Two entries per worker (K and V, or a GEMM's two operands), and about one of the
+      // largest held between cases: the full grid's b=64, s_k=4096 bf16 MLA cache is
+      // about 300 MB. The work order runs a family's cases together, so one is enough.
+      shared_(2 * static_cast<size_t>(std::max(o.jobs, 1)), int64_t{384} << 20) {}
 
 void CaseRunner::Fail(CaseResult& r, const std::string& reason, const std::string& verdict) {
   r.verdict = verdict;

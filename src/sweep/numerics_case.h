@@ -48,9 +48,11 @@ class CaseRunner {
   // Builds and writes case i of the group whose base case is `base_index`. `base` caches
   // the group's unvaried inputs: variants on the base case's inputs reuse them (a
   // permutation rewrites a copy) instead of generating them again; seed variants build
-  // their own. Key/value inputs come from the run's SharedInputs, so cases of one input
-  // family (InputFamily: every h_q and s_q of a paged cache) generate them once. A variant whose inputs are the base's bytes (num_splits, rerun) links to
-  // the base's file while that file is known intact. False on an error (first_error).
+  // their own. Shared inputs come from the run's SharedInputs, so cases of one input
+  // family (InputFamily: every h_q and s_q of a paged cache, every m of a GEMM's b)
+  // generate them once. A variant whose inputs are the base's bytes (num_splits, rerun)
+  // links to the base's file while that file is known intact. False on an error
+  // (first_error).
   bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base);
 
   // One candidate run ({cases} = `cases`, {case_dir}, {out_dir}); in the sandbox it may

@@ -54,10 +54,12 @@ TEST(ShardPlanTest, EveryGroupGoesToOneShardWithItsVariants) {
 
 TEST(ShardPlanTest, CostNotCountIsBalanced) {
   // One big group and many small ones: round-robin would put the big one beside a third of
-  // the small ones; the plan gives it a shard of its own.
+  // the small ones; the plan gives it a shard of its own. (Each small group has its own n,
+  // so each is an input family of its own: one family's groups would stay together.)
   std::vector<CaseSpec> all;
   all.push_back(Case("gemm", {{"m", 2048}, {"n", 2048}, {"k", 2048}}, 0));
-  for (int g = 1; g <= 30; ++g) all.push_back(Case("gemm", {{"m", 256}, {"n", 256}, {"k", 256}}, g));
+  for (int g = 1; g <= 30; ++g)
+    all.push_back(Case("gemm", {{"m", 256}, {"n", 256 + g}, {"k", 256}}, g));
   ShardPlan plan = PlanShards(all, 3);
   const int big = plan.shard_of_group[0];
   EXPECT_EQ(plan.cases[static_cast<size_t>(big)], 1);

@@ -1,9 +1,10 @@
 // Tests of the key/value side shared by an input family (case_builder.h InputFamily,
 // SharedInputs): every (h_q, s_q) of one paged cache gets the same cache, block table and
 // lengths bytes; a length s_q's floor raises gives that case its own; building through
-// a SharedInputs gives the bytes building alone does, generating each cache once; the
-// set is bounded and makes a key once when two threads ask at the same time; and the
-// shard plan keeps a family on one shard unless it is too big to balance.
+// a SharedInputs gives the bytes building alone does, generating each cache once; every
+// m of a GEMM shares operand b and every n operand a; the set is bounded, makes a key
+// once when two threads ask at the same time and keeps no failure; and the shard plan
+// keeps a family on one shard unless it is too big to balance.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -114,7 +115,9 @@ TEST(SharedInputsTest, ALengthTheQueryFloorRaisesGetsItsOwnCache) {
         reached.insert({table.At<int32_t>(std::vector<int64_t>{i, j / 16}), j % 16});
     for (int64_t p = 0; p < k.dim(0); ++p)
       for (int64_t s = 0; s < 16; ++s)
-        EXPECT_EQ(std::isnan(k.GetDouble(std::vector<int64_t>{p, s, 0, 0})), reached.count({p, s}) == 0) << p << " " << s;
+        EXPECT_EQ(std::isnan(k.GetDouble(std::vector<int64_t>{p, s, 0, 0})),
+                  reached.count({p, s}) == 0)
+            << p << " " << s;
   }
 }
 
@@ -170,39 +173,85 @@ TEST(SharedInputsTest, BuildingThroughTheSetGivesTheSameBytesAndGeneratesOnce) {
 
 TEST(SharedInputsTest, TheSetIsBoundedAndMakesAKeyOnceUnderThreads) {
   auto make = [](std::atomic<int>* calls, int64_t n) {
-    return [calls, n] {
+    return [calls, n]() -> Result<NamedTensors> {
       ++*calls;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      return Tensor::Zeros(DType::kF32, {n});
+      return NamedTensors{{"t", Tensor::Zeros(DType::kF32, {n})}};
     };
+  };
+  auto data = [](const Result<NamedTensors>& r) {
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r->front().second.data() : nullptr;
   };
   std::atomic<int> calls{0};
   SharedInputs one(1, int64_t{1} << 20);
-  Tensor a = one.GetOrMake("a", make(&calls, 4));
-  one.GetOrMake("b", make(&calls, 4));  // evicts a
-  Tensor again = one.GetOrMake("a", make(&calls, 4));
+  const std::byte* a = data(one.GetOrMake("a", make(&calls, 4)));
+  data(one.GetOrMake("b", make(&calls, 4)));  // evicts a
+  Result<NamedTensors> again = one.GetOrMake("a", make(&calls, 4));
   EXPECT_EQ(calls.load(), 3);
-  EXPECT_NE(a.data(), again.data());
+  EXPECT_NE(a, data(again));
   // By bytes: two 1 KiB tensors under a 1.5 KiB budget keep only the newer; one tensor
   // over the budget is still kept (the most recent always is).
   SharedInputs small(8, 1536);
-  small.GetOrMake("x", make(&calls, 256));
-  small.GetOrMake("y", make(&calls, 256));
-  small.GetOrMake("y", make(&calls, 256));
-  small.GetOrMake("x", make(&calls, 256));
+  for (const char* key : {"x", "y", "y", "x"}) data(small.GetOrMake(key, make(&calls, 256)));
   EXPECT_EQ(small.made(), 3);
   EXPECT_EQ(small.reused(), 1);
+  // A failed make is returned and not kept: the next asker makes it again.
+  int failures = 0;
+  auto failing = [&]() -> Result<NamedTensors> {
+    ++failures;
+    return Internal("no");
+  };
+  EXPECT_FALSE(small.GetOrMake("z", failing).ok());
+  EXPECT_FALSE(small.GetOrMake("z", failing).ok());
+  EXPECT_EQ(failures, 2);
   // Four threads ask for one key at once: one generation, one buffer.
   calls = 0;
   SharedInputs shared(4, int64_t{1} << 20);
   std::vector<const std::byte*> seen(4);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
-    threads.emplace_back([&, t] { seen[static_cast<size_t>(t)] = shared.GetOrMake("k", make(&calls, 8)).data(); });
+    threads.emplace_back(
+        [&, t] { seen[static_cast<size_t>(t)] = data(shared.GetOrMake("k", make(&calls, 8))); });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(calls.load(), 1);
   for (const std::byte* p : seen) EXPECT_EQ(p, seen[0]);
   EXPECT_EQ(shared.reused(), 3);
+}
+
+TEST(SharedInputsTest, EveryMOfAGemmSharesOperandBAndEveryNOperandA) {
+  std::vector<CaseSpec> all = Expand(R"({"version": 1, "sweeps": [
+    {"name": "f", "op": "fp8_gemm", "cases": [{"m": 1, "n": 256, "k": 256}, {"m": 130, "n": 256, "k": 256},
+                                             {"m": 130, "n": 384, "k": 256}],
+     "generators": ["randn", "fp8_saturating"]},
+    {"name": "g", "op": "gemm", "cases": [{"m": 3, "n": 5, "k": 33}, {"m": 7, "n": 5, "k": 33}], "dtypes": ["f32"]}]})");
+  ASSERT_EQ(all.size(), 8u);
+  SharedInputs shared(16, int64_t{1} << 30);
+  std::map<std::string, BuiltCase> built;
+  for (const CaseSpec& c : all) {
+    auto alone = BuildCase(c), through = BuildCase(c, &shared);
+    ASSERT_TRUE(alone.ok() && through.ok()) << c.id;
+    EXPECT_EQ(AllBytes(*alone), AllBytes(*through)) << c.id;
+    built.emplace(c.id, std::move(*alone));
+  }
+  auto get = [&](const std::string& id) -> const BuiltCase& { return built.at(id); };
+  for (const char* gen : {"randn", "fp8_saturating"}) {
+    const std::string g = std::string(".generator=") + gen;
+    const BuiltCase& m1 = get("f.generator=" + std::string(gen) + ".k=256.m=1.n=256.f8_e4m3fn.s0");
+    const BuiltCase& m130 =
+        get("f.generator=" + std::string(gen) + ".k=256.m=130.n=256.f8_e4m3fn.s0");
+    const BuiltCase& n384 =
+        get("f.generator=" + std::string(gen) + ".k=256.m=130.n=384.f8_e4m3fn.s0");
+    EXPECT_EQ(Bytes(m1, "b"), Bytes(m130, "b")) << g;
+    EXPECT_EQ(Bytes(m1, "sb"), Bytes(m130, "sb")) << g;
+    EXPECT_EQ(Bytes(m130, "a"), Bytes(n384, "a")) << g;
+    EXPECT_EQ(Bytes(m130, "sa"), Bytes(n384, "sa")) << g;
+    EXPECT_NE(Bytes(m130, "b"), Bytes(n384, "b").substr(0, Bytes(m130, "b").size())) << g;
+  }
+  EXPECT_EQ(Bytes(get("g.k=33.m=3.n=5.f32.s0"), "b"), Bytes(get("g.k=33.m=7.n=5.f32.s0"), "b"));
+  // Made once each: fp8 a (m 1, 130) and b (n 256, 384) per generator, gemm a twice, b once.
+  EXPECT_EQ(shared.made(), 2 * 4 + 3);
+  EXPECT_EQ(shared.reused(), 2 * 2 + 1);
 }
 
 TEST(SharedInputsTest, ShardsKeepAFamilyTogetherUnlessItIsTooBigToBalance) {
