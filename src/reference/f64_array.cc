@@ -1,5 +1,7 @@
 #include "reference/f64_array.h"
 
+#include <algorithm>
+
 namespace av {
 
 F64Array F64Array::Zeros(Shape shape) {
@@ -26,6 +28,24 @@ Tensor F64Array::ToTensor(DType dtype) const {
   const size_t size = DTypeSize(dtype);
   for (size_t i = 0; i < data.size(); ++i) StoreFromDouble(dtype, data[i], dst + i * size);
   return t;
+}
+
+Tensor ConvertTensor(const Tensor& tensor, DType dtype) {
+  Tensor out = Tensor::Zeros(dtype, tensor.shape());
+  if (out.numel() == 0) return out;
+  const Tensor c = tensor.is_contiguous() ? tensor : tensor.Contiguous();
+  const int64_t in_size = static_cast<int64_t>(c.element_size());
+  const size_t out_size = DTypeSize(dtype);
+  std::byte* dst = out.mutable_data();
+  constexpr int64_t kChunk = 4096;
+  double buf[kChunk];
+  for (int64_t at = 0; at < c.numel(); at += kChunk) {
+    const int64_t n = std::min(kChunk, c.numel() - at);
+    LoadAsDouble(c.dtype(), c.data() + at * in_size, in_size, n, buf);
+    for (int64_t i = 0; i < n; ++i)
+      StoreFromDouble(dtype, buf[i], dst + static_cast<size_t>(at + i) * out_size);
+  }
+  return out;
 }
 
 F64Array LoadF64(const Tensor& tensor) {

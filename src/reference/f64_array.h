@@ -67,6 +67,10 @@ struct F64Array {
 // Copies any tensor (any dtype, any strides) into float64.
 F64Array LoadF64(const Tensor& tensor);
 
+// LoadF64(tensor).ToTensor(dtype), bit for bit, through a small buffer instead of a whole
+// float64 copy: a 4096 x 24576 GEMM result converts with its two tensors alive, not three.
+Tensor ConvertTensor(const Tensor& tensor, DType dtype);
+
 // Reads an integer tensor (i8..i64, u8) as int64; InvalidInput naming `what` for any
 // other dtype, so a float index tensor is refused rather than truncated.
 Result<std::vector<int64_t>> LoadIndices(const Tensor& tensor, const std::string& what);

@@ -558,7 +558,7 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
     const bool fast_result =
         impl.kind == ImplKind::kFast && t.dtype() == DType::kF32 && op_name != "fp8_quant";
     const bool convert = t.dtype() == DType::kF64 || fast_result;
-    if (convert && t.dtype() != *out_dtype) t = LoadF64(t).ToTensor(*out_dtype);
+    if (convert && t.dtype() != *out_dtype) t = ConvertTensor(t, *out_dtype);
   }
   return out;
 }

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "reference/attention.h"
+#include "reference/f64_array.h"
 #include "reference/ref_test_util.h"
 #include "tensor/safetensors.h"
 #include "testing/test_util.h"
@@ -25,6 +28,27 @@ NamedTensors AttentionCase(std::mt19937_64& rng) {
   return {{"q", RandomTensor(rng, {2, 3, 4, 8}, DType::kF32)},
           {"k", RandomTensor(rng, {2, 5, 2, 8}, DType::kF32)},
           {"v", RandomTensor(rng, {2, 5, 2, 6}, DType::kF32)}};
+}
+
+// The result conversion streams through a buffer; it must be LoadF64().ToTensor() bit for
+// bit: widening, rounding to nearest even, NaN and infinities, strides, across chunks.
+TEST(RefOpsTest, ConvertTensorEqualsTheFloat64CopyBitForBit) {
+  std::mt19937_64 rng(77);
+  Tensor x = RandomTensor(rng, {3, 5000}, DType::kF64, -1e5, 1e5);
+  F64Array v = LoadF64(x);
+  v.data[1] = std::numeric_limits<double>::quiet_NaN();
+  v.data[4097] = -std::numeric_limits<double>::infinity();
+  v.data[9000] = 1e300;   // overflows bf16 and f32
+  v.data[9001] = 1e-310;  // a float64 subnormal, below every narrower type
+  for (DType from : {DType::kF64, DType::kF32, DType::kBF16}) {
+    const Tensor t = v.ToTensor(from);
+    auto strided = t.Slice(1, 1, 5000, 3);
+    ASSERT_TRUE(strided.ok());
+    for (const Tensor& in : {t, *strided})
+      for (DType to : {DType::kF64, DType::kF32, DType::kBF16, DType::kF16})
+        EXPECT_TRUE(BitwiseEqual(ConvertTensor(in, to), LoadF64(in).ToTensor(to)))
+            << DTypeName(from) << " -> " << DTypeName(to);
+  }
 }
 
 TEST(RefOpsTest, AttentionParamsReachTheOracle) {

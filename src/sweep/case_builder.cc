@@ -384,7 +384,8 @@ class Builder {
         OpParams qp;
         qp.Set("granularity", is_a ? "token" : "block");
         qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");
-        return RunReferenceOp("fp8_quant", {{"x", x}}, qp);
+        // The fast recipe: the oracle's bytes (fp8_quant_fast_test.cc), on every thread.
+        return RunReferenceOp("fp8_quant", {{"x", x}}, qp, RefImpl{ImplKind::kFast});
       };
       AV_ASSIGN_OR_RETURN(NamedTensors q, Shared(id + "/quantised", make));
       for (auto& [qname, t] : q) {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <regex>
@@ -287,12 +289,60 @@ std::vector<size_t> WorkOrder(const NumericsRun& run, const GroupRanges& groups)
   return order;
 }
 
+// Admission by memory: a group starts once the running groups' estimated peaks
+// (EstimateCaseBytes, the largest member's: a group's cases run one after another) and
+// its own fit kSweepMemoryBudget, or when nothing else runs. --jobs 2 then runs two MLA
+// cases side by side but never two 4096 x 24576 GEMMs.
+class MemoryGate {
+ public:
+  explicit MemoryGate(int64_t budget) : budget_(budget) {}
+
+  // Holds a group's share from construction until it goes out of scope.
+  class Hold {
+   public:
+    Hold(MemoryGate& gate, int64_t bytes) : gate_(gate), bytes_(bytes) {
+      std::unique_lock<std::mutex> lock(gate_.mu_);
+      gate_.freed_.wait(
+          lock, [&] { return gate_.in_use_ == 0 || gate_.in_use_ + bytes_ <= gate_.budget_; });
+      gate_.in_use_ += bytes_;
+    }
+    ~Hold() {
+      {
+        std::lock_guard<std::mutex> lock(gate_.mu_);
+        gate_.in_use_ -= bytes_;
+      }
+      gate_.freed_.notify_all();
+    }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    MemoryGate& gate_;
+    const int64_t bytes_;
+  };
+
+ private:
+  std::mutex mu_;
+  std::condition_variable freed_;
+  int64_t in_use_ = 0;
+  const int64_t budget_;
+};
+
+int64_t GroupBytes(const NumericsRun& run, const std::pair<size_t, size_t>& group) {
+  int64_t bytes = 0;
+  for (size_t i = group.first; i < group.second; ++i)
+    bytes = std::max(bytes, EstimateCaseBytes(run.cases[i].spec));
+  return bytes;
+}
+
 // {case_dir} / {out_dir}: one candidate run per case, `jobs` groups at a time.
 void RunEachCase(const NumericsOptions& o, const GroupRanges& groups, CaseRunner& sweep,
                  NumericsRun* run, std::vector<std::vector<InvarianceCheckResult>>* checks) {
   const std::vector<size_t> order = WorkOrder(*run, groups);
+  MemoryGate gate(kSweepMemoryBudget);
   ParallelFor(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
+    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     GroupState g;
     std::optional<BuiltCase> base;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
@@ -323,8 +373,10 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   const size_t n = run->cases.size();
   std::vector<double> prep_ms(n);
   const std::vector<size_t> order = WorkOrder(*run, groups);
+  MemoryGate gate(kSweepMemoryBudget);
   ParallelFor(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
+    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     std::optional<BuiltCase> base;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
       auto t = SweepClock::now();
@@ -350,6 +402,7 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   // figures (the total is in the run's wall time).
   ParallelFor(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
+    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     GroupState g;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
       auto t = SweepClock::now();

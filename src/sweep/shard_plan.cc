@@ -48,6 +48,35 @@ double EstimateCaseFlops(const CaseSpec& spec) {
   return std::max(flops, kCaseFloorFlops);
 }
 
+int64_t EstimateCaseBytes(const CaseSpec& spec) {
+  const SweepOp* op = FindSweepOp(spec.op);
+  if (op == nullptr) return 0;
+  const CaseParams p(*op, spec.params);
+  const double es = static_cast<double>(DTypeSize(spec.dtype));
+  double bytes = 0;
+  if (spec.op == "attention" || spec.op == "mla_decode") {
+    const double b = static_cast<double>(p.Int("b")), s_q = static_cast<double>(p.Int("s_q"));
+    const double s_k = static_cast<double>(p.Int("s_k")), h_q = static_cast<double>(p.Int("h_q"));
+    const double h_kv = static_cast<double>(p.Int("h_kv") == 0 ? p.Int("h_q") : p.Int("h_kv"));
+    const double d = static_cast<double>(p.Int("d"));
+    const double dv = p.Int("dv") > 0 ? static_cast<double>(p.Int("dv")) : d;
+    // Random lengths average s_k; MLA's cache holds K only (V is its first dv columns).
+    const double kv = b * (s_k + 64) * h_kv * (spec.op == "mla_decode" ? d : d + dv);
+    bytes = es * (b * s_q * h_q * d + kv) + (8 + es) * b * s_q * h_q * (dv + 1);
+  } else if (spec.op == "sparse_attention") {
+    const double h_q = static_cast<double>(p.Int("h_q")), s_q = static_cast<double>(p.Int("s_q"));
+    const double d = static_cast<double>(p.Int("d"));
+    bytes = es * (s_q * h_q * d + static_cast<double>(p.Int("s_kv") * p.Int("h_kv")) * d) +
+            (8 + es) * s_q * h_q * (d + 1);
+  } else if (spec.op == "gemm" || spec.op == "fp8_gemm") {
+    const double m = static_cast<double>(p.Int("m")), n = static_cast<double>(p.Int("n"));
+    const double k = static_cast<double>(p.Int("k"));
+    const double out_size = spec.op == "fp8_gemm" ? 2 : es;
+    bytes = (es + 4) * (m + n) * k + (8 + out_size + 4) * m * n;
+  }
+  return static_cast<int64_t>(bytes);
+}
+
 ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count) {
   ShardPlan plan;
   plan.shard_count = std::max(shard_count, 1);

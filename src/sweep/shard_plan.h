@@ -17,6 +17,14 @@ namespace av {
 inline constexpr double kCaseFloorFlops = 2e6;
 double EstimateCaseFlops(const CaseSpec& spec);
 
+// Estimated peak memory of the sweep for one case, in bytes: its inputs (the key/value
+// side at the longest lengths the generators draw), each output twice (the float64
+// reference and the candidate's file), and for GEMMs the fast reference's float32 operands
+// and result. A model for admission, not a measurement: `numerics` does not start a
+// group while the running ones' estimates and its own would pass kSweepMemoryBudget.
+int64_t EstimateCaseBytes(const CaseSpec& spec);
+inline constexpr int64_t kSweepMemoryBudget = int64_t{5} << 28;  // 1.25 GiB
+
 struct ShardPlan {
   int shard_count = 1;
   std::vector<int> shard_of_group;  // by CaseSpec::group_index

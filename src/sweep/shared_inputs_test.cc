@@ -4,7 +4,8 @@
 // a SharedInputs gives the bytes building alone does, generating each cache once; every
 // m of a GEMM shares operand b and every n operand a; the set is bounded, makes a key
 // once when two threads ask at the same time and keeps no failure; and the shard plan
-// keeps a family on one shard unless it is too big to balance.
+// keeps a family on one shard unless it is too big to balance; the memory model covers
+// what a case holds and keeps the full grid's largest GEMMs from running side by side.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -185,7 +186,8 @@ TEST(SharedInputsTest, TheSetIsBoundedAndMakesAKeyOnceUnderThreads) {
   };
   std::atomic<int> calls{0};
   SharedInputs one(1, int64_t{1} << 20);
-  const std::byte* a = data(one.GetOrMake("a", make(&calls, 4)));
+  Result<NamedTensors> first = one.GetOrMake("a", make(&calls, 4));  // held: its buffer lives
+  const std::byte* a = data(first);
   data(one.GetOrMake("b", make(&calls, 4)));  // evicts a
   Result<NamedTensors> again = one.GetOrMake("a", make(&calls, 4));
   EXPECT_EQ(calls.load(), 3);
@@ -280,6 +282,37 @@ TEST(SharedInputsTest, ShardsKeepAFamilyTogetherUnlessItIsTooBigToBalance) {
     // Balanced by cost: no shard more than a tenth over the mean.
     for (double f : plan.flops) EXPECT_LE(f, 1.1 * total / n) << "n=" << n;
   }
+}
+
+TEST(SharedInputsTest, TheMemoryModelCoversWhatACaseHoldsAndKeepsBigGemmsApart) {
+  std::vector<CaseSpec> all = Expand(R"({"version": 1, "sweeps": [
+    {"name": "m", "op": "mla_decode", "fixed": {"page_size": 16, "d": 40, "dv": 32},
+     "grid": {"b": [2, 9], "s_k": [20, 140], "lengths": ["random", "full", "half_empty"]}},
+    {"name": "a", "op": "attention", "fixed": {"b": 3, "s_k": 70, "s_q": 5, "h_q": 4, "d": 16, "page_size": 16},
+     "grid": {"layout": ["batched", "paged", "varlen"], "lengths": ["random", "full"]}, "dtypes": ["bf16", "f32"]},
+    {"name": "f", "op": "fp8_gemm", "cases": [{"m": 130, "n": 256, "k": 384}]},
+    {"name": "g", "op": "gemm", "cases": [{"m": 7, "n": 5, "k": 33}], "dtypes": ["f32"]}]})");
+  ASSERT_FALSE(all.empty());
+  for (const CaseSpec& c : all) {
+    auto built = BuildCase(c);
+    ASSERT_TRUE(built.ok()) << c.id;
+    double held = 0;  // the inputs, and each output as a float64 reference and the candidate's
+    for (const auto& [name, t] : built->file_tensors) held += static_cast<double>(t.nbytes());
+    for (const ExpectedOutput& e : built->outputs) {
+      double n = 1;
+      for (int64_t d : e.shape) n *= static_cast<double>(d);
+      held += n * static_cast<double>(8 + DTypeSize(e.dtype));
+    }
+    EXPECT_GE(static_cast<double>(EstimateCaseBytes(c)), held) << c.id;
+  }
+  // The full grid: its largest MLA cases run two at a time, its largest GEMMs alone.
+  std::vector<CaseSpec> big = Expand(R"({"version": 1, "sweeps": [
+    {"name": "m", "op": "mla_decode", "fixed": {"b": 64, "s_q": 4, "s_k": 4096, "h_q": 128}},
+    {"name": "f", "op": "fp8_gemm", "cases": [{"m": 4096, "n": 24576, "k": 1536}, {"m": 4096, "n": 7168, "k": 16384}]}]})");
+  ASSERT_EQ(big.size(), 3u);
+  EXPECT_LE(2 * EstimateCaseBytes(big[0]), kSweepMemoryBudget);
+  EXPECT_GT(EstimateCaseBytes(big[1]) + EstimateCaseBytes(big[0]), kSweepMemoryBudget);
+  EXPECT_GT(EstimateCaseBytes(big[2]) + EstimateCaseBytes(big[0]), kSweepMemoryBudget);
 }
 
 }  // namespace
