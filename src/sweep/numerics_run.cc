@@ -263,7 +263,7 @@ GroupRanges GroupsOf(const NumericsRun& run) {
 }
 
 // The order the workers take the groups in: input families together (InputFamily, so
-// their shared key/value inputs are generated once and not evicted in between), the
+// their shared inputs are generated once and not evicted in between), the
 // costliest family first (so the last groups to finish are small ones), ties and the
 // groups of a family in expansion order. Only the order of work changes: results are
 // recorded by case, as expanded.
