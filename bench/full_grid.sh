@@ -48,8 +48,19 @@ for i in "${shards[@]}"; do
   if [ "$k" != 1 ]; then shard=(--shard "$i/$k"); fi
   set +e
   /usr/bin/time -f "%e %M" -o "$work/time" "$bin" numerics --config "$pkg/attnverify.toml" \
-    "${shard[@]}" --jobs "$jobs" >"$work/out" 2>"$work/err"
+    "${shard[@]}" --jobs "$jobs" >"$work/out" 2>"$work/err" &
+  timer=$!
+  # The sweep's own peak (VmHWM of the attnverify process, not its candidate's), polled.
+  own=0
+  while kill -0 "$timer" 2>/dev/null; do
+    pid="$(pgrep -P "$timer" -x attnverify | head -1)"
+    v="$( [ -n "$pid" ] && awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null)"
+    if [ -n "$v" ] && [ "$v" -gt "$own" ]; then own="$v"; fi
+    sleep 0.2
+  done
+  wait "$timer"
   status=$?
+  echo "$own" >>"$work/own-rss"
   set -e
   if [ "$status" -gt 1 ]; then tail -20 "$work/err" >&2; exit "$status"; fi
   tail -1 "$work/time" >>"$work/walls"
@@ -73,10 +84,11 @@ fi
 wall="$(awk '{w += $1} END {print w}' "$work/walls")"
 rss_kb="$(awk '$2 > m {m = $2} END {print m}' "$work/walls")"
 cand_rss_kb="$(sort -n "$work/candidate-rss" 2>/dev/null | tail -1)"
-python3 - "$evidence" "$k" "$wall" "$rss_kb" "$reference" "$jobs" "$share" "${cand_rss_kb:-0}" "${#shards[@]}" <<'PY'
+own_rss_kb="$(sort -n "$work/own-rss" | tail -1)"
+python3 - "$evidence" "$k" "$wall" "$rss_kb" "$reference" "$jobs" "$share" "${cand_rss_kb:-0}" "${#shards[@]}" "$own_rss_kb" <<'PY'
 import collections, json, sys
 ev, k, wall, rss_kb, reference, jobs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
-cand_rss_kb, ran = int(sys.argv[8]), int(sys.argv[9])
+cand_rss_kb, ran, own_rss_kb = int(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10])
 share = float(sys.argv[7]) if k > 1 else 1.0
 d = json.load(open(ev))
 t = d["summary"]["time_ms"]
@@ -84,7 +96,8 @@ own = (t["total"] - t["candidate"]) / 1000.0  # summed over cases (jobs run at o
 cases = d["summary"]["cases_run"]
 what = f"shard 0/{k}" if ran == 1 and k > 1 else f"the whole grid ({ran} shard(s) of {k}, one after another)"
 print(f"{what}: {cases} cases, {d['summary']['failed']} failed, wall {wall:.1f} s, "
-      f"peak RSS {rss_kb/1024:.0f} MiB (the sweep or its candidate; the candidate alone {cand_rss_kb/1024:.0f} MiB)")
+      f"peak RSS {rss_kb/1024:.0f} MiB (the sweep or its candidate; the sweep alone {own_rss_kb/1024:.0f} MiB, "
+      f"polled every 0.2 s; the candidate alone {cand_rss_kb/1024:.0f} MiB)")
 refereed = collections.Counter(c.get("referee_reason", "") for c in d["cases"] if c.get("refereed_by"))
 ref_ms = sum(c["durations_ms"]["reference"] for c in d["cases"] if c.get("refereed_by"))
 print(f"  refereed by the oracle: {sum(refereed.values())} cases {dict(refereed)}, "
