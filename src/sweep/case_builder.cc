@@ -200,10 +200,8 @@ class Builder {
     double mul = gen == "large_logits" ? 8.0 : 1.0;
     return Source{stream(name), GenValues{mul, {}}};
   }
-  // v-like: plain normals (1.0 * z is z exactly).
-  Source VValues(const std::string& name, bool kv) {
-    return Source{kv ? KvStream(name) : Stream(name), GenValues{1.0, {}}};
-  }
+  // v-like, on the key/value side: plain normals (1.0 * z is z exactly).
+  Source VValues(const std::string& name) { return Source{KvStream(name), GenValues{1.0, {}}}; }
 
   // A random page table: pages of every sequence are a random permutation of the pool;
   // `spare` extra pages nobody owns. Returns block_table values and the owner of each
@@ -285,7 +283,7 @@ class Builder {
       AV_RETURN_IF_ERROR(KvFloat(
           "k", dt, {ck.back(), h_kv, d}, padded, [&] { return KValues("k", d, true); }, nullptr));
       AV_RETURN_IF_ERROR(KvFloat(
-          "v", dt, {ck.back(), h_kv, dv}, padded, [&] { return VValues("v", true); }, nullptr));
+          "v", dt, {ck.back(), h_kv, dv}, padded, [&] { return VValues("v"); }, nullptr));
       Ints("cu_seqlens_q", {b + 1}, cq);
       Ints("cu_seqlens_k", {b + 1}, ck);
       Output("o", dt, {cq.back(), h_q, dv});
@@ -304,7 +302,7 @@ class Builder {
       AV_RETURN_IF_ERROR(KvFloat(
           "k", dt, {b, s_k, h_kv, d}, padded, [&] { return KValues("k", d, true); }, in_length));
       AV_RETURN_IF_ERROR(KvFloat(
-          "v", dt, {b, s_k, h_kv, dv}, padded, [&] { return VValues("v", true); }, in_length));
+          "v", dt, {b, s_k, h_kv, dv}, padded, [&] { return VValues("v"); }, in_length));
       if (!full) Ints("seqlens_k", {b}, klen);
     } else {  // paged
       int64_t page = p_.Int("page_size");
@@ -320,7 +318,7 @@ class Builder {
           [&] { return KValues("k_cache", d, true); }, in_page));
       AV_RETURN_IF_ERROR(KvFloat(
           "v_cache", dt, {pg.num_blocks, page, h_kv, dv}, padded,
-          [&] { return VValues("v_cache", true); }, in_page));
+          [&] { return VValues("v_cache"); }, in_page));
       Ints("block_table", {b, pg.max_blocks}, pg.table);
       Ints("seqlens_k", {b}, klen);
     }
