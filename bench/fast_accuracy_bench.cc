@@ -6,6 +6,10 @@
 // sweep, generator and dtype it prints the worst |lse_fast - lse_oracle| (finite
 // LSEs; an infinite one must match exactly, else it is counted as a mismatch), the worst
 // |o_fast - o_oracle| and that error over the case's max |o_oracle|, and the case ids.
+// The FP8 GEMM at DeepGEMM's (n, k) shapes gets the same treatment for both fast kernels,
+// the AVX512-BF16 dot products (where the CPU has them) and the float32 FMA path: the
+// worst |d_fast - d_oracle| over max(1, max|d_oracle|), the ratio the sweep's referee
+// holds to its agreement bound (1e-5 for the float32 paths).
 // Not a Google Benchmark: it measures error, not time. Run from the repository root:
 //   build/fast_accuracy_bench            (MLA decode s_k <= 4096, h_q <= 128; ~2 min)
 //   build/fast_accuracy_bench --quick    (the small shapes only; seconds)
@@ -18,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "reference/fast_fp8_dot.h"
+#include "reference/fast_gemm.h"
 #include "reference/ref_ops.h"
 #include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
@@ -49,7 +55,16 @@ constexpr const char* kGrid = R"({"version": 1, "sweeps": [
    "fixed": {"b": 4, "s_q": 200, "s_k": 200, "h_q": 4, "d": 128, "layout": "varlen",
              "causal": true},
    "dtypes": ["bf16"], "seeds": [0],
-   "generators": ["randn", "large_logits", "near_tie"]}
+   "generators": ["randn", "large_logits", "near_tie"]},
+  {"name": "fp8", "op": "fp8_gemm",
+   "comment": "DeepGEMM's n, k at m = 1 and 128; a grid is not crossed with cases",
+   "cases": [{"m": 1, "n": 2112, "k": 7168}, {"m": 1, "n": 576, "k": 7168},
+             {"m": 1, "n": 24576, "k": 1536}, {"m": 1, "n": 32768, "k": 512},
+             {"m": 1, "n": 7168, "k": 16384}, {"m": 1, "n": 4096, "k": 7168},
+             {"m": 1, "n": 7168, "k": 2048}, {"m": 128, "n": 2112, "k": 7168},
+             {"m": 128, "n": 576, "k": 7168}, {"m": 128, "n": 24576, "k": 1536},
+             {"m": 128, "n": 32768, "k": 512}, {"m": 128, "n": 7168, "k": 16384},
+             {"m": 128, "n": 4096, "k": 7168}, {"m": 128, "n": 7168, "k": 2048}], "seeds": [0]}
 ]})";
 
 std::vector<double> Doubles(const Tensor& t) {
@@ -98,6 +113,37 @@ void Measure(const std::string& id, const NamedTensors& oracle, const NamedTenso
   if (rel > w.o_rel) w.o_rel = rel, w.o_case = id;
 }
 
+// Worst |fast - oracle| / max(1, max|oracle|) of an FP8 GEMM case, per fast kernel.
+struct GemmWorst {
+  double rel = 0;
+  std::string id;
+  int64_t cases = 0;
+};
+
+void MeasureGemm(const std::string& id, const NamedTensors& in, const Tensor& oracle,
+                 std::map<std::string, GemmWorst>* out) {
+  const std::vector<double> o = Doubles(oracle);
+  double max_o = 1;
+  for (double x : o) max_o = std::max(max_o, std::abs(x));
+  for (bool dot : {true, false}) {
+    if (dot && !CpuHasAvx512Bf16()) continue;
+    FastOptions options;
+    options.allow_bf16_dot = dot;
+    Result<Tensor> fast = ComputeFp8GemmNtFast(*Find(in, "a"), *Find(in, "sa"), *Find(in, "b"),
+                                               *Find(in, "sb"), options);
+    if (!fast.ok()) {
+      std::fprintf(stderr, "%s: %s\n", id.c_str(), fast.status().message().c_str());
+      continue;
+    }
+    const std::vector<double> f = Doubles(*fast);
+    double worst = 0;
+    for (size_t i = 0; i < o.size(); ++i) worst = std::max(worst, std::abs(f[i] - o[i]));
+    GemmWorst& w = (*out)[dot ? "fp8/avx512bf16-dot" : "fp8/fma"];
+    ++w.cases;
+    if (worst / max_o > w.rel) w.rel = worst / max_o, w.id = id;
+  }
+}
+
 int Main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   Result<ShapesConfig> shapes = ParseShapesConfig(kGrid, "fast_accuracy_bench grid");
@@ -105,15 +151,22 @@ int Main(int argc, char** argv) {
   Result<std::vector<CaseSpec>> cases = ExpandCases(*shapes);
   if (!cases.ok()) return std::fprintf(stderr, "%s\n", cases.status().message().c_str()), 2;
   std::map<std::string, Worst> by_gen;  // "sweep/generator"
+  std::map<std::string, GemmWorst> gemm;  // per fast kernel
   for (const CaseSpec& spec : *cases) {
     if (spec.kind != VariantKind::kBase) continue;
     if (quick && spec.id.find("s_k=4096") != std::string::npos) continue;
+    if (quick && spec.op == "fp8_gemm" && spec.id.find("m=1.") == std::string::npos) continue;
     Result<BuiltCase> built = BuildCase(spec);
     if (!built.ok()) return std::fprintf(stderr, "%s\n", built.status().message().c_str()), 2;
     Result<NamedTensors> in = ApplyLayouts(built->file_tensors, built->layouts);
     if (!in.ok()) return std::fprintf(stderr, "%s\n", in.status().message().c_str()), 2;
     Result<NamedTensors> oracle =
         RunReferenceOp(spec.op, *in, built->op_params, RefImpl{ImplKind::kOracle});
+    if (spec.op == "fp8_gemm") {
+      if (!oracle.ok()) return std::fprintf(stderr, "%s\n", oracle.status().message().c_str()), 3;
+      MeasureGemm(spec.id, *in, *Find(*oracle, "d"), &gemm);
+      continue;
+    }
     auto it = spec.params.find("generator");
     const std::string gen = it == spec.params.end() ? "randn" : it->second.AsString();
     const std::string key = spec.sweep + "/" + gen + "/" + std::string(DTypeName(spec.dtype));
@@ -140,6 +193,10 @@ int Main(int argc, char** argv) {
       std::printf("%-34s   empty rows %lld, infinite-LSE mismatches %lld\n", "",
                   (long long)w.empty_rows, (long long)w.inf_mismatch);
   }
+  std::printf("\n%-34s %5s %22s  %s\n", "fp8 GEMM kernel", "cases",
+              "max|dd|/max(1,max|d|)", "worst case");
+  for (const auto& [key, w] : gemm)
+    std::printf("%-34s %5lld %22.2e  %s\n", key.c_str(), (long long)w.cases, w.rel, w.id.c_str());
   return 0;
 }
 

@@ -13,11 +13,13 @@
 #include <chrono>
 #include <ctime>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "reference/fast_attention.h"
+#include "reference/fast_fp8_dot.h"
 #include "reference/fast_gemm.h"
 #include "reference/fast_kernels.h"
 #include "reference/fp8_quant.h"
@@ -126,7 +128,8 @@ double FmaPeakGflops() {
 // other processes share the cores). cpu_frac: GFLOP per process CPU second over the
 // one-core CPU-time peak (not lowered by time spent descheduled, so comparable across
 // runs on a shared machine; blind to threads idling for lack of work).
-void Report(benchmark::State& state, double flops_per_iter, double cpu_seconds) {
+void Report(benchmark::State& state, double flops_per_iter, double cpu_seconds,
+            const std::string& label = "") {
   const double gflops = flops_per_iter * double(state.iterations()) / 1e9;
   state.counters["GFLOP/s"] = benchmark::Counter(gflops, benchmark::Counter::kIsRate);
   state.counters["fraction"] =
@@ -138,7 +141,7 @@ void Report(benchmark::State& state, double flops_per_iter, double cpu_seconds) 
   getrusage(RUSAGE_SELF, &ru);
   state.counters["maxrss_MB"] = double(ru.ru_maxrss) / 1024.0;
   state.SetLabel(std::string("isa=") + GetBlockKernels<float>().isa +
-                 (HasAvx512() ? " peak=avx512" : " peak=avx2"));
+                 (HasAvx512() ? " peak=avx512" : " peak=avx2") + label);
 }
 
 Tensor RandomBf16(std::mt19937& rng, Shape shape) {
@@ -219,7 +222,9 @@ void BM_PrefillCausal(benchmark::State& state) {
          ProcessCpuSeconds() - cpu0);
 }
 
-// DeepGEMM's fp8_gemm_nt: m = 4096, n = 7168, k = 2048, 1x128 / 128x128 scales.
+// DeepGEMM's fp8_gemm_nt: m = 4096, n = 7168, k = 2048, 1x128 / 128x128 scales. Argument
+// `dot`: 1 = the kernel the sweep runs (AVX512-BF16 dot products where the CPU has them),
+// 0 = the float32 FMA path (dequantised operands), both in the same run.
 void BM_Fp8Gemm(benchmark::State& state) {
   const int64_t m = 4096, n = 7168, k = 2048;
   std::mt19937 rng(3);
@@ -233,11 +238,14 @@ void BM_Fp8Gemm(benchmark::State& state) {
   FmaCorePeakGflops();
   const double cpu0 = ProcessCpuSeconds();
   for (auto _ : state) {
-    auto out = ComputeFp8GemmNtFast(qa->data, qa->scales, qb->data, qb->scales, {});
+    auto out = ComputeFp8GemmNtFast(qa->data, qa->scales, qb->data, qb->scales,
+                                    {.allow_bf16_dot = state.range(0) != 0});
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
-  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0);
+  const bool dot = state.range(0) != 0 && CpuHasAvx512Bf16();
+  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0,
+         dot ? " kernel=avx512bf16-dot" : " kernel=fma");
 }
 
 // Split-k partials (attention_splitk --impl fast) on the MLA decode shape above with
@@ -315,7 +323,7 @@ BENCHMARK(BM_PrefillCausal)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(1.0);
-BENCHMARK(BM_Fp8Gemm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_Fp8Gemm)->Arg(1)->Arg(0)->ArgName("dot")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_SplitKPartialsMla)
     ->Arg(1)
     ->Arg(2)

@@ -20,6 +20,9 @@ struct FastOptions {
   int threads = 0;              // 0 = one worker per hardware thread
   bool accumulate_f64 = false;  // float64 accumulation (o is then f64)
   bool allow_avx512 = true;     // false forces the portable kernels (tests)
+  // The FP8 GEMMs' AVX512-BF16 dot-product kernel where the CPU has it (fast_fp8_dot.h);
+  // false keeps them on the float32 FMA path (benchmarks compare the two).
+  bool allow_bf16_dot = true;
 };
 
 // As ComputeAttention; o is float32 (float64 with accumulate_f64), lse float64 holding the

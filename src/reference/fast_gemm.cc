@@ -1,12 +1,14 @@
 #include "reference/fast_gemm.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "reference/f64_array.h"
+#include "reference/fast_fp8_dot.h"
 #include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
 #include "reference/fp8_gemm_layout.h"
@@ -74,6 +76,88 @@ Tensor Multiply(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int
   return d;
 }
 
+// An fp8 operand as the bf16 dot-product kernel reads it: each row's values as bf16 pairs
+// (fast_fp8_dot.h), kblocks * 64 pairs a row with the channels past k zero, and its scales
+// rounded to float32 as the FMA path multiplies them.
+struct DotOperand {
+  int64_t rows = 0, kblocks = 0;
+  std::vector<uint32_t> pairs;  // [rows][kblocks * 64]
+  std::vector<float> scales;    // [scale rows][kblocks]
+  int64_t lda() const { return kblocks * kFp8DotBlockPairs; }
+};
+
+Result<DotOperand> ToDotOperand(const Tensor& x, const F64Array& scales, int threads) {
+  AV_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(x, "operand"));
+  DotOperand op;
+  op.rows = x.dim(0);
+  const int64_t k = x.dim(1);
+  op.kblocks = (k + kFp8Group - 1) / kFp8Group;
+  const int64_t lda = op.lda();
+  op.pairs.assign(static_cast<size_t>(op.rows * lda), 0);
+  std::vector<std::vector<float>> rows(static_cast<size_t>(ResolveThreadCount(threads)));
+  ParallelFor(op.rows, threads, [&](int64_t r, int worker) {
+    std::vector<float>& row = rows[static_cast<size_t>(worker)];
+    row.resize(static_cast<size_t>(k));
+    src.Read<float>(0, r, k, 1.0f, row.data());
+    uint32_t* out = &op.pairs[static_cast<size_t>(r * lda)];
+    // An fp8 value's float32 has 16 zero low bits (at most 3 mantissa bits), so its top
+    // half is exactly its bf16.
+    for (int64_t c = 0; c < k; ++c)
+      out[c / 2] |= (std::bit_cast<uint32_t>(row[static_cast<size_t>(c)]) >> 16) << (16 * (c & 1));
+  });
+  op.scales.resize(scales.data.size());
+  for (size_t i = 0; i < scales.data.size(); ++i) op.scales[i] = static_cast<float>(scales.data[i]);
+  return op;
+}
+
+// D [m, n] float32 = A Bᵀ by Fp8DotPanel: units of 64 columns x up to 512 rows, as
+// Multiply's, each packing its B panel pair-major ([kblocks * 64 pairs][64 columns]).
+Tensor MultiplyDot(const DotOperand& a, const DotOperand& b, const FastOptions& options) {
+  const int64_t m = a.rows, n = b.rows, kblocks = a.kblocks, lda = a.lda();
+  constexpr int64_t NB = kFp8DotPanel;
+  Tensor d = Tensor::Zeros(DType::kF32, {m, n});
+  float* dp = reinterpret_cast<float*>(d.mutable_data());
+  const int64_t col_blocks = (n + NB - 1) / NB, row_blocks = (m + kUnitRows - 1) / kUnitRows;
+  struct Scratch {
+    std::vector<uint32_t> bt;
+    std::vector<float> tile;
+    int64_t packed = -1;
+  };
+  const int workers = ResolveThreadCount(options.threads);
+  std::vector<Scratch> scratch(static_cast<size_t>(workers));
+  ParallelFor(col_blocks * row_blocks, workers, [&](int64_t unit, int worker) {
+    Scratch& sc = scratch[static_cast<size_t>(worker)];
+    const int64_t cb = unit / row_blocks, rb = unit % row_blocks;
+    const int64_t j0 = cb * NB, nb = std::min(NB, n - j0);
+    const int64_t r0 = rb * kUnitRows, rows = std::min(kUnitRows, m - r0);
+    if (sc.packed != cb) {
+      sc.bt.assign(static_cast<size_t>(lda * NB), 0);
+      for (int64_t j = 0; j < nb; ++j) {
+        const uint32_t* src = &b.pairs[static_cast<size_t>((j0 + j) * lda)];
+        for (int64_t q = 0; q < lda; ++q) sc.bt[static_cast<size_t>(q * NB + j)] = src[q];
+      }
+      sc.packed = cb;
+    }
+    sc.tile.assign(static_cast<size_t>(rows * NB), 0.0f);
+    // A 64-column panel lies inside one 128-column scale block of B.
+    Fp8DotPanel(&a.pairs[static_cast<size_t>(r0 * lda)], lda,
+                &a.scales[static_cast<size_t>(r0 * kblocks)], kblocks, rows, kblocks,
+                sc.bt.data(), &b.scales[static_cast<size_t>(j0 / kFp8Group * kblocks)],
+                sc.tile.data());
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[static_cast<size_t>(r * NB)],
+                  static_cast<size_t>(nb) * sizeof(float));
+  });
+  return d;
+}
+
+// The FP8 forms take the bf16 dot-product kernel when the CPU has it (float32 results
+// only; the float64 option and the portable-kernel tests keep the FMA path).
+bool UseDot(const FastOptions& options) {
+  return !options.accumulate_f64 && options.allow_avx512 && options.allow_bf16_dot &&
+         CpuHasAvx512Bf16();
+}
+
 template <typename T>
 Result<Tensor> GemmT(const Tensor& a, const Tensor& b, const F64Array* sa, const F64Array* sb,
                      const FastOptions& options) {
@@ -83,10 +167,43 @@ Result<Tensor> GemmT(const Tensor& a, const Tensor& b, const F64Array* sa, const
   return Multiply<T>(ad, bd, a.dim(0), b.dim(0), a.dim(1), options);
 }
 
-// The grouped forms: A dequantised once; per group, its rows gathered into a contiguous
-// block, that group's B dequantised, and the plain path's Multiply run on them; rows of no
+// The grouped forms: A converted once; per group, its rows gathered into a contiguous
+// block, that group's B converted, and the plain path's multiply run on them; rows of no
 // group stay 0. Every row's sums are those of the plain path, so a group's rows are
-// bitwise what fp8_gemm_nt gives for them alone, for any thread count.
+// bitwise what fp8_gemm_nt gives for them alone, for any thread count. GroupedDot for the
+// bf16 dot-product kernel, GroupedT for the FMA path.
+Result<Tensor> GroupedDot(const Fp8GemmProblem& p, const FastOptions& options) {
+  const int threads = ResolveThreadCount(options.threads);
+  const int64_t n = p.n;
+  AV_ASSIGN_OR_RETURN(DotOperand ad, ToDotOperand(p.a, LoadF64(p.sa), threads));
+  const int64_t lda = ad.lda(), kblocks = ad.kblocks;
+  Tensor d = Tensor::Zeros(DType::kF32, p.out_shape);
+  float* dp = reinterpret_cast<float*>(d.mutable_data());
+  std::vector<int64_t> rows;
+  DotOperand ag;
+  ag.kblocks = kblocks;
+  for (size_t g = 0; g < p.b.size(); ++g) {
+    rows.clear();
+    for (int64_t r = 0; r < p.rows; ++r)
+      if (p.group_of[static_cast<size_t>(r)] == static_cast<int64_t>(g)) rows.push_back(r);
+    if (rows.empty()) continue;  // an unused expert's B is never read
+    ag.rows = static_cast<int64_t>(rows.size());
+    ag.pairs.resize(static_cast<size_t>(ag.rows * lda));
+    ag.scales.resize(static_cast<size_t>(ag.rows * kblocks));
+    for (int64_t i = 0; i < ag.rows; ++i) {
+      std::memcpy(&ag.pairs[i * lda], &ad.pairs[rows[i] * lda], lda * sizeof(uint32_t));
+      std::memcpy(&ag.scales[i * kblocks], &ad.scales[rows[i] * kblocks],
+                  kblocks * sizeof(float));
+    }
+    AV_ASSIGN_OR_RETURN(DotOperand bd, ToDotOperand(p.b[g], LoadF64(p.sb[g]), threads));
+    Tensor dg = MultiplyDot(ag, bd, options);
+    const float* src = reinterpret_cast<const float*>(dg.data());
+    for (int64_t i = 0; i < ag.rows; ++i)
+      std::memcpy(dp + rows[i] * n, src + i * n, n * sizeof(float));
+  }
+  return d;
+}
+
 template <typename T>
 Result<Tensor> GroupedT(const Fp8GemmProblem& p, const FastOptions& options) {
   const int threads = ResolveThreadCount(options.threads);
@@ -147,6 +264,12 @@ Result<Tensor> ComputeFp8GemmNtFast(const Tensor& a, const Tensor& sa, const Ten
   AV_RETURN_IF_ERROR(CheckScales(sa, a.dim(0), k, "sa"));
   AV_RETURN_IF_ERROR(CheckScales(sb, (b.dim(0) + kFp8Group - 1) / kFp8Group, k, "sb"));
   const F64Array fsa = LoadF64(sa), fsb = LoadF64(sb);
+  if (UseDot(options)) {
+    const int threads = ResolveThreadCount(options.threads);
+    AV_ASSIGN_OR_RETURN(DotOperand ad, ToDotOperand(a, fsa, threads));
+    AV_ASSIGN_OR_RETURN(DotOperand bd, ToDotOperand(b, fsb, threads));
+    return MultiplyDot(ad, bd, options);
+  }
   if (options.accumulate_f64) return GemmT<double>(a, b, &fsa, &fsb, options);
   return GemmT<float>(a, b, &fsa, &fsb, options);
 }
@@ -155,6 +278,7 @@ Result<Tensor> ComputeFp8GemmNtGroupedFast(const Tensor& a, const Tensor& sa, co
                                            const Tensor& sb, const Tensor& m_indices,
                                            const Tensor& masked_m, const FastOptions& options) {
   AV_ASSIGN_OR_RETURN(Fp8GemmProblem p, ResolveFp8Gemm(a, sa, b, sb, m_indices, masked_m));
+  if (UseDot(options)) return GroupedDot(p, options);
   if (options.accumulate_f64) return GroupedT<double>(p, options);
   return GroupedT<float>(p, options);
 }
