@@ -113,20 +113,7 @@ struct Avx2F64 {
     V r = _mm256_fnmadd_pd(n, _mm256_set1_pd(6.93147180369123816490e-01), x);
     r = _mm256_fnmadd_pd(n, _mm256_set1_pd(1.90821492927058770002e-10), r);
     V p = _mm256_set1_pd(1.0 / 6227020800.0);  // 1/13!
-    constexpr double kInvFact[] = {1.0 / 479001600.0,
-                                   1.0 / 39916800.0,
-                                   1.0 / 3628800.0,
-                                   1.0 / 362880.0,
-                                   1.0 / 40320.0,
-                                   1.0 / 5040.0,
-                                   1.0 / 720.0,
-                                   1.0 / 120.0,
-                                   1.0 / 24.0,
-                                   1.0 / 6.0,
-                                   0.5,
-                                   1.0,
-                                   1.0};
-    for (double c : kInvFact) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(c));
+    for (double c : fast_impl::kExpInvFact) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(c));
     const __m256i e = _mm256_slli_epi64(
         _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(n)), _mm256_set1_epi64x(1023)),
         52);

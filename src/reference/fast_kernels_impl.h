@@ -33,6 +33,14 @@ inline constexpr float kExpfLn2Lo = -2.12194440e-4f;
 inline constexpr float kExpfPoly[] = {1.9875691500E-4f, 1.3981999507E-3f, 8.3334519073E-3f,
                                       4.1665795894E-2f, 1.6666665459E-1f, 5.0000001201E-1f};
 
+// The float64 Exp of the AVX-512 and AVX2 policies: e^r's Taylor coefficients 1/12! .. 1/0!
+// after the leading 1/13!, for Horner's rule (truncation < 1e-17 relative for |r| <= ln2/2).
+inline constexpr double kExpInvFact[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+                                         1.0 / 362880.0,    1.0 / 40320.0,    1.0 / 5040.0,
+                                         1.0 / 720.0,       1.0 / 120.0,      1.0 / 24.0,
+                                         1.0 / 6.0,         0.5,              1.0,
+                                         1.0};
+
 template <typename O>
 struct Kernels {
   using T = typename O::T;

@@ -140,5 +140,29 @@ void CheckSoftmaxStep() {
 TEST(FastKernelsTest, SoftmaxStepExpMatchesLibmFloat) { CheckSoftmaxStep<float>(); }
 TEST(FastKernelsTest, SoftmaxStepExpMatchesLibmDouble) { CheckSoftmaxStep<double>(); }
 
+// The AVX-512 and AVX2 float64 exps are one algorithm (2^n by vscalefpd or through the
+// exponent field, both exact while the result is normal), so the two builds' softmax steps
+// give the same bits for every input, the flush below -708 included. (Their running sums
+// may differ: 8 lanes and 4 add in different orders.)
+TEST(FastKernelsTest, Avx512AndAvx2DoubleExpAgreeBitwise) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx2") ||
+      !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this CPU lacks AVX-512F or AVX2 + FMA";
+  constexpr int64_t NB = kKeyBlock<double>;
+  std::mt19937 g(8);
+  std::uniform_real_distribution<double> u(-720.0, 0.0);
+  for (int rep = 0; rep < 500; ++rep) {
+    std::vector<double> a(NB);
+    for (double& e : a) e = u(g);
+    a[0] = 0;
+    a[1] = -std::numeric_limits<double>::infinity();
+    std::vector<double> b = a;
+    double ma = -std::numeric_limits<double>::infinity(), la = 0, mb = ma, lb = 0;
+    Avx512BlockKernels<double>().softmax_step(a.data(), NB, &ma, &la);
+    Avx2BlockKernels<double>().softmax_step(b.data(), NB, &mb, &lb);
+    for (int64_t i = 0; i < NB; ++i) ASSERT_EQ(a[i], b[i]) << "rep " << rep << " lane " << i;
+  }
+}
+
 }  // namespace
 }  // namespace av
