@@ -210,7 +210,8 @@ struct Kernels {
   }
 
   // 16 x 16 tiles: in registers where the policy has O::Transpose16 (AVX-512 float: 64
-  // shuffles per tile instead of 256 scalar moves), else element by element — a tile keeps
+  // shuffles per tile instead of 256 scalar moves) or 8 x 8 ones where it has
+  // O::Transpose8 (AVX-512 double: 24 shuffles instead of 64 moves), else element by element — a tile keeps
   // the 16 destination lines in L1 (a key-by-key scatter missed on every store at d = 576).
   static void PackKt(const T* rows, int64_t ld, int64_t d, int64_t keys, T* kt, int64_t n0) {
     int64_t c0 = 0;
@@ -218,6 +219,11 @@ struct Kernels {
       for (; c0 + 16 <= d; c0 += 16)
         for (int64_t k0 = 0; k0 < keys; k0 += 16)
           O::Transpose16(rows + k0 * ld + c0, ld, kt + c0 * NB + n0 + k0, NB);
+    } else if constexpr (kGroup % 8 == 0 && requires { O::Transpose8(rows, ld, kt, kGroup); }) {
+      // 8 x 8 tiles (AVX-512 double): 8 keys starting at a multiple of 8 lie in one panel.
+      for (; c0 + 8 <= d; c0 += 8)
+        for (int64_t k0 = 0; k0 < keys; k0 += 8)
+          O::Transpose8(rows + k0 * ld + c0, ld, kt + PackedIndex(kGroup, d, c0, n0 + k0), kGroup);
     }
     for (; c0 < d; c0 += 16)
       for (int64_t k0 = 0; k0 < keys; k0 += 16)

@@ -41,7 +41,9 @@ void CheckScoresAndAccumulate() {
   for (const BlockKernels<T>* k : Builds<T>()) {
     SCOPED_TRACE(k->isa);
     for (int64_t rows : {1, 5, 7, 13, 128}) {
-      const int64_t d = 200, ld = 211;  // d not a multiple of the chunk, rows strided
+      // d not a multiple of the chunk (and, for odd row counts, of the 8 or 16-wide
+      // register transposes), rows strided
+      const int64_t d = rows % 2 ? 203 : 200, ld = 211;
       std::vector<T> q = Random<T>(rows * ld, 1), keys = Random<T>(NB * ld, 2);
       std::vector<T> kt(d * NB);
       for (int64_t n0 = 0; n0 < NB; n0 += 16) k->pack_kt(&keys[n0 * ld], ld, d, 16, kt.data(), n0);
