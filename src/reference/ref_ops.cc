@@ -557,7 +557,8 @@ Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& i
     // except fp8_quant's scales, float32 by definition (the oracle's too).
     const bool fast_result =
         impl.kind == ImplKind::kFast && t.dtype() == DType::kF32 && op_name != "fp8_quant";
-    const bool convert = t.dtype() == DType::kF64 || fast_result;
+    const bool keep = fast_result && impl.keep_f32_results && !params.Has("out_dtype");
+    const bool convert = t.dtype() == DType::kF64 || (fast_result && !keep);
     if (convert && t.dtype() != *out_dtype) t = ConvertTensor(t, *out_dtype);
   }
   return out;

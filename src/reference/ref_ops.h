@@ -37,6 +37,11 @@ struct RefImpl {
   // fast attention / mla_decode / attention_splitk: float32 accumulation instead of
   // float64 (the earlier default; kept for the accuracy bench and its tests).
   bool fast_f32 = false;
+  // fast: float32 results (the GEMMs', sparse attention's) stay float32 unless the op's
+  // out_dtype asks for another dtype. The numerics sweep sets it: widening them to float64
+  // adds no information, only memory (512 MiB more for a 4096 x 32768 GEMM result, beside
+  // the oracle's 1 GiB when it referees). `attnverify ref` writes float64 by default.
+  bool keep_f32_results = false;
 };
 using RunImplFn = Result<NamedTensors> (*)(const NamedTensors& inputs, const OpParams& params,
                                            const RefImpl& impl);

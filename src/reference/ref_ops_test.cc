@@ -51,6 +51,29 @@ TEST(RefOpsTest, ConvertTensorEqualsTheFloat64CopyBitForBit) {
   }
 }
 
+// keep_f32_results (the numerics sweep's setting) leaves a fast float32 result as it is —
+// the same values as the widened float64 one — unless out_dtype asks for a dtype; without
+// it the fast result follows out_dtype's default, float64. The oracle is never affected.
+TEST(RefOpsTest, KeepF32ResultsLeavesFastFloat32ResultsUnwidened) {
+  std::mt19937_64 rng(78);
+  const NamedTensors in = {{"a", RandomTensor(rng, {5, 70}, DType::kBF16)},
+                           {"b", RandomTensor(rng, {9, 70}, DType::kBF16)}};
+  RefImpl fast{ImplKind::kFast};
+  auto widened = RunReferenceOp("gemm", in, P({}), fast);
+  fast.keep_f32_results = true;
+  auto kept = RunReferenceOp("gemm", in, P({}), fast);
+  auto asked = RunReferenceOp("gemm", in, P({{"out_dtype", "f64"}}), fast);
+  RefImpl oracle;
+  oracle.keep_f32_results = true;
+  auto exact = RunReferenceOp("gemm", in, P({}), oracle);
+  ASSERT_TRUE(widened.ok() && kept.ok() && asked.ok() && exact.ok());
+  EXPECT_EQ(Named(*widened, "d").dtype(), DType::kF64);
+  EXPECT_EQ(Named(*kept, "d").dtype(), DType::kF32);
+  EXPECT_EQ(Named(*asked, "d").dtype(), DType::kF64);
+  EXPECT_EQ(Named(*exact, "d").dtype(), DType::kF64);
+  EXPECT_TRUE(BitwiseEqual(ConvertTensor(Named(*kept, "d"), DType::kF64), Named(*widened, "d")));
+}
+
 TEST(RefOpsTest, AttentionParamsReachTheOracle) {
   std::mt19937_64 rng(71);
   NamedTensors in = AttentionCase(rng);

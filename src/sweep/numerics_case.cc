@@ -290,6 +290,7 @@ bool CaseRunner::ComputeReference(CaseResult& r, const WrittenCase& wc, GroupSta
   Result<const NamedTensors*> inputs = w.Inputs(wc);
   if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error"), false;
   RefImpl impl = o_.config.reference;
+  impl.keep_f32_results = true;  // a float32 GEMM result judged as it is, not widened
   if (impl.kind == ImplKind::kFast && !FastReferenceJudges(r.spec.op))
     impl.kind = ImplKind::kOracle;
   Result<NamedTensors> rr = RunReferenceOp(r.spec.op, **inputs, wc.op_params, impl);
