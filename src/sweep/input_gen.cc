@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/check.h"
+#include "core/thread_pool.h"
 #include "core/fp_exact.h"
 #include "tensor/float_convert.h"
 
@@ -16,6 +17,10 @@ namespace av {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Tensors of at least this many stored elements (8 MB of bf16) are generated on every
+// hardware thread; smaller ones do not repay a thread's start.
+constexpr int64_t kParallelGenElements = int64_t{1} << 22;
 
 // Round to nearest even from the double's bits, for results in the format's normal
 // range: adding (half - 1) plus the lowest kept bit, then shifting, rounds the
@@ -116,46 +121,67 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
     }
   };
 
-  // ~32 KiB of doubles per chunk: the draws and the row values stay in L1/L2.
-  const int64_t chunk_rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(last, 1));
-  std::vector<double> z(static_cast<size_t>(chunk_rows * last));
-  std::vector<double> row(static_cast<size_t>(last));
-  std::byte* out = t.mutable_data();
-  std::vector<char> valid(static_cast<size_t>(chunk_rows));
-  for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
-    const int64_t count = std::min(chunk_rows, rows - r0);
-    for (int64_t j = 0; j < count; ++j) {
-      const int64_t r = r0 + j;
-      valid[static_cast<size_t>(j)] = !mask || mask(r / (inner1 * dim1), (r / inner1) % dim1);
-    }
-    // Runs of valid rows draw their normals; runs of masked rows skip theirs, so that a
-    // row's values depend on its position only, not on which other rows are masked.
-    for (int64_t j = 0; j < count;) {
-      int64_t k = j + 1;
-      while (k < count && valid[static_cast<size_t>(k)] == valid[static_cast<size_t>(j)]) ++k;
-      if (valid[static_cast<size_t>(j)])
-        rng.Normals(z.data() + j * last, (k - j) * last);
-      else
-        rng.SkipNormals((k - j) * last);
-      j = k;
-    }
-    for (int64_t j = 0; j < count; ++j) {
-      std::byte* dst = out + static_cast<size_t>((r0 + j) * stored_last) * es;
-      if (!valid[static_cast<size_t>(j)]) {
-        fill_nan(dst, stored_last);
-        continue;
+  // Rows [row_begin, row_end) from `r`, positioned at row_begin's first draw.
+  auto generate_rows = [&](Rng& r, int64_t row_begin, int64_t row_end) {
+    // ~32 KiB of doubles per chunk: the draws and the row values stay in L1/L2.
+    const int64_t chunk_rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(last, 1));
+    std::vector<double> z(static_cast<size_t>(chunk_rows * last));
+    std::vector<double> row(static_cast<size_t>(last));
+    std::byte* out = t.mutable_data();
+    std::vector<char> valid(static_cast<size_t>(chunk_rows));
+    for (int64_t r0 = row_begin; r0 < row_end; r0 += chunk_rows) {
+      const int64_t count = std::min(chunk_rows, row_end - r0);
+      for (int64_t j = 0; j < count; ++j) {
+        const int64_t rr = r0 + j;
+        valid[static_cast<size_t>(j)] = !mask || mask(rr / (inner1 * dim1), (rr / inner1) % dim1);
       }
-      const double* zr = z.data() + j * last;
-      if (near_tie) {
-        for (int64_t c = 0; c < last; ++c)
-          row[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
-      } else {
-        for (int64_t c = 0; c < last; ++c) row[c] = values.mul * zr[c];
+      // Runs of valid rows draw their normals; runs of masked rows skip theirs, so that a
+      // row's values depend on its position only, not on which other rows are masked.
+      for (int64_t j = 0; j < count;) {
+        int64_t k = j + 1;
+        while (k < count && valid[static_cast<size_t>(k)] == valid[static_cast<size_t>(j)]) ++k;
+        if (valid[static_cast<size_t>(j)])
+          r.Normals(z.data() + j * last, (k - j) * last);
+        else
+          r.SkipNormals((k - j) * last);
+        j = k;
       }
-      StoreDoubles(dtype, row.data(), last, dst);
-      fill_nan(dst + static_cast<size_t>(last) * es, stored_last - last);  // the row padding
+      for (int64_t j = 0; j < count; ++j) {
+        std::byte* dst = out + static_cast<size_t>((r0 + j) * stored_last) * es;
+        if (!valid[static_cast<size_t>(j)]) {
+          fill_nan(dst, stored_last);
+          continue;
+        }
+        const double* zr = z.data() + j * last;
+        if (near_tie) {
+          for (int64_t c = 0; c < last; ++c)
+            row[c] = values.near_tie_base[static_cast<size_t>(c)] + 1e-3 * zr[c];
+        } else {
+          for (int64_t c = 0; c < last; ++c) row[c] = values.mul * zr[c];
+        }
+        StoreDoubles(dtype, row.data(), last, dst);
+        fill_nan(dst + static_cast<size_t>(last) * es, stored_last - last);  // the row padding
+      }
     }
+  };
+  // Row r's values are draws r * last .. (r + 1) * last - 1 of the stream, masked or not,
+  // so a large tensor is cut into one row range per hardware thread, each from a copy of
+  // the stream moved to its first row (Rng::SkipNormals: O(1)); the bytes are those of one
+  // pass. The memory gate runs a b = 64, s_k = 4096 MLA group alone, and its 302 MB cache
+  // was generated on one core while the other waited.
+  const int64_t pieces = n >= kParallelGenElements ? std::min<int64_t>(ResolveThreadCount(0), rows) : 1;
+  if (pieces <= 1) {
+    generate_rows(rng, 0, rows);
+    return t;
   }
+  const Rng start = rng;
+  ParallelFor(pieces, static_cast<int>(pieces), [&](int64_t p, int) {
+    Rng r = start;
+    const int64_t r0 = rows * p / pieces, r1 = rows * (p + 1) / pieces;
+    r.SkipNormals(r0 * last);
+    generate_rows(r, r0, r1);
+  });
+  rng.SkipNormals(rows * last);
   return t;
 }
 

@@ -29,7 +29,9 @@ struct GenValues {
 
 // Rows whose first two logical indices (i0, i1) fail the mask are NaN (keys past a
 // sequence's length, unused pages); their draws are skipped (Rng::SkipNormals) so that
-// the values of the other rows do not depend on the mask. Null: every row is valid.
+// the values of the other rows do not depend on the mask. Null: every row is valid. A large
+// tensor is generated on several threads at once, so the mask must be safe to call from
+// several threads (a pure function of its arguments).
 using GenRowMask = std::function<bool(int64_t i0, int64_t i1)>;
 
 // A contiguous tensor of `storage` shape whose leading `shape` part holds the values

@@ -12,6 +12,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -111,6 +112,46 @@ TEST(SweepInputGenTest, MaskedRowsAreNaNButStillDrawAndPaddingIsNaN) {
       }
     }
   }
+}
+
+// A tensor past the parallel threshold (4M stored elements) is cut into row ranges, one
+// per hardware thread, each from a copy of the stream moved to its first row. Its bytes
+// must still be the per-element loop's, and the stream must end where that loop leaves
+// it: an odd row length (577) puts a pending sine half at the ranges' edges, masked rows
+// (skipped draws) fall on both sides of them, and padding columns are NaN.
+TEST(SweepInputGenTest, LargeTensorsGeneratedInPiecesEqualThePerElementLoop) {
+  Rng a(6), b(6);
+  a.Normal();  // both streams start with a pending sine half
+  b.Normal();
+  const Shape shape = {40, 197, 1, 577}, storage = {40, 197, 1, 580};
+  GenRowMask mask = [](int64_t i0, int64_t i1) { return (i0 * 7 + i1) % 5 != 0; };
+  Tensor t = GenerateFloatTensor(a, GenValues{3.0, {}}, DType::kBF16, shape, storage, mask);
+  ASSERT_GE(t.numel(), int64_t{1} << 22);
+  const auto* bits = reinterpret_cast<const uint16_t*>(t.data());
+  std::byte nan_code[2];
+  StoreFromDouble(DType::kBF16, std::numeric_limits<double>::quiet_NaN(), nan_code);
+  uint16_t nan_bits;
+  std::memcpy(&nan_bits, nan_code, 2);
+  int64_t i = 0;
+  for (int64_t p = 0; p < 40; ++p) {
+    for (int64_t r = 0; r < 197; ++r) {
+      for (int64_t c = 0; c < 580; ++c, ++i) {
+        if (c >= 577) {
+          ASSERT_EQ(bits[i], nan_bits) << i;
+          continue;
+        }
+        const double z = b.Normal();
+        std::byte want[2];
+        StoreFromDouble(DType::kBF16, mask(p, r) ? 3.0 * z : std::numeric_limits<double>::quiet_NaN(),
+                        want);
+        uint16_t w;
+        std::memcpy(&w, want, 2);
+        ASSERT_EQ(bits[i], w) << "element " << i << " (page " << p << ", row " << r << ")";
+      }
+    }
+  }
+  EXPECT_EQ(a.Normal(), b.Normal());  // the streams continue from the same place
+  EXPECT_EQ(a.NextU64(), b.NextU64());
 }
 
 // Every case of this sweep, variants included, hashed as "id sha256(inputs)" lines; the
