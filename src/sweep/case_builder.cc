@@ -360,25 +360,8 @@ class Builder {
       const int64_t rows = p_.Int(is_a ? "m" : "n");
       const std::string id = OperandId(spec_, name), scale_name = is_a ? "sa" : "sb";
       auto make = [&]() -> Result<NamedTensors> {
-        Rng rng(StreamKey(id, name, spec_.seed));
-        Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
-        std::vector<double> z(static_cast<size_t>(k));
-        for (int64_t r = 0; r < rows; ++r) {
-          rng.Normals(z.data(), k);
-          for (int64_t c = 0; c < k; ++c) {
-            double v = z[static_cast<size_t>(c)];
-            if (saturating) {
-              // One huge value per 128-group pushes its neighbours towards e4m3's
-              // subnormals; every 7th row is zero (scale clamps at amax 1e-4); some values
-              // sit exactly at +-448 times the scale.
-              if (c % 128 == r % 128) v *= 1000;
-              if (r % 7 == 3) v = 0;
-              if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 1000 * 4;
-            }
-            float f = static_cast<float>(v);
-            std::memcpy(x.mutable_data() + 4 * (r * k + c), &f, 4);
-          }
-        }
+        const Tensor x =
+            GenerateGemmOperand(Rng(StreamKey(id, name, spec_.seed)), rows, k, saturating);
         OpParams qp;
         qp.Set("granularity", is_a ? "token" : "block");
         qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");

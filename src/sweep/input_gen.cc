@@ -51,6 +51,26 @@ void FillCode(std::byte* dst, int64_t count, const std::byte* code) {
     std::memcpy(dst + static_cast<size_t>(i) * kSize, code, kSize);
 }
 
+// Calls fn(stream, row_begin, row_end) for row ranges covering [0, rows), where row r takes
+// draws r * draws_per_row .. (r + 1) * draws_per_row - 1 and `stream` is a copy of `start`
+// moved to row_begin's first draw (Rng::SkipNormals: O(1)). With `elements` at or above
+// kParallelGenElements, one range per hardware thread, at once; the bytes are those of one
+// pass. The memory gate runs a b = 64, s_k = 4096 MLA group or a large GEMM alone, and its
+// inputs were drawn on one core while the other waited.
+template <typename Fn>
+void ForRowRanges(const Rng& start, int64_t rows, int64_t draws_per_row, int64_t elements,
+                  Fn&& fn) {
+  // rows >= 1 whenever elements reaches the threshold, so there is at least one piece.
+  const int64_t pieces =
+      elements >= kParallelGenElements ? std::min<int64_t>(ResolveThreadCount(0), rows) : 1;
+  ParallelFor(pieces, static_cast<int>(pieces), [&](int64_t piece, int) {
+    Rng stream = start;
+    const int64_t r0 = rows * piece / pieces, r1 = rows * (piece + 1) / pieces;
+    stream.SkipNormals(r0 * draws_per_row);
+    fn(stream, r0, r1);
+  });
+}
+
 uint16_t GeneralBf16(double v) { return DoubleToBFloat16(v); }
 uint16_t GeneralHalf(double v) { return DoubleToHalf(v); }
 
@@ -164,25 +184,35 @@ Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const
       }
     }
   };
-  // Row r's values are draws r * last .. (r + 1) * last - 1 of the stream, masked or not,
-  // so a large tensor is cut into one row range per hardware thread, each from a copy of
-  // the stream moved to its first row (Rng::SkipNormals: O(1)); the bytes are those of one
-  // pass. The memory gate runs a b = 64, s_k = 4096 MLA group alone, and its 302 MB cache
-  // was generated on one core while the other waited.
-  const int64_t pieces = n >= kParallelGenElements ? std::min<int64_t>(ResolveThreadCount(0), rows) : 1;
-  if (pieces <= 1) {
-    generate_rows(rng, 0, rows);
-    return t;
-  }
-  const Rng start = rng;
-  ParallelFor(pieces, static_cast<int>(pieces), [&](int64_t p, int) {
-    Rng r = start;
-    const int64_t r0 = rows * p / pieces, r1 = rows * (p + 1) / pieces;
-    r.SkipNormals(r0 * last);
-    generate_rows(r, r0, r1);
-  });
+  // Row r's values are draws r * last .. (r + 1) * last - 1, masked or not.
+  ForRowRanges(rng, rows, last, n, generate_rows);
   rng.SkipNormals(rows * last);
   return t;
+}
+
+Tensor GenerateGemmOperand(const Rng& stream, int64_t rows, int64_t k, bool saturating) {
+  Tensor x = Tensor::Zeros(DType::kF32, {rows, k});
+  std::byte* xd = x.mutable_data();
+  ForRowRanges(stream, rows, k, rows * k, [&](Rng& rng, int64_t r_begin, int64_t r_end) {
+    std::vector<double> z(static_cast<size_t>(k));
+    for (int64_t r = r_begin; r < r_end; ++r) {
+      rng.Normals(z.data(), k);
+      for (int64_t c = 0; c < k; ++c) {
+        double v = z[static_cast<size_t>(c)];
+        if (saturating) {
+          // One huge value per 128-group pushes its neighbours towards e4m3's subnormals;
+          // every 7th row is zero (scale clamps at amax 1e-4); some values sit exactly at
+          // +-448 times the scale.
+          if (c % 128 == r % 128) v *= 1000;
+          if (r % 7 == 3) v = 0;
+          if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 1000 * 4;
+        }
+        const float f = static_cast<float>(v);
+        std::memcpy(xd + 4 * (r * k + c), &f, 4);
+      }
+    }
+  });
+  return x;
 }
 
 }  // namespace av

@@ -39,4 +39,12 @@ using GenRowMask = std::function<bool(int64_t i0, int64_t i1)>;
 Tensor GenerateFloatTensor(Rng& rng, const GenValues& values, DType dtype, const Shape& shape,
                            const Shape& storage, const GenRowMask& mask);
 
+// The float32 values an FP8 GEMM operand is quantised from: rows x k standard normals of
+// `stream` in row-major order (row r takes draws r * k .. (r + 1) * k - 1), each rounded
+// to float32 once. `saturating` (the fp8_saturating generator) makes one value per
+// 128-group of each row 1000 times larger, every 7th row (r % 7 == 3) zero, and one value
+// per group of the other rows exactly +-4000. Large operands are generated on every
+// hardware thread; the bytes are the single pass's.
+Tensor GenerateGemmOperand(const Rng& stream, int64_t rows, int64_t k, bool saturating);
+
 }  // namespace av

@@ -154,6 +154,31 @@ TEST(SweepInputGenTest, LargeTensorsGeneratedInPiecesEqualThePerElementLoop) {
   EXPECT_EQ(a.NextU64(), b.NextU64());
 }
 
+// An FP8 GEMM operand past the parallel threshold, both generators, against the
+// per-element loop of its definition (input_gen.h).
+TEST(SweepInputGenTest, LargeGemmOperandsGeneratedInPiecesEqualThePerElementLoop) {
+  for (bool saturating : {false, true}) {
+    const int64_t rows = 4099, k = 1025;  // odd k: pending sine halves at the piece edges
+    Tensor x = GenerateGemmOperand(Rng(9), rows, k, saturating);
+    ASSERT_GE(x.numel(), int64_t{1} << 22);
+    const auto* got = reinterpret_cast<const float*>(x.data());
+    Rng b(9);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < k; ++c) {
+        double v = b.Normal();
+        if (saturating) {
+          if (c % 128 == r % 128) v *= 1000;
+          if (r % 7 == 3) v = 0;
+          if (c % 128 == (r + 5) % 128 && r % 7 != 3) v = (c % 2 ? -1 : 1) * 4000;
+        }
+        ASSERT_EQ(std::bit_cast<uint32_t>(got[r * k + c]),
+                  std::bit_cast<uint32_t>(static_cast<float>(v)))
+            << "saturating " << saturating << " row " << r << " column " << c;
+      }
+    }
+  }
+}
+
 // Every case of this sweep, variants included, hashed as "id sha256(inputs)" lines; the
 // digest of those lines pins the inputs of generator av-normal/3 (rng.h). A change here
 // changes the bytes every user's seeds produce: say so in doc/formats/shapes-json.md.
