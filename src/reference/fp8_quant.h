@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/status.h"
+#include "reference/f64_array.h"
 #include "tensor/tensor.h"
 
 namespace av {
@@ -36,5 +37,9 @@ Result<Fp8Quantized> QuantizePerBlock(const Tensor& x, bool ue8m0);
 // Per-token scales are [rows, ceil(k/128)]; per-block scales [ceil(rows/128), ceil(k/128)].
 Result<Tensor> DequantizePerToken(const Tensor& data, const Tensor& scales);
 Result<Tensor> DequantizePerBlock(const Tensor& data, const Tensor& scales);
+// The same values as the float64 arrays the oracles' loops read, without a Tensor copy
+// (DeepGEMM's 7168 x 16384 B is 940 MB in float64).
+Result<F64Array> DequantizePerTokenF64(const Tensor& data, const Tensor& scales);
+Result<F64Array> DequantizePerBlockF64(const Tensor& data, const Tensor& scales);
 
 }  // namespace av

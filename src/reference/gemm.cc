@@ -104,24 +104,16 @@ Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor&
   AV_RETURN_IF_ERROR(ExpectRank(a, 2, "a", "[m, k]"));
   AV_RETURN_IF_ERROR(ExpectFp8(a, "a"));
   AV_RETURN_IF_ERROR(ExpectFp8(b, "b"));
-  // Each dequantised operand is kept once, as the float64 array the loops read: its
-  // Tensor form goes before the next allocation (a refereed 4096 x 32768 x 512 GEMM held
-  // both forms of B, 2 x 128 MiB, beside its 1 GiB result).
-  F64Array af, bf;
-  {
-    Result<Tensor> ad = DequantizePerToken(a, sa);
-    if (!ad.ok()) return ad.status().WithContext("a/sa");
-    af = LoadF64(*ad);
-  }
-  {
-    Result<Tensor> bd = DequantizePerBlock(b, sb);
-    if (!bd.ok()) return bd.status().WithContext("b/sb");
-    bf = LoadF64(*bd);
-  }
+  // Each dequantised operand exists once, as the float64 array the loops read (a refereed
+  // 4096 x 32768 x 512 GEMM had held B's Tensor form too, beside its 1 GiB result).
+  Result<F64Array> af = DequantizePerTokenF64(a, sa);
+  if (!af.ok()) return af.status().WithContext("a/sa");
+  Result<F64Array> bf = DequantizePerBlockF64(b, sb);
+  if (!bf.ok()) return bf.status().WithContext("b/sb");
   if (b.dim(1) != a.dim(1)) {
     return InvalidInput("b: k is " + Str(b.dim(1)) + " but a has k = " + Str(a.dim(1)));
   }
-  return MultiplyNt(af, bf, a.dim(0));
+  return MultiplyNt(*af, *bf, a.dim(0));
 }
 
 Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa, const Tensor& b,
@@ -140,16 +132,16 @@ Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& 
                           " is neither -1 nor a group (0.." + Str(groups - 1) + ")");
     }
   }
-  Result<Tensor> ad = DequantizePerToken(a, sa);
+  Result<F64Array> ad = DequantizePerTokenF64(a, sa);
   if (!ad.ok()) return ad.status().WithContext("a/sa");
-  const F64Array av = LoadF64(*ad);
+  const F64Array& av = *ad;
   F64Array d = F64Array::Zeros({m, n});
   for (int64_t g = 0; g < groups; ++g) {
     AV_ASSIGN_OR_RETURN(Tensor bg, Group(b, g));
     AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
-    Result<Tensor> bd = DequantizePerBlock(bg, sbg);
+    Result<F64Array> bd = DequantizePerBlockF64(bg, sbg);
     if (!bd.ok()) return bd.status().WithContext("b/sb group " + Str(g));
-    const F64Array bv = LoadF64(*bd);
+    const F64Array& bv = *bd;
     for (int64_t r = 0; r < m; ++r) {
       if (group_of[static_cast<size_t>(r)] != g) continue;  // other group or -1 padding
       for (int64_t j = 0; j < n; ++j) {
@@ -185,11 +177,11 @@ Result<Tensor> ComputeFp8GemmNtGroupedMasked(const Tensor& a, const Tensor& sa, 
     AV_ASSIGN_OR_RETURN(Tensor sag, Group(sa, g));
     AV_ASSIGN_OR_RETURN(Tensor bg, Group(b, g));
     AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
-    Result<Tensor> ad = DequantizePerToken(ag, sag);
+    Result<F64Array> ad = DequantizePerTokenF64(ag, sag);
     if (!ad.ok()) return ad.status().WithContext("a/sa group " + Str(g));
-    Result<Tensor> bd = DequantizePerBlock(bg, sbg);
+    Result<F64Array> bd = DequantizePerBlockF64(bg, sbg);
     if (!bd.ok()) return bd.status().WithContext("b/sb group " + Str(g));
-    const Tensor dg = MultiplyNt(LoadF64(*ad), LoadF64(*bd), rows);  // rows >= masked_m stay 0
+    const Tensor dg = MultiplyNt(*ad, *bd, rows);  // rows >= masked_m stay 0
     const double* pg = reinterpret_cast<const double*>(dg.data());
     for (int64_t i = 0; i < max_m; ++i)
       for (int64_t j = 0; j < n; ++j) d(g, i, j) = pg[i * n + j];
