@@ -519,6 +519,11 @@ void SharedInputs::Evict() {
   }
 }
 
+void SharedInputs::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  lru_.remove_if([](const auto& kv) { return kv.second->ready; });
+}
+
 int64_t SharedInputs::made() const {
   std::lock_guard<std::mutex> lock(mu_);
   return made_;

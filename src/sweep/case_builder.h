@@ -90,6 +90,9 @@ class SharedInputs {
 
   int64_t made() const;    // entries generated
   int64_t reused() const;  // entries handed out again
+  // Drops every finished entry (tensors already handed out stay alive with their holders).
+  // For when no case will be built any more.
+  void Clear();
 
  private:
   struct Entry;

@@ -55,6 +55,11 @@ class CaseRunner {
   // (first_error).
   bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base);
 
+  // Drops the shared inputs kept for later cases: {cases} mode calls it once every case
+  // is written, so the judging phase (which reads the written files) does not carry up to
+  // 384 MiB of generated caches beside its references (doc/numerics.md, peak RSS).
+  void ReleaseSharedInputs() { shared_.Clear(); }
+
   // One candidate run ({cases} = `cases`, {case_dir}, {out_dir}); in the sandbox it may
   // write only `writable` (its out/ folders).
   ProcessRequest Request(const std::string& cases, const std::string& case_dir,

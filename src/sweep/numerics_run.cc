@@ -385,6 +385,7 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
     }
   });
   AV_RETURN_IF_ERROR(sweep.first_error());
+  sweep.ReleaseSharedInputs();  // every case is written; judging reads the files
   std::vector<WrittenCase> written;
   std::vector<CaseSpec> specs;
   std::vector<std::string> out_dirs;

@@ -221,6 +221,28 @@ TEST(SharedInputsTest, TheSetIsBoundedAndMakesAKeyOnceUnderThreads) {
   EXPECT_EQ(shared.reused(), 3);
 }
 
+// Clear drops what the set keeps (the next ask generates again) but never a tensor a
+// caller still holds.
+TEST(SharedInputsTest, ClearDropsKeptEntriesButNotTensorsHandedOut) {
+  int calls = 0;
+  auto make = [&calls]() -> Result<NamedTensors> {
+    ++calls;
+    Tensor t = Tensor::Zeros(DType::kF32, {4});
+    reinterpret_cast<float*>(t.mutable_data())[2] = 7.0f;
+    return NamedTensors{{"t", t}};
+  };
+  SharedInputs set(4, int64_t{1} << 20);
+  Result<NamedTensors> held = set.GetOrMake("k", make);
+  ASSERT_TRUE(held.ok());
+  ASSERT_TRUE(set.GetOrMake("k", make).ok());
+  EXPECT_EQ(calls, 1);
+  set.Clear();
+  ASSERT_TRUE(set.GetOrMake("k", make).ok());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(set.made(), 2);
+  EXPECT_EQ(reinterpret_cast<const float*>(held->front().second.data())[2], 7.0f);
+}
+
 TEST(SharedInputsTest, EveryMOfAGemmSharesOperandBAndEveryNOperandA) {
   std::vector<CaseSpec> all = Expand(R"({"version": 1, "sweeps": [
     {"name": "f", "op": "fp8_gemm", "cases": [{"m": 1, "n": 256, "k": 256}, {"m": 130, "n": 256, "k": 256},
