@@ -65,7 +65,7 @@ for i in "${shards[@]}"; do
   if [ "$status" -gt 1 ]; then tail -20 "$work/err" >&2; exit "$status"; fi
   tail -1 "$work/time" >>"$work/walls"
   if [ "${#shards[@]}" -gt 1 ]; then
-    echo "shard $i/$k: $(grep '^time:' "$work/out" || true) wall $(tail -1 "$work/time" | cut -d' ' -f1) s"
+    echo "shard $i/$k: $(grep '^time:' "$work/out" || true) wall $(tail -1 "$work/time" | cut -d' ' -f1) s, the sweep's own peak $((own / 1024)) MiB"
     rm -rf "$pkg/work/cases"
   fi
 done

@@ -120,7 +120,9 @@ Fp8Operands MakeFp8(std::mt19937_64& rng, int64_t m, int64_t n, int64_t k, DType
 // 64-column panel, the 128-channel scale block and odd k (a half-filled last pair), both
 // fp8 formats; the FMA path (allow_avx512 = false) on the same inputs meets its bound too.
 TEST(FastGemmTest, Fp8DotPathMatchesOracleAroundEdges) {
-  if (!CpuHasAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  if (!CpuHasAvx512Bf16()) {
+    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  }
   std::mt19937_64 rng(25);
   for (DType dtype : {DType::kF8E4M3FN, DType::kF8E5M2})
     for (int64_t m : {1, 5, 7, 13, 515})
@@ -140,7 +142,9 @@ TEST(FastGemmTest, Fp8DotPathMatchesOracleAroundEdges) {
 }
 
 TEST(FastGemmTest, Fp8DotPathIsBitwiseIdenticalAcrossThreadCounts) {
-  if (!CpuHasAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  if (!CpuHasAvx512Bf16()) {
+    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  }
   std::mt19937_64 rng(26);
   Fp8Operands op = MakeFp8(rng, 1100, 300, 333, DType::kF8E4M3FN);
   auto one = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, {.threads = 1});
@@ -157,7 +161,9 @@ TEST(FastGemmTest, Fp8DotPathIsBitwiseIdenticalAcrossThreadCounts) {
 // in a row of A makes that row NaN, inf times a finite nonzero value stays inf, and inf
 // meeting -inf in one sum is NaN.
 TEST(FastGemmTest, Fp8DotPathPropagatesNanAndInfLikeTheOracle) {
-  if (!CpuHasAvx512Bf16()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  if (!CpuHasAvx512Bf16()) {
+    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+  }
   std::mt19937_64 rng(27);
   Fp8Operands op = MakeFp8(rng, 9, 70, 140, DType::kF8E5M2);
   Tensor a = op.a, b = op.b;
@@ -172,7 +178,9 @@ TEST(FastGemmTest, Fp8DotPathPropagatesNanAndInfLikeTheOracle) {
   for (size_t i = 0; i < o.data.size(); ++i) {
     ASSERT_EQ(std::isnan(o.data[i]), std::isnan(f.data[i])) << "element " << i;
     ASSERT_EQ(std::isinf(o.data[i]), std::isinf(f.data[i])) << "element " << i;
-    if (std::isinf(o.data[i])) ASSERT_EQ(o.data[i], f.data[i]) << "element " << i;
+    if (std::isinf(o.data[i])) {
+      ASSERT_EQ(o.data[i], f.data[i]) << "element " << i;
+    }
     nan += std::isnan(o.data[i]);
     inf += std::isinf(o.data[i]);
   }

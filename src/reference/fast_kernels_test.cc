@@ -148,8 +148,9 @@ TEST(FastKernelsTest, SoftmaxStepExpMatchesLibmDouble) { CheckSoftmaxStep<double
 // may differ: 8 lanes and 4 add in different orders.)
 TEST(FastKernelsTest, Avx512AndAvx2DoubleExpAgreeBitwise) {
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx2") ||
-      !__builtin_cpu_supports("fma"))
+      !__builtin_cpu_supports("fma")) {
     GTEST_SKIP() << "this CPU lacks AVX-512F or AVX2 + FMA";
+  }
   constexpr int64_t NB = kKeyBlock<double>;
   std::mt19937 g(8);
   std::uniform_real_distribution<double> u(-720.0, 0.0);
