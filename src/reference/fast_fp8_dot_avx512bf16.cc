@@ -29,6 +29,8 @@ bool CpuHasAvx512Bf16() {
 #endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Inside the target region, so the tile loop is compiled for it and inlines the tiles.
+#include "reference/row_tiles.h"
 
 namespace av {
 namespace {
@@ -77,37 +79,10 @@ void Fp8DotPanel(const uint32_t* a, int64_t lda, const float* sa, int64_t lda_sc
   for (int64_t kb = 0; kb < kblocks; ++kb) {
     const uint32_t* ab = a + kb * kFp8DotBlockPairs;
     const uint32_t* bb = bt + kb * kFp8DotBlockPairs * kFp8DotPanel;
-    int64_t r = 0;
-    // Tiles of 6 rows; a remainder of 7..11 rows as two near-equal tiles (a 1- or 2-row
-    // tile has too few accumulators to hide the dot product's latency).
-    while (r < rows) {
-      const int64_t left = rows - r;
-      const int64_t n = left >= 12 || left == 6 ? 6 : left > 6 ? (left + 1) / 2 : left;
-      const uint32_t* at = ab + r * lda;
-      const float* st = sa + r * lda_scale + kb;
-      float* dt = d + r * kFp8DotPanel;
-      switch (n) {
-        case 6:
-          BlockTile<6>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-        case 5:
-          BlockTile<5>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-        case 4:
-          BlockTile<4>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-        case 3:
-          BlockTile<3>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-        case 2:
-          BlockTile<2>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-        default:
-          BlockTile<1>(at, lda, st, lda_scale, bb, sb[kb], dt);
-          break;
-      }
-      r += n;
-    }
+    ForRowTiles(rows, [&](int64_t r, auto R) {
+      BlockTile<decltype(R)::value>(ab + r * lda, lda, sa + r * lda_scale + kb, lda_scale, bb,
+                                    sb[kb], d + r * kFp8DotPanel);
+    });
   }
 }
 

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "reference/fast_kernels.h"
+#include "reference/row_tiles.h"
 
 namespace av {
 namespace fast_impl {
@@ -86,39 +87,9 @@ struct Kernels {
       for (int j = 0; j < J; ++j) O::Store(s + r * NB + j * L, acc[r][j]);
   }
 
-  // Calls f(r, std::integral_constant<int, R>) for row tiles covering [0, rows): tiles of 6,
-  // except that a remainder of 7..11 rows is split into two near-equal tiles (128 = 20 x 6
-  // + 4 + 4, not 21 x 6 + 2: a 2-row tile has 8 accumulators, too few to hide the FMA
-  // latency). Each element's sum runs in the same order whatever tile it is in, so the
-  // tiling never changes a result.
   template <typename F>
   static void ForRowTiles(int64_t rows, F&& f) {
-    int64_t r = 0;
-    while (r < rows) {
-      const int64_t left = rows - r;
-      const int64_t n = left >= 12 || left == 6 ? 6 : left > 6 ? (left + 1) / 2 : left;
-      switch (n) {
-        case 6:
-          f(r, std::integral_constant<int, 6>{});
-          break;
-        case 5:
-          f(r, std::integral_constant<int, 5>{});
-          break;
-        case 4:
-          f(r, std::integral_constant<int, 4>{});
-          break;
-        case 3:
-          f(r, std::integral_constant<int, 3>{});
-          break;
-        case 2:
-          f(r, std::integral_constant<int, 2>{});
-          break;
-        default:
-          f(r, std::integral_constant<int, 1>{});
-          break;
-      }
-      r += n;
-    }
+    av::ForRowTiles(rows, std::forward<F>(f));
   }
 
   static void Scores(const T* q, int64_t ldq, int64_t rows, int64_t d, const T* kt, T* s) {
