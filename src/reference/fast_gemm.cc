@@ -41,39 +41,59 @@ Result<std::vector<T>> Dequantize(const Tensor& x, const F64Array* scales, int64
   return out;
 }
 
+// D [m, n] (float, or double when T is) in units of `cols` columns x up to kUnitRows rows,
+// run column-block-major so a worker usually reuses its packed panel: pack(j0, nb, panel)
+// fills a worker's panel (elements of P) for columns [j0, j0 + nb) when its column block
+// changes, compute(panel, r0, rows, tile) writes the unit's rows x cols tile (zeroed
+// first), and the tile's first nb columns go to D. Units are fixed by the shape, so every
+// element is computed the same way for any thread count.
+template <typename T, typename P, typename Pack, typename Compute>
+Tensor MultiplyByUnits(int64_t m, int64_t n, int64_t cols, int threads, Pack&& pack,
+                       Compute&& compute) {
+  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, {m, n});
+  T* dp = reinterpret_cast<T*>(d.mutable_data());
+  const int64_t col_blocks = (n + cols - 1) / cols, row_blocks = (m + kUnitRows - 1) / kUnitRows;
+  struct Scratch {
+    std::vector<P> panel;
+    std::vector<T> tile;
+    int64_t packed = -1;  // column block currently packed in panel
+  };
+  const int workers = ResolveThreadCount(threads);
+  std::vector<Scratch> scratch(static_cast<size_t>(workers));
+  ParallelFor(col_blocks * row_blocks, workers, [&](int64_t unit, int worker) {
+    Scratch& sc = scratch[static_cast<size_t>(worker)];
+    const int64_t cb = unit / row_blocks, rb = unit % row_blocks;
+    const int64_t j0 = cb * cols, nb = std::min(cols, n - j0);
+    const int64_t r0 = rb * kUnitRows, rows = std::min(kUnitRows, m - r0);
+    if (sc.packed != cb) {
+      pack(j0, nb, sc.panel);
+      sc.packed = cb;
+    }
+    sc.tile.assign(static_cast<size_t>(rows * cols), T(0));
+    compute(sc.panel.data(), r0, rows, j0, sc.tile.data());
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[static_cast<size_t>(r * cols)],
+                  static_cast<size_t>(nb) * sizeof(T));
+  });
+  return d;
+}
+
 template <typename T>
 Tensor Multiply(const std::vector<T>& a, const std::vector<T>& b, int64_t m, int64_t n, int64_t k,
                 const FastOptions& options) {
   constexpr int64_t NB = kKeyBlock<T>;
   const BlockKernels<T>& kern = GetBlockKernels<T>(options.allow_avx512);
-  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, {m, n});
-  T* dp = reinterpret_cast<T*>(d.mutable_data());
-  const int64_t col_blocks = (n + NB - 1) / NB, row_blocks = (m + kUnitRows - 1) / kUnitRows;
-  struct Scratch {
-    std::vector<T> bt, tile;
-    int64_t packed = -1;  // column block currently packed in bt
-  };
-  const int workers = ResolveThreadCount(options.threads);
-  std::vector<Scratch> scratch(static_cast<size_t>(workers));
-  // Units run column-block-major, so a worker usually reuses its packed panel.
-  ParallelFor(col_blocks * row_blocks, workers, [&](int64_t unit, int worker) {
-    Scratch& sc = scratch[static_cast<size_t>(worker)];
-    const int64_t cb = unit / row_blocks, rb = unit % row_blocks;
-    const int64_t j0 = cb * NB, nb = std::min(NB, n - j0);
-    const int64_t r0 = rb * kUnitRows, rows = std::min(kUnitRows, m - r0);
-    if (sc.packed != cb) {
-      sc.bt.assign(static_cast<size_t>(k * NB), T(0));
-      for (int64_t j = 0; j < nb; ++j)
-        for (int64_t c = 0; c < k; ++c)
-          sc.bt[PackedIndex(kern.group, k, c, j)] = b[(j0 + j) * k + c];
-      sc.packed = cb;
-    }
-    sc.tile.resize(static_cast<size_t>(rows * NB));
-    kern.scores(&a[r0 * k], k, rows, k, sc.bt.data(), sc.tile.data());
-    for (int64_t r = 0; r < rows; ++r)
-      std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[r * NB], nb * sizeof(T));
-  });
-  return d;
+  return MultiplyByUnits<T, T>(
+      m, n, NB, options.threads,
+      [&](int64_t j0, int64_t nb, std::vector<T>& bt) {
+        bt.assign(static_cast<size_t>(k * NB), T(0));
+        for (int64_t j = 0; j < nb; ++j)
+          for (int64_t c = 0; c < k; ++c)
+            bt[PackedIndex(kern.group, k, c, j)] = b[(j0 + j) * k + c];
+      },
+      [&](const T* bt, int64_t r0, int64_t rows, int64_t, T* tile) {
+        kern.scores(&a[r0 * k], k, rows, k, bt, tile);
+      });
 }
 
 // An fp8 operand as the bf16 dot-product kernel reads it: each row's values as bf16 pairs
@@ -113,42 +133,23 @@ Result<DotOperand> ToDotOperand(const Tensor& x, const F64Array& scales, int thr
 // D [m, n] float32 = A Bᵀ by Fp8DotPanel: units of 64 columns x up to 512 rows, as
 // Multiply's, each packing its B panel pair-major ([kblocks * 64 pairs][64 columns]).
 Tensor MultiplyDot(const DotOperand& a, const DotOperand& b, const FastOptions& options) {
-  const int64_t m = a.rows, n = b.rows, kblocks = a.kblocks, lda = a.lda();
+  const int64_t kblocks = a.kblocks, lda = a.lda();
   constexpr int64_t NB = kFp8DotPanel;
-  Tensor d = Tensor::Zeros(DType::kF32, {m, n});
-  float* dp = reinterpret_cast<float*>(d.mutable_data());
-  const int64_t col_blocks = (n + NB - 1) / NB, row_blocks = (m + kUnitRows - 1) / kUnitRows;
-  struct Scratch {
-    std::vector<uint32_t> bt;
-    std::vector<float> tile;
-    int64_t packed = -1;
-  };
-  const int workers = ResolveThreadCount(options.threads);
-  std::vector<Scratch> scratch(static_cast<size_t>(workers));
-  ParallelFor(col_blocks * row_blocks, workers, [&](int64_t unit, int worker) {
-    Scratch& sc = scratch[static_cast<size_t>(worker)];
-    const int64_t cb = unit / row_blocks, rb = unit % row_blocks;
-    const int64_t j0 = cb * NB, nb = std::min(NB, n - j0);
-    const int64_t r0 = rb * kUnitRows, rows = std::min(kUnitRows, m - r0);
-    if (sc.packed != cb) {
-      sc.bt.assign(static_cast<size_t>(lda * NB), 0);
-      for (int64_t j = 0; j < nb; ++j) {
-        const uint32_t* src = &b.pairs[static_cast<size_t>((j0 + j) * lda)];
-        for (int64_t q = 0; q < lda; ++q) sc.bt[static_cast<size_t>(q * NB + j)] = src[q];
-      }
-      sc.packed = cb;
-    }
-    sc.tile.assign(static_cast<size_t>(rows * NB), 0.0f);
-    // A 64-column panel lies inside one 128-column scale block of B.
-    Fp8DotPanel(&a.pairs[static_cast<size_t>(r0 * lda)], lda,
-                &a.scales[static_cast<size_t>(r0 * kblocks)], kblocks, rows, kblocks,
-                sc.bt.data(), &b.scales[static_cast<size_t>(j0 / kFp8Group * kblocks)],
-                sc.tile.data());
-    for (int64_t r = 0; r < rows; ++r)
-      std::memcpy(dp + (r0 + r) * n + j0, &sc.tile[static_cast<size_t>(r * NB)],
-                  static_cast<size_t>(nb) * sizeof(float));
-  });
-  return d;
+  return MultiplyByUnits<float, uint32_t>(
+      a.rows, b.rows, NB, options.threads,
+      [&](int64_t j0, int64_t nb, std::vector<uint32_t>& bt) {
+        bt.assign(static_cast<size_t>(lda * NB), 0);
+        for (int64_t j = 0; j < nb; ++j) {
+          const uint32_t* src = &b.pairs[static_cast<size_t>((j0 + j) * lda)];
+          for (int64_t q = 0; q < lda; ++q) bt[static_cast<size_t>(q * NB + j)] = src[q];
+        }
+      },
+      [&](const uint32_t* bt, int64_t r0, int64_t rows, int64_t j0, float* tile) {
+        // A 64-column panel lies inside one 128-column scale block of B.
+        Fp8DotPanel(&a.pairs[static_cast<size_t>(r0 * lda)], lda,
+                    &a.scales[static_cast<size_t>(r0 * kblocks)], kblocks, rows, kblocks, bt,
+                    &b.scales[static_cast<size_t>(j0 / kFp8Group * kblocks)], tile);
+      });
 }
 
 // The FP8 forms take the bf16 dot-product kernel when the CPU has it (float32 results
