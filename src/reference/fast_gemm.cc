@@ -171,23 +171,35 @@ Result<Tensor> GemmT(const Tensor& a, const Tensor& b, const F64Array* sa, const
 // The grouped forms: A converted once; per group, its rows gathered into a contiguous
 // block, that group's B converted, and the plain path's multiply run on them; rows of no
 // group stay 0. Every row's sums are those of the plain path, so a group's rows are
-// bitwise what fp8_gemm_nt gives for them alone, for any thread count. GroupedDot for the
-// bf16 dot-product kernel, GroupedT for the FMA path.
-Result<Tensor> GroupedDot(const Fp8GemmProblem& p, const FastOptions& options) {
-  const int threads = ResolveThreadCount(options.threads);
-  const int64_t n = p.n;
-  AV_ASSIGN_OR_RETURN(DotOperand ad, ToDotOperand(p.a, LoadF64(p.sa), threads));
-  const int64_t lda = ad.lda(), kblocks = ad.kblocks;
-  Tensor d = Tensor::Zeros(DType::kF32, p.out_shape);
-  float* dp = reinterpret_cast<float*>(d.mutable_data());
+// bitwise what fp8_gemm_nt gives for them alone, for any thread count.
+// ForEachGroup: D [out_shape] of T; for each group with rows, run(g, rows) returns the
+// group's [rows.size(), n] result, copied into D's rows (an unused expert's B is never read).
+template <typename T, typename Run>
+Result<Tensor> ForEachGroup(const Fp8GemmProblem& p, Run&& run) {
+  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, p.out_shape);
+  T* dp = reinterpret_cast<T*>(d.mutable_data());
   std::vector<int64_t> rows;
-  DotOperand ag;
-  ag.kblocks = kblocks;
   for (size_t g = 0; g < p.b.size(); ++g) {
     rows.clear();
     for (int64_t r = 0; r < p.rows; ++r)
       if (p.group_of[static_cast<size_t>(r)] == static_cast<int64_t>(g)) rows.push_back(r);
-    if (rows.empty()) continue;  // an unused expert's B is never read
+    if (rows.empty()) continue;
+    AV_ASSIGN_OR_RETURN(Tensor dg, run(g, rows));
+    const T* src = reinterpret_cast<const T*>(dg.data());
+    for (size_t i = 0; i < rows.size(); ++i)
+      std::memcpy(dp + rows[i] * p.n, src + static_cast<int64_t>(i) * p.n, p.n * sizeof(T));
+  }
+  return d;
+}
+
+// The bf16 dot-product kernel's grouped form.
+Result<Tensor> GroupedDot(const Fp8GemmProblem& p, const FastOptions& options) {
+  const int threads = ResolveThreadCount(options.threads);
+  AV_ASSIGN_OR_RETURN(DotOperand ad, ToDotOperand(p.a, LoadF64(p.sa), threads));
+  const int64_t lda = ad.lda(), kblocks = ad.kblocks;
+  DotOperand ag;
+  ag.kblocks = kblocks;
+  return ForEachGroup<float>(p, [&](size_t g, const std::vector<int64_t>& rows) -> Result<Tensor> {
     ag.rows = static_cast<int64_t>(rows.size());
     ag.pairs.resize(static_cast<size_t>(ag.rows * lda));
     ag.scales.resize(static_cast<size_t>(ag.rows * kblocks));
@@ -197,39 +209,26 @@ Result<Tensor> GroupedDot(const Fp8GemmProblem& p, const FastOptions& options) {
                   kblocks * sizeof(float));
     }
     AV_ASSIGN_OR_RETURN(DotOperand bd, ToDotOperand(p.b[g], LoadF64(p.sb[g]), threads));
-    Tensor dg = MultiplyDot(ag, bd, options);
-    const float* src = reinterpret_cast<const float*>(dg.data());
-    for (int64_t i = 0; i < ag.rows; ++i)
-      std::memcpy(dp + rows[i] * n, src + i * n, n * sizeof(float));
-  }
-  return d;
+    return MultiplyDot(ag, bd, options);
+  });
 }
 
+// The FMA path's grouped form.
 template <typename T>
 Result<Tensor> GroupedT(const Fp8GemmProblem& p, const FastOptions& options) {
   const int threads = ResolveThreadCount(options.threads);
-  const int64_t k = p.k, n = p.n;
+  const int64_t k = p.k;
   const F64Array fsa = LoadF64(p.sa);
   AV_ASSIGN_OR_RETURN(std::vector<T> ad, Dequantize<T>(p.a, &fsa, 1, threads));
-  Tensor d = Tensor::Zeros(sizeof(T) == 4 ? DType::kF32 : DType::kF64, p.out_shape);
-  T* dp = reinterpret_cast<T*>(d.mutable_data());
-  std::vector<int64_t> rows;
   std::vector<T> ag;
-  for (size_t g = 0; g < p.b.size(); ++g) {
-    rows.clear();
-    for (int64_t r = 0; r < p.rows; ++r)
-      if (p.group_of[static_cast<size_t>(r)] == static_cast<int64_t>(g)) rows.push_back(r);
-    if (rows.empty()) continue;  // an unused expert's B is never read
+  return ForEachGroup<T>(p, [&](size_t g, const std::vector<int64_t>& rows) -> Result<Tensor> {
     const int64_t m = static_cast<int64_t>(rows.size());
     ag.resize(static_cast<size_t>(m * k));
     for (int64_t i = 0; i < m; ++i) std::memcpy(&ag[i * k], &ad[rows[i] * k], k * sizeof(T));
     const F64Array fsb = LoadF64(p.sb[g]);
     AV_ASSIGN_OR_RETURN(std::vector<T> bd, Dequantize<T>(p.b[g], &fsb, kFp8Group, threads));
-    Tensor dg = Multiply<T>(ag, bd, m, n, k, options);
-    const T* src = reinterpret_cast<const T*>(dg.data());
-    for (int64_t i = 0; i < m; ++i) std::memcpy(dp + rows[i] * n, src + i * n, n * sizeof(T));
-  }
-  return d;
+    return Multiply<T>(ag, bd, m, p.n, k, options);
+  });
 }
 
 Status CheckScales(const Tensor& s, int64_t rows, int64_t k, const std::string& what) {
