@@ -3,7 +3,6 @@
 // CpuHasAvx512Bf16() said yes.
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "reference/fast_fp8_dot.h"
