@@ -9,9 +9,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "core/status.h"
 #include "reference/ref_ops.h"
 #include "sweep/shapes_config.h"
+#include "sweep/shared_inputs.h"
 #include "tensor/tensor.h"
 
 namespace av {
@@ -71,38 +70,6 @@ Status CheckCaseConstraints(const CaseSpec& spec);
 // those inputs from the same streams (doc/formats/shapes-json.md) and generate them once
 // when they share a SharedInputs. Sparse attention: "" (each case its own).
 std::string InputFamily(const CaseSpec& spec);
-
-// Inputs generated once and handed to every case that asks for the same key: a bounded,
-// least-recently-used set (at most `max_entries`, and `max_bytes` unless one entry alone
-// is larger). Tensors handed out share their buffers; nobody writes them (a permutation
-// variant rewrites a copy). Any thread: two threads asking for one key get one
-// generation, the second waiting for the first. A failed make() is returned, not kept.
-class SharedInputs {
- public:
-  SharedInputs(size_t max_entries, int64_t max_bytes);
-  ~SharedInputs();
-  SharedInputs(const SharedInputs&) = delete;
-  SharedInputs& operator=(const SharedInputs&) = delete;
-
-  // The tensors kept under `key`, else make()'s, kept.
-  Result<NamedTensors> GetOrMake(const std::string& key,
-                                 const std::function<Result<NamedTensors>()>& make);
-
-  int64_t made() const;    // entries generated
-  int64_t reused() const;  // entries handed out again
-  // Drops every finished entry (tensors already handed out stay alive with their holders).
-  // For when no case will be built any more.
-  void Clear();
-
- private:
-  struct Entry;
-  void Evict();  // with mu_ held
-  mutable std::mutex mu_;
-  std::list<std::pair<std::string, std::shared_ptr<Entry>>> lru_;  // most recent first
-  size_t max_entries_;
-  int64_t max_bytes_;
-  int64_t made_ = 0, reused_ = 0;
-};
 
 // `shared` (may be null): the run's key/value tensors, generated once per family.
 Result<BuiltCase> BuildCase(const CaseSpec& spec, SharedInputs* shared = nullptr);
