@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/check.h"
 #include "reference/f64_array.h"
 #include "tensor/float_convert.h"
 
@@ -46,11 +47,13 @@ Result<Fp8Quantized> Quantize(const Tensor& x, bool ue8m0, int64_t row_group,
   return q;
 }
 
-// Built row by row from the data's own bytes (any strides): the whole data as float64 and
-// then the result's Tensor form had stood beside the result, three float64 copies of B
-// at once — 2.8 GB for DeepGEMM's 7168 x 16384 B when the oracle refereed it.
+// Rows [r0, r1) of the dequantised data (r1 < 0: to the end), built row by row from the
+// data's own bytes (any strides): the whole data as float64 and then the result's Tensor
+// form had stood beside the result, three float64 copies of B at once — 2.8 GB for
+// DeepGEMM's 7168 x 16384 B when the oracle refereed it. The shapes are checked whole,
+// so a malformed tensor is named as it is, whatever rows are asked for.
 Result<F64Array> Dequantize(const Tensor& data, const Tensor& scales, int64_t row_group,
-                            const std::string& scale_layout) {
+                            const std::string& scale_layout, int64_t r0 = 0, int64_t r1 = -1) {
   AV_RETURN_IF_ERROR(ExpectRank(data, 2, "data", "[rows, k]"));
   AV_RETURN_IF_ERROR(ExpectFloating(data, "data"));
   AV_RETURN_IF_ERROR(ExpectFloating(scales, "scales"));
@@ -58,13 +61,16 @@ Result<F64Array> Dequantize(const Tensor& data, const Tensor& scales, int64_t ro
   AV_RETURN_IF_ERROR(ExpectRank(scales, 2, "scales", scale_layout));
   AV_RETURN_IF_ERROR(ExpectDim(scales, 0, CeilDiv(rows, row_group), "scales", "row groups"));
   AV_RETURN_IF_ERROR(ExpectDim(scales, 1, CeilDiv(k, kFp8Group), "scales", "ceil(k/128)"));
+  if (r1 < 0) r1 = rows;
+  CHECK(0 <= r0 && r0 <= r1 && r1 <= rows)
+      << "Dequantize: rows [" << r0 << ", " << r1 << ") of " << rows;
   const F64Array s = LoadF64(scales);
-  F64Array out = F64Array::Zeros({rows, k});
+  F64Array out = F64Array::Zeros({r1 - r0, k});
   const int64_t es = static_cast<int64_t>(data.element_size());
-  for (int64_t r = 0; r < rows; ++r) {
-    double* row = &out.data[static_cast<size_t>(r * k)];
-    LoadAsDouble(data.dtype(), data.data() + r * data.strides()[0] * es, data.strides()[1] * es,
-                 k, row);
+  for (int64_t r = r0; r < r1; ++r) {
+    double* row = &out.data[static_cast<size_t>((r - r0) * k)];
+    LoadAsDouble(data.dtype(), data.data() + r * data.strides()[0] * es, data.strides()[1] * es, k,
+                 row);
     for (int64_t c = 0; c < k; ++c) row[c] *= s(r / row_group, c / kFp8Group);
   }
   return out;
@@ -94,6 +100,11 @@ Result<F64Array> DequantizePerTokenF64(const Tensor& data, const Tensor& scales)
 
 Result<F64Array> DequantizePerBlockF64(const Tensor& data, const Tensor& scales) {
   return Dequantize(data, scales, kFp8Group, "[ceil(n/128), ceil(k/128)]");
+}
+
+Result<F64Array> DequantizePerBlockRowsF64(const Tensor& data, const Tensor& scales, int64_t r0,
+                                           int64_t r1) {
+  return Dequantize(data, scales, kFp8Group, "[ceil(n/128), ceil(k/128)]", r0, r1);
 }
 
 Result<Tensor> DequantizePerToken(const Tensor& data, const Tensor& scales) {

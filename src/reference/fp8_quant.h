@@ -41,5 +41,9 @@ Result<Tensor> DequantizePerBlock(const Tensor& data, const Tensor& scales);
 // (DeepGEMM's 7168 x 16384 B is 940 MB in float64).
 Result<F64Array> DequantizePerTokenF64(const Tensor& data, const Tensor& scales);
 Result<F64Array> DequantizePerBlockF64(const Tensor& data, const Tensor& scales);
+// Rows [r0, r1) of DequantizePerBlockF64's result (0 <= r0 <= r1 <= rows, else a CHECK
+// failure), the shapes checked whole: the GEMM oracle reads B a block of rows at a time.
+Result<F64Array> DequantizePerBlockRowsF64(const Tensor& data, const Tensor& scales, int64_t r0,
+                                           int64_t r1);
 
 }  // namespace av

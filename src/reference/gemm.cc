@@ -1,6 +1,7 @@
 #include "reference/gemm.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "core/thread_pool.h"
@@ -35,42 +36,72 @@ void TileNt(const double* a, const double* b, double* d, int64_t k, int64_t n, i
     for (int j = 0; j < C; ++j) d[i * n + j] = s[i][j];
 }
 
-// d[m, n] = sum_k a[m, k] * b[n, k] for rows [0, rows) of a. Every sum is the triple
-// loop's: from 0, one product at a time in k order, each a float64 multiply then add
-// (never fused; the build has no FMA), so the bits are the plain loop's
+// Rows [j0, j1) of B [n, k] in float64; j0 is a multiple of kBRowsUnit.
+using BRows = std::function<Result<F64Array>(int64_t j0, int64_t j1)>;
+
+// B is read this many rows at a time, or a multiple: an FP8 scale block's rows.
+constexpr int64_t kBRowsUnit = 128;
+
+// d[m, n] = sum_k a[m, k] * b[n, k] for rows [0, rows) of a, a: [m, k]. Every sum is the
+// triple loop's: from 0, one product at a time in k order, each a float64 multiply then
+// add (never fused; the build has no FMA), so the bits are the plain loop's
 // (GemmOracleTest.BlockedLoopsEqualTheTripleLoopBitwise). A sum kept in d between k
-// blocks is the same float64 the loop would carry. Blocks: 64 rows a work unit (on every
-// thread), 256 of k at a time (the unit's rows of a stay in L2), 4 x 4 outputs in
-// registers. The result is written straight into its float64 tensor (no F64Array copy:
-// a 4096 x 32768 result is 1 GiB).
-Tensor MultiplyNt(const F64Array& a, const F64Array& b, int64_t rows) {
-  const int64_t n = b.dim(0), k = b.dim(1);
+// blocks is the same float64 the loop would carry. Blocks: B a block of rows at a time
+// (about 16 MiB in float64; a whole dequantised B had been up to 940 MB beside the
+// result), 64 rows of a a work unit (on every thread), 256 of k at a time (the unit's rows
+// of a stay in L2), 4 x 4 outputs in registers. The result is written straight into its
+// float64 tensor (no F64Array copy: a 4096 x 32768 result is 1 GiB).
+Result<Tensor> MultiplyNt(const F64Array& a, int64_t rows, int64_t n, const BRows& b_rows) {
+  const int64_t k = a.dim(1);
   Tensor d = Tensor::Zeros(DType::kF64, {a.dim(0), n});
   constexpr int64_t kRows = 64, kDepth = 256, kT = 4;
+  const int64_t block = std::max<int64_t>(
+      kBRowsUnit, (int64_t{16} << 20) / (8 * std::max<int64_t>(k, 1)) / kBRowsUnit * kBRowsUnit);
   const double* pa = a.data.data();
-  const double* pb = b.data.data();
   double* pd = reinterpret_cast<double*>(d.mutable_data());
-  ParallelFor((rows + kRows - 1) / kRows, ResolveThreadCount(0), [&](int64_t unit, int) {
-    const int64_t r0 = unit * kRows, r1 = std::min(rows, r0 + kRows);
-    for (int64_t c0 = 0; c0 < k; c0 += kDepth) {
-      const int64_t c1 = std::min(k, c0 + kDepth);
-      for (int64_t j = 0; j < n; j += kT) {
-        for (int64_t i = r0; i < r1; i += kT) {
-          const double* ta = pa + i * k;
-          const double* tb = pb + j * k;
-          double* td = pd + i * n + j;
-          if (i + kT <= r1 && j + kT <= n) {
-            TileNt<kT, kT>(ta, tb, td, k, n, c0, c1);
-          } else {
-            for (int64_t ii = i; ii < std::min(r1, i + kT); ++ii)
-              for (int64_t jj = j; jj < std::min(n, j + kT); ++jj)
-                TileNt<1, 1>(pa + ii * k, pb + jj * k, pd + ii * n + jj, k, n, c0, c1);
+  for (int64_t j0 = 0; j0 < n; j0 += block) {
+    const int64_t j1 = std::min(n, j0 + block);
+    AV_ASSIGN_OR_RETURN(F64Array b, b_rows(j0, j1));
+    const double* pb = b.data.data();  // row j of B at pb + (j - j0) * k
+    ParallelFor((rows + kRows - 1) / kRows, ResolveThreadCount(0), [&](int64_t unit, int) {
+      const int64_t r0 = unit * kRows, r1 = std::min(rows, r0 + kRows);
+      for (int64_t c0 = 0; c0 < k; c0 += kDepth) {
+        const int64_t c1 = std::min(k, c0 + kDepth);
+        for (int64_t j = j0; j < j1; j += kT) {
+          for (int64_t i = r0; i < r1; i += kT) {
+            const double* ta = pa + i * k;
+            const double* tb = pb + (j - j0) * k;
+            double* td = pd + i * n + j;
+            if (i + kT <= r1 && j + kT <= j1) {
+              TileNt<kT, kT>(ta, tb, td, k, n, c0, c1);
+            } else {
+              for (int64_t ii = i; ii < std::min(r1, i + kT); ++ii)
+                for (int64_t jj = j; jj < std::min(j1, j + kT); ++jj)
+                  TileNt<1, 1>(pa + ii * k, pb + (jj - j0) * k, pd + ii * n + jj, k, n, c0, c1);
+            }
           }
         }
       }
-    }
-  });
+    });
+  }
   return d;
+}
+
+// Rows of a plain B, loaded as float64 a block at a time.
+BRows PlainRows(const Tensor& b) {
+  return [&b](int64_t j0, int64_t j1) -> Result<F64Array> {
+    AV_ASSIGN_OR_RETURN(Tensor rows, b.Slice(0, j0, j1));
+    return LoadF64(rows);
+  };
+}
+
+// Rows of a per-block scaled FP8 B, dequantised a block at a time.
+BRows Fp8Rows(const Tensor& b, const Tensor& sb, const std::string& what) {
+  return [&b, &sb, what](int64_t j0, int64_t j1) -> Result<F64Array> {
+    Result<F64Array> rows = DequantizePerBlockRowsF64(b, sb, j0, j1);
+    if (!rows.ok()) return rows.status().WithContext(what);
+    return rows;
+  };
 }
 
 // Group g of a [groups, x, y] tensor as [x, y].
@@ -96,7 +127,7 @@ Result<Tensor> ComputeGemmNt(const Tensor& a, const Tensor& b) {
   AV_RETURN_IF_ERROR(ExpectFloating(a, "a"));
   AV_RETURN_IF_ERROR(ExpectFloating(b, "b"));
   AV_RETURN_IF_ERROR(ExpectDim(b, 1, a.dim(1), "b", "k"));
-  return MultiplyNt(LoadF64(a), LoadF64(b), a.dim(0));
+  return MultiplyNt(LoadF64(a), a.dim(0), b.dim(0), PlainRows(b));
 }
 
 Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor& b,
@@ -108,12 +139,14 @@ Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor&
   // 4096 x 32768 x 512 GEMM had held B's Tensor form too, beside its 1 GiB result).
   Result<F64Array> af = DequantizePerTokenF64(a, sa);
   if (!af.ok()) return af.status().WithContext("a/sa");
-  Result<F64Array> bf = DequantizePerBlockF64(b, sb);
-  if (!bf.ok()) return bf.status().WithContext("b/sb");
+  AV_RETURN_IF_ERROR(ExpectRank(b, 2, "b", "[n, k]"));
+  // The shapes of b and sb are checked before the first block is read.
+  Result<F64Array> first = DequantizePerBlockRowsF64(b, sb, 0, 0);
+  if (!first.ok()) return first.status().WithContext("b/sb");
   if (b.dim(1) != a.dim(1)) {
     return InvalidInput("b: k is " + Str(b.dim(1)) + " but a has k = " + Str(a.dim(1)));
   }
-  return MultiplyNt(*af, *bf, a.dim(0));
+  return MultiplyNt(*af, a.dim(0), b.dim(0), Fp8Rows(b, sb, "b/sb"));
 }
 
 Result<Tensor> ComputeFp8GemmNtGroupedContiguous(const Tensor& a, const Tensor& sa, const Tensor& b,
@@ -179,9 +212,11 @@ Result<Tensor> ComputeFp8GemmNtGroupedMasked(const Tensor& a, const Tensor& sa, 
     AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
     Result<F64Array> ad = DequantizePerTokenF64(ag, sag);
     if (!ad.ok()) return ad.status().WithContext("a/sa group " + Str(g));
-    Result<F64Array> bd = DequantizePerBlockF64(bg, sbg);
-    if (!bd.ok()) return bd.status().WithContext("b/sb group " + Str(g));
-    const Tensor dg = MultiplyNt(*ad, *bd, rows);  // rows >= masked_m stay 0
+    Result<F64Array> first = DequantizePerBlockRowsF64(bg, sbg, 0, 0);
+    if (!first.ok()) return first.status().WithContext("b/sb group " + Str(g));
+    // rows >= masked_m stay 0
+    AV_ASSIGN_OR_RETURN(const Tensor dg,
+                        MultiplyNt(*ad, rows, n, Fp8Rows(bg, sbg, "b/sb group " + Str(g))));
     const double* pg = reinterpret_cast<const double*>(dg.data());
     for (int64_t i = 0; i < max_m; ++i)
       for (int64_t j = 0; j < n; ++j) d(g, i, j) = pg[i * n + j];

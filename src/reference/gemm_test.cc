@@ -32,6 +32,8 @@ double CosDiff(const Tensor& a, const Tensor& r) {
 
 // The oracle's blocked, threaded loops against the plain triple loop, bit for bit. The
 // values span 12 decades, so a sum taken in another order would differ in its last bits.
+// k = 16384 makes the oracle read B 128 rows at a time: 301 rows are three blocks, the
+// last one partial and ending inside a 4 x 4 tile.
 TEST(GemmOracleTest, BlockedLoopsEqualTheTripleLoopBitwise) {
   std::mt19937_64 rng(91);
   std::uniform_real_distribution<double> mantissa(-1, 1);
@@ -40,7 +42,8 @@ TEST(GemmOracleTest, BlockedLoopsEqualTheTripleLoopBitwise) {
                          {1, 5, 1},
                          {130, 9, 513},
                          {4, 4, 256},
-                         {3, 70, 1000}}) {
+                         {3, 70, 1000},
+                         {5, 301, 16384}}) {
     F64Array a = F64Array::Zeros({m, k}), b = F64Array::Zeros({n, k});
     for (F64Array* x : {&a, &b})
       for (double& v : x->data) v = std::ldexp(mantissa(rng), exponent(rng));
@@ -82,7 +85,9 @@ Fp8Operands MakeOperands(std::mt19937_64& rng, int64_t m, int64_t n, int64_t k) 
 
 TEST(Fp8GemmTest, EqualsTheGemmOfDequantisedOperands) {
   std::mt19937_64 rng(61);
-  for (auto [m, n, k] : {std::tuple{1, 130, 200}, std::tuple{5, 128, 128}, std::tuple{3, 7, 300}}) {
+  // n = 260, k = 16384: B dequantised 128 rows at a time, three blocks (gemm.cc).
+  for (auto [m, n, k] : {std::tuple{1, 130, 200}, std::tuple{5, 128, 128}, std::tuple{3, 7, 300},
+                         std::tuple{2, 260, 16384}}) {
     Fp8Operands o = MakeOperands(rng, m, n, k);
     auto d = ComputeFp8GemmNt(o.qa.data, o.qa.scales, o.qb.data, o.qb.scales);
     ASSERT_TRUE(d.ok()) << d.status().message();
@@ -93,6 +98,20 @@ TEST(Fp8GemmTest, EqualsTheGemmOfDequantisedOperands) {
     // DeepGEMM's own acceptance: against the original bf16 operands, calc_diff < 1e-3.
     EXPECT_LT(CosDiff(*d, *ComputeGemmNt(o.a, o.b)), 1e-3);
   }
+}
+
+// B is read a block of rows at a time, but its scales are checked whole first: a scale
+// tensor one row group short is refused by name before any row is multiplied, even when
+// the rows it lacks belong to a later block.
+TEST(Fp8GemmTest, ShortBlockScalesAreRefusedWhole) {
+  std::mt19937_64 rng(63);
+  Fp8Operands o = MakeOperands(rng, 2, 260, 16384);
+  auto short_sb = o.qb.scales.Slice(0, 0, 2);  // 260 rows need ceil(260/128) = 3
+  ASSERT_TRUE(short_sb.ok());
+  auto d = ComputeFp8GemmNt(o.qa.data, o.qa.scales, o.qb.data, short_sb->Contiguous());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("b/sb"), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find("row groups"), std::string::npos) << d.status().message();
 }
 
 TEST(Fp8GemmTest, GroupedContiguousUsesEachRowsGroupAndZeroesPadding) {
