@@ -4,6 +4,7 @@
 // the same cases on every run. Small gemm cases through a FakeProcessRunner candidate.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "core/file.h"
@@ -46,6 +47,7 @@ class NumericsRefereeTest : public ::testing::Test {
     NumericsOptions o;
     o.config = *cfg;
     o.fast_reference_hook = std::move(hook);
+    o.spill_fast_from_bytes = spill_from_;
     FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
       const std::string dir = req.argv[1];
       Tensor d = testing::GemmOfCase(dir, [&](int64_t i, int64_t j, double s) {
@@ -58,8 +60,38 @@ class NumericsRefereeTest : public ::testing::Test {
     return RunNumericsSweep(o);
   }
 
+  // Fast results of at least this many bytes wait in a file while the oracle runs; 0
+  // spills every refereed case's (NumericsOptions::spill_fast_from_bytes).
+  int64_t spill_from_ = NumericsOptions().spill_fast_from_bytes;
   testing::TempDir dir_;
 };
+
+// The small cases here stay in memory by default; spilled, their fast results are read
+// back from a file for the agreement check, and every verdict, reason and metric is the
+// same as when they stayed in memory. The nameless file leaves nothing in the work folder.
+TEST_F(NumericsRefereeTest, SpilledFastResultsGiveTheSameJudgement) {
+  for (double error : {0.5, 6e-4}) {
+    spill_from_ = int64_t{1} << 40;
+    auto held = Run(error);
+    spill_from_ = 0;
+    auto spilled = Run(error);
+    ASSERT_TRUE(held.ok() && spilled.ok());
+    ASSERT_EQ(held->cases.size(), spilled->cases.size());
+    for (size_t i = 0; i < held->cases.size(); ++i) {
+      const CaseResult &h = held->cases[i], &s = spilled->cases[i];
+      EXPECT_EQ(s.refereed_by, "oracle") << s.spec.id;
+      EXPECT_EQ(h.verdict, s.verdict) << s.spec.id;
+      EXPECT_EQ(h.reason, s.reason) << s.spec.id;
+      EXPECT_EQ(h.referee_reason, s.referee_reason) << s.spec.id;
+      ASSERT_EQ(h.outputs.size(), 1u);
+      ASSERT_EQ(s.outputs.size(), 1u);
+      EXPECT_EQ(h.outputs[0].report.metrics.max_abs, s.outputs[0].report.metrics.max_abs);
+    }
+  }
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_.path(), ec))
+    EXPECT_EQ(e.path().filename().string().find("spill"), std::string::npos) << e.path();
+}
 
 TEST_F(NumericsRefereeTest, PlantedBugStillFailsAfterTheOracleRejudgesIt) {
   auto run = Run(/*error=*/0.5);
@@ -96,37 +128,41 @@ TEST_F(NumericsRefereeTest, CaseWithinTheMarginIsRejudgedOthersAreNot) {
 
 TEST_F(NumericsRefereeTest, BrokenFastReferenceIsAnInternalErrorNotAVerdict) {
   // The hook moves the fast reference's d[0, 0] by 1e-2: the exact candidate then fails
-  // against it, the oracle referees, and the two references disagree.
-  auto run = Run(/*error=*/0, /*oracle_sample=*/0, [](const CaseSpec&, NamedTensors* out) {
-    for (auto& [name, t] : *out) {
-      if (name != "d") continue;
-      Tensor c = t.Contiguous();
-      Tensor m = Tensor::Zeros(DType::kF64, c.shape());
-      for (int64_t i = 0; i < c.numel(); ++i) {
-        int64_t idx[] = {i / c.dim(1), i % c.dim(1)};
-        m.SetDouble(idx, c.GetDouble(idx) + (i == 0 ? 1e-2 : 0.0));
+  // against it, the oracle referees, and the two references disagree — whether the fast
+  // results stayed in memory or waited in a file while the oracle ran.
+  for (int64_t spill_from : {NumericsOptions().spill_fast_from_bytes, int64_t{0}}) {
+    spill_from_ = spill_from;
+    auto run = Run(/*error=*/0, /*oracle_sample=*/0, [](const CaseSpec&, NamedTensors* out) {
+      for (auto& [name, t] : *out) {
+        if (name != "d") continue;
+        Tensor c = t.Contiguous();
+        Tensor m = Tensor::Zeros(DType::kF64, c.shape());
+        for (int64_t i = 0; i < c.numel(); ++i) {
+          int64_t idx[] = {i / c.dim(1), i % c.dim(1)};
+          m.SetDouble(idx, c.GetDouble(idx) + (i == 0 ? 1e-2 : 0.0));
+        }
+        t = m;
       }
-      t = m;
+    });
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    ASSERT_FALSE(run->cases.empty());
+    for (const CaseResult& c : run->cases) {
+      EXPECT_EQ(c.verdict, "error") << c.spec.id;
+      EXPECT_NE(c.verdict, "pass");
+      EXPECT_EQ(c.refereed_by, "oracle");
+      // The case id, the output, both references' values and the bound are in the message.
+      EXPECT_NE(c.reason.find("internal error: case " + c.spec.id +
+                              ", output d: the fast "
+                              "reference disagrees with "
+                              "the oracle"),
+                std::string::npos)
+          << c.reason;
+      EXPECT_NE(c.reason.find("(fast "), std::string::npos) << c.reason;
+      EXPECT_NE(c.reason.find(", oracle "), std::string::npos) << c.reason;
+      EXPECT_NE(c.reason.find("(1e-05 x max(1, max|oracle|))"), std::string::npos) << c.reason;
     }
-  });
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  ASSERT_FALSE(run->cases.empty());
-  for (const CaseResult& c : run->cases) {
-    EXPECT_EQ(c.verdict, "error") << c.spec.id;
-    EXPECT_NE(c.verdict, "pass");
-    EXPECT_EQ(c.refereed_by, "oracle");
-    // The case id, the output, both references' values and the bound are in the message.
-    EXPECT_NE(c.reason.find("internal error: case " + c.spec.id +
-                            ", output d: the fast "
-                            "reference disagrees with "
-                            "the oracle"),
-              std::string::npos)
-        << c.reason;
-    EXPECT_NE(c.reason.find("(fast "), std::string::npos) << c.reason;
-    EXPECT_NE(c.reason.find(", oracle "), std::string::npos) << c.reason;
-    EXPECT_NE(c.reason.find("(1e-05 x max(1, max|oracle|))"), std::string::npos) << c.reason;
+    EXPECT_EQ(run->passed(), 0);
   }
-  EXPECT_EQ(run->passed(), 0);
 }
 
 TEST_F(NumericsRefereeTest, OracleSamplePicksTheSameCasesEveryRun) {
@@ -182,6 +218,18 @@ TEST(NumericsRefereeUnitTest, ReferencesAgreeWithinTheBoundOnly) {
   const double inf = std::numeric_limits<double>::infinity();
   EXPECT_TRUE(CheckReferencesAgree("c", "mla_decode", one(inf), one(inf), {"lse"}).ok());
   EXPECT_FALSE(CheckReferencesAgree("c", "mla_decode", one(-inf), one(inf), {"lse"}).ok());
+  // The same check from fast results spilled to a file.
+  testing::TempDir dir;
+  auto near = SpilledTensors::Write(one(2.0 + 7e-7), dir.path());
+  auto far = SpilledTensors::Write(one(2.0 + 8e-7), dir.path());
+  ASSERT_TRUE(near.ok() && far.ok());
+  EXPECT_TRUE(
+      CheckReferencesAgree("c", "mla_decode", FastResults{nullptr, &*near}, oracle, {"lse"}).ok());
+  bad = CheckReferencesAgree("c", "mla_decode", FastResults{nullptr, &*far}, oracle, {"lse"});
+  EXPECT_EQ(bad.code(), StatusCode::kInternal);
+  EXPECT_NE(bad.message().find("(fast 2.0000008, oracle 2)"), std::string::npos) << bad.message();
+  EXPECT_FALSE(
+      CheckReferencesAgree("c", "mla_decode", FastResults{nullptr, &*near}, oracle, {"o"}).ok());
   EXPECT_FALSE(FastReferenceJudges("sparse_attention"));
   EXPECT_TRUE(FastReferenceJudges("mla_decode"));
 }

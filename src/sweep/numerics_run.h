@@ -88,6 +88,10 @@ struct NumericsOptions {
   // Tests only: changes the fast reference's outputs of a case before they are used (a
   // deliberately broken fast reference must end the run in an internal error).
   std::function<void(const CaseSpec&, NamedTensors*)> fast_reference_hook;
+  // When the oracle referees a case whose fast results take at least this many bytes,
+  // they wait in a temporary file while the oracle runs (sweep/spilled_tensors.h): a
+  // 4096 x 32768 GEMM's are 512 MiB beside the oracle's 1 GiB. Tests set 0 to spill all.
+  int64_t spill_fast_from_bytes = int64_t{64} << 20;
   // Called after each case (serialised); for progress lines.
   std::function<void(const CaseResult&, int64_t done, int64_t total)> on_case;
 };

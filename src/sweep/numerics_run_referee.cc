@@ -12,14 +12,13 @@
 namespace av {
 namespace {
 
-// Calls fn(i, x_i, y_i) for every element of two tensors of one shape, as doubles in
-// row-major order, a chunk at a time: no whole float64 copies (a 4096 x 32768 GEMM
-// result is 1 GiB of doubles, and the referee holds two references already).
-template <typename Fn>
-void ForEachPair(const Tensor& x, const Tensor& y, Fn&& fn) {
+// Calls fn(i, x_i, y_i) for every element of two streams of one shape (ElementStream,
+// SpilledTensors::Reader), as doubles in row-major order, a chunk at a time: no whole
+// float64 copies (a 4096 x 32768 GEMM result is 1 GiB of doubles).
+template <typename StreamX, typename StreamY, typename Fn>
+void ForEachPairOf(StreamX& sx, StreamY& sy, Fn&& fn) {
   constexpr int64_t kChunk = 4096;
   std::vector<double> a(kChunk), b(kChunk);
-  ElementStream sx(x), sy(y);
   for (int64_t at = 0;;) {
     const int64_t n = sx.Fill(a.data(), kChunk);
     if (n == 0 || sy.Fill(b.data(), kChunk) != n) return;
@@ -27,6 +26,12 @@ void ForEachPair(const Tensor& x, const Tensor& y, Fn&& fn) {
       fn(at + i, a[static_cast<size_t>(i)], b[static_cast<size_t>(i)]);
     at += n;
   }
+}
+
+template <typename Fn>
+void ForEachPair(const Tensor& x, const Tensor& y, Fn&& fn) {
+  ElementStream sx(x), sy(y);
+  ForEachPairOf(sx, sy, fn);
 }
 
 const Tensor* Find(const NamedTensors& ts, const std::string& name) {
@@ -82,14 +87,16 @@ double AgreementBound(const std::string& op) {
 }
 
 Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
-                            const NamedTensors& fast, const NamedTensors& oracle,
+                            const FastResults& fast, const NamedTensors& oracle,
                             const std::vector<std::string>& names) {
   const double rel = AgreementBound(op);
   for (const std::string& name : names) {
-    const Tensor* f = Find(fast, name);
+    const Tensor* f = fast.held != nullptr ? Find(*fast.held, name) : nullptr;
+    const SpilledTensors::Entry* fs = fast.spilled != nullptr ? fast.spilled->Find(name) : nullptr;
     const Tensor* o = Find(oracle, name);
     const std::string where = "case " + case_id + ", output " + name + ": ";
-    if (f == nullptr || o == nullptr || f->shape() != o->shape()) {
+    if ((f == nullptr && fs == nullptr) || o == nullptr ||
+        (f != nullptr ? f->shape() : fs->shape) != o->shape()) {
       return Internal(where + "the fast reference and the oracle do not give the same outputs");
     }
     double max_ref = 0;
@@ -99,13 +106,25 @@ Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
     const double bound = rel * std::max(1.0, max_ref);
     int64_t worst = -1;
     double worst_err = 0, worst_fast = 0, worst_oracle = 0;
-    ForEachPair(*f, *o, [&](int64_t i, double a, double r) {
+    auto measure = [&](int64_t i, double a, double r) {
       const bool finite = std::isfinite(a) && std::isfinite(r);
       const double e = finite                ? std::fabs(a - r)
                        : SameNonFinite(a, r) ? 0
                                              : std::numeric_limits<double>::infinity();
       if (e > worst_err) worst_err = e, worst = i, worst_fast = a, worst_oracle = r;
-    });
+    };
+    ElementStream so(*o);
+    if (f != nullptr) {
+      ElementStream sf(*f);
+      ForEachPairOf(sf, so, measure);
+    } else {
+      SpilledTensors::Reader sf = fast.spilled->Open(*fs);
+      ForEachPairOf(sf, so, measure);
+      if (!sf.status().ok()) {
+        return Internal(where + "the fast reference's results, spilled while the oracle ran, " +
+                        "could not be read back: " + sf.status().message());
+      }
+    }
     if (worst_err > bound) {
       return Internal(where + "the fast reference disagrees with the oracle: |fast - oracle| = " +
                       Num(worst_err) + " at flat element " + std::to_string(worst) + " (fast " +
@@ -116,6 +135,12 @@ Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
     }
   }
   return Status::Ok();
+}
+
+Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
+                            const NamedTensors& fast, const NamedTensors& oracle,
+                            const std::vector<std::string>& names) {
+  return CheckReferencesAgree(case_id, op, FastResults{&fast, nullptr}, oracle, names);
 }
 
 }  // namespace av

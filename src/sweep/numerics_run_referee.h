@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "numerics/compare.h"
 #include "reference/ref_ops.h"
+#include "sweep/spilled_tensors.h"
 
 namespace av {
 
@@ -40,8 +41,19 @@ double WorstToleranceRatio(const Tensor& candidate, const Tensor& reference,
 // attention_splitk, combine), 1e-5 for the float32 ones (gemm, fp8_gemm, fp8_quant, ...).
 double AgreementBound(const std::string& op);
 
+// The fast reference's results as the agreement check reads them: held in memory, or
+// spilled to a file while the oracle computed its own (exactly one of the two set).
+struct FastResults {
+  const NamedTensors* held = nullptr;
+  const SpilledTensors* spilled = nullptr;
+};
+
 // Ok when every output in `names` agrees within AgreementBound; otherwise an Internal
-// status naming the case, the output, the worst element (index, both values) and the bound.
+// status naming the case, the output, the worst element (index, both values) and the
+// bound — or saying that spilled results could not be read back as they were written.
+Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
+                            const FastResults& fast, const NamedTensors& oracle,
+                            const std::vector<std::string>& names);
 Status CheckReferencesAgree(const std::string& case_id, const std::string& op,
                             const NamedTensors& fast, const NamedTensors& oracle,
                             const std::vector<std::string>& names);
