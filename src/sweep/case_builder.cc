@@ -327,13 +327,27 @@ class Builder {
     return Status::Ok();
   }
 
+  // MLA decode's key lengths: N(s_k, s_k / 2) draws (lengths = random) raised to s_q,
+  // where FlashMLA clips them.
+  std::vector<int64_t> MlaKeyLengths() {
+    const int64_t s_q = p_.Int("s_q"), s_k = p_.Int("s_k");
+    return KeyLengths(p_.Int("b"), s_k, s_q, std::max<int64_t>(2 * s_k, s_q));
+  }
+
+  // The key the caches of an mla_decode case are drawn and shared by: the family id and
+  // its lengths, once s_q has raised them. Draws the lengths only (b normals).
+  std::string MlaKvKey() {
+    MlaKeyLengths();
+    return kv_key_;
+  }
+
   Status MlaDecode() {
-    int64_t b = p_.Int("b"), s_q = p_.Int("s_q"), s_k = p_.Int("s_k"), h_q = p_.Int("h_q");
+    int64_t b = p_.Int("b"), s_q = p_.Int("s_q"), h_q = p_.Int("h_q");
     int64_t h_kv = p_.Int("h_kv"), d = p_.Int("d"), dv = p_.Int("dv"), page = p_.Int("page_size");
     DType dt = spec_.dtype;
     out_.op_params.Set("causal", p_.Bool("causal") ? "true" : "false");
     out_.op_params.Set("head_dim_v", std::to_string(dv));
-    std::vector<int64_t> klen = KeyLengths(b, s_k, s_q, std::max<int64_t>(2 * s_k, s_q));
+    std::vector<int64_t> klen = MlaKeyLengths();
     Pages pg = PageTable(klen, page);
     Float("q", dt, {b, s_q, h_q, d}, p_.Bool("padded"), QValues("q"));
     GenRowMask in_page = [&pg](int64_t i0, int64_t i1) {
@@ -451,7 +465,14 @@ class Builder {
 
 std::string InputFamily(const CaseSpec& spec) {
   std::string id = spec.op == "gemm" || spec.op == "fp8_gemm" ? OperandId(spec, "b") : KvId(spec);
-  return id.empty() ? id : id + ".s" + std::to_string(spec.seed);
+  if (id.empty()) return id;
+  // s_q raises the key lengths below it, and the caches are keyed by the lengths: cases
+  // whose lengths differ have caches of their own (for lengths = half_empty always, and
+  // for random lengths of 64 sequences mostly). Sharing them as one family had the work
+  // order alternate between a b = 64, s_k = 4096 family's caches, 302 MB each, and
+  // generate one for every case.
+  if (spec.op == "mla_decode") id = Builder(spec, nullptr).MlaKvKey();
+  return id + ".s" + std::to_string(spec.seed);
 }
 
 Status CheckCaseConstraints(const CaseSpec& spec) {

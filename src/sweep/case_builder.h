@@ -65,7 +65,9 @@ Status CheckCaseConstraints(const CaseSpec& spec);
 // caches), which depends on the sweep, dtype, seed and every parameter but the query
 // side's (h_q, s_q, causal, windows, softcap; attention's h_kv as resolved, so h_q stays
 // in when h_kv follows it): every (h_q, s_q) of one (b, s_k, lengths, seed) sees the same
-// paged cache. For fp8_gemm and gemm it is operand b, which depends on (n, k), not m
+// paged cache — except that mla_decode raises random key lengths below s_q to s_q, and
+// the caches follow the lengths, so its family also holds the lengths as raised (drawn
+// here: b normals). For fp8_gemm and gemm it is operand b, which depends on (n, k), not m
 // (operand a is drawn from its own (m, k) id the same way). Cases of one family draw
 // those inputs from the same streams (doc/formats/shapes-json.md) and generate them once
 // when they share a SharedInputs. Sparse attention: "" (each case its own).

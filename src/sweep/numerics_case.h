@@ -49,7 +49,8 @@ class CaseRunner {
   // the group's unvaried inputs: variants on the base case's inputs reuse them (a
   // permutation rewrites a copy) instead of generating them again; seed variants build
   // their own. Shared inputs come from the run's SharedInputs, so cases of one input
-  // family (InputFamily: every h_q and s_q of a paged cache, every m of a GEMM's b)
+  // family (InputFamily: every h_q, and every s_q that leaves the key lengths alone, of a
+  // paged cache; every m of a GEMM's b)
   // generate them once. A variant whose inputs are the base's bytes (num_splits, rerun)
   // links to the base's file while that file is known intact. False on an error
   // (first_error).
@@ -59,6 +60,8 @@ class CaseRunner {
   // is written, so the judging phase (which reads the written files) does not carry up to
   // 384 MiB of generated caches beside its references (doc/numerics.md, peak RSS).
   void ReleaseSharedInputs() { shared_.Clear(); }
+  int64_t shared_inputs_made() const { return shared_.made(); }
+  int64_t shared_inputs_reused() const { return shared_.reused(); }
 
   // One candidate run ({cases} = `cases`, {case_dir}, {out_dir}); in the sandbox it may
   // write only `writable` (its out/ folders).

@@ -469,6 +469,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   }
   AV_RETURN_IF_ERROR(sweep.first_error());
   FailOnPackageChanges(tracked, &run);
+  run.shared_inputs_made = sweep.shared_inputs_made();
+  run.shared_inputs_reused = sweep.shared_inputs_reused();
   run.wall_ms = MsSince(t0);
   return run;
 }

@@ -113,6 +113,9 @@ struct NumericsRun {
   std::vector<std::string> package_changes;
   int64_t leftover_processes = 0;
   std::vector<std::string> warnings;
+  // Shared inputs (SharedInputs: key/value caches, GEMM operands) generated, and handed
+  // to another case again: how well the work order kept each family's cases together.
+  int64_t shared_inputs_made = 0, shared_inputs_reused = 0;
   double wall_ms = 0;
   int64_t passed() const;
   int64_t failed() const;

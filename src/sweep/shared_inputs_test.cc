@@ -90,7 +90,8 @@ TEST(SharedInputsTest, ALengthTheQueryFloorRaisesGetsItsOwnCache) {
     "fixed": {"b": 64, "s_k": 6, "d": 40, "dv": 32, "page_size": 16, "h_q": 2, "lengths": "random"},
     "grid": {"s_q": [1, 6]}}]})");
   ASSERT_EQ(all.size(), 2u);
-  ASSERT_EQ(InputFamily(all[0]), InputFamily(all[1]));
+  // Their caches differ, so they are two families: the work order keeps each together.
+  EXPECT_NE(InputFamily(all[0]), InputFamily(all[1]));
   auto lo = BuildCase(all[0]), hi = BuildCase(all[1]);
   ASSERT_TRUE(lo.ok() && hi.ok());
   const std::vector<int64_t>& l1 = *lo->notes.key_lengths;
@@ -279,7 +280,9 @@ TEST(SharedInputsTest, EveryMOfAGemmSharesOperandBAndEveryNOperandA) {
 }
 
 TEST(SharedInputsTest, ShardsKeepAFamilyTogetherUnlessItIsTooBigToBalance) {
-  // The full MLA grid's shape (config/shapes.full.json): 120 families of 21 (h_q, s_q).
+  // The full MLA grid's shape (config/shapes.full.json): 120 (b, s_k, lengths, seed), each
+  // one family of 21 (h_q, s_q) unless s_q raised some of its random lengths (then one per
+  // set of lengths, up to three; half_empty lengths are never raised).
   std::vector<CaseSpec> all = Expand(R"({"version": 1, "sweeps": [{"name": "m", "op": "mla_decode",
     "grid": {"b": [1, 2, 6, 64], "s_q": [1, 2, 4], "s_k": [20, 140, 4096], "h_q": [1, 3, 9, 63, 64, 126, 128],
              "lengths": ["random", "half_empty"]}, "fixed": {"causal": true}, "seeds": [0, 1, 2, 3, 4]}]})");
@@ -294,7 +297,8 @@ TEST(SharedInputsTest, ShardsKeepAFamilyTogetherUnlessItIsTooBigToBalance) {
       cost[InputFamily(c)] += EstimateCaseFlops(c);
       total += EstimateCaseFlops(c);
     }
-    ASSERT_EQ(shards_of.size(), 120u);
+    ASSERT_GT(shards_of.size(), 120u);
+    ASSERT_LE(shards_of.size(), 120u + 2 * 60);
     const double cap = total / n / 2;
     for (const auto& [family, shards] : shards_of) {
       const size_t pieces = static_cast<size_t>(std::ceil(cost[family] / cap));
