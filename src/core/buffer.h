@@ -28,17 +28,24 @@ class Buffer {
   }
 };
 
+// `size` zero bytes, from calloc: a large block comes straight from the kernel's zeroed
+// pages, with no second pass that writes zeros over them (std::vector's value
+// initialisation had written all 302 MB of an MLA cache buffer before a read overwrote
+// them). Aborts when the memory cannot be had, as `new` would.
 class OwnedBuffer final : public Buffer {
  public:
-  explicit OwnedBuffer(size_t size) : bytes_(size) {}
-  explicit OwnedBuffer(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
-  const std::byte* data() const override { return bytes_.data(); }
-  size_t size() const override { return bytes_.size(); }
+  explicit OwnedBuffer(size_t size);
+  const std::byte* data() const override { return bytes_.get(); }
+  size_t size() const override { return size_; }
   bool writable() const override { return true; }
-  std::byte* mutable_data() override { return bytes_.data(); }
+  std::byte* mutable_data() override { return bytes_.get(); }
 
  private:
-  std::vector<std::byte> bytes_;
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte[], Free> bytes_;
+  size_t size_;
 };
 
 // A read-only private mapping of a whole file. Empty files map to an empty buffer.

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <new>
 #include <cstring>
 #include <random>
 
@@ -137,6 +139,14 @@ Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
 }
+
+OwnedBuffer::OwnedBuffer(size_t size) : size_(size) {
+  if (size == 0) return;  // data() is null for an empty buffer
+  bytes_.reset(static_cast<std::byte*>(std::calloc(size, 1)));
+  if (bytes_ == nullptr) throw std::bad_alloc();
+}
+
+void OwnedBuffer::Free::operator()(std::byte* p) const { std::free(p); }
 
 std::shared_ptr<Buffer> CopyToBuffer(std::string_view bytes) {
   auto buffer = std::make_shared<OwnedBuffer>(bytes.size());
