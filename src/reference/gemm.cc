@@ -95,6 +95,13 @@ BRows PlainRows(const Tensor& b) {
   };
 }
 
+// The shapes of a per-block scaled FP8 B and its scales, checked whole (no row read), so a
+// malformed tensor is refused before any block is multiplied.
+Status CheckFp8Rows(const Tensor& b, const Tensor& sb, const std::string& what) {
+  Result<F64Array> none = DequantizePerBlockRowsF64(b, sb, 0, 0);
+  return none.ok() ? Status::Ok() : none.status().WithContext(what);
+}
+
 // Rows of a per-block scaled FP8 B, dequantised a block at a time.
 BRows Fp8Rows(const Tensor& b, const Tensor& sb, const std::string& what) {
   return [&b, &sb, what](int64_t j0, int64_t j1) -> Result<F64Array> {
@@ -140,9 +147,7 @@ Result<Tensor> ComputeFp8GemmNt(const Tensor& a, const Tensor& sa, const Tensor&
   Result<F64Array> af = DequantizePerTokenF64(a, sa);
   if (!af.ok()) return af.status().WithContext("a/sa");
   AV_RETURN_IF_ERROR(ExpectRank(b, 2, "b", "[n, k]"));
-  // The shapes of b and sb are checked before the first block is read.
-  Result<F64Array> first = DequantizePerBlockRowsF64(b, sb, 0, 0);
-  if (!first.ok()) return first.status().WithContext("b/sb");
+  AV_RETURN_IF_ERROR(CheckFp8Rows(b, sb, "b/sb"));
   if (b.dim(1) != a.dim(1)) {
     return InvalidInput("b: k is " + Str(b.dim(1)) + " but a has k = " + Str(a.dim(1)));
   }
@@ -212,8 +217,7 @@ Result<Tensor> ComputeFp8GemmNtGroupedMasked(const Tensor& a, const Tensor& sa, 
     AV_ASSIGN_OR_RETURN(Tensor sbg, Group(sb, g));
     Result<F64Array> ad = DequantizePerTokenF64(ag, sag);
     if (!ad.ok()) return ad.status().WithContext("a/sa group " + Str(g));
-    Result<F64Array> first = DequantizePerBlockRowsF64(bg, sbg, 0, 0);
-    if (!first.ok()) return first.status().WithContext("b/sb group " + Str(g));
+    AV_RETURN_IF_ERROR(CheckFp8Rows(bg, sbg, "b/sb group " + Str(g)));
     // rows >= masked_m stay 0
     AV_ASSIGN_OR_RETURN(const Tensor dg,
                         MultiplyNt(*ad, rows, n, Fp8Rows(bg, sbg, "b/sb group " + Str(g))));

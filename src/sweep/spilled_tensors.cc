@@ -45,7 +45,7 @@ Status WriteAt(int fd, const std::byte* p, int64_t n, int64_t at, const std::str
 Result<SpilledTensors> SpilledTensors::Write(const NamedTensors& tensors, const std::string& dir) {
   AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenNameless(dir));
   SpilledTensors s;
-  s.shown_ = "a temporary file in " + dir;
+  const std::string shown = "a temporary file in " + dir;
   int64_t at = 0;
   for (const auto& [name, t] : tensors) {
     const Tensor c = t.Contiguous();  // the fast results are: no copy
@@ -56,7 +56,7 @@ Result<SpilledTensors> SpilledTensors::Write(const NamedTensors& tensors, const 
     e.offset = at;
     e.bytes = static_cast<int64_t>(c.nbytes());
     e.xxh3 = Xxh3Hex(std::string_view(reinterpret_cast<const char*>(c.data()), c.nbytes()));
-    AV_RETURN_IF_ERROR(WriteAt(fd.get(), c.data(), e.bytes, at, s.shown_));
+    AV_RETURN_IF_ERROR(WriteAt(fd.get(), c.data(), e.bytes, at, shown));
     at += e.bytes;
     s.entries_.push_back(std::move(e));
   }

@@ -65,7 +65,6 @@ class SpilledTensors {
 
  private:
   std::shared_ptr<const UniqueFd> fd_;
-  std::string shown_;  // "an unnamed file in DIR", for messages
   std::vector<Entry> entries_;
 };
 

@@ -5,6 +5,8 @@
 // three s_q took turns, and two kept caches per worker were generated again for every case.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/file.h"
 #include "sweep/case_builder.h"
 #include "sweep/numerics_config.h"
