@@ -12,16 +12,29 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/thread_pool.h"
 #include "reference/attention_layout.h"
+#include "reference/fast_attention_tiles.h"
+#include "reference/fast_attention_units.h"
 #include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
 #include "reference/softmax_row.h"
+#include "reference/tile_registers.h"
 
 namespace av {
 namespace {
+
+using fast_attention::Context;
+using fast_attention::Job;
+using fast_attention::KeyIntervals;
+using fast_attention::OddLineStride;
+using fast_attention::Scratch;
+using fast_attention::TileScratch;
+using fast_attention::Unit;
+using fast_attention::WriteRows;
 
 // Rows per unit: as many as keep the unit's Q and O (rows x (d + dv) floats) near 1 MiB,
 // half of this CPU's 2 MiB L2, beside one K/V block: 256 rows for MLA (d + dv = 1088; a
@@ -33,93 +46,6 @@ constexpr int64_t kMaxTileRows = 512;
 
 int64_t TileRows(int64_t d, int64_t dv) {
   return std::clamp<int64_t>(kTileFloats / (d + dv), 1, kMaxTileRows);
-}
-
-// A row stride of at least n elements that is an odd number of 64-byte lines, so the rows
-// of a block spread over all of L1's sets.
-template <typename T>
-int64_t OddLineStride(int64_t n) {
-  constexpr int64_t kLine = 64 / int64_t(sizeof(T));
-  const int64_t lines = (n + kLine - 1) / kLine;
-  return (lines % 2 == 0 ? lines + 1 : lines) * kLine;
-}
-
-struct Job {
-  int64_t batch = 0, key_begin = 0, key_end = 0;
-  int64_t out_row0 = 0;  // first output row of the job
-  bool apply_sink = true;
-};
-
-struct Unit {
-  int64_t job = 0, kv_head = 0, i0 = 0, i1 = 0;
-};
-
-template <typename T>
-struct Scratch {
-  std::vector<T> q, kt, v, s, o, alpha, m, l, row;
-  std::vector<int64_t> lo, hi;
-};
-
-template <typename T>
-struct Context {
-  const AttentionProblem* p;
-  const AttentionParams* params;
-  const BlockKernels<T>* kern;
-  RowSource q, k, v;
-  bool v_in_k = false;  // v.IsPrefixOf(k)
-  std::vector<Job> jobs;
-  std::vector<Unit> units;
-  int64_t out_rows = 0;
-  std::vector<T>* o;         // [out_rows, h_q, dv]
-  std::vector<double>* lse;  // [h_q, out_rows], natural log
-};
-
-// The visible key interval [lo, hi) of each query row of the unit (clipped so that
-// hi >= lo) into sc.lo / sc.hi, and the union of the non-empty ones as [*jlo, *jhi).
-template <typename T>
-void KeyIntervals(const MaskSpec& mask, const Job& job, const Unit& u, int64_t s_q, int64_t s_k,
-                  Scratch<T>& sc, int64_t* jlo, int64_t* jhi) {
-  const int64_t tq = u.i1 - u.i0;
-  sc.lo.resize(tq);
-  sc.hi.resize(tq);
-  const int64_t right = mask.causal ? 0 : mask.window_right;
-  const int64_t left = mask.window_left;
-  *jlo = job.key_end;
-  *jhi = job.key_begin;
-  for (int64_t t = 0; t < tq; ++t) {
-    const int64_t pos = AlignedPosition(u.i0 + t, s_q, s_k);
-    int64_t lo = job.key_begin, hi = job.key_end;
-    if (left >= 0) lo = std::max(lo, pos - left);
-    if (right >= 0) hi = std::min(hi, pos + right + 1);
-    hi = std::max(hi, lo);
-    sc.lo[t] = lo;
-    sc.hi[t] = hi;
-    if (hi > lo) *jlo = std::min(*jlo, lo), *jhi = std::max(*jhi, hi);
-  }
-}
-
-// Normalises the unit's rows, applies the sink and writes o and the natural-log lse.
-template <typename T>
-void WriteRows(const Context<T>& cx, const Unit& u, const Scratch<T>& sc, int64_t dvp) {
-  const AttentionProblem& p = *cx.p;
-  const Job& job = cx.jobs[static_cast<size_t>(u.job)];
-  const int64_t g = p.h_q / p.h_kv, dv = p.dv, M = (u.i1 - u.i0) * g;
-  for (int64_t r = 0; r < M; ++r) {
-    const int64_t out_row = job.out_row0 + u.i0 + r / g, h = u.kv_head * g + r % g;
-    T* out = cx.o->data() + (out_row * p.h_q + h) * dv;
-    double lse = -std::numeric_limits<double>::infinity();
-    if (sc.l[r] > 0) {
-      lse = static_cast<double>(sc.m[r]) + std::log(static_cast<double>(sc.l[r]));
-      T factor = T(1) / sc.l[r];
-      if (job.apply_sink && !p.sink.empty()) {
-        factor *= static_cast<T>(1.0 / (1.0 + std::exp(p.sink[h] - lse)));
-      }
-      for (int64_t c = 0; c < dv; ++c) out[c] = sc.o[r * dvp + c] * factor;
-    } else {
-      std::fill_n(out, dv, T(0));
-    }
-    (*cx.lse)[h * cx.out_rows + out_row] = lse;
-  }
 }
 
 template <typename T>
@@ -238,6 +164,22 @@ Tensor ToTensorOf(const std::vector<T>& data, Shape shape) {
   return t;
 }
 
+using TileRunner = bool (*)(const Context<double>&, const Unit&, TileScratch&);
+
+// The tile kernels' unit runner when options and data call for them: float64
+// accumulation, bf16 Q, K and V, and AMX on this CPU (or the emulation asked for); else
+// null, and every unit runs on the FMA kernels.
+template <typename T>
+TileRunner PickTiles(const Context<T>& cx, const FastOptions& options) {
+  if (!std::is_same_v<T, double> || options.tiles == TilePath::kOff) return nullptr;
+  if (cx.q.dtype() != DType::kBF16 || cx.k.dtype() != DType::kBF16 ||
+      cx.v.dtype() != DType::kBF16) {
+    return nullptr;
+  }
+  if (options.tiles == TilePath::kEmulated) return &fast_attention::RunTileUnitEmulated;
+  return CpuHasAmxBf16() ? &fast_attention::RunTileUnitAmx : nullptr;
+}
+
 // Runs every unit; returns o [out_rows, h_q, dv] and raw lse [h_q, out_rows].
 template <typename T>
 Status RunJobs(const AttentionInputs& in, const AttentionProblem& p, const AttentionParams& params,
@@ -252,8 +194,11 @@ Status RunJobs(const AttentionInputs& in, const AttentionProblem& p, const Atten
   AV_ASSIGN_OR_RETURN(cx.k, RowSource::Make(paged ? in.k_cache : in.k, "k"));
   AV_ASSIGN_OR_RETURN(cx.v, RowSource::Make(paged ? in.v_cache : in.v, "v"));
   cx.v_in_k = cx.v.IsPrefixOf(cx.k);
+  const TileRunner tiles = PickTiles<T>(cx, options);
   const int64_t g = p.h_q / p.h_kv;
-  const int64_t tile_rows = TileRows(p.d, p.dv);
+  // The tile path's unit holds three bf16 pieces of Q beside a float64 O: half the rows
+  // keep it in L2 (MLA: 128 rows).
+  const int64_t tile_rows = TileRows(p.d, p.dv) / (tiles != nullptr ? 2 : 1);
   for (size_t j = 0; j < jobs.size(); ++j)
     AddUnits(int64_t(j), p.s_q[jobs[j].batch], p.h_kv, g, tile_rows, cx.units);
   cx.jobs = std::move(jobs);
@@ -264,8 +209,13 @@ Status RunJobs(const AttentionInputs& in, const AttentionProblem& p, const Atten
   cx.lse = &lse;
   const int workers = ResolveThreadCount(options.threads);
   std::vector<Scratch<T>> scratch(static_cast<size_t>(workers));
+  std::vector<TileScratch> tile_scratch(tiles != nullptr ? static_cast<size_t>(workers) : 0);
   ParallelFor(static_cast<int64_t>(cx.units.size()), workers, [&](int64_t unit, int worker) {
-    RunUnit(cx, cx.units[static_cast<size_t>(unit)], scratch[static_cast<size_t>(worker)]);
+    const Unit& u = cx.units[static_cast<size_t>(unit)];
+    if constexpr (std::is_same_v<T, double>) {
+      if (tiles != nullptr && tiles(cx, u, tile_scratch[static_cast<size_t>(worker)])) return;
+    }
+    RunUnit(cx, u, scratch[static_cast<size_t>(worker)]);
   });
   return Status::Ok();
 }

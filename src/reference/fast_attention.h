@@ -16,10 +16,17 @@
 
 namespace av {
 
+// Which kernels the float64 attention family runs on bf16 Q, K and V: the bf16 tile
+// kernels (exact float32 tile products, float64 statistics: fast_attention_tiles.h) on AMX
+// where the CPU has it (kAuto), never (kOff: the float64 FMA kernels, also every CPU
+// without AMX), or on their portable emulation (kEmulated: tests; slow).
+enum class TilePath { kAuto, kOff, kEmulated };
+
 struct FastOptions {
   int threads = 0;              // 0 = one worker per hardware thread
   bool accumulate_f64 = false;  // float64 accumulation (o is then f64)
   bool allow_avx512 = true;     // false forces the portable kernels (tests)
+  TilePath tiles = TilePath::kAuto;
   // The FP8 GEMMs' AVX512-BF16 dot-product kernel where the CPU has it (fast_fp8_dot.h);
   // false keeps them on the float32 FMA path (benchmarks compare the two).
   bool allow_bf16_dot = true;

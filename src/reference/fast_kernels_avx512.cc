@@ -22,6 +22,7 @@
 // header, not this code.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "reference/avx512_transpose.h"
 #include "reference/fast_kernels_impl.h"
 
 namespace av {
@@ -42,39 +43,8 @@ struct Avx512F32 {
   static V Max(V a, V b) { return _mm512_max_ps(a, b); }
   static T ReduceAdd(V v) { return _mm512_reduce_add_ps(v); }
   static T ReduceMax(V v) { return _mm512_reduce_max_ps(v); }
-  // dst[c * ldd + n] = src[n * lds + c] for n, c < 16: unpack pairs of rows, then pairs of
-  // pairs, then gather the four 128-bit lanes of each column across the four row groups.
   static void Transpose16(const T* src, int64_t lds, T* dst, int64_t ldd) {
-    V r[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
-    V a[16];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-      a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-      a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-      const __m512d x0 = _mm512_castps_pd(a[4 * i]), x1 = _mm512_castps_pd(a[4 * i + 1]),
-                    x2 = _mm512_castps_pd(a[4 * i + 2]), x3 = _mm512_castps_pd(a[4 * i + 3]);
-      r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(x0, x2));
-      r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(x0, x2));
-      r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(x1, x3));
-      r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(x1, x3));
-    }
-// Lane L of r[4 i + k] is column 4 L + k of rows 4 i .. 4 i + 3.
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      const V c0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
-      const V c1 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);
-      const V c2 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
-      const V c3 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
-      _mm512_storeu_ps(dst + (k + 0) * ldd, _mm512_shuffle_f32x4(c0, c2, 0x88));
-      _mm512_storeu_ps(dst + (k + 4) * ldd, _mm512_shuffle_f32x4(c1, c3, 0x88));
-      _mm512_storeu_ps(dst + (k + 8) * ldd, _mm512_shuffle_f32x4(c0, c2, 0xdd));
-      _mm512_storeu_ps(dst + (k + 12) * ldd, _mm512_shuffle_f32x4(c1, c3, 0xdd));
-    }
+    avx512::Transpose16(src, lds, dst, ldd);
   }
   // exp(x) = 2^n e^r, n = round(x log2 e), |r| <= ln2 / 2, e^r by Cephes' expf polynomial
   // (about 1 ulp). Inputs are clamped to [-150, 88.7]: exp(-150) scales by 2^-216 and
@@ -113,34 +83,9 @@ struct Avx512F64 {
   static V Max(V a, V b) { return _mm512_max_pd(a, b); }
   static T ReduceAdd(V v) { return _mm512_reduce_add_pd(v); }
   static T ReduceMax(V v) { return _mm512_reduce_max_pd(v); }
-  // dst[c * ldd + n] = src[n * lds + c] for n, c < 8: unpack pairs of rows (t), gather
-  // 128-bit lanes across row pairs (u: columns c and c + 4 of rows 0-3 or 4-7), then
-  // across the two row halves. Float64 K packing was a scalar loop: 8.2 % of a
-  // b = 64 MLA sweep's own time (perf).
+  // Float64 K packing was a scalar loop: 8.2 % of a b = 64 MLA sweep's own time (perf).
   static void Transpose8(const T* src, int64_t lds, T* dst, int64_t ldd) {
-    V r[8];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(src + i * lds);
-    V t[8];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-      t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
-      t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
-    }
-    // u[h * 4 + k]: columns k and k + 4 of rows 4h .. 4h + 3.
-    V u[8];
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
-      u[h * 4 + 0] = _mm512_shuffle_f64x2(t[h * 4 + 0], t[h * 4 + 2], 0x88);
-      u[h * 4 + 1] = _mm512_shuffle_f64x2(t[h * 4 + 1], t[h * 4 + 3], 0x88);
-      u[h * 4 + 2] = _mm512_shuffle_f64x2(t[h * 4 + 0], t[h * 4 + 2], 0xdd);
-      u[h * 4 + 3] = _mm512_shuffle_f64x2(t[h * 4 + 1], t[h * 4 + 3], 0xdd);
-    }
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      _mm512_storeu_pd(dst + k * ldd, _mm512_shuffle_f64x2(u[k], u[4 + k], 0x88));
-      _mm512_storeu_pd(dst + (k + 4) * ldd, _mm512_shuffle_f64x2(u[k], u[4 + k], 0xdd));
-    }
+    avx512::Transpose8(src, lds, dst, ldd);
   }
   // The AVX2 policy's float64 exp (fast_kernels_avx2.cc, which gives the reasons) on 8
   // lanes: n = round(x log2 e), r = x - n ln2 in two parts, e^r by Taylor to r^13, then

@@ -21,6 +21,7 @@ class RowSource {
   static Result<RowSource> Make(const Tensor& t, const char* what);
 
   int64_t channels() const { return channels_; }
+  DType dtype() const { return dtype_; }
 
   // out[c] = scale * t[row, head, c] for c < n (n <= channels).
   template <typename T>

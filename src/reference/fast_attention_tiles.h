@@ -1,0 +1,58 @@
+// The float64 fast attention's bf16 tile path (fast_attention_tiles_impl.h explains it):
+// a unit's scratch and the unit runners of its two builds. fast_attention.cc picks the
+// path: the tiles for bf16 Q, K and V where the CPU has AMX-BF16 (FastOptions::tiles), the
+// float64 FMA kernels otherwise and for every unit a runner hands back. Callable from any
+// thread, one scratch per thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "reference/fast_attention_units.h"
+
+namespace av::fast_attention {
+
+// std::vector storage on 64-byte lines: a tile load whose rows straddle two cache lines
+// ran 3.4 times slower (17 ns per TDPBF16PS with its operand loads, 4.9 aligned).
+template <typename T>
+struct LineAllocator {
+  using value_type = T;
+  LineAllocator() = default;
+  template <typename U>
+  LineAllocator(const LineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  bool operator==(const LineAllocator&) const { return true; }
+};
+template <typename T>
+using LineVector = std::vector<T, LineAllocator<T>>;
+
+struct TileScratch {
+  Scratch<double> sc;            // s, o (float64), m, l, alpha, lo, hi as the FMA path's
+  LineVector<float> rows;        // the unit's Q rows, then each block's K rows (as floats)
+  LineVector<float> v_rows;      // [64][ldv]: gathered V rows when V is not a prefix of K
+  LineVector<uint32_t> q;        // Q's three pieces as B tiles (QueryTile)
+  std::vector<double> q_factor;  // [mq]: softmax scale * 2^E of each Q row
+  LineVector<uint16_t> k;        // [5][64][dq]: K's pieces, row-major (A tiles)
+  std::vector<double> k_factor;  // [64]: 2^E of each key
+  LineVector<uint32_t> v;        // V's pieces as B tiles (ValueTile)
+  std::vector<double> v_factor;  // [dvq]: 2^E of each V channel over the block's keys
+  LineVector<uint16_t> p;        // [4][mq][64]: P's pieces, row-major (A tiles)
+  std::vector<double> p_factor;  // [mq]: 2^E of each P row in the block (0: all zero)
+  LineVector<float> part;        // tile results
+};
+
+// One unit on the tile kernels; false (nothing written) when the unit must run on the
+// FMA kernels instead. Amx: the instructions, only where CpuHasAmxBf16(); Emulated: their
+// portable emulation (tests, and FastOptions::tiles = kEmulated).
+bool RunTileUnitAmx(const Context<double>& cx, const Unit& u, TileScratch& ts);
+bool RunTileUnitEmulated(const Context<double>& cx, const Unit& u, TileScratch& ts);
+
+// out = c + a b by one TDPBF16PS on the hardware (a: 16 x 32 bf16, b: 16 x 16 bf16 pairs,
+// c and out: 16 x 16 floats, all rows 64 bytes apart); false where !CpuHasAmxBf16().
+// For the tests that hold the emulation to the instruction.
+bool RunTileProductForTest(const uint16_t* a, const uint16_t* b, const float* c, float* out);
+
+}  // namespace av::fast_attention

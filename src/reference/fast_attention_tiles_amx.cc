@@ -1,0 +1,337 @@
+// The AMX build of the bf16 tile kernels (fast_attention_tiles_impl.h): AmxTiles issues
+// the tile instructions. Everything after the target pragma is compiled for AMX-TILE,
+// AMX-BF16 and AVX-512 and only called after CpuHasAmxBf16() said yes.
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+// Every header the kernels use comes before the target region, so that no inline function
+// of theirs is compiled for AMX here (and then chosen by the linker for other callers).
+#include "reference/fast_attention_tiles.h"
+#include "reference/tile_registers.h"
+
+namespace av {
+namespace {
+
+// Linux's arch_prctl codes for the dynamically enabled tile data (asm/prctl.h, 5.16+).
+constexpr int kArchReqXcompPerm = 0x1023;
+constexpr int kXfeatureXtileData = 18;
+
+bool AskAmx() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  const bool amx_bf16 = (edx >> 22) & 1u, amx_tile = (edx >> 24) & 1u;
+  const bool osxsave = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && ((ecx >> 27) & 1u);
+  if (!amx_bf16 || !amx_tile || !osxsave) return false;
+  // XCR0 bits 17 (tile configuration) and 18 (tile data): the OS manages the state.
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if (((lo >> 17) & 3u) != 3u) return false;
+  // The AVX-512 subsets the steps around the tiles use (every AMX CPU has them).
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl") ||
+      !__builtin_cpu_supports("avx512bf16")) {
+    return false;
+  }
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtileData) == 0;
+}
+
+}  // namespace
+
+bool CpuHasAmxBf16() {
+  static const bool has = AskAmx();
+  return has;
+}
+
+}  // namespace av
+
+// As fast_kernels_avx512.cc: GCC takes the target from a pragma, clang (the fuzz build)
+// from an attribute on every function in the region.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("amx-tile,amx-bf16,avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma")
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "reference/avx512_transpose.h"
+#include "reference/fast_attention_tiles_impl.h"
+
+namespace av::fast_attention {
+namespace {
+
+// Palette 1 with all eight tiles 16 rows x 64 bytes (the layout LDTILECFG reads).
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// The instructions, by inline assembly: tile numbers are immediates ("%c" prints them
+// bare). Memory clobbers keep loads and stores ordered with the code around them.
+struct AmxTiles {
+  static constexpr bool kHardware = true;
+  static void Configure() {
+    TileConfig cfg;
+    for (int t = 0; t < 8; ++t) {
+      cfg.colsb[t] = kTileBytes;
+      cfg.rows[t] = kTileRows;
+    }
+    __asm__ volatile("ldtilecfg %0" ::"m"(cfg));
+  }
+  static void Release() { __asm__ volatile("tilerelease" ::: "memory"); }
+  template <int T>
+  static void Load(const void* base, int64_t stride) {
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm%c2" ::"r"(base), "r"(stride), "i"(T) : "memory");
+  }
+  template <int T>
+  static void Store(void* base, int64_t stride) {
+    __asm__ volatile("tilestored %%tmm%c2, (%0,%1,1)" ::"r"(base), "r"(stride), "i"(T) : "memory");
+  }
+  template <int T>
+  static void Zero() {
+    __asm__ volatile("tilezero %%tmm%c0" ::"i"(T));
+  }
+  template <int C, int A, int B>
+  static void Dp() {
+    __asm__ volatile("tdpbf16ps %%tmm%c0, %%tmm%c1, %%tmm%c2" ::"i"(B), "i"(A), "i"(C));
+  }
+};
+
+
+// The per-block steps in AVX-512 (+ AVX512-BF16 conversions): the bits of ScalarTileSteps
+// (TileStepsTest compares them), written for 16 lanes. Same expressions in the same order;
+// this file is compiled without contraction into fused multiply-adds.
+struct Avx512TileSteps {
+  static constexpr uint32_t kNonFinite = 0x7f800000u;
+
+  // Largest |x| of n floats as bits (integer order is float order for finite values).
+  static uint32_t MaxAbsBits(const float* x, int64_t n) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+    __m512i mx = _mm512_setzero_si512();
+    int64_t c = 0;
+    for (; c + 16 <= n; c += 16)
+      mx = _mm512_max_epu32(mx, _mm512_and_si512(_mm512_loadu_si512(x + c), abs_mask));
+    if (c < n) {
+      const __mmask16 m = static_cast<__mmask16>((1u << (n - c)) - 1);
+      mx = _mm512_max_epu32(mx, _mm512_and_si512(_mm512_maskz_loadu_epi32(m, x + c), abs_mask));
+    }
+    return _mm512_reduce_max_epu32(mx);
+  }
+
+  // 16 floats from x[c0, c0 + 16), zeros at and past n.
+  static __m512 LoadPadded(const float* x, int64_t c0, int64_t n) {
+    if (c0 + 16 <= n) return _mm512_loadu_ps(x + c0);
+    if (c0 >= n) return _mm512_setzero_ps();
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n - c0)) - 1), x + c0);
+  }
+
+  struct Split {
+    __m512 piece[kTilePieces];
+  };
+  static Split SplitVec(__m512 x) {
+    const __m512 c_hi = _mm512_set1_ps(98304.0f), c_mid = _mm512_set1_ps(384.0f);
+    Split s;
+    s.piece[kPieceHi] = _mm512_sub_ps(_mm512_add_ps(x, c_hi), c_hi);
+    s.piece[kPieceLow] = _mm512_sub_ps(x, s.piece[kPieceHi]);
+    s.piece[kPieceMid] = _mm512_sub_ps(_mm512_add_ps(s.piece[kPieceLow], c_mid), c_mid);
+    s.piece[kPieceLo] = _mm512_sub_ps(s.piece[kPieceLow], s.piece[kPieceMid]);
+    s.piece[kPieceAll] = x;
+    return s;
+  }
+  // 32 bf16: a's 16 values, then b's.
+  static __m512i Bf16Pair(__m512 a, __m512 b) { return (__m512i)_mm512_cvtne2ps_pbh(b, a); }
+
+  static bool SplitKeys(const float* rows, int64_t ld, const TileShape& t, TileScratch& ts) {
+    for (int64_t n = 0; n < kTileKeys; ++n) {
+      const float* x = rows + n * ld;
+      const uint32_t m = MaxAbsBits(x, t.d);
+      if (m >= kNonFinite) return false;
+      const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
+      if (e == kNoExponent) return false;
+      ts.k_factor[n] = tiles::Pow2(e);
+      const __m512 s = _mm512_set1_ps(tiles::Pow2f(-e));
+      for (int64_t c = 0; c < t.dq; c += kTileStep) {
+        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
+        const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
+        for (int piece = 0; piece < kTilePieces; ++piece) {
+          _mm512_store_si512(ts.k.data() + (piece * kTileKeys + n) * t.dq + c,
+                             Bf16Pair(a.piece[piece], b.piece[piece]));
+        }
+      }
+    }
+    return true;
+  }
+
+  // Per-lane exponents of 16 largest magnitudes (bits m); false when one is not finite,
+  // denormal or out of range. Writes 2^e to factor[0, 16) and returns 2^-e in *scale.
+  static bool LaneScales(__m512i m, double* factor, __m512* scale) {
+    alignas(64) uint32_t bits[16];
+    alignas(64) float s[16];
+    _mm512_store_si512(bits, m);
+    for (int i = 0; i < 16; ++i) {
+      if (bits[i] >= kNonFinite) return false;
+      const int e = tiles::ScaleExponent(std::bit_cast<float>(bits[i]));
+      if (e == kNoExponent) return false;
+      factor[i] = tiles::Pow2(e);
+      s[i] = tiles::Pow2f(-e);
+    }
+    *scale = _mm512_load_ps(s);
+    return true;
+  }
+
+  static bool SplitValues(const float* v, int64_t ld, const TileShape& t, TileScratch& ts) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+    // Word i of a (row n's 16 values, then row n + 1's) to dword i: (n's, n + 1's).
+    alignas(64) uint16_t order[32];
+    for (int i = 0; i < 16; ++i) {
+      order[2 * i] = static_cast<uint16_t>(i);
+      order[2 * i + 1] = static_cast<uint16_t>(16 + i);
+    }
+    const __m512i interleave = _mm512_load_si512(order);
+    for (int64_t pair = 0; pair < t.dvq / 32; ++pair) {
+      const int64_t c0 = pair * 32;
+      __m512i mx[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+      for (int64_t n = 0; n < kTileKeys; ++n) {
+        for (int j = 0; j < 2; ++j) {
+          const __m512 x = LoadPadded(v + n * ld, c0 + 16 * j, t.dv);
+          mx[j] = _mm512_max_epu32(mx[j], _mm512_and_si512(_mm512_castps_si512(x), abs_mask));
+        }
+      }
+      __m512 s[2];
+      for (int j = 0; j < 2; ++j)
+        if (!LaneScales(mx[j], &ts.v_factor[c0 + 16 * j], &s[j])) return false;
+      for (int64_t n = 0; n < kTileKeys; n += 2) {
+        const int64_t at = (n % kTileStep) / 2 * 16;
+        for (int j = 0; j < 2; ++j) {
+          const Split a = SplitVec(_mm512_mul_ps(LoadPadded(v + n * ld, c0 + 16 * j, t.dv), s[j]));
+          const Split b =
+              SplitVec(_mm512_mul_ps(LoadPadded(v + (n + 1) * ld, c0 + 16 * j, t.dv), s[j]));
+          for (int piece = 0; piece < kTilePieces; ++piece) {
+            const __m512i w = _mm512_permutexvar_epi16(interleave,
+                                                       Bf16Pair(a.piece[piece], b.piece[piece]));
+            _mm512_store_si512(ts.v.data() + ValueTile(pair, piece, j, n / kTileStep) + at, w);
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  static void SplitWeights(const double* p, int64_t r, const TileShape& t, TileScratch& ts) {
+    __m512d mv = _mm512_loadu_pd(p);
+    for (int64_t n = 8; n < kTileKeys; n += 8) mv = _mm512_max_pd(mv, _mm512_loadu_pd(p + n));
+    const double mx = _mm512_reduce_max_pd(mv);
+    uint16_t* out = ts.p.data() + r * kTileKeys;
+    const int64_t plane = t.mq * kTileKeys;
+    if (mx == 0) {
+      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
+      ts.p_factor[r] = 0;
+      return;
+    }
+    int e = 0;
+    std::frexp(mx, &e);
+    ts.p_factor[r] = tiles::Pow2(e - 1);
+    const __m512d s = _mm512_set1_pd(tiles::Pow2(1 - e));
+    const __m512d c45 = _mm512_set1_pd(0x1.8p45), c37 = _mm512_set1_pd(0x1.8p37),
+                  c29 = _mm512_set1_pd(0x1.8p29);
+    for (int64_t n = 0; n < kTileKeys; n += 16) {
+      __m512d piece[2][kWeightPieces];
+      for (int h = 0; h < 2; ++h) {
+        const __m512d x = _mm512_mul_pd(_mm512_loadu_pd(p + n + 8 * h), s);
+        const __m512d hi = _mm512_sub_pd(_mm512_add_pd(x, c45), c45);
+        const __m512d r1 = _mm512_sub_pd(x, hi);
+        const __m512d mid = _mm512_sub_pd(_mm512_add_pd(r1, c37), c37);
+        const __m512d r2 = _mm512_sub_pd(r1, mid);
+        const __m512d lo = _mm512_sub_pd(_mm512_add_pd(r2, c29), c29);
+        piece[h][0] = hi;
+        piece[h][1] = mid;
+        piece[h][2] = lo;
+        piece[h][3] = _mm512_sub_pd(r2, lo);
+      }
+      for (int i = 0; i < kWeightPieces; ++i) {
+        const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(piece[0][i])),
+                                            _mm512_cvtpd_ps(piece[1][i]), 1);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out + i * plane + n),
+                           (__m256i)_mm512_cvtneps_pbh(f));
+      }
+    }
+  }
+
+  static void FlushScores(const float* part, int parts, int64_t r0, int64_t g, TileScratch& ts) {
+    alignas(64) double st[16][16];  // S^T of one strip: [key][row]
+    for (int64_t j = 0; j < 2; ++j) {
+      const __m512d qf0 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j]);
+      const __m512d qf1 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j + 8]);
+      for (int64_t n = 0; n < 16; ++n) {
+        __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+        for (int q = 0; q < parts; ++q) {
+          const float* x = part + (q * 2 + j) * 256 + n * 16;
+          a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_load_ps(x)));
+          a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_load_ps(x + 8)));
+        }
+        const __m512d kf = _mm512_set1_pd(ts.k_factor[g * 16 + n]);
+        _mm512_store_pd(&st[n][0], _mm512_mul_pd(_mm512_mul_pd(a0, kf), qf0));
+        _mm512_store_pd(&st[n][8], _mm512_mul_pd(_mm512_mul_pd(a1, kf), qf1));
+      }
+      double* s = ts.sc.s.data() + (r0 + 16 * j) * kTileKeys + g * 16;
+      for (int n0 = 0; n0 < 16; n0 += 8)
+        for (int i0 = 0; i0 < 16; i0 += 8)
+          avx512::Transpose8(&st[n0][i0], 16, s + i0 * kTileKeys + n0, kTileKeys);
+    }
+  }
+
+  static void UpdateOutput(const float* part, int64_t r0, int64_t rows, int64_t c0,
+                           int64_t ldo, TileScratch& ts) {
+    for (int64_t i = 0; i < std::min<int64_t>(16, rows - r0); ++i) {
+      const int64_t r = r0 + i;
+      const __m512d alpha = _mm512_set1_pd(ts.sc.alpha[r]), pf = _mm512_set1_pd(ts.p_factor[r]);
+      double* o = ts.sc.o.data() + r * ldo + c0;
+      for (int64_t c = 0; c < 32; c += 8) {
+        const float* x = part + (c / 16) * 256 + i * 16 + c % 16;
+        const __m512d t = _mm512_add_pd(
+            _mm512_add_pd(_mm512_cvtps_pd(_mm256_load_ps(x)), _mm512_cvtps_pd(_mm256_load_ps(x + 512))),
+            _mm512_cvtps_pd(_mm256_load_ps(x + 1024)));
+        const __m512d f = _mm512_mul_pd(pf, _mm512_loadu_pd(&ts.v_factor[c0 + c]));
+        _mm512_storeu_pd(o + c, _mm512_add_pd(_mm512_mul_pd(alpha, _mm512_loadu_pd(o + c)),
+                                              _mm512_mul_pd(t, f)));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool RunTileUnitAmx(const Context<double>& cx, const Unit& u, TileScratch& ts) {
+  return RunTileUnit<AmxTiles, Avx512TileSteps>(cx, u, ts);
+}
+
+bool RunTileProductForTest(const uint16_t* a, const uint16_t* b, const float* c, float* out) {
+  if (!CpuHasAmxBf16()) return false;
+  AmxTiles::Configure();
+  AmxTiles::Load<0>(c, 64);
+  AmxTiles::Load<1>(a, 64);
+  AmxTiles::Load<2>(b, 64);
+  AmxTiles::Dp<0, 1, 2>();
+  AmxTiles::Store<0>(out, 64);
+  AmxTiles::Release();
+  return true;
+}
+
+}  // namespace av::fast_attention
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
