@@ -167,15 +167,13 @@ Tensor ToTensorOf(const std::vector<T>& data, Shape shape) {
 using TileRunner = bool (*)(const Context<double>&, const Unit&, TileScratch&);
 
 // The tile kernels' unit runner when options and data call for them: float64
-// accumulation, bf16 Q, K and V, and AMX on this CPU (or the emulation asked for); else
+// accumulation, bf16 Q, K and V with contiguous channels, and AMX on this CPU (or the emulation asked for); else
 // null, and every unit runs on the FMA kernels.
 template <typename T>
 TileRunner PickTiles(const Context<T>& cx, const FastOptions& options) {
   if (!std::is_same_v<T, double> || options.tiles == TilePath::kOff) return nullptr;
-  if (cx.q.dtype() != DType::kBF16 || cx.k.dtype() != DType::kBF16 ||
-      cx.v.dtype() != DType::kBF16) {
-    return nullptr;
-  }
+  for (const RowSource* src : {&cx.q, &cx.k, &cx.v})
+    if (src->dtype() != DType::kBF16 || !src->contiguous_channels()) return nullptr;
   if (options.tiles == TilePath::kEmulated) return &fast_attention::RunTileUnitEmulated;
   return CpuHasAmxBf16() ? &fast_attention::RunTileUnitAmx : nullptr;
 }

@@ -31,15 +31,15 @@ using LineVector = std::vector<T, LineAllocator<T>>;
 
 struct TileScratch {
   Scratch<double> sc;            // s, o (float64), m, l, alpha, lo, hi as the FMA path's
-  LineVector<float> rows;        // the unit's Q rows, then each block's K rows (as floats)
-  LineVector<float> v_rows;      // [64][ldv]: gathered V rows when V is not a prefix of K
+  std::vector<const uint16_t*> keys;    // the unit's Q rows, then each block's key rows
+  std::vector<const uint16_t*> values;  // each block's V rows (null: past its keys)
   LineVector<uint32_t> q;        // Q's three pieces as B tiles (QueryTile)
   std::vector<double> q_factor;  // [mq]: softmax scale * 2^E of each Q row
-  LineVector<uint16_t> k;        // [5][64][dq]: K's pieces, row-major (A tiles)
-  std::vector<double> k_factor;  // [64]: 2^E of each key
+  LineVector<uint16_t> k;        // [5][128][dq]: K's pieces, row-major (A tiles)
+  std::vector<double> k_factor;  // [128]: 2^E of each key
   LineVector<uint32_t> v;        // V's pieces as B tiles (ValueTile)
   std::vector<double> v_factor;  // [dvq]: 2^E of each V channel over the block's keys
-  LineVector<uint16_t> p;        // [4][mq][64]: P's pieces, row-major (A tiles)
+  LineVector<uint16_t> p;        // [4][mq][128]: P's pieces, row-major (A tiles)
   std::vector<double> p_factor;  // [mq]: 2^E of each P row in the block (0: all zero)
   LineVector<float> part;        // tile results
 };

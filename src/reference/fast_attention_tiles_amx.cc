@@ -115,25 +115,27 @@ struct AmxTiles {
 struct Avx512TileSteps {
   static constexpr uint32_t kNonFinite = 0x7f800000u;
 
-  // Largest |x| of n floats as bits (integer order is float order for finite values).
-  static uint32_t MaxAbsBits(const float* x, int64_t n) {
-    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
-    __m512i mx = _mm512_setzero_si512();
-    int64_t c = 0;
-    for (; c + 16 <= n; c += 16)
-      mx = _mm512_max_epu32(mx, _mm512_and_si512(_mm512_loadu_si512(x + c), abs_mask));
-    if (c < n) {
-      const __mmask16 m = static_cast<__mmask16>((1u << (n - c)) - 1);
-      mx = _mm512_max_epu32(mx, _mm512_and_si512(_mm512_maskz_loadu_epi32(m, x + c), abs_mask));
+  // 16 bf16 from x[c0, c0 + 16) as floats (exact), zeros at and past n and for a null x.
+  static __m512 LoadPadded(const uint16_t* x, int64_t c0, int64_t n) {
+    __m256i w;
+    if (x == nullptr || c0 >= n) return _mm512_setzero_ps();
+    if (c0 + 16 <= n) {
+      w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + c0));
+    } else {
+      w = _mm256_maskz_loadu_epi16(static_cast<__mmask16>((1u << (n - c0)) - 1), x + c0);
     }
-    return _mm512_reduce_max_epu32(mx);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(w), 16));
+  }
+  static __m512i AbsBits(__m512 x) {
+    return _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff));
   }
 
-  // 16 floats from x[c0, c0 + 16), zeros at and past n.
-  static __m512 LoadPadded(const float* x, int64_t c0, int64_t n) {
-    if (c0 + 16 <= n) return _mm512_loadu_ps(x + c0);
-    if (c0 >= n) return _mm512_setzero_ps();
-    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n - c0)) - 1), x + c0);
+  // Largest |x| of a bf16 row of n values, as float bits (integer order is float order for
+  // finite values).
+  static uint32_t MaxAbsBits(const uint16_t* x, int64_t n) {
+    __m512i mx = _mm512_setzero_si512();
+    for (int64_t c = 0; c < n; c += 16) mx = _mm512_max_epu32(mx, AbsBits(LoadPadded(x, c, n)));
+    return _mm512_reduce_max_epu32(mx);
   }
 
   struct Split {
@@ -152,20 +154,21 @@ struct Avx512TileSteps {
   // 32 bf16: a's 16 values, then b's.
   static __m512i Bf16Pair(__m512 a, __m512 b) { return (__m512i)_mm512_cvtne2ps_pbh(b, a); }
 
-  static bool SplitKeys(const float* rows, int64_t ld, const TileShape& t, TileScratch& ts) {
-    for (int64_t n = 0; n < kTileKeys; ++n) {
-      const float* x = rows + n * ld;
-      const uint32_t m = MaxAbsBits(x, t.d);
+  static bool SplitKeys(const uint16_t* const* keys, int64_t n0, const TileShape& t,
+                        TileScratch& ts) {
+    for (int64_t n = 0; n < kScoreKeys; ++n) {
+      const uint16_t* x = keys[n0 + n];
+      const uint32_t m = x != nullptr ? MaxAbsBits(x, t.d) : 0;
       if (m >= kNonFinite) return false;
       const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
       if (e == kNoExponent) return false;
-      ts.k_factor[n] = tiles::Pow2(e);
+      ts.k_factor[n0 + n] = tiles::Pow2(e);
       const __m512 s = _mm512_set1_ps(tiles::Pow2f(-e));
       for (int64_t c = 0; c < t.dq; c += kTileStep) {
         const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
         const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
         for (int piece = 0; piece < kTilePieces; ++piece) {
-          _mm512_store_si512(ts.k.data() + (piece * kTileKeys + n) * t.dq + c,
+          _mm512_store_si512(ts.k.data() + (piece * kScoreKeys + n) * t.dq + c,
                              Bf16Pair(a.piece[piece], b.piece[piece]));
         }
       }
@@ -190,8 +193,8 @@ struct Avx512TileSteps {
     return true;
   }
 
-  static bool SplitValues(const float* v, int64_t ld, const TileShape& t, TileScratch& ts) {
-    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+  static bool SplitValues(const uint16_t* const* values, int64_t pair, const TileShape& t,
+                          TileScratch& ts) {
     // Word i of a (row n's 16 values, then row n + 1's) to dword i: (n's, n + 1's).
     alignas(64) uint16_t order[32];
     for (int i = 0; i < 16; ++i) {
@@ -199,29 +202,24 @@ struct Avx512TileSteps {
       order[2 * i + 1] = static_cast<uint16_t>(16 + i);
     }
     const __m512i interleave = _mm512_load_si512(order);
-    for (int64_t pair = 0; pair < t.dvq / 32; ++pair) {
-      const int64_t c0 = pair * 32;
-      __m512i mx[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-      for (int64_t n = 0; n < kTileKeys; ++n) {
-        for (int j = 0; j < 2; ++j) {
-          const __m512 x = LoadPadded(v + n * ld, c0 + 16 * j, t.dv);
-          mx[j] = _mm512_max_epu32(mx[j], _mm512_and_si512(_mm512_castps_si512(x), abs_mask));
-        }
-      }
-      __m512 s[2];
+    const int64_t c0 = pair * 32;
+    __m512i mx[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (int64_t n = 0; n < kTileKeys; ++n)
       for (int j = 0; j < 2; ++j)
-        if (!LaneScales(mx[j], &ts.v_factor[c0 + 16 * j], &s[j])) return false;
-      for (int64_t n = 0; n < kTileKeys; n += 2) {
-        const int64_t at = (n % kTileStep) / 2 * 16;
-        for (int j = 0; j < 2; ++j) {
-          const Split a = SplitVec(_mm512_mul_ps(LoadPadded(v + n * ld, c0 + 16 * j, t.dv), s[j]));
-          const Split b =
-              SplitVec(_mm512_mul_ps(LoadPadded(v + (n + 1) * ld, c0 + 16 * j, t.dv), s[j]));
-          for (int piece = 0; piece < kTilePieces; ++piece) {
-            const __m512i w = _mm512_permutexvar_epi16(interleave,
-                                                       Bf16Pair(a.piece[piece], b.piece[piece]));
-            _mm512_store_si512(ts.v.data() + ValueTile(pair, piece, j, n / kTileStep) + at, w);
-          }
+        mx[j] = _mm512_max_epu32(mx[j], AbsBits(LoadPadded(values[n], c0 + 16 * j, t.dv)));
+    __m512 s[2];
+    for (int j = 0; j < 2; ++j)
+      if (!LaneScales(mx[j], &ts.v_factor[c0 + 16 * j], &s[j])) return false;
+    for (int64_t n = 0; n < kTileKeys; n += 2) {
+      const int64_t at = (n % kTileStep) / 2 * 16;
+      for (int j = 0; j < 2; ++j) {
+        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(values[n], c0 + 16 * j, t.dv), s[j]));
+        const Split b =
+            SplitVec(_mm512_mul_ps(LoadPadded(values[n + 1], c0 + 16 * j, t.dv), s[j]));
+        for (int piece = 0; piece < kTilePieces; ++piece) {
+          const __m512i w =
+              _mm512_permutexvar_epi16(interleave, Bf16Pair(a.piece[piece], b.piece[piece]));
+          _mm512_store_si512(ts.v.data() + ValueTile(piece, j, n / kTileStep) + at, w);
         }
       }
     }
@@ -268,7 +266,8 @@ struct Avx512TileSteps {
     }
   }
 
-  static void FlushScores(const float* part, int parts, int64_t r0, int64_t g, TileScratch& ts) {
+  static void FlushScores(const float* part, int parts, int64_t r0, int64_t key0,
+                          TileScratch& ts) {
     alignas(64) double st[16][16];  // S^T of one strip: [key][row]
     for (int64_t j = 0; j < 2; ++j) {
       const __m512d qf0 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j]);
@@ -280,11 +279,11 @@ struct Avx512TileSteps {
           a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_load_ps(x)));
           a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_load_ps(x + 8)));
         }
-        const __m512d kf = _mm512_set1_pd(ts.k_factor[g * 16 + n]);
+        const __m512d kf = _mm512_set1_pd(ts.k_factor[key0 + n]);
         _mm512_store_pd(&st[n][0], _mm512_mul_pd(_mm512_mul_pd(a0, kf), qf0));
         _mm512_store_pd(&st[n][8], _mm512_mul_pd(_mm512_mul_pd(a1, kf), qf1));
       }
-      double* s = ts.sc.s.data() + (r0 + 16 * j) * kTileKeys + g * 16;
+      double* s = ts.sc.s.data() + (r0 + 16 * j) * kTileKeys + key0;
       for (int n0 = 0; n0 < 16; n0 += 8)
         for (int i0 = 0; i0 < 16; i0 += 8)
           avx512::Transpose8(&st[n0][i0], 16, s + i0 * kTileKeys + n0, kTileKeys);

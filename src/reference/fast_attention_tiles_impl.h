@@ -33,6 +33,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "reference/fast_attention_tiles.h"
@@ -46,7 +47,14 @@ namespace {
 // The pieces, in the order the tile programs index them.
 enum TilePiece { kPieceHi, kPieceMid, kPieceLo, kPieceLow, kPieceAll, kTilePieces };
 
-inline constexpr int64_t kTileKeys = 64;      // keys per block (kKeyBlock<double>)
+// Keys per block: twice the FMA kernels' 64, so each float64 update of O (alpha O + P V)
+// serves 128 keys; exact still (L0 of P V: 128 terms of at most 2^16 quanta).
+inline constexpr int64_t kTileKeys = 128;
+inline constexpr int64_t kKeyHalves = kTileKeys / 32;
+// Keys whose K pieces are held at once: one group of 16 (5 pieces x 576 channels = 90 KiB
+// at MLA's d), split just before the tiles read them. Splitting all 128 keys of a block
+// first put 737 KiB beside Q's 442 KiB, V's pieces and O in this CPU's 2 MiB of L2.
+inline constexpr int64_t kScoreKeys = 16;
 inline constexpr int64_t kTileStep = 32;      // channels (or keys) per TDPBF16PS
 inline constexpr int64_t kExactSteps = 8;     // 256 channels: L0 and L1 stay exact
 inline constexpr int kMaxScaleExponent = 100;
@@ -106,13 +114,21 @@ inline uint16_t PieceBits(const Pieces& s, float all, int piece) {
 
 inline int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-// The exponent of x[0, n)'s largest magnitude, or kNoExponent when a value is not finite
-// or the largest is out of range.
-inline int RowExponent(const float* x, int64_t n) {
+// A stored bf16 (2 bytes at p) as the float it is exactly.
+inline float Bf16At(const uint16_t* p, int64_t c) {
+  uint16_t b;
+  std::memcpy(&b, p + c, sizeof b);
+  return std::bit_cast<float>(uint32_t{b} << 16);
+}
+
+// The exponent of bf16 row x[0, n)'s largest magnitude, or kNoExponent when a value is
+// not finite or the largest is out of range.
+inline int RowExponent(const uint16_t* x, int64_t n) {
   float mx = 0;
   for (int64_t c = 0; c < n; ++c) {
-    if (!std::isfinite(x[c])) return kNoExponent;
-    mx = std::max(mx, std::fabs(x[c]));
+    const float v = Bf16At(x, c);
+    if (!std::isfinite(v)) return kNoExponent;
+    mx = std::max(mx, std::fabs(v));
   }
   return ScaleExponent(mx);
 }
@@ -128,33 +144,36 @@ struct TileShape {
 
 // Where the tile programs find each piece (every tile 64-byte aligned, rows 64 bytes apart
 // unless said otherwise):
-//   K  (A of S^T = K Q^T)   k[((piece * 64 + key) * dq + c]              rows dq * 2 bytes apart
+//   K  (A of S^T = K Q^T)   k[(piece * 128 + key) * dq + c]              rows dq * 2 bytes apart
 //   Q  (B)                  q[((piece * mq / 16 + strip) * steps + step) * 256 + kk * 16 + i]
 //                           = channels step * 32 + 2 kk, + 1 of row strip * 16 + i
-//   V  (B of P V)           v[(((pair * 5 + piece) * 2 + group) * 2 + half) * 256 + kk * 16 + c]
+//   V  (B of P V)           v[((piece * 2 + group) * 4 + half) * 256 + kk * 16 + c]
 //                           = keys half * 32 + 2 kk, + 1 of channel (2 pair + group) * 16 + c
-//   P  (A)                  p[(piece * mq + row) * 64 + key]              rows 128 bytes apart
+//                           for the one channel pair split at a time (40 KiB: stays in L1)
+//   P  (A)                  p[(piece * mq + row) * 128 + key]             rows 256 bytes apart
 inline int64_t QueryTile(const TileShape& t, int piece, int64_t strip, int64_t step) {
   return ((piece * (t.mq / 16) + strip) * t.steps + step) * 256;
 }
-inline int64_t ValueTile(int64_t pair, int piece, int64_t group, int64_t half) {
-  return (((pair * kTilePieces + piece) * 2 + group) * 2 + half) * 256;
+inline int64_t ValueTile(int piece, int64_t group, int64_t half) {
+  return ((piece * 2 + group) * kKeyHalves + half) * 256;
 }
 
-// Splits the unit's Q rows (q[r * d + c], r < rows) into the B tiles of their three pieces
-// and q_factor (softmax scale * 2^E per row); false on a row the tiles cannot scale.
-// Once per unit, so one portable loop serves both builds.
-inline bool SplitQueries(const float* q, double scale, const TileShape& t, TileScratch& ts) {
+// Splits the unit's Q rows (bf16, rows[r] for r < rows) into the B tiles of their three
+// pieces and q_factor (softmax scale * 2^E per row); false on a row the tiles cannot
+// scale. Once per unit, so one portable loop serves both builds.
+inline bool SplitQueries(const uint16_t* const* rows, double scale, const TileShape& t,
+                         TileScratch& ts) {
   std::fill(ts.q.begin(), ts.q.end(), 0u);
   std::fill(ts.q_factor.begin(), ts.q_factor.end(), 0.0);
   for (int64_t r = 0; r < t.rows; ++r) {
-    const float* x = q + r * t.d;
+    const uint16_t* x = rows[r];
     const int e = tiles::RowExponent(x, t.d);
     if (e == kNoExponent) return false;
     ts.q_factor[r] = scale * tiles::Pow2(e);
     const float s = tiles::Pow2f(-e);
     for (int64_t c = 0; c < t.d; c += 2) {
-      const float a = x[c] * s, b = c + 1 < t.d ? x[c + 1] * s : 0.0f;
+      const float a = tiles::Bf16At(x, c) * s;
+      const float b = c + 1 < t.d ? tiles::Bf16At(x, c + 1) * s : 0.0f;
       const tiles::Pieces pa = tiles::SplitScaled(a), pb = tiles::SplitScaled(b);
       const int64_t at = (c % kTileStep) / 2 * 16 + r % 16;
       for (int piece = 0; piece < kQueryPieces; ++piece) {
@@ -170,48 +189,53 @@ inline bool SplitQueries(const float* q, double scale, const TileShape& t, TileS
 // The portable steps around the tile programs, per key block. A build may replace any of
 // them with vector code (fast_attention_tiles_amx.cc) that writes the same bits.
 struct ScalarTileSteps {
-  // The block's key rows rows[n * ld + c] (n < 64, c < d; rows past the block's keys are
-  // zero) into the row-major pieces of K and k_factor; false on a key the tiles cannot scale.
-  static bool SplitKeys(const float* rows, int64_t ld, const TileShape& t, TileScratch& ts) {
-    for (int64_t n = 0; n < kTileKeys; ++n) {
-      const float* x = rows + n * ld;
-      const int e = tiles::RowExponent(x, t.d);
+  // Keys n0 .. n0 + 15 of the block (bf16 rows keys[n], c < d; null past the block's
+  // keys: zeros) into the row-major pieces of K and k_factor[n0 + n]; false on a key the
+  // tiles cannot scale.
+  static bool SplitKeys(const uint16_t* const* keys, int64_t n0, const TileShape& t,
+                        TileScratch& ts) {
+    for (int64_t n = 0; n < kScoreKeys; ++n) {
+      const uint16_t* x = keys[n0 + n];
+      const int e = x != nullptr ? tiles::RowExponent(x, t.d) : 0;
       if (e == kNoExponent) return false;
-      ts.k_factor[n] = tiles::Pow2(e);
+      ts.k_factor[n0 + n] = tiles::Pow2(e);
       const float s = tiles::Pow2f(-e);
       for (int64_t c = 0; c < t.dq; ++c) {
-        const float a = c < t.d ? x[c] * s : 0.0f;
+        const float a = x != nullptr && c < t.d ? tiles::Bf16At(x, c) * s : 0.0f;
         const tiles::Pieces pa = tiles::SplitScaled(a);
         for (int piece = 0; piece < kTilePieces; ++piece)
-          ts.k[(piece * kTileKeys + n) * t.dq + c] = tiles::PieceBits(pa, a, piece);
+          ts.k[(piece * kScoreKeys + n) * t.dq + c] = tiles::PieceBits(pa, a, piece);
       }
     }
     return true;
   }
 
-  // The block's V (v[n * ld + c], n < 64, c < dv) by channel — each scaled by its largest
-  // magnitude over the block's keys — into the B tiles of every piece and v_factor.
-  static bool SplitValues(const float* v, int64_t ld, const TileShape& t, TileScratch& ts) {
-    for (int64_t c = 0; c < t.dvq; ++c) {
+  // Channel pair `pair` (channels 32 pair .. + 31) of the block's V (bf16 rows values[n],
+  // c < dv; null: zeros) by channel — each scaled by its largest magnitude over the
+  // block's keys — into the B tiles of every piece and v_factor; false on a value the
+  // tiles cannot scale.
+  static bool SplitValues(const uint16_t* const* values, int64_t pair, const TileShape& t,
+                          TileScratch& ts) {
+    auto value = [&](int64_t n, int64_t c) {
+      return values[n] != nullptr && c < t.dv ? tiles::Bf16At(values[n], c) : 0.0f;
+    };
+    for (int64_t c = pair * 32; c < pair * 32 + 32; ++c) {
       float mx = 0;
-      if (c < t.dv) {
-        for (int64_t n = 0; n < kTileKeys; ++n) {
-          const float x = v[n * ld + c];
-          if (!std::isfinite(x)) return false;
-          mx = std::max(mx, std::fabs(x));
-        }
+      for (int64_t n = 0; n < kTileKeys; ++n) {
+        const float x = value(n, c);
+        if (!std::isfinite(x)) return false;
+        mx = std::max(mx, std::fabs(x));
       }
       const int e = tiles::ScaleExponent(mx);
       if (e == kNoExponent) return false;
       ts.v_factor[c] = tiles::Pow2(e);
       const float s = tiles::Pow2f(-e);
       for (int64_t n = 0; n < kTileKeys; n += 2) {
-        const float a = c < t.dv ? v[n * ld + c] * s : 0.0f;
-        const float b = c < t.dv ? v[(n + 1) * ld + c] * s : 0.0f;
+        const float a = value(n, c) * s, b = value(n + 1, c) * s;
         const tiles::Pieces pa = tiles::SplitScaled(a), pb = tiles::SplitScaled(b);
         const int64_t at = (n % kTileStep) / 2 * 16 + c % 16;
         for (int piece = 0; piece < kTilePieces; ++piece) {
-          ts.v[ValueTile(c / 32, piece, (c / 16) % 2, n / kTileStep) + at] =
+          ts.v[ValueTile(piece, (c / 16) % 2, n / kTileStep) + at] =
               uint32_t{tiles::PieceBits(pa, a, piece)} |
               uint32_t{tiles::PieceBits(pb, b, piece)} << 16;
         }
@@ -252,10 +276,11 @@ struct ScalarTileSteps {
     }
   }
 
-  // Scores of the strip pair from row r0 against key group g: part holds `parts` results
-  // of two S^T tiles each (part[(q * 2 + j) * 256 + n * 16 + i]: key g * 16 + n, row
+  // Scores of the strip pair from row r0 against the 16 keys from key0: part holds `parts`
+  // results of two S^T tiles each (part[(q * 2 + j) * 256 + n * 16 + i]: key key0 + n, row
   // r0 + 16 j + i), summed in float64 in that order and scaled by k_factor, q_factor.
-  static void FlushScores(const float* part, int parts, int64_t r0, int64_t g, TileScratch& ts) {
+  static void FlushScores(const float* part, int parts, int64_t r0, int64_t key0,
+                          TileScratch& ts) {
     for (int64_t j = 0; j < 2; ++j) {
       for (int64_t i = 0; i < 16; ++i) {
         const int64_t r = r0 + 16 * j + i;
@@ -263,7 +288,7 @@ struct ScalarTileSteps {
           double sum = 0;
           for (int q = 0; q < parts; ++q)
             sum += static_cast<double>(part[(q * 2 + j) * 256 + n * 16 + i]);
-          ts.sc.s[r * kTileKeys + g * 16 + n] = sum * ts.k_factor[g * 16 + n] * ts.q_factor[r];
+          ts.sc.s[r * kTileKeys + key0 + n] = sum * ts.k_factor[key0 + n] * ts.q_factor[r];
         }
       }
     }
@@ -292,13 +317,13 @@ struct ScalarTileSteps {
 // 7 B.
 template <class X>
 struct TilePrograms {
-  // S^T of key group g (16 keys) against the strip pair from `strip` (32 rows): for each
-  // 256-channel chunk L0 and L1, then L2, into part (see FlushScores). Returns the parts.
-  static int Scores(const TileShape& t, const TileScratch& ts, int64_t g, int64_t strip,
-                    float* part) {
+  // S^T of the 16 keys whose pieces are held against the strip pair from `strip` (32
+  // rows): for each 256-channel chunk L0 and L1, then L2, into part (see FlushScores).
+  // Returns the parts.
+  static int Scores(const TileShape& t, const TileScratch& ts, int64_t strip, float* part) {
     const int64_t lda = t.dq * 2;
     auto a = [&](int piece, int64_t step) {
-      return ts.k.data() + (piece * kTileKeys + g * 16) * t.dq + step * kTileStep;
+      return ts.k.data() + piece * kScoreKeys * t.dq + step * kTileStep;
     };
     auto b = [&](int piece, int64_t j, int64_t step) {
       return ts.q.data() + QueryTile(t, piece, strip + j, step);
@@ -354,15 +379,14 @@ struct TilePrograms {
     return parts + 1;
   }
 
-  // P V of the strip from row r0 (16 rows) for channel pair `pair` (two 16-channel
-  // groups): part gets L0, L1, L2 of both groups (L2 = hi . lo_v + mid . low_v +
-  // (lo + lo2) . all_v).
-  static void Values(const TileShape& t, const TileScratch& ts, int64_t r0, int64_t pair,
-                     float* part) {
+  // P V of the strip from row r0 (16 rows) for the channel pair whose V pieces are held
+  // (two 16-channel groups): part gets L0, L1, L2 of both groups (L2 = hi . lo_v +
+  // mid . low_v + (lo + lo2) . all_v).
+  static void Values(const TileShape& t, const TileScratch& ts, int64_t r0, float* part) {
     const int64_t plane = t.mq * kTileKeys;
     const uint16_t* p = ts.p.data() + r0 * kTileKeys;
     auto b = [&](int piece, int64_t group, int64_t half) {
-      return ts.v.data() + ValueTile(pair, piece, group, half);
+      return ts.v.data() + ValueTile(piece, group, half);
     };
     X::template Zero<0>();
     X::template Zero<1>();
@@ -370,7 +394,7 @@ struct TilePrograms {
     X::template Zero<3>();
     X::template Zero<4>();
     X::template Zero<5>();
-    for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t h = 0; h < kKeyHalves; ++h) {
       const int64_t n = h * kTileStep;
       X::template Load<6>(p + n, kTileKeys * 2);
       X::template Load<7>(b(kPieceHi, 0, h), 64);
@@ -441,20 +465,18 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
   KeyIntervals(params.mask, job, u, s_q, s_k, sc, &jlo, &jhi);
 
   const bool v_in_k = cx.v_in_k && t.dv <= t.d;
-  const int64_t ldk = OddLineStride<float>(t.d), ldv = OddLineStride<float>(t.dv);
-  ts.rows.assign(std::max(NB * ldk, M * t.d), 0.0f);
+  ts.keys.resize(static_cast<size_t>(std::max(kTileKeys, M)));
   for (int64_t r = 0; r < M; ++r) {
-    cx.q.template Read<float>(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g, t.d, 1.0f,
-                              &ts.rows[r * t.d]);
+    ts.keys[r] = reinterpret_cast<const uint16_t*>(
+        cx.q.ContiguousRow(p.q_begin[b] + u.i0 + r / g, u.kv_head * g + r % g));
   }
   ts.q.resize(kQueryPieces * t.mq * t.steps * 16);
   ts.q_factor.resize(t.mq);
-  if (!SplitQueries(ts.rows.data(), p.scale, t, ts)) return false;
-  std::fill_n(ts.rows.begin(), NB * ldk, 0.0f);
-  if (!v_in_k) ts.v_rows.assign(NB * ldv, 0.0f);
-  ts.k.resize(kTilePieces * NB * t.dq);
+  if (!SplitQueries(ts.keys.data(), p.scale, t, ts)) return false;
+  ts.values.resize(kTileKeys);
+  ts.k.resize(kTilePieces * kScoreKeys * t.dq);
   ts.k_factor.resize(NB);
-  ts.v.resize(kTilePieces * t.dvq / 16 * 2 * 256);
+  ts.v.resize(kTilePieces * 2 * kKeyHalves * 256);
   ts.v_factor.resize(t.dvq);
   ts.p.assign(kWeightPieces * t.mq * NB, 0);
   ts.p_factor.assign(t.mq, 0.0);
@@ -474,35 +496,36 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
     while (tb > ta && sc.lo[tb - 1] >= j0 + nb) --tb;
     if (ta >= tb) continue;
     for (int64_t n = 0; n < NB; ++n) {
+      const uint16_t *k = nullptr, *v = nullptr;
       if (n < nb) {
         const int64_t row = p.key_row[b][j0 + n];
-        cx.k.template Read<float>(row, u.kv_head, t.d, 1.0f, &ts.rows[n * ldk]);
-        if (!v_in_k) cx.v.template Read<float>(row, u.kv_head, t.dv, 1.0f, &ts.v_rows[n * ldv]);
+        k = reinterpret_cast<const uint16_t*>(cx.k.ContiguousRow(row, u.kv_head));
+        v = v_in_k ? k : reinterpret_cast<const uint16_t*>(cx.v.ContiguousRow(row, u.kv_head));
         if (j0 + NB + n < jhi) {
           const int64_t next = p.key_row[b][j0 + NB + n];
           cx.k.Prefetch(next, u.kv_head, t.d);
           if (!v_in_k) cx.v.Prefetch(next, u.kv_head, t.dv);
         }
-      } else {
-        std::fill_n(&ts.rows[n * ldk], t.d, 0.0f);
-        if (!v_in_k) std::fill_n(&ts.v_rows[n * ldv], t.dv, 0.0f);
       }
-    }
-    if (!Steps::SplitKeys(ts.rows.data(), ldk, t, ts) ||
-        !Steps::SplitValues(v_in_k ? ts.rows.data() : ts.v_rows.data(), v_in_k ? ldk : ldv, t,
-                            ts)) {
-      ok = false;
-      break;
+      ts.keys[n] = k;
+      ts.values[n] = v;
     }
     // Rows [ra, rb) see the block; the strips (of 16 rows) and strip pairs that hold them.
     const int64_t ra = ta * g, rb = tb * g;
     const int64_t sa = ra / 16 * 16, sb = tiles::RoundUp(rb, 16);
-    for (int64_t kg = 0; kg < 4; ++kg) {
+    // Key groups outermost, each split just before the tiles read it (score columns past
+    // the block's keys are masked below, so groups without keys are skipped).
+    for (int64_t n0 = 0; n0 < nb && ok; n0 += kScoreKeys) {
+      if (!Steps::SplitKeys(ts.keys.data(), n0, t, ts)) {
+        ok = false;
+        break;
+      }
       for (int64_t r0 = ra / 32 * 32; r0 < sb; r0 += 32) {
-        const int parts = TilePrograms<X>::Scores(t, ts, kg, r0 / 16, ts.part.data());
-        Steps::FlushScores(ts.part.data(), parts, r0, kg, ts);
+        const int parts = TilePrograms<X>::Scores(t, ts, r0 / 16, ts.part.data());
+        Steps::FlushScores(ts.part.data(), parts, r0, n0, ts);
       }
     }
+    if (!ok) break;
     const double cap = params.softcap;
     const bool alibi = !p.alibi.data.empty();
     for (int64_t r = sa; r < sb; ++r) sc.alpha[r] = 1.0;
@@ -530,14 +553,19 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
       if (r < ra || r >= rb) std::fill_n(&sc.s[r * NB], NB, 0.0);
       Steps::SplitWeights(&sc.s[r * NB], r, t, ts);
     }
-    // Channel pairs outermost: a pair's V pieces (20 KiB) stay in L1 while every strip
-    // passes over them.
-    for (int64_t pair = 0; pair < t.dvq / 32; ++pair) {
+    // Channel pairs outermost, each split just before the tiles read it: a pair's V
+    // pieces (40 KiB) stay in L1 while every strip passes over them.
+    for (int64_t pair = 0; pair < t.dvq / 32 && ok; ++pair) {
+      if (!Steps::SplitValues(ts.values.data(), pair, t, ts)) {
+        ok = false;
+        break;
+      }
       for (int64_t r0 = sa; r0 < sb; r0 += 16) {
-        TilePrograms<X>::Values(t, ts, r0, pair, ts.part.data());
+        TilePrograms<X>::Values(t, ts, r0, ts.part.data());
         Steps::UpdateOutput(ts.part.data(), r0, M, pair * 32, t.dvq, ts);
       }
     }
+    if (!ok) break;
   }
   X::Release();
   if (!ok) return false;

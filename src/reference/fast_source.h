@@ -37,6 +37,14 @@ class RowSource {
     for (int64_t off = 0; off < n * elem_size_; off += 64) __builtin_prefetch(p + off, 0, 2);
   }
 
+  // The bytes of (row, head)'s channels when they are contiguous, else null: the bf16 tile
+  // kernels split the stored values where they lie, without converting them first.
+  const std::byte* ContiguousRow(int64_t row, int64_t head) const {
+    if (chan_stride_ != elem_size_) return nullptr;
+    return base_ + row * row_stride_ + head * head_stride_;
+  }
+  bool contiguous_channels() const { return chan_stride_ == elem_size_; }
+
   // True when every Read of this source returns a prefix of other's Read for the same row
   // and head (same buffer, dtype and strides): MLA's V is the first dv channels of K, so
   // the fast path converts each cache row once and reads V from the converted K row.
