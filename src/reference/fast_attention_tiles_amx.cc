@@ -15,6 +15,7 @@
 // Every header the kernels use comes before the target region, so that no inline function
 // of theirs is compiled for AMX here (and then chosen by the linker for other callers).
 #include "reference/fast_attention_tiles.h"
+#include "reference/fast_kernels_impl.h"
 #include "reference/tile_registers.h"
 
 namespace av {
@@ -63,7 +64,7 @@ bool CpuHasAmxBf16() {
 #endif
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include "reference/avx512_transpose.h"
+#include "reference/avx512_common.h"
 #include "reference/fast_attention_tiles_impl.h"
 
 namespace av::fast_attention {
@@ -141,7 +142,7 @@ struct Avx512TileSteps {
   struct Split {
     __m512 piece[kTilePieces];
   };
-  static Split SplitVec(__m512 x) {
+  [[gnu::always_inline]] static Split SplitVec(__m512 x) {
     const __m512 c_hi = _mm512_set1_ps(98304.0f), c_mid = _mm512_set1_ps(384.0f);
     Split s;
     s.piece[kPieceHi] = _mm512_sub_ps(_mm512_add_ps(x, c_hi), c_hi);
@@ -154,76 +155,68 @@ struct Avx512TileSteps {
   // 32 bf16: a's 16 values, then b's.
   static __m512i Bf16Pair(__m512 a, __m512 b) { return (__m512i)_mm512_cvtne2ps_pbh(b, a); }
 
-  static bool SplitKeys(const uint16_t* const* keys, int64_t n0, const TileShape& t,
-                        TileScratch& ts) {
-    for (int64_t n = 0; n < kScoreKeys; ++n) {
-      const uint16_t* x = keys[n0 + n];
-      const uint32_t m = x != nullptr ? MaxAbsBits(x, t.d) : 0;
-      if (m >= kNonFinite) return false;
-      const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
-      if (e == kNoExponent) return false;
-      ts.k_factor[n0 + n] = tiles::Pow2(e);
-      const __m512 s = _mm512_set1_ps(tiles::Pow2f(-e));
-      for (int64_t c = 0; c < t.dq; c += kTileStep) {
-        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
-        const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
-        for (int piece = 0; piece < kTilePieces; ++piece) {
-          _mm512_store_si512(ts.k.data() + (piece * kScoreKeys + n) * t.dq + c,
-                             Bf16Pair(a.piece[piece], b.piece[piece]));
-        }
-      }
-    }
+  static bool KeyScale(const uint16_t* x, int64_t key, const TileShape& t, TileScratch& ts) {
+    const uint32_t m = x != nullptr ? MaxAbsBits(x, t.d) : 0;
+    if (m >= kNonFinite) return false;
+    const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
+    if (e == kNoExponent) return false;
+    ts.k_factor[key] = tiles::Pow2(e);
+    ts.k_scale[key] = tiles::Pow2f(-e);
     return true;
   }
 
-  // Per-lane exponents of 16 largest magnitudes (bits m); false when one is not finite,
-  // denormal or out of range. Writes 2^e to factor[0, 16) and returns 2^-e in *scale.
-  static bool LaneScales(__m512i m, double* factor, __m512* scale) {
-    alignas(64) uint32_t bits[16];
-    alignas(64) float s[16];
-    _mm512_store_si512(bits, m);
-    for (int i = 0; i < 16; ++i) {
-      if (bits[i] >= kNonFinite) return false;
-      const int e = tiles::ScaleExponent(std::bit_cast<float>(bits[i]));
-      if (e == kNoExponent) return false;
-      factor[i] = tiles::Pow2(e);
-      s[i] = tiles::Pow2f(-e);
-    }
-    *scale = _mm512_load_ps(s);
-    return true;
+  static void KeyChunk(const uint16_t* x, int64_t key, int64_t slot, int64_t c,
+                       const TileShape& t, TileScratch& ts) {
+    const __m512 s = _mm512_set1_ps(ts.k_scale[key]);
+    const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
+    const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
+#pragma GCC unroll 5
+    for (int piece = 0; piece < kTilePieces; ++piece)
+      _mm512_store_si512(ts.k.data() + KeyPiece(t, piece, slot, c),
+                         Bf16Pair(a.piece[piece], b.piece[piece]));
   }
 
-  static bool SplitValues(const uint16_t* const* values, int64_t pair, const TileShape& t,
-                          TileScratch& ts) {
-    // Word i of a (row n's 16 values, then row n + 1's) to dword i: (n's, n + 1's).
-    alignas(64) uint16_t order[32];
-    for (int i = 0; i < 16; ++i) {
-      order[2 * i] = static_cast<uint16_t>(i);
-      order[2 * i + 1] = static_cast<uint16_t>(16 + i);
-    }
-    const __m512i interleave = _mm512_load_si512(order);
+  static void ValueMax(const uint16_t* const* values, int64_t pair, int64_t n0,
+                       const TileShape& t, TileScratch& ts) {
     const int64_t c0 = pair * 32;
-    __m512i mx[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
-    for (int64_t n = 0; n < kTileKeys; ++n)
+    __m512i mx[2] = {_mm512_loadu_si512(ts.v_max.data()), _mm512_loadu_si512(ts.v_max.data() + 16)};
+    for (int64_t n = n0; n < n0 + kTileStep; ++n)
       for (int j = 0; j < 2; ++j)
         mx[j] = _mm512_max_epu32(mx[j], AbsBits(LoadPadded(values[n], c0 + 16 * j, t.dv)));
-    __m512 s[2];
-    for (int j = 0; j < 2; ++j)
-      if (!LaneScales(mx[j], &ts.v_factor[c0 + 16 * j], &s[j])) return false;
-    for (int64_t n = 0; n < kTileKeys; n += 2) {
-      const int64_t at = (n % kTileStep) / 2 * 16;
-      for (int j = 0; j < 2; ++j) {
-        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(values[n], c0 + 16 * j, t.dv), s[j]));
-        const Split b =
-            SplitVec(_mm512_mul_ps(LoadPadded(values[n + 1], c0 + 16 * j, t.dv), s[j]));
-        for (int piece = 0; piece < kTilePieces; ++piece) {
-          const __m512i w =
-              _mm512_permutexvar_epi16(interleave, Bf16Pair(a.piece[piece], b.piece[piece]));
-          _mm512_store_si512(ts.v.data() + ValueTile(piece, j, n / kTileStep) + at, w);
-        }
-      }
+    _mm512_storeu_si512(ts.v_max.data(), mx[0]);
+    _mm512_storeu_si512(ts.v_max.data() + 16, mx[1]);
+  }
+
+  static bool ValueScales(int64_t pair, TileScratch& ts) {
+    for (int64_t c = 0; c < 32; ++c) {
+      const uint32_t bits = ts.v_max[c];
+      ts.v_max[c] = 0;
+      const int e = bits >= kNonFinite ? kNoExponent : tiles::ScaleExponent(std::bit_cast<float>(bits));
+      if (e == kNoExponent) return false;
+      ts.v_factor[pair * 32 + c] = tiles::Pow2(e);
+      ts.v_scale[c] = tiles::Pow2f(-e);
     }
     return true;
+  }
+
+  static void ValueKeys(const uint16_t* const* values, int64_t pair, int64_t n,
+                        const TileShape& t, TileScratch& ts) {
+    // Word i of a (row n's 16 values, then row n + 1's) to dword i: (n's, n + 1's).
+    const __m512i interleave = _mm512_set_epi16(
+        31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20, 4,
+        19, 3, 18, 2, 17, 1, 16, 0);
+    const int64_t c0 = pair * 32, at = (n % kTileStep) / 2 * 16;
+    for (int j = 0; j < 2; ++j) {
+      const __m512 s = _mm512_loadu_ps(ts.v_scale.data() + 16 * j);
+      const Split a = SplitVec(_mm512_mul_ps(LoadPadded(values[n], c0 + 16 * j, t.dv), s));
+      const Split b = SplitVec(_mm512_mul_ps(LoadPadded(values[n + 1], c0 + 16 * j, t.dv), s));
+#pragma GCC unroll 5
+      for (int piece = 0; piece < kTilePieces; ++piece) {
+        const __m512i w =
+            _mm512_permutexvar_epi16(interleave, Bf16Pair(a.piece[piece], b.piece[piece]));
+        _mm512_store_si512(ts.v.data() + ValueTile(piece, j, n / kTileStep) + at, w);
+      }
+    }
   }
 
   static void SplitWeights(const double* p, int64_t r, const TileShape& t, TileScratch& ts) {
@@ -266,45 +259,157 @@ struct Avx512TileSteps {
     }
   }
 
-  static void FlushScores(const float* part, int parts, int64_t r0, int64_t key0,
-                          TileScratch& ts) {
-    alignas(64) double st[16][16];  // S^T of one strip: [key][row]
-    for (int64_t j = 0; j < 2; ++j) {
-      const __m512d qf0 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j]);
-      const __m512d qf1 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j + 8]);
-      for (int64_t n = 0; n < 16; ++n) {
-        __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
-        for (int q = 0; q < parts; ++q) {
-          const float* x = part + (q * 2 + j) * 256 + n * 16;
-          a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_load_ps(x)));
-          a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_load_ps(x + 8)));
-        }
-        const __m512d kf = _mm512_set1_pd(ts.k_factor[key0 + n]);
-        _mm512_store_pd(&st[n][0], _mm512_mul_pd(_mm512_mul_pd(a0, kf), qf0));
-        _mm512_store_pd(&st[n][8], _mm512_mul_pd(_mm512_mul_pd(a1, kf), qf1));
-      }
-      double* s = ts.sc.s.data() + (r0 + 16 * j) * kTileKeys + key0;
-      for (int n0 = 0; n0 < 16; n0 += 8)
-        for (int i0 = 0; i0 < 16; i0 += 8)
-          avx512::Transpose8(&st[n0][i0], 16, s + i0 * kTileKeys + n0, kTileKeys);
+
+  // SoftmaxSplit with the AVX-512 block kernels' softmax step, bit for bit (the same
+  // maximum, exp, single vector sum and reduction, alpha by libm), on the 128 weights in
+  // registers, then their pieces as SplitWeights makes them.
+  static double SoftmaxSplit(const BlockKernels<double>&, double* x, double* m, double* l,
+                             int64_t r, const TileShape& t, TileScratch& ts) {
+    constexpr int kVecs = kTileKeys / 8;
+    __m512d v[kVecs];
+    for (int i = 0; i < kVecs; ++i) v[i] = _mm512_loadu_pd(x + 8 * i);
+    __m512d mv = v[0];
+    for (int i = 1; i < kVecs; ++i) mv = _mm512_max_pd(mv, v[i]);
+    const double m_old = *m;
+    const double m_new = std::max(m_old, _mm512_reduce_max_pd(mv));
+    uint16_t* out = ts.p.data() + r * kTileKeys;
+    const int64_t plane = t.mq * kTileKeys;
+    if (m_new == -std::numeric_limits<double>::infinity()) {
+      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
+      ts.p_factor[r] = 0;
+      return 1.0;
+    }
+    const double alpha = m_new == m_old ? 1.0 : std::exp(m_old - m_new);
+    const __m512d mb = _mm512_set1_pd(m_new);
+    __m512d sum = _mm512_setzero_pd(), pmax = _mm512_setzero_pd();
+    for (int i = 0; i < kVecs; ++i) {
+      v[i] = avx512::ExpPd(_mm512_sub_pd(v[i], mb));
+      sum = _mm512_add_pd(sum, v[i]);
+      pmax = _mm512_max_pd(pmax, v[i]);
+    }
+    *l = *l * alpha + _mm512_reduce_add_pd(sum);
+    *m = m_new;
+    const double mx = _mm512_reduce_max_pd(pmax);
+    if (mx == 0) {
+      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
+      ts.p_factor[r] = 0;
+      return alpha;
+    }
+    int e = 0;
+    std::frexp(mx, &e);
+    ts.p_factor[r] = tiles::Pow2(e - 1);
+    const __m512d s = _mm512_set1_pd(tiles::Pow2(1 - e));
+    for (int i = 0; i < kVecs; i += 2) WeightPieces(v[i], v[i + 1], s, out + 8 * i, plane);
+    return alpha;
+  }
+
+  // The four pieces of 16 weights (a: the first 8, b: the next) scaled by s, as
+  // SplitWeights makes them, to out[0, 16) of each piece's plane.
+  static void WeightPieces(__m512d a, __m512d b, __m512d s, uint16_t* out, int64_t plane) {
+    const __m512d c45 = _mm512_set1_pd(0x1.8p45), c37 = _mm512_set1_pd(0x1.8p37),
+                  c29 = _mm512_set1_pd(0x1.8p29);
+    __m512d piece[2][kWeightPieces];
+    const __m512d in[2] = {a, b};
+    for (int h = 0; h < 2; ++h) {
+      const __m512d x = _mm512_mul_pd(in[h], s);
+      const __m512d hi = _mm512_sub_pd(_mm512_add_pd(x, c45), c45);
+      const __m512d r1 = _mm512_sub_pd(x, hi);
+      const __m512d mid = _mm512_sub_pd(_mm512_add_pd(r1, c37), c37);
+      const __m512d r2 = _mm512_sub_pd(r1, mid);
+      const __m512d lo = _mm512_sub_pd(_mm512_add_pd(r2, c29), c29);
+      piece[h][0] = hi;
+      piece[h][1] = mid;
+      piece[h][2] = lo;
+      piece[h][3] = _mm512_sub_pd(r2, lo);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < kWeightPieces; ++i) {
+      const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(piece[0][i])),
+                                          _mm512_cvtpd_ps(piece[1][i]), 1);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(out + i * plane),
+                         (__m256i)_mm512_cvtneps_pbh(f));
     }
   }
 
-  static void UpdateOutput(const float* part, int64_t r0, int64_t rows, int64_t c0,
-                           int64_t ldo, TileScratch& ts) {
-    for (int64_t i = 0; i < std::min<int64_t>(16, rows - r0); ++i) {
-      const int64_t r = r0 + i;
-      const __m512d alpha = _mm512_set1_pd(ts.sc.alpha[r]), pf = _mm512_set1_pd(ts.p_factor[r]);
-      double* o = ts.sc.o.data() + r * ldo + c0;
-      for (int64_t c = 0; c < 32; c += 8) {
-        const float* x = part + (c / 16) * 256 + i * 16 + c % 16;
-        const __m512d t = _mm512_add_pd(
-            _mm512_add_pd(_mm512_cvtps_pd(_mm256_load_ps(x)), _mm512_cvtps_pd(_mm256_load_ps(x + 512))),
-            _mm512_cvtps_pd(_mm256_load_ps(x + 1024)));
-        const __m512d f = _mm512_mul_pd(pf, _mm512_loadu_pd(&ts.v_factor[c0 + c]));
-        _mm512_storeu_pd(o + c, _mm512_add_pd(_mm512_mul_pd(alpha, _mm512_loadu_pd(o + c)),
-                                              _mm512_mul_pd(t, f)));
+  // SplitQueries in 16 lanes: each row's pieces, 16 rows at a time, then each piece's
+  // 16 x 16 dwords (rows x channel pairs) transposed into its B tile.
+  static bool SplitQueries(const uint16_t* const* rows, double scale, const TileShape& t,
+                           TileScratch& ts) {
+    std::fill(ts.q.begin(), ts.q.end(), 0u);
+    std::fill(ts.q_factor.begin(), ts.q_factor.end(), 0.0);
+    alignas(64) uint32_t rowwise[kQueryPieces][16][16];
+    for (int64_t strip = 0; strip * 16 < t.rows; ++strip) {
+      const int64_t r0 = strip * 16, nr = std::min<int64_t>(16, t.rows - r0);
+      __m512 s[16];
+      for (int64_t i = 0; i < nr; ++i) {
+        const uint32_t m = MaxAbsBits(rows[r0 + i], t.d);
+        if (m >= kNonFinite) return false;
+        const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
+        if (e == kNoExponent) return false;
+        ts.q_factor[r0 + i] = scale * tiles::Pow2(e);
+        s[i] = _mm512_set1_ps(tiles::Pow2f(-e));
       }
+      for (int64_t step = 0; step < t.steps; ++step) {
+        const int64_t c = step * kTileStep;
+        for (int64_t i = 0; i < 16; ++i) {
+          if (i >= nr) {
+            #pragma GCC unroll 5
+            for (int piece = 0; piece < kQueryPieces; ++piece)
+              _mm512_store_si512(rowwise[piece][i], _mm512_setzero_si512());
+            continue;
+          }
+          const Split a = SplitVec(_mm512_mul_ps(LoadPadded(rows[r0 + i], c, t.d), s[i]));
+          const Split b = SplitVec(_mm512_mul_ps(LoadPadded(rows[r0 + i], c + 16, t.d), s[i]));
+          #pragma GCC unroll 5
+          for (int piece = 0; piece < kQueryPieces; ++piece)
+            _mm512_store_si512(rowwise[piece][i], Bf16Pair(a.piece[piece], b.piece[piece]));
+        }
+        #pragma GCC unroll 5
+        for (int piece = 0; piece < kQueryPieces; ++piece) {
+          avx512::Transpose16(reinterpret_cast<const float*>(&rowwise[piece][0][0]), 16,
+                              reinterpret_cast<float*>(ts.q.data() + QueryTile(t, piece, strip, step)),
+                              16);
+        }
+      }
+    }
+    return true;
+  }
+
+  static void FlushScoreHalf(const float* part, int parts, int64_t r0, int64_t key0, int64_t j,
+                             int64_t half, TileScratch& ts) {
+    alignas(64) double st[8][16];  // S^T of the strip's 16 rows for the 8 keys: [key][row]
+    const __m512d qf0 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j]);
+    const __m512d qf1 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j + 8]);
+    for (int64_t n = 0; n < 8; ++n) {
+      const int64_t key = 8 * half + n;
+      __m512d a0 = _mm512_setzero_pd(), a1 = _mm512_setzero_pd();
+      for (int q = 0; q < parts; ++q) {
+        const float* x = part + (q * 2 + j) * 256 + key * 16;
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_load_ps(x)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_load_ps(x + 8)));
+      }
+      const __m512d kf = _mm512_set1_pd(ts.k_factor[key0 + key]);
+      _mm512_store_pd(&st[n][0], _mm512_mul_pd(_mm512_mul_pd(a0, kf), qf0));
+      _mm512_store_pd(&st[n][8], _mm512_mul_pd(_mm512_mul_pd(a1, kf), qf1));
+    }
+    double* s = ts.sc.s.data() + (r0 + 16 * j) * kTileKeys + key0 + 8 * half;
+    avx512::Transpose8(&st[0][0], 16, s, kTileKeys);
+    avx512::Transpose8(&st[0][8], 16, s + 8 * kTileKeys, kTileKeys);
+  }
+
+  static void UpdateOutputRow(const float* part, int64_t r, int64_t i, int64_t c0, int64_t ldo,
+                              TileScratch& ts) {
+    const __m512d alpha = _mm512_set1_pd(ts.sc.alpha[r]), pf = _mm512_set1_pd(ts.p_factor[r]);
+    double* o = ts.sc.o.data() + r * ldo + c0;
+#pragma GCC unroll 4
+    for (int64_t c = 0; c < 32; c += 8) {
+      const float* x = part + (c / 16) * 256 + i * 16 + c % 16;
+      const __m512d t = _mm512_add_pd(
+          _mm512_add_pd(_mm512_cvtps_pd(_mm256_load_ps(x)), _mm512_cvtps_pd(_mm256_load_ps(x + 512))),
+          _mm512_cvtps_pd(_mm256_load_ps(x + 1024)));
+      const __m512d f = _mm512_mul_pd(pf, _mm512_loadu_pd(&ts.v_factor[c0 + c]));
+      _mm512_storeu_pd(o + c, _mm512_add_pd(_mm512_mul_pd(alpha, _mm512_loadu_pd(o + c)),
+                                            _mm512_mul_pd(t, f)));
     }
   }
 };

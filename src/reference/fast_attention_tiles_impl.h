@@ -47,16 +47,16 @@ namespace {
 // The pieces, in the order the tile programs index them.
 enum TilePiece { kPieceHi, kPieceMid, kPieceLo, kPieceLow, kPieceAll, kTilePieces };
 
+inline constexpr int64_t kTileStep = 32;  // channels (or keys) per TDPBF16PS
+inline constexpr int64_t kExactSteps = 8;  // 256 channels: L0 and L1 stay exact
 // Keys per block: twice the FMA kernels' 64, so each float64 update of O (alpha O + P V)
 // serves 128 keys; exact still (L0 of P V: 128 terms of at most 2^16 quanta).
 inline constexpr int64_t kTileKeys = 128;
-inline constexpr int64_t kKeyHalves = kTileKeys / 32;
+inline constexpr int64_t kKeyHalves = kTileKeys / kTileStep;
 // Keys whose K pieces are held at once: one group of 16 (5 pieces x 576 channels = 90 KiB
 // at MLA's d), split just before the tiles read them. Splitting all 128 keys of a block
 // first put 737 KiB beside Q's 442 KiB, V's pieces and O in this CPU's 2 MiB of L2.
 inline constexpr int64_t kScoreKeys = 16;
-inline constexpr int64_t kTileStep = 32;      // channels (or keys) per TDPBF16PS
-inline constexpr int64_t kExactSteps = 8;     // 256 channels: L0 and L1 stay exact
 inline constexpr int kMaxScaleExponent = 100;
 inline constexpr int kNoExponent = 1 << 30;
 inline constexpr int kQueryPieces = 3;   // Q: hi, mid, lo
@@ -144,10 +144,11 @@ struct TileShape {
 
 // Where the tile programs find each piece (every tile 64-byte aligned, rows 64 bytes apart
 // unless said otherwise):
-//   K  (A of S^T = K Q^T)   k[(piece * 128 + key) * dq + c]              rows dq * 2 bytes apart
+//   K  (A of S^T = K Q^T)   k[KeyPiece(piece, slot, c)] for the 16-key group held
+//                           rows 5 dq * 2 bytes apart
 //   Q  (B)                  q[((piece * mq / 16 + strip) * steps + step) * 256 + kk * 16 + i]
 //                           = channels step * 32 + 2 kk, + 1 of row strip * 16 + i
-//   V  (B of P V)           v[((piece * 2 + group) * 4 + half) * 256 + kk * 16 + c]
+//   V  (B of P V)           v[((group * 4 + half) * 5 + piece) * 256 + kk * 16 + c]
 //                           = keys half * 32 + 2 kk, + 1 of channel (2 pair + group) * 16 + c
 //                           for the one channel pair split at a time (40 KiB: stays in L1)
 //   P  (A)                  p[(piece * mq + row) * 128 + key]             rows 256 bytes apart
@@ -155,14 +156,19 @@ inline int64_t QueryTile(const TileShape& t, int piece, int64_t strip, int64_t s
   return ((piece * (t.mq / 16) + strip) * t.steps + step) * 256;
 }
 inline int64_t ValueTile(int piece, int64_t group, int64_t half) {
-  return ((piece * 2 + group) * kKeyHalves + half) * 256;
+  return ((group * kKeyHalves + half) * kTilePieces + piece) * 256;
+}
+// K's piece `piece` of the held group's key `slot`, channel c: a key's pieces side by
+// side, so its five stores land in different L1 sets (pieces 18 KiB apart shared sets).
+inline int64_t KeyPiece(const TileShape& t, int piece, int64_t slot, int64_t c) {
+  return (slot * kTilePieces + piece) * t.dq + c;
 }
 
 // Splits the unit's Q rows (bf16, rows[r] for r < rows) into the B tiles of their three
 // pieces and q_factor (softmax scale * 2^E per row); false on a row the tiles cannot
-// scale. Once per unit, so one portable loop serves both builds.
-inline bool SplitQueries(const uint16_t* const* rows, double scale, const TileShape& t,
-                         TileScratch& ts) {
+// scale.
+inline bool SplitQueriesScalar(const uint16_t* const* rows, double scale, const TileShape& t,
+                               TileScratch& ts) {
   std::fill(ts.q.begin(), ts.q.end(), 0u);
   std::fill(ts.q_factor.begin(), ts.q_factor.end(), 0.0);
   for (int64_t r = 0; r < t.rows; ++r) {
@@ -186,62 +192,84 @@ inline bool SplitQueries(const uint16_t* const* rows, double scale, const TileSh
   return true;
 }
 
-// The portable steps around the tile programs, per key block. A build may replace any of
-// them with vector code (fast_attention_tiles_amx.cc) that writes the same bits.
+// The portable steps around the tile programs, in the units the fillers hand out (below).
+// A build may replace any of them with vector code (fast_attention_tiles_amx.cc) that
+// writes the same bits.
 struct ScalarTileSteps {
-  // Keys n0 .. n0 + 15 of the block (bf16 rows keys[n], c < d; null past the block's
-  // keys: zeros) into the row-major pieces of K and k_factor[n0 + n]; false on a key the
-  // tiles cannot scale.
-  static bool SplitKeys(const uint16_t* const* keys, int64_t n0, const TileShape& t,
-                        TileScratch& ts) {
-    for (int64_t n = 0; n < kScoreKeys; ++n) {
-      const uint16_t* x = keys[n0 + n];
-      const int e = x != nullptr ? tiles::RowExponent(x, t.d) : 0;
-      if (e == kNoExponent) return false;
-      ts.k_factor[n0 + n] = tiles::Pow2(e);
-      const float s = tiles::Pow2f(-e);
-      for (int64_t c = 0; c < t.dq; ++c) {
-        const float a = x != nullptr && c < t.d ? tiles::Bf16At(x, c) * s : 0.0f;
-        const tiles::Pieces pa = tiles::SplitScaled(a);
-        for (int piece = 0; piece < kTilePieces; ++piece)
-          ts.k[(piece * kScoreKeys + n) * t.dq + c] = tiles::PieceBits(pa, a, piece);
+  static bool SplitQueries(const uint16_t* const* rows, double scale, const TileShape& t,
+                           TileScratch& ts) {
+    return SplitQueriesScalar(rows, scale, t, ts);
+  }
+
+  // Key `key` of the block (bf16 row x, null past the block's keys: zeros): k_factor and
+  // k_scale from its largest magnitude; false when the tiles cannot scale it.
+  static bool KeyScale(const uint16_t* x, int64_t key, const TileShape& t, TileScratch& ts) {
+    const int e = x != nullptr ? tiles::RowExponent(x, t.d) : 0;
+    if (e == kNoExponent) return false;
+    ts.k_factor[key] = tiles::Pow2(e);
+    ts.k_scale[key] = tiles::Pow2f(-e);
+    return true;
+  }
+
+  // Channels c .. c + 31 of that key into the pieces of the K buffer, slot `slot`.
+  static void KeyChunk(const uint16_t* x, int64_t key, int64_t slot, int64_t c,
+                       const TileShape& t, TileScratch& ts) {
+    const float s = ts.k_scale[key];
+    for (int64_t i = c; i < c + kTileStep; ++i) {
+      const float a = x != nullptr && i < t.d ? tiles::Bf16At(x, i) * s : 0.0f;
+      const tiles::Pieces pa = tiles::SplitScaled(a);
+      for (int piece = 0; piece < kTilePieces; ++piece)
+        ts.k[KeyPiece(t, piece, slot, i)] = tiles::PieceBits(pa, a, piece);
+    }
+  }
+
+  // Keys n0 .. n0 + 31 of the block into the running largest magnitudes (as float bits;
+  // a non-finite value's bits are at least 0x7f800000) of channel pair `pair`'s channels.
+  static void ValueMax(const uint16_t* const* values, int64_t pair, int64_t n0,
+                       const TileShape& t, TileScratch& ts) {
+    for (int64_t c = 0; c < 32; ++c) {
+      const int64_t ch = pair * 32 + c;
+      uint32_t mx = ts.v_max[c];
+      for (int64_t n = n0; n < n0 + kTileStep; ++n) {
+        const float x = values[n] != nullptr && ch < t.dv ? tiles::Bf16At(values[n], ch) : 0.0f;
+        mx = std::max(mx, std::bit_cast<uint32_t>(x) & 0x7fffffffu);
       }
+      ts.v_max[c] = mx;
+    }
+  }
+
+  // v_factor and v_scale of channel pair `pair` from the largest magnitudes (and those
+  // reset); false when the tiles cannot scale a channel.
+  static bool ValueScales(int64_t pair, TileScratch& ts) {
+    for (int64_t c = 0; c < 32; ++c) {
+      const uint32_t bits = ts.v_max[c];
+      ts.v_max[c] = 0;
+      const int e = bits >= 0x7f800000u ? kNoExponent : tiles::ScaleExponent(std::bit_cast<float>(bits));
+      if (e == kNoExponent) return false;
+      ts.v_factor[pair * 32 + c] = tiles::Pow2(e);
+      ts.v_scale[c] = tiles::Pow2f(-e);
     }
     return true;
   }
 
-  // Channel pair `pair` (channels 32 pair .. + 31) of the block's V (bf16 rows values[n],
-  // c < dv; null: zeros) by channel — each scaled by its largest magnitude over the
-  // block's keys — into the B tiles of every piece and v_factor; false on a value the
-  // tiles cannot scale.
-  static bool SplitValues(const uint16_t* const* values, int64_t pair, const TileShape& t,
-                          TileScratch& ts) {
-    auto value = [&](int64_t n, int64_t c) {
-      return values[n] != nullptr && c < t.dv ? tiles::Bf16At(values[n], c) : 0.0f;
-    };
-    for (int64_t c = pair * 32; c < pair * 32 + 32; ++c) {
-      float mx = 0;
-      for (int64_t n = 0; n < kTileKeys; ++n) {
-        const float x = value(n, c);
-        if (!std::isfinite(x)) return false;
-        mx = std::max(mx, std::fabs(x));
-      }
-      const int e = tiles::ScaleExponent(mx);
-      if (e == kNoExponent) return false;
-      ts.v_factor[c] = tiles::Pow2(e);
-      const float s = tiles::Pow2f(-e);
-      for (int64_t n = 0; n < kTileKeys; n += 2) {
-        const float a = value(n, c) * s, b = value(n + 1, c) * s;
-        const tiles::Pieces pa = tiles::SplitScaled(a), pb = tiles::SplitScaled(b);
-        const int64_t at = (n % kTileStep) / 2 * 16 + c % 16;
-        for (int piece = 0; piece < kTilePieces; ++piece) {
-          ts.v[ValueTile(piece, (c / 16) % 2, n / kTileStep) + at] =
-              uint32_t{tiles::PieceBits(pa, a, piece)} |
-              uint32_t{tiles::PieceBits(pb, b, piece)} << 16;
-        }
+  // Keys n and n + 1 of channel pair `pair`, scaled, into the B tiles of the V buffer.
+  static void ValueKeys(const uint16_t* const* values, int64_t pair, int64_t n,
+                        const TileShape& t, TileScratch& ts) {
+    for (int64_t c = 0; c < 32; ++c) {
+      const int64_t ch = pair * 32 + c;
+      auto value = [&](int64_t k) {
+        return values[k] != nullptr && ch < t.dv ? tiles::Bf16At(values[k], ch) : 0.0f;
+      };
+      const float s = ts.v_scale[c];
+      const float a = value(n) * s, b = value(n + 1) * s;
+      const tiles::Pieces pa = tiles::SplitScaled(a), pb = tiles::SplitScaled(b);
+      const int64_t at = (n % kTileStep) / 2 * 16 + c % 16;
+      for (int piece = 0; piece < kTilePieces; ++piece) {
+        ts.v[ValueTile(piece, c / 16, n / kTileStep) + at] =
+            uint32_t{tiles::PieceBits(pa, a, piece)} | uint32_t{tiles::PieceBits(pb, b, piece)}
+                                                           << 16;
       }
     }
-    return true;
   }
 
   // Row r of P (p[n], weights in [0, 1]) into its four pieces and p_factor[r]: scaled by
@@ -276,54 +304,92 @@ struct ScalarTileSteps {
     }
   }
 
-  // Scores of the strip pair from row r0 against the 16 keys from key0: part holds `parts`
-  // results of two S^T tiles each (part[(q * 2 + j) * 256 + n * 16 + i]: key key0 + n, row
-  // r0 + 16 j + i), summed in float64 in that order and scaled by k_factor, q_factor.
-  static void FlushScores(const float* part, int parts, int64_t r0, int64_t key0,
-                          TileScratch& ts) {
-    for (int64_t j = 0; j < 2; ++j) {
-      for (int64_t i = 0; i < 16; ++i) {
-        const int64_t r = r0 + 16 * j + i;
-        for (int64_t n = 0; n < 16; ++n) {
-          double sum = 0;
-          for (int q = 0; q < parts; ++q)
-            sum += static_cast<double>(part[(q * 2 + j) * 256 + n * 16 + i]);
-          ts.sc.s[r * kTileKeys + key0 + n] = sum * ts.k_factor[key0 + n] * ts.q_factor[r];
-        }
+  // One online-softmax step of row r's scores x[0, 128) (kern.softmax_step: x becomes
+  // the weights, *m and *l advance) and the weights' pieces (SplitWeights); returns alpha.
+  static double SoftmaxSplit(const BlockKernels<double>& kern, double* x, double* m, double* l,
+                             int64_t r, const TileShape& t, TileScratch& ts) {
+    const double alpha = kern.softmax_step(x, kTileKeys, m, l);
+    SplitWeights(x, r, t, ts);
+    return alpha;
+  }
+
+  // Scores of strip j of the pair from row r0 against keys key0 + 8 half .. + 7: part
+  // holds `parts` results of two S^T tiles each (part[(q * 2 + j) * 256 + n * 16 + i]:
+  // key key0 + n, row r0 + 16 j + i), summed in float64 in that order and scaled by
+  // k_factor, q_factor.
+  static void FlushScoreHalf(const float* part, int parts, int64_t r0, int64_t key0, int64_t j,
+                             int64_t half, TileScratch& ts) {
+    for (int64_t i = 0; i < 16; ++i) {
+      const int64_t r = r0 + 16 * j + i;
+      for (int64_t n = 8 * half; n < 8 * half + 8; ++n) {
+        double sum = 0;
+        for (int q = 0; q < parts; ++q)
+          sum += static_cast<double>(part[(q * 2 + j) * 256 + n * 16 + i]);
+        ts.sc.s[r * kTileKeys + key0 + n] = sum * ts.k_factor[key0 + n] * ts.q_factor[r];
       }
     }
   }
 
-  // o = alpha o + (p_factor v_factor) ((L0 + L1) + L2) for the strip's rows below `rows`
+  // o = alpha o + (p_factor v_factor) ((L0 + L1) + L2) for row r (row i of its strip)
   // and the 32 channels from c0 (part: L0, L1, L2 of the two 16-channel groups; o row
   // stride ldo).
-  static void UpdateOutput(const float* part, int64_t r0, int64_t rows, int64_t c0,
-                           int64_t ldo, TileScratch& ts) {
-    for (int64_t i = 0; i < std::min<int64_t>(16, rows - r0); ++i) {
-      const int64_t r = r0 + i;
-      const double alpha = ts.sc.alpha[r], pf = ts.p_factor[r];
-      double* o = ts.sc.o.data() + r * ldo + c0;
-      for (int64_t c = 0; c < 32; ++c) {
-        const int64_t at = (c / 16) * 256 + i * 16 + c % 16;
-        const double t = (static_cast<double>(part[at]) + static_cast<double>(part[512 + at])) +
-                         static_cast<double>(part[1024 + at]);
-        o[c] = alpha * o[c] + t * (pf * ts.v_factor[c0 + c]);
-      }
+  static void UpdateOutputRow(const float* part, int64_t r, int64_t i, int64_t c0, int64_t ldo,
+                              TileScratch& ts) {
+    const double alpha = ts.sc.alpha[r], pf = ts.p_factor[r];
+    double* o = ts.sc.o.data() + r * ldo + c0;
+    for (int64_t c = 0; c < 32; ++c) {
+      const int64_t at = (c / 16) * 256 + i * 16 + c % 16;
+      const double t = (static_cast<double>(part[at]) + static_cast<double>(part[512 + at])) +
+                       static_cast<double>(part[1024 + at]);
+      o[c] = alpha * o[c] + t * (pf * ts.v_factor[c0 + c]);
     }
   }
 };
+
+// The steps, composed: a key group's K pieces, a channel pair's V pieces, a Scores call's
+// results into S, a Values call's into O.
+template <class Steps>
+bool SplitKeyGroup(const uint16_t* const* keys, int64_t n0, const TileShape& t, TileScratch& ts) {
+  for (int64_t n = 0; n < kScoreKeys; ++n) {
+    if (!Steps::KeyScale(keys[n0 + n], n0 + n, t, ts)) return false;
+    for (int64_t c = 0; c < t.dq; c += kTileStep) Steps::KeyChunk(keys[n0 + n], n0 + n, n, c, t, ts);
+  }
+  return true;
+}
+
+template <class Steps>
+bool SplitValuePair(const uint16_t* const* values, int64_t pair, const TileShape& t,
+                    TileScratch& ts) {
+  for (int64_t h = 0; h < kKeyHalves; ++h) Steps::ValueMax(values, pair, h * kTileStep, t, ts);
+  if (!Steps::ValueScales(pair, ts)) return false;
+  for (int64_t n = 0; n < kTileKeys; n += 2) Steps::ValueKeys(values, pair, n, t, ts);
+  return true;
+}
+
+template <class Steps>
+void FlushScores(const float* part, int parts, int64_t r0, int64_t key0, TileScratch& ts) {
+  for (int64_t j = 0; j < 2; ++j)
+    for (int64_t half = 0; half < 2; ++half) Steps::FlushScoreHalf(part, parts, r0, key0, j, half, ts);
+}
+
+template <class Steps>
+void UpdateOutput(const float* part, int64_t r0, int64_t rows, int64_t c0, int64_t ldo,
+                  TileScratch& ts) {
+  for (int64_t i = 0; i < std::min<int64_t>(16, rows - r0); ++i)
+    Steps::UpdateOutputRow(part, r0 + i, i, c0, ldo, ts);
+}
 
 // The tile programs. Tiles 0-5 accumulate (L0, L1, L2 of two output tiles), 6 holds A and
 // 7 B.
 template <class X>
 struct TilePrograms {
-  // S^T of the 16 keys whose pieces are held against the strip pair from `strip` (32
-  // rows): for each 256-channel chunk L0 and L1, then L2, into part (see FlushScores).
-  // Returns the parts.
+  // S^T of the 16 keys in the K buffer against the strip pair from `strip` (32 rows): for
+  // each 256-channel chunk L0 and L1, then L2, into part (see FlushScoreHalf). Returns
+  // the parts.
   static int Scores(const TileShape& t, const TileScratch& ts, int64_t strip, float* part) {
-    const int64_t lda = t.dq * 2;
+    const int64_t lda = kTilePieces * t.dq * 2;
     auto a = [&](int piece, int64_t step) {
-      return ts.k.data() + piece * kScoreKeys * t.dq + step * kTileStep;
+      return ts.k.data() + KeyPiece(t, piece, 0, step * kTileStep);
     };
     auto b = [&](int piece, int64_t j, int64_t step) {
       return ts.q.data() + QueryTile(t, piece, strip + j, step);
@@ -379,8 +445,8 @@ struct TilePrograms {
     return parts + 1;
   }
 
-  // P V of the strip from row r0 (16 rows) for the channel pair whose V pieces are held
-  // (two 16-channel groups): part gets L0, L1, L2 of both groups (L2 = hi . lo_v +
+  // P V of the strip from row r0 (16 rows) for the channel pair in the V buffer (two
+  // 16-channel groups): part gets L0, L1, L2 of both groups (L2 = hi . lo_v +
   // mid . low_v + (lo + lo2) . all_v).
   static void Values(const TileShape& t, const TileScratch& ts, int64_t r0, float* part) {
     const int64_t plane = t.mq * kTileKeys;
@@ -472,12 +538,15 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
   }
   ts.q.resize(kQueryPieces * t.mq * t.steps * 16);
   ts.q_factor.resize(t.mq);
-  if (!SplitQueries(ts.keys.data(), p.scale, t, ts)) return false;
+  if (!Steps::SplitQueries(ts.keys.data(), p.scale, t, ts)) return false;
   ts.values.resize(kTileKeys);
   ts.k.resize(kTilePieces * kScoreKeys * t.dq);
   ts.k_factor.resize(NB);
+  ts.k_scale.resize(NB);
   ts.v.resize(kTilePieces * 2 * kKeyHalves * 256);
   ts.v_factor.resize(t.dvq);
+  ts.v_max.assign(32, 0);
+  ts.v_scale.resize(32);
   ts.p.assign(kWeightPieces * t.mq * NB, 0);
   ts.p_factor.assign(t.mq, 0.0);
   ts.part.resize((2 * ((t.steps + kExactSteps - 1) / kExactSteps) + 1) * 512);
@@ -489,7 +558,7 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
 
   X::Configure();
   bool ok = true;
-  for (int64_t j0 = jlo; j0 < jhi; j0 += NB) {
+  for (int64_t j0 = jlo; j0 < jhi && ok; j0 += NB) {
     const int64_t nb = std::min(NB, jhi - j0);
     int64_t ta = 0, tb = tq;
     while (ta < tq && sc.hi[ta] <= j0) ++ta;
@@ -513,16 +582,16 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
     // Rows [ra, rb) see the block; the strips (of 16 rows) and strip pairs that hold them.
     const int64_t ra = ta * g, rb = tb * g;
     const int64_t sa = ra / 16 * 16, sb = tiles::RoundUp(rb, 16);
-    // Key groups outermost, each split just before the tiles read it (score columns past
-    // the block's keys are masked below, so groups without keys are skipped).
+    // S = Q K^T by key groups of 16, each split just before the tiles read it (groups
+    // past the block's keys are skipped: their score columns are masked below).
     for (int64_t n0 = 0; n0 < nb && ok; n0 += kScoreKeys) {
-      if (!Steps::SplitKeys(ts.keys.data(), n0, t, ts)) {
+      if (!SplitKeyGroup<Steps>(ts.keys.data(), n0, t, ts)) {
         ok = false;
         break;
       }
       for (int64_t r0 = ra / 32 * 32; r0 < sb; r0 += 32) {
         const int parts = TilePrograms<X>::Scores(t, ts, r0 / 16, ts.part.data());
-        Steps::FlushScores(ts.part.data(), parts, r0, n0, ts);
+        FlushScores<Steps>(ts.part.data(), parts, r0, n0, ts);
       }
     }
     if (!ok) break;
@@ -546,26 +615,27 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
           for (int64_t n = 0; n < NB; ++n)
             if (j0 + n < lo || j0 + n >= hi) srow[n] = kNegInf;
         }
-        sc.alpha[r] = kern.softmax_step(srow, NB, &sc.m[r], &sc.l[r]);
+        sc.alpha[r] = Steps::SoftmaxSplit(kern, srow, &sc.m[r], &sc.l[r], r, t, ts);
       }
     }
+    // Rows of the strips that do not see the block: no weight.
     for (int64_t r = sa; r < sb; ++r) {
-      if (r < ra || r >= rb) std::fill_n(&sc.s[r * NB], NB, 0.0);
+      if (r >= ra && r < rb) continue;
+      std::fill_n(&sc.s[r * NB], NB, 0.0);
       Steps::SplitWeights(&sc.s[r * NB], r, t, ts);
     }
-    // Channel pairs outermost, each split just before the tiles read it: a pair's V
-    // pieces (40 KiB) stay in L1 while every strip passes over them.
+    // O = alpha O + P V by channel pairs, each split just before the tiles read it: a
+    // pair's V pieces (40 KiB) stay in L1 while every strip passes over them.
     for (int64_t pair = 0; pair < t.dvq / 32 && ok; ++pair) {
-      if (!Steps::SplitValues(ts.values.data(), pair, t, ts)) {
+      if (!SplitValuePair<Steps>(ts.values.data(), pair, t, ts)) {
         ok = false;
         break;
       }
       for (int64_t r0 = sa; r0 < sb; r0 += 16) {
         TilePrograms<X>::Values(t, ts, r0, ts.part.data());
-        Steps::UpdateOutput(ts.part.data(), r0, M, pair * 32, t.dvq, ts);
+        UpdateOutput<Steps>(ts.part.data(), r0, M, pair * 32, t.dvq, ts);
       }
     }
-    if (!ok) break;
   }
   X::Release();
   if (!ok) return false;

@@ -22,7 +22,7 @@
 // header, not this code.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include "reference/avx512_transpose.h"
+#include "reference/avx512_common.h"
 #include "reference/fast_kernels_impl.h"
 
 namespace av {
@@ -87,25 +87,8 @@ struct Avx512F64 {
   static void Transpose8(const T* src, int64_t lds, T* dst, int64_t ldd) {
     avx512::Transpose8(src, lds, dst, ldd);
   }
-  // The AVX2 policy's float64 exp (fast_kernels_avx2.cc, which gives the reasons) on 8
-  // lanes: n = round(x log2 e), r = x - n ln2 in two parts, e^r by Taylor to r^13, then
-  // p * 2^n by vscalefpd (exact: x >= -708 keeps the result normal), so the two builds
-  // give the same bits. x < -708 gives exactly 0 (-inf, a masked score, included); NaN
-  // stays NaN. It replaced libm's exp per lane: on a 2-core Zen 4, float64 causal prefill
-  // 46.5 -> 65.5 GFLOP/s and MLA decode 62.3 -> 74.6 (s_q = 1), same-run peak ~225.
-  static V Exp(V x0) {
-    const V x = _mm512_min_pd(_mm512_max_pd(x0, _mm512_set1_pd(-708.0)), _mm512_set1_pd(709.0));
-    const V n = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(1.4426950408889634)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    V r = _mm512_fnmadd_pd(n, _mm512_set1_pd(6.93147180369123816490e-01), x);
-    r = _mm512_fnmadd_pd(n, _mm512_set1_pd(1.90821492927058770002e-10), r);
-    V p = _mm512_set1_pd(1.0 / 6227020800.0);  // 1/13!
-    for (double c : fast_impl::kExpInvFact) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
-    V y = _mm512_scalef_pd(p, n);
-    y = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x0, _mm512_set1_pd(-708.0), _CMP_LT_OQ), y,
-                             _mm512_setzero_pd());
-    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x0, x0, _CMP_UNORD_Q), y, x0);
-  }
+  // The AVX2 policy's float64 exp on 8 lanes, the same bits (avx512_common.h).
+  static V Exp(V x0) { return avx512::ExpPd(x0); }
 };
 
 }  // namespace

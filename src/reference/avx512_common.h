@@ -1,11 +1,14 @@
-// Register transposes for the AVX-512 kernels: 16 x 16 floats and 8 x 8 doubles. Include
-// only inside an AVX-512 target region (fast_kernels_avx512.cc, fast_attention_tiles_amx.cc);
-// internal linkage, so each of those translation units has its own copy.
+// Register-level pieces the AVX-512 kernels share: 16 x 16 float and 8 x 8 double
+// transposes and the float64 exp. Include only inside an AVX-512 target region, after
+// fast_kernels_impl.h (fast_kernels_avx512.cc, fast_attention_tiles_amx.cc); internal
+// linkage, so each of those translation units has its own copy.
 #pragma once
 
 #include <immintrin.h>
 
 #include <cstdint>
+
+#include "reference/fast_kernels_impl.h"
 
 namespace av::avx512 {
 namespace {
@@ -73,6 +76,26 @@ inline void Transpose8(const double* src, int64_t lds, double* dst, int64_t ldd)
     _mm512_storeu_pd(dst + k * ldd, _mm512_shuffle_f64x2(u[k], u[4 + k], 0x88));
     _mm512_storeu_pd(dst + (k + 4) * ldd, _mm512_shuffle_f64x2(u[k], u[4 + k], 0xdd));
   }
+}
+
+// The float64 exp of the AVX2 and AVX-512 block kernels (fast_kernels_avx2.cc gives the
+// reasons): n = round(x log2 e), r = x - n ln2 in two parts, e^r by Taylor to r^13, then
+// p * 2^n by vscalefpd (exact: x >= -708 keeps the result normal), the AVX2 build's bits.
+// x < -708 gives exactly 0 (-inf, a masked score, included); NaN stays NaN. It replaced
+// libm's exp per lane: on a 2-core Zen 4, float64 causal prefill 46.5 -> 65.5 GFLOP/s and
+// MLA decode 62.3 -> 74.6 (s_q = 1), same-run peak ~225.
+inline __m512d ExpPd(__m512d x0) {
+  const __m512d x = _mm512_min_pd(_mm512_max_pd(x0, _mm512_set1_pd(-708.0)), _mm512_set1_pd(709.0));
+  const __m512d n = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(1.4426950408889634)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(6.93147180369123816490e-01), x);
+  r = _mm512_fnmadd_pd(n, _mm512_set1_pd(1.90821492927058770002e-10), r);
+  __m512d p = _mm512_set1_pd(1.0 / 6227020800.0);  // 1/13!
+  for (double c : fast_impl::kExpInvFact) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
+  __m512d y = _mm512_scalef_pd(p, n);
+  y = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x0, _mm512_set1_pd(-708.0), _CMP_LT_OQ), y,
+                           _mm512_setzero_pd());
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x0, x0, _CMP_UNORD_Q), y, x0);
 }
 
 }  // namespace
