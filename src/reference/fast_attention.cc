@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "reference/attention_layout.h"
 #include "reference/fast_attention_tiles.h"
 #include "reference/fast_attention_units.h"
+#include "reference/fast_fp8_dot.h"
 #include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
 #include "reference/softmax_row.h"
@@ -273,6 +275,15 @@ Result<RangeOutputs> RangesFastT(const AttentionInputs& in, const AttentionParam
 }
 
 }  // namespace
+
+std::string DescribeFastKernels(bool tiles) {
+  const std::string fma = std::string(GetBlockKernels<double>().isa) + "-fma";
+  std::string s = "attention float64: ";
+  s += tiles && CpuHasAmxBf16() ? "amx-bf16-tiles (bf16 inputs), " + fma + " (others)" : fma;
+  s += "; fp8_gemm: ";
+  s += CpuHasAvx512Bf16() ? "avx512bf16-dot" : std::string(GetBlockKernels<float>().isa) + "-fma";
+  return s;
+}
 
 Result<AttentionOutputs> ComputeAttentionFast(const AttentionInputs& inputs,
                                               const AttentionParams& params,

@@ -96,6 +96,7 @@ FastOptions FastFrom(const RefImpl& impl) {
 FastOptions FastAttentionFrom(const RefImpl& impl) {
   FastOptions f = FastFrom(impl);
   f.accumulate_f64 = !impl.fast_f32;
+  f.tiles = impl.fast_tiles ? TilePath::kAuto : TilePath::kOff;
   return f;
 }
 

@@ -287,7 +287,8 @@ Status ReadConfig(const JsonReader& in, const json& doc, NumericsRecord* r) {
                             {"tolerances", &c.tolerances},
                             {"tolerances_sha256", &c.tolerances_sha256},
                             {"candidate_command", &c.legacy_candidate_command},
-                            {"input_generator", &c.input_generator}}) {
+                            {"input_generator", &c.input_generator},
+                            {"fast_kernels", &c.fast_kernels}}) {
     AV_RETURN_IF_ERROR(in.Str(*config, key, "$.config", field));
   }
   return in.Strings(*config, "candidate_argv", "$.config", &c.candidate_argv);
@@ -450,7 +451,8 @@ json NumericsToJson(const NumericsRecord& r) {
             {"tolerances", c.tolerances},
             {"tolerances_sha256", c.tolerances_sha256},
             {"candidate_argv", c.candidate_argv},
-            {"input_generator", c.input_generator}}},
+            {"input_generator", c.input_generator},
+            {"fast_kernels", c.fast_kernels}}},
           {"shard", ShardJson(r.shard)},
           {"filter", r.filter},
           {"summary", SummaryJson(r.summary)},

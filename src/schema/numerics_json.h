@@ -105,6 +105,9 @@ struct NumericsConfigRecord {
   std::vector<std::string> candidate_argv;  // [candidate] command, the template
   std::string legacy_candidate_command;     // schema /1: the template space-joined
   std::string input_generator;
+  // The fast reference's kernels on the machine that ran the sweep (DescribeFastKernels):
+  // their last bits differ between builds, within the referee's agreement bound.
+  std::string fast_kernels;
 };
 
 struct MergedShard {

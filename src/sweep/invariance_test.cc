@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "reference/fast_attention.h"
 #include "sweep/case_builder.h"
 #include "sweep/numerics_config.h"
 #include "sweep/numerics_run.h"
@@ -430,6 +431,21 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
   EXPECT_NE(mixed.output.find("inputs came from generator \"av-normal/1\""), std::string::npos)
       << mixed.output;
+  // Each shard records this machine's fast kernels; a shard from a machine with others
+  // merges (exit 1: the verdict, for this run's planted failures), and the merged record
+  // names both.
+  const std::string here = other["config"]["fast_kernels"];
+  EXPECT_EQ(here, DescribeFastKernels());
+  other["config"]["input_generator"] = kNormalGenerator;
+  other["config"]["fast_kernels"] = "attention float64: portable-fma; fp8_gemm: portable-fma";
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("other.json"), other.dump()).ok());
+  auto machines = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " merge " +
+                                    dir_.File("evidence/numerics.json.shard0of2") + " " +
+                                    dir_.File("other.json") + " --out " + dir_.File("m.json"));
+  ASSERT_EQ(machines.exit_code, 1) << machines.output;  // merged, with the run's failures
+  json m = json::parse(*ReadFileToString(dir_.File("m.json")));
+  EXPECT_EQ(m["config"]["fast_kernels"],
+            here + " | attention float64: portable-fma; fp8_gemm: portable-fma");
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ Status ParseNumericsTable(const toml::table* t, const TomlTableReader& r, Numeri
   NumericsConfig& c = *out;
   AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[numerics]",
                                  {"shapes", "tolerances", "work_dir", "evidence", "junit",
-                                  "reference", "reference_threads", "jobs", "oracle_sample"}));
+                                  "reference", "reference_threads", "jobs", "oracle_sample",
+                                  "fast_tiles"}));
   if (auto* v = t->get("shapes")) {
     AV_ASSIGN_OR_RETURN(paths->shapes, r.String(*v, "shapes"));
   }
@@ -78,6 +79,9 @@ Status ParseNumericsTable(const toml::table* t, const TomlTableReader& r, Numeri
   if (auto* v = t->get("reference_threads")) {
     AV_ASSIGN_OR_RETURN(int64_t th, r.Integer(*v, "reference_threads", 0, 1024));
     c.reference.threads = static_cast<int>(th);
+  }
+  if (auto* v = t->get("fast_tiles")) {
+    AV_ASSIGN_OR_RETURN(c.reference.fast_tiles, r.Bool(*v, "fast_tiles"));
   }
   if (auto* v = t->get("oracle_sample")) {
     AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "oracle_sample", 0, 1'000'000));

@@ -64,5 +64,24 @@ TEST(CandidateAdapterConfig, TheEvidenceRecordsTheArgvTheAdapterRuns) {
                                       "{cases}"}));
 }
 
+// [numerics] fast_tiles: on by default; false keeps the attention family on the float64
+// FMA kernels, and numerics.json's config.fast_kernels says which ran.
+TEST(NumericsFastTilesConfig, DefaultOnFalseTurnsThemOffAndTheEvidenceSaysSo) {
+  Result<NumericsConfig> on = ParseNumericsConfig("[numerics]\nreference = \"fast\"\n", "a.toml");
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_TRUE(on->reference.fast_tiles);
+  Result<NumericsConfig> off =
+      ParseNumericsConfig("[numerics]\nreference = \"fast\"\nfast_tiles = false\n", "a.toml");
+  ASSERT_TRUE(off.ok()) << off.status().message();
+  EXPECT_FALSE(off->reference.fast_tiles);
+  const std::string kernels =
+      NumericsRunToRecord(NumericsRun{}, *off, Provenance{}).config.fast_kernels;
+  EXPECT_EQ(kernels.find("tiles"), std::string::npos) << kernels;
+  EXPECT_EQ(kernels.rfind("attention float64: ", 0), 0u) << kernels;
+  Result<NumericsConfig> bad = ParseNumericsConfig("[numerics]\nfast_tiles = \"no\"\n", "a.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("a.toml:2"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace av
