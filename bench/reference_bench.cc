@@ -26,6 +26,7 @@
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention_fast.h"
 #include "reference/splitk.h"
+#include "reference/tile_registers.h"
 #include "tensor/float_convert.h"
 
 namespace av {
@@ -165,11 +166,20 @@ void BM_FmaPeak(benchmark::State& state) {
 }
 
 // The fast reference as the sweep runs it for the attention family: float64 accumulation
-// (FastOptions::accumulate_f64; the second benchmark argument, 1) or float32 (0).
+// (FastOptions::accumulate_f64; argument `f64` = 1) or float32 (0); with float64, `tiles`
+// = 1 lets bf16 inputs run on the AMX tile kernels where the CPU has them (the sweep's
+// default), 0 keeps the float64 FMA kernels (before / after in the same run).
 FastOptions Accumulation(const benchmark::State& state, int arg) {
   FastOptions f;
   f.accumulate_f64 = state.range(arg) != 0;
+  f.tiles = state.range(arg + 1) != 0 ? TilePath::kAuto : TilePath::kOff;
   return f;
+}
+
+// The attention kernel a run used, for the label.
+std::string AttentionKernel(const FastOptions& f) {
+  if (!f.accumulate_f64) return " kernel=f32-fma";
+  return f.tiles != TilePath::kOff && CpuHasAmxBf16() ? " kernel=amx-bf16-tiles" : " kernel=f64-fma";
 }
 
 // FlashMLA's decode shape: b = 4, h_q = 128, s_k = 8192, d = 576, dv = 512, page 64, bf16.
@@ -196,7 +206,8 @@ void BM_MlaDecode(benchmark::State& state) {
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
-  Report(state, pairs * 2 * double(d + dv), ProcessCpuSeconds() - cpu0);
+  Report(state, pairs * 2 * double(d + dv), ProcessCpuSeconds() - cpu0,
+         AttentionKernel(Accumulation(state, 1)));
   state.counters["inputs_MB"] = double(in.q.nbytes() + in.k_cache.nbytes()) / (1 << 20);
 }
 
@@ -219,12 +230,13 @@ void BM_PrefillCausal(benchmark::State& state) {
     benchmark::DoNotOptimize(out);
   }
   Report(state, double(h) * double(s) * double(s + 1) / 2 * 2 * double(2 * d),
-         ProcessCpuSeconds() - cpu0);
+         ProcessCpuSeconds() - cpu0, AttentionKernel(Accumulation(state, 0)));
 }
 
 // DeepGEMM's fp8_gemm_nt: m = 4096, n = 7168, k = 2048, 1x128 / 128x128 scales. Argument
-// `dot`: 1 = the kernel the sweep runs (AVX512-BF16 dot products where the CPU has them),
-// 0 = the float32 FMA path (dequantised operands), both in the same run.
+// `dot`: 2 = the kernel the sweep runs (AMX tiles where the CPU has them, else as 1),
+// 1 = AVX512-BF16 dot products where the CPU has them, 0 = the float32 FMA path
+// (dequantised operands), all in the same run.
 void BM_Fp8Gemm(benchmark::State& state) {
   const int64_t m = 4096, n = 7168, k = 2048;
   std::mt19937 rng(3);
@@ -237,15 +249,19 @@ void BM_Fp8Gemm(benchmark::State& state) {
   FmaPeakGflops();
   FmaCorePeakGflops();
   const double cpu0 = ProcessCpuSeconds();
+  FastOptions f;
+  f.allow_bf16_dot = state.range(0) != 0;
+  f.tiles = state.range(0) == 2 ? TilePath::kAuto : TilePath::kOff;
   for (auto _ : state) {
-    auto out = ComputeFp8GemmNtFast(qa->data, qa->scales, qb->data, qb->scales,
-                                    {.allow_bf16_dot = state.range(0) != 0});
+    auto out = ComputeFp8GemmNtFast(qa->data, qa->scales, qb->data, qb->scales, f);
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
-  const bool dot = state.range(0) != 0 && CpuHasAvx512Bf16();
-  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0,
-         dot ? " kernel=avx512bf16-dot" : " kernel=fma");
+  const char* kernel = state.range(0) == 0 ? " kernel=fma"
+                       : state.range(0) == 2 && CpuHasAmxBf16() ? " kernel=amx-bf16-tiles"
+                       : CpuHasAvx512Bf16()                     ? " kernel=avx512bf16-dot"
+                                                                : " kernel=fma";
+  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0, kernel);
 }
 
 // Split-k partials (attention_splitk --impl fast) on the MLA decode shape above with
@@ -312,18 +328,25 @@ void BM_SparseAttention(benchmark::State& state) {
 
 BENCHMARK(BM_FmaPeak)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_MlaDecode)
-    ->ArgsProduct({{1, 2}, {0, 1}})
-    ->ArgNames({"s_q", "f64"})
+    ->Args({1, 0, 0})
+    ->Args({1, 1, 0})
+    ->Args({1, 1, 1})
+    ->Args({2, 0, 0})
+    ->Args({2, 1, 0})
+    ->Args({2, 1, 1})
+    ->ArgNames({"s_q", "f64", "tiles"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(1.0);
 BENCHMARK(BM_PrefillCausal)
-    ->ArgsProduct({{0, 1}})
-    ->ArgNames({"f64"})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->ArgNames({"f64", "tiles"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(1.0);
-BENCHMARK(BM_Fp8Gemm)->Arg(1)->Arg(0)->ArgName("dot")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_Fp8Gemm)->Arg(2)->Arg(1)->Arg(0)->ArgName("dot")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_SplitKPartialsMla)
     ->Arg(1)
     ->Arg(2)

@@ -281,7 +281,9 @@ std::string DescribeFastKernels(bool tiles) {
   std::string s = "attention float64: ";
   s += tiles && CpuHasAmxBf16() ? "amx-bf16-tiles (bf16 inputs), " + fma + " (others)" : fma;
   s += "; fp8_gemm: ";
-  s += CpuHasAvx512Bf16() ? "avx512bf16-dot" : std::string(GetBlockKernels<float>().isa) + "-fma";
+  s += tiles && CpuHasAmxBf16() ? "amx-bf16-tiles"
+       : CpuHasAvx512Bf16()     ? "avx512bf16-dot"
+                                : std::string(GetBlockKernels<float>().isa) + "-fma";
   return s;
 }
 

@@ -16,10 +16,11 @@
 
 namespace av {
 
-// Which kernels the float64 attention family runs on bf16 Q, K and V: the bf16 tile
-// kernels (exact float32 tile products, float64 statistics: fast_attention_tiles.h) on AMX
-// where the CPU has it (kAuto), never (kOff: the float64 FMA kernels, also every CPU
-// without AMX), or on their portable emulation (kEmulated: tests; slow).
+// Which kernels the float64 attention family runs on bf16 Q, K and V (the bf16 tile
+// kernels: exact float32 tile products, float64 statistics, fast_attention_tiles.h) and
+// the FP8 GEMMs their block sums on (fast_fp8_tiles.h): AMX tiles where the CPU has them
+// (kAuto), never (kOff: the float64 FMA kernels and the AVX512-BF16 dot product, as on
+// every CPU without AMX), or their portable emulation (kEmulated: tests; slow).
 enum class TilePath { kAuto, kOff, kEmulated };
 
 struct FastOptions {

@@ -15,6 +15,7 @@
 #include "reference/fp8_quant.h"
 #include "reference/gemm.h"
 #include "reference/ref_test_util.h"
+#include "reference/tile_registers.h"
 
 namespace av {
 namespace {
@@ -116,42 +117,57 @@ Fp8Operands MakeFp8(std::mt19937_64& rng, int64_t m, int64_t n, int64_t k, DType
   return op;
 }
 
-// The bf16 dot-product kernel (AVX512-BF16 CPUs) on shapes around its 6-row tiles, the
-// 64-column panel, the 128-channel scale block and odd k (a half-filled last pair), both
-// fp8 formats; the FMA path (allow_avx512 = false) on the same inputs meets its bound too.
-TEST(FastGemmTest, Fp8DotPathMatchesOracleAroundEdges) {
-  if (!CpuHasAvx512Bf16()) {
-    GTEST_SKIP() << "this CPU has no AVX512-BF16";
+// The FP8 forms' kernels on bf16 pairs: the AVX512-BF16 dot product (tiles off), the
+// AMX tiles and their emulation; each skips with a reason where the CPU lacks it.
+struct Fp8Kernel {
+  const char* name;
+  TilePath tiles;
+};
+class Fp8PairKernelTest : public ::testing::TestWithParam<Fp8Kernel> {
+ protected:
+  void SetUp() override {
+    if (GetParam().tiles == TilePath::kOff && !CpuHasAvx512Bf16())
+      GTEST_SKIP() << "this CPU has no AVX512-BF16";
+    if (GetParam().tiles == TilePath::kAuto && !CpuHasAmxBf16())
+      GTEST_SKIP() << "this CPU (or OS) has no AMX-BF16";
   }
+  FastOptions Options(int threads = 0) const {
+    FastOptions f;
+    f.threads = threads;
+    f.tiles = GetParam().tiles;
+    return f;
+  }
+};
+
+// Shapes around the 6-row and 16-row tiles, the 64-column panel, the 128-channel scale
+// block and odd k (a half-filled last pair), both fp8 formats; the FMA path
+// (allow_avx512 = false) on the same inputs meets its bound too.
+TEST_P(Fp8PairKernelTest, MatchesOracleAroundEdges) {
   std::mt19937_64 rng(25);
   for (DType dtype : {DType::kF8E4M3FN, DType::kF8E5M2})
-    for (int64_t m : {1, 5, 7, 13, 515})
+    for (int64_t m : {1, 5, 7, 13, 17, 515})
       for (int64_t n : {1, 63, 65, 200})
         for (int64_t k : {1, 3, 127, 128, 257}) {
           SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " " << m << " x " << n << " x "
                                             << k);
           Fp8Operands op = MakeFp8(rng, m, n, k, dtype);
           auto oracle = ComputeFp8GemmNt(op.a, op.sa, op.b, op.sb);
-          auto dot = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, {});
+          auto pairs = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, Options());
           auto fma = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb,
                                           {.allow_avx512 = false});
-          ASSERT_TRUE(oracle.ok() && dot.ok() && fma.ok()) << dot.status().message();
-          ExpectWithinBound(*dot, *oracle, op.abs_product, Fp8Bound(k));
+          ASSERT_TRUE(oracle.ok() && pairs.ok() && fma.ok()) << pairs.status().message();
+          ExpectWithinBound(*pairs, *oracle, op.abs_product, Fp8Bound(k));
           ExpectWithinBound(*fma, *oracle, op.abs_product, k + 2);
         }
 }
 
-TEST(FastGemmTest, Fp8DotPathIsBitwiseIdenticalAcrossThreadCounts) {
-  if (!CpuHasAvx512Bf16()) {
-    GTEST_SKIP() << "this CPU has no AVX512-BF16";
-  }
+TEST_P(Fp8PairKernelTest, BitwiseIdenticalAcrossThreadCounts) {
   std::mt19937_64 rng(26);
   Fp8Operands op = MakeFp8(rng, 1100, 300, 333, DType::kF8E4M3FN);
-  auto one = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, {.threads = 1});
+  auto one = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, Options(1));
   ASSERT_TRUE(one.ok());
   for (int threads : {2, 3, 7}) {
-    auto many = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb,
-                                     {.threads = threads});
+    auto many = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, Options(threads));
     ASSERT_TRUE(many.ok());
     EXPECT_TRUE(BitwiseEqual(*many, *one)) << threads;
   }
@@ -160,10 +176,7 @@ TEST(FastGemmTest, Fp8DotPathIsBitwiseIdenticalAcrossThreadCounts) {
 // NaN codes and e5m2 infinities reach D where the oracle's float64 sums put them: a NaN
 // in a row of A makes that row NaN, inf times a finite nonzero value stays inf, and inf
 // meeting -inf in one sum is NaN.
-TEST(FastGemmTest, Fp8DotPathPropagatesNanAndInfLikeTheOracle) {
-  if (!CpuHasAvx512Bf16()) {
-    GTEST_SKIP() << "this CPU has no AVX512-BF16";
-  }
+TEST_P(Fp8PairKernelTest, PropagatesNanAndInfLikeTheOracle) {
   std::mt19937_64 rng(27);
   Fp8Operands op = MakeFp8(rng, 9, 70, 140, DType::kF8E5M2);
   Tensor a = op.a, b = op.b;
@@ -171,9 +184,9 @@ TEST(FastGemmTest, Fp8DotPathPropagatesNanAndInfLikeTheOracle) {
   a.Set<uint8_t>(std::vector<int64_t>{4, 5}, 0x7c);    // +inf
   b.Set<uint8_t>(std::vector<int64_t>{66, 5}, 0xfc);   // -inf: row 4, column 66 is inf - inf
   auto oracle = ComputeFp8GemmNt(a, op.sa, b, op.sb);
-  auto dot = ComputeFp8GemmNtFast(a, op.sa, b, op.sb, {});
-  ASSERT_TRUE(oracle.ok() && dot.ok());
-  F64Array o = LoadF64(*oracle), f = LoadF64(*dot);
+  auto pairs = ComputeFp8GemmNtFast(a, op.sa, b, op.sb, Options());
+  ASSERT_TRUE(oracle.ok() && pairs.ok());
+  F64Array o = LoadF64(*oracle), f = LoadF64(*pairs);
   int64_t nan = 0, inf = 0;
   for (size_t i = 0; i < o.data.size(); ++i) {
     ASSERT_EQ(std::isnan(o.data[i]), std::isnan(f.data[i])) << "element " << i;
@@ -186,6 +199,30 @@ TEST(FastGemmTest, Fp8DotPathPropagatesNanAndInfLikeTheOracle) {
   }
   EXPECT_GE(nan, 70);  // row 2, and at least row 4's column 66
   EXPECT_GE(inf, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Fp8PairKernelTest,
+                         ::testing::Values(Fp8Kernel{"Avx512Bf16Dot", TilePath::kOff},
+                                           Fp8Kernel{"AmxTiles", TilePath::kAuto},
+                                           Fp8Kernel{"EmulatedTiles", TilePath::kEmulated}),
+                         [](const ::testing::TestParamInfo<Fp8Kernel>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// The AMX panel and its emulation give the same bits (so the emulation's results, tested
+// on every CPU, stand for the hardware's).
+TEST(FastGemmTest, Fp8AmxTilesAndTheirEmulationAgreeBitwise) {
+  if (!CpuHasAmxBf16()) GTEST_SKIP() << "this CPU (or OS) has no AMX-BF16";
+  std::mt19937_64 rng(28);
+  for (DType dtype : {DType::kF8E4M3FN, DType::kF8E5M2}) {
+    Fp8Operands op = MakeFp8(rng, 37, 130, 300, dtype);
+    FastOptions amx, emulated;
+    emulated.tiles = TilePath::kEmulated;
+    auto x = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, amx);
+    auto y = ComputeFp8GemmNtFast(op.a, op.sa, op.b, op.sb, emulated);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_TRUE(BitwiseEqual(*x, *y)) << DTypeName(dtype);
+  }
 }
 
 TEST(FastGemmTest, BitwiseIdenticalAcrossThreadCounts) {

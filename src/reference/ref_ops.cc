@@ -89,6 +89,7 @@ Result<NamedTensors> RunAttention(const NamedTensors& in, const OpParams& p) {
 FastOptions FastFrom(const RefImpl& impl) {
   FastOptions f;
   f.threads = impl.threads;
+  f.tiles = impl.fast_tiles ? TilePath::kAuto : TilePath::kOff;
   return f;
 }
 
@@ -96,7 +97,6 @@ FastOptions FastFrom(const RefImpl& impl) {
 FastOptions FastAttentionFrom(const RefImpl& impl) {
   FastOptions f = FastFrom(impl);
   f.accumulate_f64 = !impl.fast_f32;
-  f.tiles = impl.fast_tiles ? TilePath::kAuto : TilePath::kOff;
   return f;
 }
 

@@ -42,8 +42,9 @@ struct RefImpl {
   // adds no information, only memory (512 MiB more for a 4096 x 32768 GEMM result, beside
   // the oracle's 1 GiB when it referees). `attnverify ref` writes float64 by default.
   bool keep_f32_results = false;
-  // fast attention family on bf16 inputs: the bf16 tile kernels where the CPU has AMX
-  // (FastOptions::tiles); false keeps the float64 FMA kernels (`[numerics] fast_tiles`).
+  // fast attention family on bf16 inputs and FP8 GEMMs: the bf16 tile kernels where the
+  // CPU has AMX (FastOptions::tiles); false keeps the float64 FMA kernels and the
+  // AVX512-BF16 dot product (`[numerics] fast_tiles`).
   bool fast_tiles = true;
 };
 using RunImplFn = Result<NamedTensors> (*)(const NamedTensors& inputs, const OpParams& params,
