@@ -2,12 +2,15 @@
 // stress inputs: every case of the grid below is built by the sweep's case builder (the
 // same bytes a sweep writes), run through RunReferenceOp with the oracle and with the fast
 // path — "f64", the fast reference as the sweep runs it (float64 accumulation for the
-// attention family), and "f32", its float32 path (RefImpl::fast_f32) — and compared. Per
+// attention family; bf16 inputs on the AMX tile kernels where the CPU has them),
+// "f64-fma", its float64 FMA kernels (only where the tiles are there to compare), and
+// "f32", its float32 path (RefImpl::fast_f32) — and compared. Per
 // sweep, generator and dtype it prints the worst |lse_fast - lse_oracle| (finite
 // LSEs; an infinite one must match exactly, else it is counted as a mismatch), the worst
 // |o_fast - o_oracle| and that error over the case's max |o_oracle|, and the case ids.
-// The FP8 GEMM at DeepGEMM's (n, k) shapes gets the same treatment for both fast kernels,
-// the AVX512-BF16 dot products (where the CPU has them) and the float32 FMA path: the
+// The FP8 GEMM at DeepGEMM's (n, k) shapes gets the same treatment for each fast kernel,
+// the AMX tiles and the AVX512-BF16 dot products (where the CPU has them) and the float32
+// FMA path: the
 // worst |d_fast - d_oracle| over max(1, max|d_oracle|), the ratio the sweep's referee
 // holds to its agreement bound (1e-5 for the float32 paths).
 // Not a Google Benchmark: it measures error, not time. Run from the repository root:
@@ -24,6 +27,8 @@
 
 #include "reference/fast_fp8_dot.h"
 #include "reference/fast_gemm.h"
+#include "reference/fast_attention.h"
+#include "reference/tile_registers.h"
 #include "reference/ref_ops.h"
 #include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
@@ -125,10 +130,13 @@ void MeasureGemm(const std::string& id, const NamedTensors& in, const Tensor& or
   const std::vector<double> o = Doubles(oracle);
   double max_o = 1;
   for (double x : o) max_o = std::max(max_o, std::abs(x));
-  for (bool dot : {true, false}) {
-    if (dot && !CpuHasAvx512Bf16()) continue;
+  for (const char* kernel : {"amx-bf16-tiles", "avx512bf16-dot", "fma"}) {
+    const std::string k = kernel;
+    if (k == "amx-bf16-tiles" && !CpuHasAmxBf16()) continue;
+    if (k == "avx512bf16-dot" && !CpuHasAvx512Bf16()) continue;
     FastOptions options;
-    options.allow_bf16_dot = dot;
+    options.allow_bf16_dot = k != "fma";
+    options.tiles = k == "amx-bf16-tiles" ? TilePath::kAuto : TilePath::kOff;
     Result<Tensor> fast = ComputeFp8GemmNtFast(*Find(in, "a"), *Find(in, "sa"), *Find(in, "b"),
                                                *Find(in, "sb"), options);
     if (!fast.ok()) {
@@ -138,7 +146,7 @@ void MeasureGemm(const std::string& id, const NamedTensors& in, const Tensor& or
     const std::vector<double> f = Doubles(*fast);
     double worst = 0;
     for (size_t i = 0; i < o.size(); ++i) worst = std::max(worst, std::abs(f[i] - o[i]));
-    GemmWorst& w = (*out)[dot ? "fp8/avx512bf16-dot" : "fp8/fma"];
+    GemmWorst& w = (*out)["fp8/" + k];
     ++w.cases;
     if (worst / max_o > w.rel) w.rel = worst / max_o, w.id = id;
   }
@@ -170,16 +178,21 @@ int Main(int argc, char** argv) {
     auto it = spec.params.find("generator");
     const std::string gen = it == spec.params.end() ? "randn" : it->second.AsString();
     const std::string key = spec.sweep + "/" + gen + "/" + std::string(DTypeName(spec.dtype));
-    for (bool f32 : {false, true}) {
+    // f64: the fast reference as the sweep runs it (bf16 attention on AMX tiles where the
+    // CPU has them); f64-fma: its float64 FMA kernels; f32: the float32 path.
+    for (const char* path : {"f64", "f64-fma", "f32"}) {
+      const std::string name = path;
+      if (name == "f64-fma" && !CpuHasAmxBf16()) continue;  // f64 is the FMA path already
       RefImpl impl{ImplKind::kFast};
-      impl.fast_f32 = f32;
+      impl.fast_f32 = name == "f32";
+      impl.fast_tiles = name == "f64";
       Result<NamedTensors> fast = RunReferenceOp(spec.op, *in, built->op_params, impl);
       if (!oracle.ok() || !fast.ok()) {
         std::fprintf(stderr, "%s: %s\n", spec.id.c_str(),
                      (oracle.ok() ? fast : oracle).status().message().c_str());
         return 3;
       }
-      Worst& w = by_gen[key + (f32 ? " f32" : " f64")];
+      Worst& w = by_gen[key + " " + name];
       Measure(spec.id, *oracle, *fast, &w);
     }
   }
