@@ -16,6 +16,8 @@
 # reference in float32; cpu_candidate's scalar loops would take hours), or
 # $ATTNVERIFY_CANDIDATE; its time is reported apart and not counted in the sweep's own.
 # $SHAPES replaces config/shapes.full.json (a smaller grid to try the script on).
+# FAST_TILES=0 writes `fast_tiles = false` (the fast reference off the AMX tile kernels:
+# the before of a before / after on an AMX machine).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 k="${1:-64}"
@@ -31,6 +33,9 @@ cp "${SHAPES:-$root/config/shapes.full.json}" "$pkg/config/shapes.json"
 sed -i "s/^reference = \"[a-z]*\"/reference = \"$reference\"/" "$pkg/attnverify.toml"
 grep -q "^reference = \"$reference\"" "$pkg/attnverify.toml" ||
   sed -i "s/^\[numerics\]/[numerics]\nreference = \"$reference\"/" "$pkg/attnverify.toml"
+if [ "${FAST_TILES:-1}" = 0 ]; then
+  sed -i "s/^\[numerics\]/[numerics]\nfast_tiles = false/" "$pkg/attnverify.toml"
+fi
 # The candidate runs under /usr/bin/time too, so its peak RSS is reported apart from
 # attnverify's (time -f %M of the sweep is the largest of the process and its children).
 printf '\n[candidate]\ncommand = ["/usr/bin/time", "-a", "-f", "%%M", "-o", "%s", "%s", "{cases}"]\ntimeout_s = 36000\n' \
