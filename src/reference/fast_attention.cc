@@ -33,6 +33,8 @@ using fast_attention::Context;
 using fast_attention::Job;
 using fast_attention::KeyIntervals;
 using fast_attention::OddLineStride;
+using fast_attention::PrepareScores;
+using fast_attention::RowsSeeingBlock;
 using fast_attention::Scratch;
 using fast_attention::TileScratch;
 using fast_attention::Unit;
@@ -90,10 +92,8 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
   for (int64_t j0 = jlo; j0 < jhi; j0 += NB) {
     const int64_t nb = std::min(NB, jhi - j0);
     // Query rows (tile-relative) whose interval meets [j0, j0 + nb).
-    int64_t ta = 0, tb = tq;
-    while (ta < tq && sc.hi[ta] <= j0) ++ta;
-    while (tb > ta && sc.lo[tb - 1] >= j0 + nb) --tb;
-    if (ta >= tb) continue;
+    int64_t ta = 0, tb = 0;
+    if (!RowsSeeingBlock(sc, tq, j0, nb, &ta, &tb)) continue;
     // Gather the block: K row-major into scratch (converted to T), then packed to [d][NB]
     // by 16 x 16 tiles (kern.pack_kt); V rows as described above. Padding is zero. The
     // next block's rows are prefetched meanwhile.
@@ -118,26 +118,12 @@ void RunUnit(const Context<T>& cx, const Unit& u, Scratch<T>& sc) {
     const int64_t ra = ta * g, rb = tb * g;
     kern.scores(&sc.q[ra * d], d, rb - ra, d, sc.kt.data(), &sc.s[ra * NB]);
     // Row by row, i-major: t and the head advance without a division per row.
-    const T cap = static_cast<T>(params.softcap);
-    const bool alibi = !p.alibi.data.empty();
     for (int64_t t = ta; t < tb; ++t) {
-      const int64_t i = u.i0 + t, lo = sc.lo[t], hi = sc.hi[t];
-      const bool partial = lo > j0 || hi < j0 + NB;
       for (int64_t hh = 0; hh < g; ++hh) {
-        const int64_t r = t * g + hh, h = u.kv_head * g + hh;
+        const int64_t r = t * g + hh;
         T* srow = &sc.s[r * NB];
-        if (params.softcap > 0) {
-          for (int64_t n = 0; n < nb; ++n) srow[n] = cap * std::tanh(srow[n] / cap);
-        }
-        if (alibi) {
-          const double slope = p.alibi(b, h);
-          for (int64_t n = 0; n < nb; ++n)
-            srow[n] += static_cast<T>(AlibiBias(slope, i, j0 + n, s_q, s_k));
-        }
-        if (partial) {
-          for (int64_t n = 0; n < NB; ++n)
-            if (j0 + n < lo || j0 + n >= hi) srow[n] = kNegInf;
-        }
+        PrepareScores(params, p, b, u.kv_head * g + hh, u.i0 + t, s_q, s_k, j0, nb, NB, sc.lo[t],
+                      sc.hi[t], srow);
         sc.alpha[r] = kern.softmax_step(srow, NB, &sc.m[r], &sc.l[r]);
       }
     }

@@ -74,7 +74,7 @@ namespace {
 // The per-block steps in AVX-512 (+ AVX512-BF16 conversions): the bits of ScalarTileSteps
 // (TileStepsTest compares them), written for 16 lanes. Same expressions in the same order;
 // this file is compiled without contraction into fused multiply-adds.
-struct Avx512TileSteps {
+struct Avx512TileSteps : ScalarTileSteps {
   static constexpr uint32_t kNonFinite = 0x7f800000u;
 
   // 16 bf16 from x[c0, c0 + 16) as floats (exact), zeros at and past n and for a null x.
@@ -148,17 +148,7 @@ struct Avx512TileSteps {
     _mm512_storeu_si512(ts.v_max.data() + 16, mx[1]);
   }
 
-  static bool ValueScales(int64_t pair, TileScratch& ts) {
-    for (int64_t c = 0; c < 32; ++c) {
-      const uint32_t bits = ts.v_max[c];
-      ts.v_max[c] = 0;
-      const int e = bits >= kNonFinite ? kNoExponent : tiles::ScaleExponent(std::bit_cast<float>(bits));
-      if (e == kNoExponent) return false;
-      ts.v_factor[pair * 32 + c] = tiles::Pow2(e);
-      ts.v_scale[c] = tiles::Pow2f(-e);
-    }
-    return true;
-  }
+  // ValueScales: ScalarTileSteps' (32 scalar channels a call).
 
   static void ValueKeys(const uint16_t* const* values, int64_t pair, int64_t n,
                         const TileShape& t, TileScratch& ts) {
@@ -195,31 +185,9 @@ struct Avx512TileSteps {
     std::frexp(mx, &e);
     ts.p_factor[r] = tiles::Pow2(e - 1);
     const __m512d s = _mm512_set1_pd(tiles::Pow2(1 - e));
-    const __m512d c45 = _mm512_set1_pd(0x1.8p45), c37 = _mm512_set1_pd(0x1.8p37),
-                  c29 = _mm512_set1_pd(0x1.8p29);
-    for (int64_t n = 0; n < kTileKeys; n += 16) {
-      __m512d piece[2][kWeightPieces];
-      for (int h = 0; h < 2; ++h) {
-        const __m512d x = _mm512_mul_pd(_mm512_loadu_pd(p + n + 8 * h), s);
-        const __m512d hi = _mm512_sub_pd(_mm512_add_pd(x, c45), c45);
-        const __m512d r1 = _mm512_sub_pd(x, hi);
-        const __m512d mid = _mm512_sub_pd(_mm512_add_pd(r1, c37), c37);
-        const __m512d r2 = _mm512_sub_pd(r1, mid);
-        const __m512d lo = _mm512_sub_pd(_mm512_add_pd(r2, c29), c29);
-        piece[h][0] = hi;
-        piece[h][1] = mid;
-        piece[h][2] = lo;
-        piece[h][3] = _mm512_sub_pd(r2, lo);
-      }
-      for (int i = 0; i < kWeightPieces; ++i) {
-        const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(piece[0][i])),
-                                            _mm512_cvtpd_ps(piece[1][i]), 1);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(out + i * plane + n),
-                           (__m256i)_mm512_cvtneps_pbh(f));
-      }
-    }
+    for (int64_t n = 0; n < kTileKeys; n += 16)
+      WeightPieces(_mm512_loadu_pd(p + n), _mm512_loadu_pd(p + n + 8), s, out + n, plane);
   }
-
 
   // SoftmaxSplit with the AVX-512 block kernels' softmax step, bit for bit (the same
   // maximum, exp, single vector sum and reduction, alpha by libm), on the 128 weights in

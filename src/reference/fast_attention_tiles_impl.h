@@ -104,10 +104,8 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
   bool ok = true;
   for (int64_t j0 = jlo; j0 < jhi && ok; j0 += NB) {
     const int64_t nb = std::min(NB, jhi - j0);
-    int64_t ta = 0, tb = tq;
-    while (ta < tq && sc.hi[ta] <= j0) ++ta;
-    while (tb > ta && sc.lo[tb - 1] >= j0 + nb) --tb;
-    if (ta >= tb) continue;
+    int64_t ta = 0, tb = 0;
+    if (!RowsSeeingBlock(sc, tq, j0, nb, &ta, &tb)) continue;
     for (int64_t n = 0; n < NB; ++n) {
       const uint16_t *k = nullptr, *v = nullptr;
       if (n < nb) {
@@ -139,26 +137,13 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
       }
     }
     if (!ok) break;
-    const double cap = params.softcap;
-    const bool alibi = !p.alibi.data.empty();
     for (int64_t r = sa; r < sb; ++r) sc.alpha[r] = 1.0;
     for (int64_t tt = ta; tt < tb; ++tt) {
-      const int64_t i = u.i0 + tt, lo = sc.lo[tt], hi = sc.hi[tt];
-      const bool partial = lo > j0 || hi < j0 + NB;
       for (int64_t hh = 0; hh < g; ++hh) {
-        const int64_t r = tt * g + hh, h = u.kv_head * g + hh;
+        const int64_t r = tt * g + hh;
         double* srow = &sc.s[r * NB];
-        if (cap > 0) {
-          for (int64_t n = 0; n < nb; ++n) srow[n] = cap * std::tanh(srow[n] / cap);
-        }
-        if (alibi) {
-          const double slope = p.alibi(b, h);
-          for (int64_t n = 0; n < nb; ++n) srow[n] += AlibiBias(slope, i, j0 + n, s_q, s_k);
-        }
-        if (partial) {
-          for (int64_t n = 0; n < NB; ++n)
-            if (j0 + n < lo || j0 + n >= hi) srow[n] = kNegInf;
-        }
+        PrepareScores(params, p, b, u.kv_head * g + hh, u.i0 + tt, s_q, s_k, j0, nb, NB,
+                      sc.lo[tt], sc.hi[tt], srow);
         sc.alpha[r] = Steps::SoftmaxSplit(kern, srow, &sc.m[r], &sc.l[r], r, t, ts);
       }
     }

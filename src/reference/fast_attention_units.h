@@ -80,6 +80,40 @@ void KeyIntervals(const MaskSpec& mask, const Job& job, const Unit& u, int64_t s
   }
 }
 
+// The unit's tile-relative rows [*ta, *tb) whose key interval meets [j0, j0 + nb) (one
+// contiguous range: the intervals' ends never decrease); false when no row does.
+template <typename T>
+bool RowsSeeingBlock(const Scratch<T>& sc, int64_t tq, int64_t j0, int64_t nb, int64_t* ta,
+                     int64_t* tb) {
+  *ta = 0;
+  *tb = tq;
+  while (*ta < tq && sc.hi[*ta] <= j0) ++*ta;
+  while (*tb > *ta && sc.lo[*tb - 1] >= j0 + nb) --*tb;
+  return *ta < *tb;
+}
+
+// Row i's (head h's) scores against the block of keys j0 .. j0 + width - 1 (the first nb
+// real) as the oracle takes them to the softmax: softcap, then ALiBi, then -inf for the
+// keys outside the row's interval [lo, hi).
+template <typename T>
+void PrepareScores(const AttentionParams& params, const AttentionProblem& p, int64_t b,
+                   int64_t h, int64_t i, int64_t s_q, int64_t s_k, int64_t j0, int64_t nb,
+                   int64_t width, int64_t lo, int64_t hi, T* srow) {
+  if (params.softcap > 0) {
+    const T cap = static_cast<T>(params.softcap);
+    for (int64_t n = 0; n < nb; ++n) srow[n] = cap * std::tanh(srow[n] / cap);
+  }
+  if (!p.alibi.data.empty()) {
+    const double slope = p.alibi(b, h);
+    for (int64_t n = 0; n < nb; ++n)
+      srow[n] += static_cast<T>(AlibiBias(slope, i, j0 + n, s_q, s_k));
+  }
+  if (lo > j0 || hi < j0 + width) {
+    for (int64_t n = 0; n < width; ++n)
+      if (j0 + n < lo || j0 + n >= hi) srow[n] = -std::numeric_limits<T>::infinity();
+  }
+}
+
 // Normalises the unit's rows, applies the sink and writes o and the natural-log lse.
 template <typename T>
 void WriteRows(const Context<T>& cx, const Unit& u, const Scratch<T>& sc, int64_t dvp) {
