@@ -29,7 +29,10 @@ struct ScalarTileSteps {
   // Key `key` of the block (bf16 row x, null past the block's keys: zeros): k_factor and
   // k_scale from its largest magnitude; false when the tiles cannot scale it.
   static bool KeyScale(const uint16_t* x, int64_t key, const TileShape& t, TileScratch& ts) {
-    const int e = x != nullptr ? tiles::RowExponent(x, t.d) : 0;
+    return KeyFactors(x != nullptr ? tiles::RowExponent(x, t.d) : 0, key, ts);
+  }
+  // k_factor = 2^e and k_scale = 2^-e of key `key`; false for kNoExponent.
+  static bool KeyFactors(int e, int64_t key, TileScratch& ts) {
     if (e == kNoExponent) return false;
     ts.k_factor[key] = tiles::Pow2(e);
     ts.k_scale[key] = tiles::Pow2f(-e);

@@ -118,12 +118,8 @@ struct Avx512TileSteps : ScalarTileSteps {
 
   static bool KeyScale(const uint16_t* x, int64_t key, const TileShape& t, TileScratch& ts) {
     const uint32_t m = x != nullptr ? MaxAbsBits(x, t.d) : 0;
-    if (m >= kNonFinite) return false;
-    const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
-    if (e == kNoExponent) return false;
-    ts.k_factor[key] = tiles::Pow2(e);
-    ts.k_scale[key] = tiles::Pow2f(-e);
-    return true;
+    return KeyFactors(m >= kNonFinite ? kNoExponent : tiles::ScaleExponent(std::bit_cast<float>(m)),
+                      key, ts);
   }
 
   static void KeyChunk(const uint16_t* x, int64_t key, int64_t slot, int64_t c,
