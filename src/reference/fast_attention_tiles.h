@@ -21,11 +21,8 @@ struct TileScratch {
   std::vector<double> q_factor;  // [mq]: softmax scale * 2^E of each Q row
   LineVector<uint16_t> k;        // a key group's pieces (A tiles, KeyPiece)
   std::vector<double> k_factor;  // [128]: 2^E of each key
-  std::vector<float> k_scale;    // [128]: 2^-E of each key
   LineVector<uint32_t> v;        // a channel pair's pieces (B tiles, ValueTile)
   std::vector<double> v_factor;  // [dvq]: 2^E of each V channel over the block's keys
-  std::vector<uint32_t> v_max;   // [32]: the pair's largest magnitudes, as float bits
-  std::vector<float> v_scale;    // [32]: 2^-E of the pair's channels
   LineVector<uint16_t> p;        // [4][mq][128]: P's pieces, row-major (A tiles)
   std::vector<double> p_factor;  // [mq]: 2^E of each P row in the block (0: all zero)
   LineVector<float> part;        // tile results

@@ -71,11 +71,11 @@ bool CpuHasAmxBf16() {
 namespace av::fast_attention {
 namespace {
 
-// The per-block steps in AVX-512 (+ AVX512-BF16 conversions): the bits of ScalarTileSteps
-// (TileStepsTest compares them), written for 16 lanes. Same expressions in the same order;
-// this file is compiled without contraction into fused multiply-adds.
-struct Avx512TileSteps : ScalarTileSteps {
-  static constexpr uint32_t kNonFinite = 0x7f800000u;
+// The steps in AVX-512 (+ AVX512-BF16 conversions): the bits of ScalarTileSteps
+// (TileKernelsBuildsTest holds the AMX build to the emulated one), written for 16 lanes.
+// Same expressions in the same order; this file is compiled without contraction into
+// fused multiply-adds.
+struct Avx512TileSteps {
 
   // 16 bf16 from x[c0, c0 + 16) as floats (exact), zeros at and past n and for a null x.
   static __m512 LoadPadded(const uint16_t* x, int64_t c0, int64_t n) {
@@ -92,12 +92,12 @@ struct Avx512TileSteps : ScalarTileSteps {
     return _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff));
   }
 
-  // Largest |x| of a bf16 row of n values, as float bits (integer order is float order for
-  // finite values).
-  static uint32_t MaxAbsBits(const uint16_t* x, int64_t n) {
+  // ScaleExponent of bf16 row x[0, n)'s largest magnitude (tiles::RowExponent in 16
+  // lanes: integer order of the magnitudes' bits is float order for finite values).
+  static int RowExponent(const uint16_t* x, int64_t n) {
     __m512i mx = _mm512_setzero_si512();
     for (int64_t c = 0; c < n; c += 16) mx = _mm512_max_epu32(mx, AbsBits(LoadPadded(x, c, n)));
-    return _mm512_reduce_max_epu32(mx);
+    return tiles::BitsExponent(_mm512_reduce_max_epu32(mx));
   }
 
   struct Split {
@@ -116,73 +116,72 @@ struct Avx512TileSteps : ScalarTileSteps {
   // 32 bf16: a's 16 values, then b's.
   static __m512i Bf16Pair(__m512 a, __m512 b) { return (__m512i)_mm512_cvtne2ps_pbh(b, a); }
 
-  static bool KeyScale(const uint16_t* x, int64_t key, const TileShape& t, TileScratch& ts) {
-    const uint32_t m = x != nullptr ? MaxAbsBits(x, t.d) : 0;
-    return KeyFactors(m >= kNonFinite ? kNoExponent : tiles::ScaleExponent(std::bit_cast<float>(m)),
-                      key, ts);
-  }
-
-  static void KeyChunk(const uint16_t* x, int64_t key, int64_t slot, int64_t c,
-                       const TileShape& t, TileScratch& ts) {
-    const __m512 s = _mm512_set1_ps(ts.k_scale[key]);
-    const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
-    const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
+  static bool SplitKeys(const uint16_t* const* keys, int64_t n0, const TileShape& t,
+                        TileScratch& ts) {
+    for (int64_t n = 0; n < kScoreKeys; ++n) {
+      const uint16_t* x = keys[n0 + n];
+      const int e = x != nullptr ? RowExponent(x, t.d) : 0;
+      if (e == kNoExponent) return false;
+      ts.k_factor[n0 + n] = tiles::Pow2(e);
+      const __m512 s = _mm512_set1_ps(tiles::Pow2f(-e));
+      for (int64_t c = 0; c < t.dq; c += kTileStep) {
+        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(x, c, t.d), s));
+        const Split b = SplitVec(_mm512_mul_ps(LoadPadded(x, c + 16, t.d), s));
 #pragma GCC unroll 5
-    for (int piece = 0; piece < kTilePieces; ++piece)
-      _mm512_store_si512(ts.k.data() + KeyPiece(t, piece, slot, c),
-                         Bf16Pair(a.piece[piece], b.piece[piece]));
+        for (int piece = 0; piece < kTilePieces; ++piece)
+          _mm512_store_si512(ts.k.data() + KeyPiece(t, piece, n, c),
+                             Bf16Pair(a.piece[piece], b.piece[piece]));
+      }
+    }
+    return true;
   }
 
-  static void ValueMax(const uint16_t* const* values, int64_t pair, int64_t n0,
-                       const TileShape& t, TileScratch& ts) {
-    const int64_t c0 = pair * 32;
-    __m512i mx[2] = {_mm512_loadu_si512(ts.v_max.data()), _mm512_loadu_si512(ts.v_max.data() + 16)};
-    for (int64_t n = n0; n < n0 + kTileStep; ++n)
-      for (int j = 0; j < 2; ++j)
-        mx[j] = _mm512_max_epu32(mx[j], AbsBits(LoadPadded(values[n], c0 + 16 * j, t.dv)));
-    _mm512_storeu_si512(ts.v_max.data(), mx[0]);
-    _mm512_storeu_si512(ts.v_max.data() + 16, mx[1]);
-  }
-
-  // ValueScales: ScalarTileSteps' (32 scalar channels a call).
-
-  static void ValueKeys(const uint16_t* const* values, int64_t pair, int64_t n,
-                        const TileShape& t, TileScratch& ts) {
+  static bool SplitValues(const uint16_t* const* values, int64_t pair, const TileShape& t,
+                          TileScratch& ts) {
     // Word i of a (row n's 16 values, then row n + 1's) to dword i: (n's, n + 1's).
     const __m512i interleave = _mm512_set_epi16(
         31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22, 6, 21, 5, 20, 4,
         19, 3, 18, 2, 17, 1, 16, 0);
-    const int64_t c0 = pair * 32, at = (n % kTileStep) / 2 * 16;
+    const int64_t c0 = pair * 32;
+    __m512 s[2];
     for (int j = 0; j < 2; ++j) {
-      const __m512 s = _mm512_loadu_ps(ts.v_scale.data() + 16 * j);
-      const Split a = SplitVec(_mm512_mul_ps(LoadPadded(values[n], c0 + 16 * j, t.dv), s));
-      const Split b = SplitVec(_mm512_mul_ps(LoadPadded(values[n + 1], c0 + 16 * j, t.dv), s));
+      __m512i mx = _mm512_setzero_si512();
+      for (int64_t n = 0; n < kTileKeys; ++n)
+        mx = _mm512_max_epu32(mx, AbsBits(LoadPadded(values[n], c0 + 16 * j, t.dv)));
+      alignas(64) uint32_t bits[16];
+      alignas(64) float scale[16];
+      _mm512_store_si512(bits, mx);
+      for (int i = 0; i < 16; ++i) {
+        const int e = tiles::BitsExponent(bits[i]);
+        if (e == kNoExponent) return false;
+        ts.v_factor[c0 + 16 * j + i] = tiles::Pow2(e);
+        scale[i] = tiles::Pow2f(-e);
+      }
+      s[j] = _mm512_load_ps(scale);
+    }
+    for (int64_t n = 0; n < kTileKeys; n += 2) {
+      const int64_t at = (n % kTileStep) / 2 * 16;
+      for (int j = 0; j < 2; ++j) {
+        const Split a = SplitVec(_mm512_mul_ps(LoadPadded(values[n], c0 + 16 * j, t.dv), s[j]));
+        const Split b =
+            SplitVec(_mm512_mul_ps(LoadPadded(values[n + 1], c0 + 16 * j, t.dv), s[j]));
 #pragma GCC unroll 5
-      for (int piece = 0; piece < kTilePieces; ++piece) {
-        const __m512i w =
-            _mm512_permutexvar_epi16(interleave, Bf16Pair(a.piece[piece], b.piece[piece]));
-        _mm512_store_si512(ts.v.data() + ValueTile(piece, j, n / kTileStep) + at, w);
+        for (int piece = 0; piece < kTilePieces; ++piece) {
+          const __m512i w =
+              _mm512_permutexvar_epi16(interleave, Bf16Pair(a.piece[piece], b.piece[piece]));
+          _mm512_store_si512(ts.v.data() + ValueTile(piece, j, n / kTileStep) + at, w);
+        }
       }
     }
+    return true;
   }
 
+  static constexpr int kWeightVecs = kTileKeys / 8;
+
   static void SplitWeights(const double* p, int64_t r, const TileShape& t, TileScratch& ts) {
-    __m512d mv = _mm512_loadu_pd(p);
-    for (int64_t n = 8; n < kTileKeys; n += 8) mv = _mm512_max_pd(mv, _mm512_loadu_pd(p + n));
-    const double mx = _mm512_reduce_max_pd(mv);
-    uint16_t* out = ts.p.data() + r * kTileKeys;
-    const int64_t plane = t.mq * kTileKeys;
-    if (mx == 0) {
-      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
-      ts.p_factor[r] = 0;
-      return;
-    }
-    int e = 0;
-    std::frexp(mx, &e);
-    ts.p_factor[r] = tiles::Pow2(e - 1);
-    const __m512d s = _mm512_set1_pd(tiles::Pow2(1 - e));
-    for (int64_t n = 0; n < kTileKeys; n += 16)
-      WeightPieces(_mm512_loadu_pd(p + n), _mm512_loadu_pd(p + n + 8), s, out + n, plane);
+    __m512d v[kWeightVecs];
+    for (int i = 0; i < kWeightVecs; ++i) v[i] = _mm512_loadu_pd(p + 8 * i);
+    PieceWeights(v, r, t, ts);
   }
 
   // SoftmaxSplit with the AVX-512 block kernels' softmax step, bit for bit (the same
@@ -190,69 +189,64 @@ struct Avx512TileSteps : ScalarTileSteps {
   // registers, then their pieces as SplitWeights makes them.
   static double SoftmaxSplit(const BlockKernels<double>&, double* x, double* m, double* l,
                              int64_t r, const TileShape& t, TileScratch& ts) {
-    constexpr int kVecs = kTileKeys / 8;
-    __m512d v[kVecs];
-    for (int i = 0; i < kVecs; ++i) v[i] = _mm512_loadu_pd(x + 8 * i);
+    __m512d v[kWeightVecs];
+    for (int i = 0; i < kWeightVecs; ++i) v[i] = _mm512_loadu_pd(x + 8 * i);
     __m512d mv = v[0];
-    for (int i = 1; i < kVecs; ++i) mv = _mm512_max_pd(mv, v[i]);
+    for (int i = 1; i < kWeightVecs; ++i) mv = _mm512_max_pd(mv, v[i]);
     const double m_old = *m;
     const double m_new = std::max(m_old, _mm512_reduce_max_pd(mv));
-    uint16_t* out = ts.p.data() + r * kTileKeys;
-    const int64_t plane = t.mq * kTileKeys;
     if (m_new == -std::numeric_limits<double>::infinity()) {
-      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
-      ts.p_factor[r] = 0;
+      ZeroWeights(r, t, ts);
       return 1.0;
     }
     const double alpha = m_new == m_old ? 1.0 : std::exp(m_old - m_new);
     const __m512d mb = _mm512_set1_pd(m_new);
-    __m512d sum = _mm512_setzero_pd(), pmax = _mm512_setzero_pd();
-    for (int i = 0; i < kVecs; ++i) {
+    __m512d sum = _mm512_setzero_pd();
+    for (int i = 0; i < kWeightVecs; ++i) {
       v[i] = avx512::ExpPd(_mm512_sub_pd(v[i], mb));
       sum = _mm512_add_pd(sum, v[i]);
-      pmax = _mm512_max_pd(pmax, v[i]);
     }
     *l = *l * alpha + _mm512_reduce_add_pd(sum);
     *m = m_new;
-    const double mx = _mm512_reduce_max_pd(pmax);
-    if (mx == 0) {
-      for (int i = 0; i < kWeightPieces; ++i) std::fill_n(out + i * plane, kTileKeys, uint16_t{0});
-      ts.p_factor[r] = 0;
-      return alpha;
-    }
+    PieceWeights(v, r, t, ts);
+    return alpha;
+  }
+
+  // Row r's 128 weights v into their four pieces and p_factor, as SplitWeights makes them.
+  static void PieceWeights(const __m512d* v, int64_t r, const TileShape& t, TileScratch& ts) {
+    __m512d mv = v[0];
+    for (int i = 1; i < kWeightVecs; ++i) mv = _mm512_max_pd(mv, v[i]);
+    const double mx = _mm512_reduce_max_pd(mv);
+    if (mx == 0) return ZeroWeights(r, t, ts);
     int e = 0;
     std::frexp(mx, &e);
     ts.p_factor[r] = tiles::Pow2(e - 1);
     const __m512d s = _mm512_set1_pd(tiles::Pow2(1 - e));
-    for (int i = 0; i < kVecs; i += 2) WeightPieces(v[i], v[i + 1], s, out + 8 * i, plane);
-    return alpha;
-  }
-
-  // The four pieces of 16 weights (a: the first 8, b: the next) scaled by s, as
-  // SplitWeights makes them, to out[0, 16) of each piece's plane.
-  static void WeightPieces(__m512d a, __m512d b, __m512d s, uint16_t* out, int64_t plane) {
     const __m512d c45 = _mm512_set1_pd(0x1.8p45), c37 = _mm512_set1_pd(0x1.8p37),
                   c29 = _mm512_set1_pd(0x1.8p29);
-    __m512d piece[2][kWeightPieces];
-    const __m512d in[2] = {a, b};
-    for (int h = 0; h < 2; ++h) {
-      const __m512d x = _mm512_mul_pd(in[h], s);
-      const __m512d hi = _mm512_sub_pd(_mm512_add_pd(x, c45), c45);
-      const __m512d r1 = _mm512_sub_pd(x, hi);
-      const __m512d mid = _mm512_sub_pd(_mm512_add_pd(r1, c37), c37);
-      const __m512d r2 = _mm512_sub_pd(r1, mid);
-      const __m512d lo = _mm512_sub_pd(_mm512_add_pd(r2, c29), c29);
-      piece[h][0] = hi;
-      piece[h][1] = mid;
-      piece[h][2] = lo;
-      piece[h][3] = _mm512_sub_pd(r2, lo);
-    }
+    uint16_t* out = ts.p.data() + r * kTileKeys;
+    const int64_t plane = t.mq * kTileKeys;
+    for (int i = 0; i < kWeightVecs; i += 2) {
+      __m512d piece[2][kWeightPieces];
+      for (int h = 0; h < 2; ++h) {
+        const __m512d x = _mm512_mul_pd(v[i + h], s);
+        const __m512d hi = _mm512_sub_pd(_mm512_add_pd(x, c45), c45);
+        const __m512d r1 = _mm512_sub_pd(x, hi);
+        const __m512d mid = _mm512_sub_pd(_mm512_add_pd(r1, c37), c37);
+        const __m512d r2 = _mm512_sub_pd(r1, mid);
+        const __m512d lo = _mm512_sub_pd(_mm512_add_pd(r2, c29), c29);
+        piece[h][0] = hi;
+        piece[h][1] = mid;
+        piece[h][2] = lo;
+        piece[h][3] = _mm512_sub_pd(r2, lo);
+      }
 #pragma GCC unroll 4
-    for (int i = 0; i < kWeightPieces; ++i) {
-      const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(piece[0][i])),
-                                          _mm512_cvtpd_ps(piece[1][i]), 1);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(out + i * plane),
-                         (__m256i)_mm512_cvtneps_pbh(f));
+      for (int k = 0; k < kWeightPieces; ++k) {
+        const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(piece[0][k])),
+                                            _mm512_cvtpd_ps(piece[1][k]), 1);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out + k * plane + 8 * i),
+                           (__m256i)_mm512_cvtneps_pbh(f));
+      }
     }
   }
 
@@ -267,9 +261,7 @@ struct Avx512TileSteps : ScalarTileSteps {
       const int64_t r0 = strip * 16, nr = std::min<int64_t>(16, t.rows - r0);
       __m512 s[16];
       for (int64_t i = 0; i < nr; ++i) {
-        const uint32_t m = MaxAbsBits(rows[r0 + i], t.d);
-        if (m >= kNonFinite) return false;
-        const int e = tiles::ScaleExponent(std::bit_cast<float>(m));
+        const int e = RowExponent(rows[r0 + i], t.d);
         if (e == kNoExponent) return false;
         ts.q_factor[r0 + i] = scale * tiles::Pow2(e);
         s[i] = _mm512_set1_ps(tiles::Pow2f(-e));
@@ -278,18 +270,16 @@ struct Avx512TileSteps : ScalarTileSteps {
         const int64_t c = step * kTileStep;
         for (int64_t i = 0; i < 16; ++i) {
           if (i >= nr) {
-            #pragma GCC unroll 5
             for (int piece = 0; piece < kQueryPieces; ++piece)
               _mm512_store_si512(rowwise[piece][i], _mm512_setzero_si512());
             continue;
           }
           const Split a = SplitVec(_mm512_mul_ps(LoadPadded(rows[r0 + i], c, t.d), s[i]));
           const Split b = SplitVec(_mm512_mul_ps(LoadPadded(rows[r0 + i], c + 16, t.d), s[i]));
-          #pragma GCC unroll 5
+#pragma GCC unroll 3
           for (int piece = 0; piece < kQueryPieces; ++piece)
             _mm512_store_si512(rowwise[piece][i], Bf16Pair(a.piece[piece], b.piece[piece]));
         }
-        #pragma GCC unroll 5
         for (int piece = 0; piece < kQueryPieces; ++piece) {
           avx512::Transpose16(reinterpret_cast<const float*>(&rowwise[piece][0][0]), 16,
                               reinterpret_cast<float*>(ts.q.data() + QueryTile(t, piece, strip, step)),
@@ -300,9 +290,16 @@ struct Avx512TileSteps : ScalarTileSteps {
     return true;
   }
 
+  // Per strip j and 8 keys: the float64 sums of S^T [key][row], then two 8 x 8
+  // transposes into S's rows.
+  static void FlushScores(const float* part, int parts, int64_t r0, int64_t key0,
+                          TileScratch& ts) {
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t half = 0; half < 2; ++half) FlushScoreHalf(part, parts, r0, key0, j, half, ts);
+  }
   static void FlushScoreHalf(const float* part, int parts, int64_t r0, int64_t key0, int64_t j,
                              int64_t half, TileScratch& ts) {
-    alignas(64) double st[8][16];  // S^T of the strip's 16 rows for the 8 keys: [key][row]
+    alignas(64) double st[8][16];
     const __m512d qf0 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j]);
     const __m512d qf1 = _mm512_loadu_pd(&ts.q_factor[r0 + 16 * j + 8]);
     for (int64_t n = 0; n < 8; ++n) {
@@ -322,19 +319,22 @@ struct Avx512TileSteps : ScalarTileSteps {
     avx512::Transpose8(&st[0][8], 16, s + 8 * kTileKeys, kTileKeys);
   }
 
-  static void UpdateOutputRow(const float* part, int64_t r, int64_t i, int64_t c0, int64_t ldo,
-                              TileScratch& ts) {
-    const __m512d alpha = _mm512_set1_pd(ts.sc.alpha[r]), pf = _mm512_set1_pd(ts.p_factor[r]);
-    double* o = ts.sc.o.data() + r * ldo + c0;
+  static void UpdateOutput(const float* part, int64_t r0, int64_t rows, int64_t c0,
+                           int64_t ldo, TileScratch& ts) {
+    for (int64_t i = 0; i < std::min<int64_t>(16, rows - r0); ++i) {
+      const int64_t r = r0 + i;
+      const __m512d alpha = _mm512_set1_pd(ts.sc.alpha[r]), pf = _mm512_set1_pd(ts.p_factor[r]);
+      double* o = ts.sc.o.data() + r * ldo + c0;
 #pragma GCC unroll 4
-    for (int64_t c = 0; c < 32; c += 8) {
-      const float* x = part + (c / 16) * 256 + i * 16 + c % 16;
-      const __m512d t = _mm512_add_pd(
-          _mm512_add_pd(_mm512_cvtps_pd(_mm256_load_ps(x)), _mm512_cvtps_pd(_mm256_load_ps(x + 512))),
-          _mm512_cvtps_pd(_mm256_load_ps(x + 1024)));
-      const __m512d f = _mm512_mul_pd(pf, _mm512_loadu_pd(&ts.v_factor[c0 + c]));
-      _mm512_storeu_pd(o + c, _mm512_add_pd(_mm512_mul_pd(alpha, _mm512_loadu_pd(o + c)),
-                                            _mm512_mul_pd(t, f)));
+      for (int64_t c = 0; c < 32; c += 8) {
+        const float* x = part + (c / 16) * 256 + i * 16 + c % 16;
+        const __m512d t = _mm512_add_pd(_mm512_add_pd(_mm512_cvtps_pd(_mm256_load_ps(x)),
+                                                      _mm512_cvtps_pd(_mm256_load_ps(x + 512))),
+                                        _mm512_cvtps_pd(_mm256_load_ps(x + 1024)));
+        const __m512d f = _mm512_mul_pd(pf, _mm512_loadu_pd(&ts.v_factor[c0 + c]));
+        _mm512_storeu_pd(o + c, _mm512_add_pd(_mm512_mul_pd(alpha, _mm512_loadu_pd(o + c)),
+                                              _mm512_mul_pd(t, f)));
+      }
     }
   }
 };

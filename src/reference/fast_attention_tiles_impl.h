@@ -86,11 +86,8 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
   ts.values.resize(kTileKeys);
   ts.k.resize(kTilePieces * kScoreKeys * t.dq);
   ts.k_factor.resize(NB);
-  ts.k_scale.resize(NB);
   ts.v.resize(kTilePieces * 2 * kKeyHalves * 256);
   ts.v_factor.resize(t.dvq);
-  ts.v_max.assign(32, 0);
-  ts.v_scale.resize(32);
   ts.p.assign(kWeightPieces * t.mq * NB, 0);
   ts.p_factor.assign(t.mq, 0.0);
   ts.part.resize((2 * ((t.steps + kExactSteps - 1) / kExactSteps) + 1) * 512);
@@ -127,13 +124,13 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
     // S = Q K^T by key groups of 16, each split just before the tiles read it (groups
     // past the block's keys are skipped: their score columns are masked below).
     for (int64_t n0 = 0; n0 < nb && ok; n0 += kScoreKeys) {
-      if (!SplitKeyGroup<Steps>(ts.keys.data(), n0, t, ts)) {
+      if (!Steps::SplitKeys(ts.keys.data(), n0, t, ts)) {
         ok = false;
         break;
       }
       for (int64_t r0 = ra / 32 * 32; r0 < sb; r0 += 32) {
         const int parts = TilePrograms<X>::Scores(t, ts, r0 / 16, ts.part.data());
-        FlushScores<Steps>(ts.part.data(), parts, r0, n0, ts);
+        Steps::FlushScores(ts.part.data(), parts, r0, n0, ts);
       }
     }
     if (!ok) break;
@@ -148,21 +145,18 @@ bool RunTileUnit(const Context<double>& cx, const Unit& u, TileScratch& ts) {
       }
     }
     // Rows of the strips that do not see the block: no weight.
-    for (int64_t r = sa; r < sb; ++r) {
-      if (r >= ra && r < rb) continue;
-      std::fill_n(&sc.s[r * NB], NB, 0.0);
-      Steps::SplitWeights(&sc.s[r * NB], r, t, ts);
-    }
+    for (int64_t r = sa; r < sb; ++r)
+      if (r < ra || r >= rb) ZeroWeights(r, t, ts);
     // O = alpha O + P V by channel pairs, each split just before the tiles read it: a
     // pair's V pieces (40 KiB) stay in L1 while every strip passes over them.
     for (int64_t pair = 0; pair < t.dvq / 32 && ok; ++pair) {
-      if (!SplitValuePair<Steps>(ts.values.data(), pair, t, ts)) {
+      if (!Steps::SplitValues(ts.values.data(), pair, t, ts)) {
         ok = false;
         break;
       }
       for (int64_t r0 = sa; r0 < sb; r0 += 16) {
         TilePrograms<X>::Values(t, ts, r0, ts.part.data());
-        UpdateOutput<Steps>(ts.part.data(), r0, M, pair * 32, t.dvq, ts);
+        Steps::UpdateOutput(ts.part.data(), r0, M, pair * 32, t.dvq, ts);
       }
     }
   }

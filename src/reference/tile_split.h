@@ -1,6 +1,6 @@
 // The bf16 tile kernels' split (fast_attention_tiles_impl.h gives the argument): the
 // pieces a scaled row is cut into, their exactness helpers, a unit's tile shape and where
-// each piece's tiles lie, and the once-per-unit split of Q. Internal to the tile kernels;
+// each piece's tiles lie. Internal to the tile kernels;
 // included (with a copy per translation unit) by their builds and tests.
 #pragma once
 
@@ -106,6 +106,12 @@ inline int RowExponent(const uint16_t* x, int64_t n) {
   return ScaleExponent(mx);
 }
 
+// ScaleExponent of a largest magnitude given as float bits (kNoExponent when they are a
+// non-finite value's, at least 0x7f800000).
+inline int BitsExponent(uint32_t max_bits) {
+  return max_bits >= 0x7f800000u ? kNoExponent : ScaleExponent(std::bit_cast<float>(max_bits));
+}
+
 }  // namespace tiles
 
 // A unit's sizes on the tiles.
@@ -135,34 +141,6 @@ inline int64_t ValueTile(int piece, int64_t group, int64_t half) {
 // side, so its five stores land in different L1 sets (pieces 18 KiB apart shared sets).
 inline int64_t KeyPiece(const TileShape& t, int piece, int64_t slot, int64_t c) {
   return (slot * kTilePieces + piece) * t.dq + c;
-}
-
-// Splits the unit's Q rows (bf16, rows[r] for r < rows) into the B tiles of their three
-// pieces and q_factor (softmax scale * 2^E per row); false on a row the tiles cannot
-// scale.
-inline bool SplitQueriesScalar(const uint16_t* const* rows, double scale, const TileShape& t,
-                               TileScratch& ts) {
-  std::fill(ts.q.begin(), ts.q.end(), 0u);
-  std::fill(ts.q_factor.begin(), ts.q_factor.end(), 0.0);
-  for (int64_t r = 0; r < t.rows; ++r) {
-    const uint16_t* x = rows[r];
-    const int e = tiles::RowExponent(x, t.d);
-    if (e == kNoExponent) return false;
-    ts.q_factor[r] = scale * tiles::Pow2(e);
-    const float s = tiles::Pow2f(-e);
-    for (int64_t c = 0; c < t.d; c += 2) {
-      const float a = tiles::Bf16At(x, c) * s;
-      const float b = c + 1 < t.d ? tiles::Bf16At(x, c + 1) * s : 0.0f;
-      const tiles::Pieces pa = tiles::SplitScaled(a), pb = tiles::SplitScaled(b);
-      const int64_t at = (c % kTileStep) / 2 * 16 + r % 16;
-      for (int piece = 0; piece < kQueryPieces; ++piece) {
-        ts.q[QueryTile(t, piece, r / 16, c / kTileStep) + at] =
-            uint32_t{tiles::PieceBits(pa, a, piece)} |
-            uint32_t{tiles::PieceBits(pb, b, piece)} << 16;
-      }
-    }
-  }
-  return true;
 }
 
 }  // namespace
