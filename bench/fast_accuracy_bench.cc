@@ -22,14 +22,13 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "reference/fast_fp8_dot.h"
 #include "reference/fast_gemm.h"
-#include "reference/fast_attention.h"
-#include "reference/tile_registers.h"
 #include "reference/ref_ops.h"
+#include "reference/tile_registers.h"
 #include "sweep/case_builder.h"
 #include "sweep/shapes_config.h"
 
@@ -130,13 +129,14 @@ void MeasureGemm(const std::string& id, const NamedTensors& in, const Tensor& or
   const std::vector<double> o = Doubles(oracle);
   double max_o = 1;
   for (double x : o) max_o = std::max(max_o, std::abs(x));
-  for (const char* kernel : {"amx-bf16-tiles", "avx512bf16-dot", "fma"}) {
-    const std::string k = kernel;
-    if (k == "amx-bf16-tiles" && !CpuHasAmxBf16()) continue;
-    if (k == "avx512bf16-dot" && !CpuHasAvx512Bf16()) continue;
+  // The AMX tiles, the AVX512-BF16 dot product, the FMA path: each kernel the CPU has, once.
+  std::set<std::string> done;
+  for (int kernel = 0; kernel < 3; ++kernel) {
     FastOptions options;
-    options.allow_bf16_dot = k != "fma";
-    options.tiles = k == "amx-bf16-tiles" ? TilePath::kAuto : TilePath::kOff;
+    options.allow_bf16_dot = kernel < 2;
+    options.tiles = kernel == 0 ? TilePath::kAuto : TilePath::kOff;
+    const std::string k = DescribeFp8GemmKernel(options);
+    if (!done.insert(k).second) continue;
     Result<Tensor> fast = ComputeFp8GemmNtFast(*Find(in, "a"), *Find(in, "sa"), *Find(in, "b"),
                                                *Find(in, "sb"), options);
     if (!fast.ok()) {

@@ -26,7 +26,6 @@
 #include "reference/mla_decode.h"
 #include "reference/sparse_attention_fast.h"
 #include "reference/splitk.h"
-#include "reference/tile_registers.h"
 #include "tensor/float_convert.h"
 
 namespace av {
@@ -176,11 +175,6 @@ FastOptions Accumulation(const benchmark::State& state, int arg) {
   return f;
 }
 
-// The attention kernel a run used, for the label.
-std::string AttentionKernel(const FastOptions& f) {
-  if (!f.accumulate_f64) return " kernel=f32-fma";
-  return f.tiles != TilePath::kOff && CpuHasAmxBf16() ? " kernel=amx-bf16-tiles" : " kernel=f64-fma";
-}
 
 // FlashMLA's decode shape: b = 4, h_q = 128, s_k = 8192, d = 576, dv = 512, page 64, bf16.
 void BM_MlaDecode(benchmark::State& state) {
@@ -207,7 +201,7 @@ void BM_MlaDecode(benchmark::State& state) {
     benchmark::DoNotOptimize(out);
   }
   Report(state, pairs * 2 * double(d + dv), ProcessCpuSeconds() - cpu0,
-         AttentionKernel(Accumulation(state, 1)));
+         " kernel=" + DescribeAttentionKernel(Accumulation(state, 1)));
   state.counters["inputs_MB"] = double(in.q.nbytes() + in.k_cache.nbytes()) / (1 << 20);
 }
 
@@ -230,7 +224,7 @@ void BM_PrefillCausal(benchmark::State& state) {
     benchmark::DoNotOptimize(out);
   }
   Report(state, double(h) * double(s) * double(s + 1) / 2 * 2 * double(2 * d),
-         ProcessCpuSeconds() - cpu0, AttentionKernel(Accumulation(state, 0)));
+         ProcessCpuSeconds() - cpu0, " kernel=" + DescribeAttentionKernel(Accumulation(state, 0)));
 }
 
 // DeepGEMM's fp8_gemm_nt: m = 4096, n = 7168, k = 2048, 1x128 / 128x128 scales. Argument
@@ -257,11 +251,8 @@ void BM_Fp8Gemm(benchmark::State& state) {
     if (!out.ok()) state.SkipWithError(out.status().message().c_str());
     benchmark::DoNotOptimize(out);
   }
-  const char* kernel = state.range(0) == 0 ? " kernel=fma"
-                       : state.range(0) == 2 && CpuHasAmxBf16() ? " kernel=amx-bf16-tiles"
-                       : CpuHasAvx512Bf16()                     ? " kernel=avx512bf16-dot"
-                                                                : " kernel=fma";
-  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0, kernel);
+  Report(state, 2.0 * double(m) * double(n) * double(k), ProcessCpuSeconds() - cpu0,
+         " kernel=" + DescribeFp8GemmKernel(f));
 }
 
 // Split-k partials (attention_splitk --impl fast) on the MLA decode shape above with

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <string>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -20,7 +20,6 @@
 #include "reference/attention_layout.h"
 #include "reference/fast_attention_tiles.h"
 #include "reference/fast_attention_units.h"
-#include "reference/fast_fp8_dot.h"
 #include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
 #include "reference/softmax_row.h"
@@ -154,16 +153,22 @@ Tensor ToTensorOf(const std::vector<T>& data, Shape shape) {
 
 using TileRunner = bool (*)(const Context<double>&, const Unit&, TileScratch&);
 
-// The tile kernels' unit runner when options and data call for them: float64
-// accumulation, bf16 Q, K and V with contiguous channels, and AMX on this CPU (or the emulation asked for); else
-// null, and every unit runs on the FMA kernels.
-template <typename T>
-TileRunner PickTiles(const Context<T>& cx, const FastOptions& options) {
-  if (!std::is_same_v<T, double> || options.tiles == TilePath::kOff) return nullptr;
-  for (const RowSource* src : {&cx.q, &cx.k, &cx.v})
-    if (src->dtype() != DType::kBF16 || !src->contiguous_channels()) return nullptr;
+// The tile kernels' runner the options pick for bf16 data on this CPU, or null.
+TileRunner TileRunnerFor(const FastOptions& options) {
+  if (!options.accumulate_f64 || options.tiles == TilePath::kOff) return nullptr;
   if (options.tiles == TilePath::kEmulated) return &fast_attention::RunTileUnitEmulated;
   return CpuHasAmxBf16() ? &fast_attention::RunTileUnitAmx : nullptr;
+}
+
+// The tile kernels' unit runner when options and data call for them: float64
+// accumulation, bf16 Q, K and V with contiguous channels, and AMX on this CPU (or the
+// emulation asked for); else null, and every unit runs on the FMA kernels.
+template <typename T>
+TileRunner PickTiles(const Context<T>& cx, const FastOptions& options) {
+  if (!std::is_same_v<T, double>) return nullptr;
+  for (const RowSource* src : {&cx.q, &cx.k, &cx.v})
+    if (src->dtype() != DType::kBF16 || !src->contiguous_channels()) return nullptr;
+  return TileRunnerFor(options);
 }
 
 // Runs every unit; returns o [out_rows, h_q, dv] and raw lse [h_q, out_rows].
@@ -262,15 +267,13 @@ Result<RangeOutputs> RangesFastT(const AttentionInputs& in, const AttentionParam
 
 }  // namespace
 
-std::string DescribeFastKernels(bool tiles) {
-  const std::string fma = std::string(GetBlockKernels<double>().isa) + "-fma";
-  std::string s = "attention float64: ";
-  s += tiles && CpuHasAmxBf16() ? "amx-bf16-tiles (bf16 inputs), " + fma + " (others)" : fma;
-  s += "; fp8_gemm: ";
-  s += tiles && CpuHasAmxBf16() ? "amx-bf16-tiles"
-       : CpuHasAvx512Bf16()     ? "avx512bf16-dot"
-                                : std::string(GetBlockKernels<float>().isa) + "-fma";
-  return s;
+std::string DescribeAttentionKernel(const FastOptions& options) {
+  const TileRunner tiles = TileRunnerFor(options);
+  if (tiles == &fast_attention::RunTileUnitAmx) return "amx-bf16-tiles";
+  if (tiles != nullptr) return "emulated-bf16-tiles";
+  const char* isa = options.accumulate_f64 ? GetBlockKernels<double>(options.allow_avx512).isa
+                                           : GetBlockKernels<float>(options.allow_avx512).isa;
+  return std::string(isa) + (options.accumulate_f64 ? "-fma" : "-fma-f32");
 }
 
 Result<AttentionOutputs> ComputeAttentionFast(const AttentionInputs& inputs,

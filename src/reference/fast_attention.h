@@ -33,11 +33,11 @@ struct FastOptions {
   bool allow_bf16_dot = true;
 };
 
-// The kernels the fast reference runs on this CPU, in words, e.g. "attention float64:
-// amx-bf16-tiles (bf16 inputs), avx512-fma (others); fp8_gemm: avx512bf16-dot": what
-// numerics.json records, since the builds' last bits differ.
-// tiles: whether the attention family may use the tile kernels (RefImpl::fast_tiles).
-std::string DescribeFastKernels(bool tiles = true);
+// The kernel ComputeAttentionFast runs bf16 Q, K and V on with these options on this CPU:
+// "amx-bf16-tiles", "emulated-bf16-tiles", else the block kernels' ISA and "-fma" (with
+// "-f32" for float32 accumulation). Other dtypes and units the tiles hand back take the
+// "-fma" kernels.
+std::string DescribeAttentionKernel(const FastOptions& options);
 
 // As ComputeAttention; o is float32 (float64 with accumulate_f64), lse float64 holding the
 // float32-accumulated value. Same layouts, masks, options and validation.

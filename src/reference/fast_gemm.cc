@@ -9,13 +9,13 @@
 #include "core/thread_pool.h"
 #include "reference/f64_array.h"
 #include "reference/fast_fp8_dot.h"
-#include "reference/fast_kernels.h"
-#include "reference/line_vector.h"
 #include "reference/fast_fp8_tiles.h"
+#include "reference/fast_kernels.h"
 #include "reference/fast_source.h"
-#include "reference/tile_registers.h"
 #include "reference/fp8_gemm_layout.h"
 #include "reference/fp8_quant.h"
+#include "reference/line_vector.h"
+#include "reference/tile_registers.h"
 
 namespace av {
 namespace {
@@ -297,6 +297,16 @@ Result<Tensor> ComputeFp8GemmNtGroupedFast(const Tensor& a, const Tensor& sa, co
   if (UseDot(options)) return GroupedDot(p, options);
   if (options.accumulate_f64) return GroupedT<double>(p, options);
   return GroupedT<float>(p, options);
+}
+
+std::string DescribeFp8GemmKernel(const FastOptions& options) {
+  const PanelFn panel = PickPanel(options);
+  if (panel == &Fp8TilePanelAmx) return "amx-bf16-tiles";
+  if (panel == &Fp8TilePanelEmulated) return "emulated-bf16-tiles";
+  if (panel == &Fp8DotPanel) return "avx512bf16-dot";
+  return std::string(options.accumulate_f64 ? GetBlockKernels<double>(options.allow_avx512).isa
+                                            : GetBlockKernels<float>(options.allow_avx512).isa) +
+         "-fma";
 }
 
 }  // namespace av

@@ -11,6 +11,8 @@
 // identical for every thread count. Callable from any thread.
 #pragma once
 
+#include <string>
+
 #include "core/status.h"
 #include "reference/fast_attention.h"
 #include "tensor/tensor.h"
@@ -31,5 +33,9 @@ Result<Tensor> ComputeFp8GemmNtFast(const Tensor& a, const Tensor& sa, const Ten
 Result<Tensor> ComputeFp8GemmNtGroupedFast(const Tensor& a, const Tensor& sa, const Tensor& b,
                                            const Tensor& sb, const Tensor& m_indices,
                                            const Tensor& masked_m, const FastOptions& options);
+
+// The kernel the FP8 forms run on with these options on this CPU: "amx-bf16-tiles",
+// "emulated-bf16-tiles", "avx512bf16-dot", else the block kernels' ISA and "-fma".
+std::string DescribeFp8GemmKernel(const FastOptions& options);
 
 }  // namespace av

@@ -515,6 +515,17 @@ const ReferenceOp* FindReferenceOp(std::string_view name) {
   return nullptr;
 }
 
+std::string DescribeFastKernels(const RefImpl& impl) {
+  const FastOptions attention = FastAttentionFrom(impl);
+  FastOptions others = attention;
+  others.tiles = TilePath::kOff;
+  const std::string tiles = DescribeAttentionKernel(attention);
+  const std::string fma = DescribeAttentionKernel(others);
+  return "attention float64: " +
+         (tiles == fma ? fma : tiles + " (bf16 inputs), " + fma + " (others)") +
+         "; fp8_gemm: " + DescribeFp8GemmKernel(FastFrom(impl));
+}
+
 Result<NamedTensors> RunReferenceOp(std::string_view name, const NamedTensors& inputs,
                                     const OpParams& params, const RefImpl& impl) {
   const ReferenceOp* op = FindReferenceOp(name);

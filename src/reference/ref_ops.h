@@ -67,6 +67,12 @@ const ReferenceOp* FindReferenceOp(std::string_view name);
 // implementation (Unsupported when the op has none of that kind), and converts floating
 // f64/f32 results to params "out_dtype" (default f64; integer and fp8 outputs, and f32
 // outputs of the oracle, keep their dtype).
+// The kernels the fast reference runs with `impl` on this CPU, in words, e.g. "attention
+// float64: amx-bf16-tiles (bf16 inputs), avx512-fma (others); fp8_gemm: amx-bf16-tiles":
+// what numerics.json records, since the builds' last bits differ. Derived from the
+// options the fast ops are given, so it names what runs.
+std::string DescribeFastKernels(const RefImpl& impl);
+
 Result<NamedTensors> RunReferenceOp(std::string_view op, const NamedTensors& inputs,
                                     const OpParams& params, const RefImpl& impl = {});
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "core/file.h"
-#include "reference/fast_attention.h"
+#include "reference/ref_ops.h"
 #include "sweep/case_builder.h"
 #include "sweep/numerics_config.h"
 #include "sweep/numerics_run.h"
@@ -435,7 +435,7 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   // merges (exit 1: the verdict, for this run's planted failures), and the merged record
   // names both.
   const std::string here = other["config"]["fast_kernels"];
-  EXPECT_EQ(here, DescribeFastKernels());
+  EXPECT_EQ(here, DescribeFastKernels(RefImpl{ImplKind::kFast}));
   other["config"]["input_generator"] = kNormalGenerator;
   other["config"]["fast_kernels"] = "attention float64: portable-fma; fp8_gemm: portable-fma";
   ASSERT_TRUE(WriteFileAtomically(dir_.File("other.json"), other.dump()).ok());
@@ -446,6 +446,15 @@ TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
   json m = json::parse(*ReadFileToString(dir_.File("m.json")));
   EXPECT_EQ(m["config"]["fast_kernels"],
             here + " | attention float64: portable-fma; fp8_gemm: portable-fma");
+  // A shard written before the field existed adds no description (and no separator).
+  other["config"].erase("fast_kernels");
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("older.json"), other.dump()).ok());
+  auto older = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " merge " +
+                                 dir_.File("older.json") + " " +
+                                 dir_.File("evidence/numerics.json.shard0of2") + " --out " +
+                                 dir_.File("o.json"));
+  ASSERT_EQ(older.exit_code, 1) << older.output;
+  EXPECT_EQ(json::parse(*ReadFileToString(dir_.File("o.json")))["config"]["fast_kernels"], here);
 }
 
 }  // namespace

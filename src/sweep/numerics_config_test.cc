@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reference/tile_registers.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
 
@@ -70,6 +71,9 @@ TEST(NumericsFastTilesConfig, DefaultOnFalseTurnsThemOffAndTheEvidenceSaysSo) {
   Result<NumericsConfig> on = ParseNumericsConfig("[numerics]\nreference = \"fast\"\n", "a.toml");
   ASSERT_TRUE(on.ok()) << on.status().message();
   EXPECT_TRUE(on->reference.fast_tiles);
+  const std::string on_kernels =
+      NumericsRunToRecord(NumericsRun{}, *on, Provenance{}).config.fast_kernels;
+  EXPECT_EQ(on_kernels.find("amx-bf16-tiles") != std::string::npos, CpuHasAmxBf16()) << on_kernels;
   Result<NumericsConfig> off =
       ParseNumericsConfig("[numerics]\nreference = \"fast\"\nfast_tiles = false\n", "a.toml");
   ASSERT_TRUE(off.ok()) << off.status().message();

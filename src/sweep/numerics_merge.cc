@@ -132,12 +132,17 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
   merged.verdict =
       sum.failed == 0 && merged.shard.missing.empty() ? CaseVerdict::kPass : CaseVerdict::kFail;
   merged.config = first.record.config;
-  // Shards from machines with other kernels: each description once, in shard order.
+  // Shards from machines with other kernels: each description once, in shard order (a
+  // shard written before the field existed has none).
+  std::vector<std::string> kernels;
   for (const NumericsShard& s : shards) {
     const std::string& k = s.record.config.fast_kernels;
-    if (merged.config.fast_kernels.find(k) == std::string::npos)
-      merged.config.fast_kernels += " | " + k;
+    if (!k.empty() && std::find(kernels.begin(), kernels.end(), k) == kernels.end())
+      kernels.push_back(k);
   }
+  merged.config.fast_kernels.clear();
+  for (const std::string& k : kernels)
+    merged.config.fast_kernels += (merged.config.fast_kernels.empty() ? "" : " | ") + k;
   merged.filter = first.record.filter;
   merged.prepare = first.record.prepare;
   // Containment over all shards: the first's sandbox, every change, leftover and warning.

@@ -7,7 +7,7 @@
 #include "core/json_dump.h"
 #include "core/markup.h"
 #include "numerics/compare_writer.h"
-#include "reference/fast_attention.h"
+#include "reference/ref_ops.h"
 #include "sweep/rng.h"
 
 namespace av {
@@ -82,7 +82,7 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   cfg.tolerances_sha256 = run.tolerances_sha256;
   cfg.candidate_argv = config.candidate.command;
   cfg.input_generator = kNormalGenerator;
-  cfg.fast_kernels = DescribeFastKernels(config.reference.fast_tiles);
+  cfg.fast_kernels = DescribeFastKernels(config.reference);
   r.shard.index = run.shard_index;
   r.shard.count = run.shard_count;
   r.filter = run.filter;
