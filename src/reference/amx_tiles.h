@@ -21,7 +21,6 @@ struct alignas(64) TileConfig {
 // The instructions, by inline assembly: tile numbers are immediates ("%c" prints them
 // bare). Memory clobbers keep loads and stores ordered with the code around them.
 struct AmxTiles {
-  static constexpr bool kHardware = true;
   static void Configure() {
     TileConfig cfg;
     for (int t = 0; t < 8; ++t) {

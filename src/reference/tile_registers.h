@@ -26,7 +26,6 @@ inline constexpr int kTileBytes = 64;  // per row: 16 floats, 32 bf16 or 16 bf16
 bool CpuHasAmxBf16();
 
 struct EmulatedTiles {
-  static constexpr bool kHardware = false;
 
   struct alignas(64) Tile {
     uint8_t bytes[kTileRows][kTileBytes];
