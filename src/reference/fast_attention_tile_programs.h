@@ -20,7 +20,7 @@ namespace {
 template <class X>
 struct TilePrograms {
   // S^T of the 16 keys in the K buffer against the strip pair from `strip` (32 rows): for
-  // each 256-channel chunk L0 and L1, then L2, into part (see FlushScoreHalf). Returns
+  // each 256-channel chunk L0 and L1, then L2, into part (see FlushScores). Returns
   // the parts.
   static int Scores(const TileShape& t, const TileScratch& ts, int64_t strip, float* part) {
     const int64_t lda = kTilePieces * t.dq * 2;
