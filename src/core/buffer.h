@@ -71,4 +71,11 @@ class MappedFile final : public Buffer {
 // A buffer holding a copy of `bytes` (tests, small in-memory inputs, fuzzers).
 std::shared_ptr<Buffer> CopyToBuffer(std::string_view bytes);
 
+// Asks the kernel for transparent huge pages over the 2 MiB-aligned part of [p, p + size)
+// when it spans at least two of them (a hint; the memory is unchanged). A fresh block of
+// zero pages then faults in up to 512 times less often: OwnedBuffer asks for every large
+// block (the fast causal prefill of bench/reference_bench, whose float64 output is
+// 64 MiB, went from 425 to 386 ms).
+void AdviseHugePages(void* p, size_t size);
+
 }  // namespace av

@@ -123,6 +123,14 @@ Result<std::shared_ptr<OwnedBuffer>> ReadFileToBuffer(const std::string& path, L
   return ReadFdToBuffer(fd.get(), path, max_bytes);
 }
 
+void AdviseHugePages(void* p, size_t size) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (size < 2 * kHuge) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + size) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
   size_t size = 0;
   AV_ASSIGN_OR_RETURN(UniqueFd fd, OpenRegularFile(path, Links::kFollow, &size));
@@ -144,6 +152,7 @@ OwnedBuffer::OwnedBuffer(size_t size) : size_(size) {
   if (size == 0) return;  // data() is null for an empty buffer
   bytes_.reset(static_cast<std::byte*>(std::calloc(size, 1)));
   if (bytes_ == nullptr) throw std::bad_alloc();
+  AdviseHugePages(bytes_.get(), size);
 }
 
 void OwnedBuffer::Free::operator()(std::byte* p) const { std::free(p); }

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "core/sha256.h"
 #include "core/xxh3.h"
@@ -79,6 +82,41 @@ TEST(FileRegression, ABufferOutlivesTheTruncationOfItsFile) {
   ASSERT_TRUE(bytes.ok());
   ASSERT_EQ(::truncate(path.c_str(), 0), 0);
   EXPECT_EQ((*bytes)->view(), std::string(1 << 16, 'x'));  // would fault on a mapping
+}
+
+// The huge-page advice on a large OwnedBuffer: the bytes are zero and stay what is written,
+// and the mapping that holds the buffer's middle carries the advice ("hg" among its
+// VmFlags in /proc/self/smaps; whether the kernel then finds huge pages is its affair).
+TEST(FileTest, LargeOwnedBuffersAskForHugePages) {
+  constexpr size_t kSize = size_t{64} << 20;
+  OwnedBuffer buffer(kSize);
+  std::byte* p = buffer.mutable_data();
+  for (size_t i = 0; i < kSize; i += 4096) ASSERT_EQ(p[i], std::byte{0});
+  for (size_t i = 0; i < kSize; i += 4096) p[i] = std::byte{7};
+  for (size_t i = 0; i < kSize; i += 4096) ASSERT_EQ(p[i], std::byte{7});
+  OwnedBuffer small(100);  // below the advice's threshold: only allocated
+  small.mutable_data()[99] = std::byte{1};
+
+  // The middle of the buffer: the advice covers its 2 MiB-aligned part, a mapping of its
+  // own once the kernel splits the buffer's.
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p) + kSize / 2;
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) GTEST_SKIP() << "no /proc/self/smaps here";
+  std::string line, flags;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      flags = line;
+      break;
+    }
+  }
+  ASSERT_FALSE(flags.empty()) << "no mapping in /proc/self/smaps holds the buffer";
+  EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << flags;
 }
 
 TEST(FileTest, DirectoryAndMissingFileMessages) {
