@@ -52,7 +52,7 @@ struct Context {
   std::vector<Job> jobs;
   std::vector<Unit> units;
   int64_t out_rows = 0;
-  std::vector<T>* o;         // [out_rows, h_q, dv]
+  T* o;                      // [out_rows, h_q, dv]
   std::vector<double>* lse;  // [h_q, out_rows], natural log
 };
 
@@ -122,7 +122,7 @@ void WriteRows(const Context<T>& cx, const Unit& u, const Scratch<T>& sc, int64_
   const int64_t g = p.h_q / p.h_kv, dv = p.dv, M = (u.i1 - u.i0) * g;
   for (int64_t r = 0; r < M; ++r) {
     const int64_t out_row = job.out_row0 + u.i0 + r / g, h = u.kv_head * g + r % g;
-    T* out = cx.o->data() + (out_row * p.h_q + h) * dv;
+    T* out = cx.o + (out_row * p.h_q + h) * dv;
     double lse = -std::numeric_limits<double>::infinity();
     if (sc.l[r] > 0) {
       lse = static_cast<double>(sc.m[r]) + std::log(static_cast<double>(sc.l[r]));
