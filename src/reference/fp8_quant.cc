@@ -31,7 +31,7 @@ Result<Fp8Quantized> Quantize(const Tensor& x, bool ue8m0, int64_t row_group,
       const int64_t c0 = kb * kFp8Group, c1 = std::min(k, c0 + kFp8Group);
       float amax = 0;
       for (int64_t r = r0; r < r1; ++r)
-        for (int64_t c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(xf(r, c)));
+        for (int64_t c = c0; c < c1; ++c) amax = AmaxWith(amax, xf(r, c));
       amax = std::max(amax, kFp8AmaxFloor);  // torch clamp(1e-4) keeps a NaN amax NaN too
       float scale = amax / kFp8E4M3Max;
       if (ue8m0) scale = CeilToUe8m0(scale);

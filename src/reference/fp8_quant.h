@@ -1,12 +1,14 @@
 // DeepGEMM's FP8 quantisation recipes and their inverses: per-token (1 x 128) scales for
 // activations and per-block (128 x 128) scales for weights, fp8 e4m3fn data.
-//   amax = max |x| over the group, clamped below at 1e-4; scale = amax / 448;
+//   amax = max |x| over the group (NaN if any x is NaN, as torch's amax), clamped below at
+//   1e-4; scale = amax / 448;
 //   optionally scale = 2^ceil(log2 scale) (ue8m0, the power-of-two scales of SM100);
 //   data = fp8(x * (1 / scale)), each step in float32 as DeepGEMM's torch code runs it.
 // Groups past the tensor's edge are zero-padded (they never raise amax). Pure functions,
 // callable from any thread. doc/ops.md ("fp8 quantisation").
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "core/status.h"
@@ -21,6 +23,14 @@ inline constexpr float kFp8AmaxFloor = 1e-4f;
 
 // 2^ceil(log2 |x|) for finite x > 0, computed exactly (a power of two maps to itself).
 float CeilToUe8m0(float x);
+
+// One step of a group's amax as torch's amax takes it: a NaN propagates (std::max would
+// skip it), so a NaN anywhere in a group makes the group's scale and every code NaN, as
+// DeepGEMM's recipe gives; clamp(1e-4) after it keeps the NaN (std::max(NaN, floor)).
+inline float AmaxWith(float amax, float x) {
+  const float v = std::fabs(x);
+  return (v > amax || std::isnan(v)) ? v : amax;  // once amax is NaN, v > amax is false
+}
 
 struct Fp8Quantized {
   Tensor data;    // f8_e4m3fn, the input's shape

@@ -42,7 +42,7 @@ Result<Fp8Quantized> QuantizeFast(const Tensor& x, bool per_block, bool ue8m0,
       float amax = 0;
       for (int64_t r = r0; r < r1; ++r)
         for (int64_t c = c0; c < c1; ++c)
-          amax = std::max(amax, std::fabs(xs[size_t((r - r0) * k + c)]));
+          amax = AmaxWith(amax, xs[size_t((r - r0) * k + c)]);
       amax = std::max(amax, kFp8AmaxFloor);
       float scale = amax / kFp8E4M3Max;
       if (ue8m0) scale = CeilToUe8m0(scale);

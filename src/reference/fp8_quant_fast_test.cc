@@ -88,5 +88,35 @@ TEST(FastFp8QuantTest, RefOpsImplFast) {
   EXPECT_FALSE(DequantizeFast(Named(*q, "data"), Named(*q, "scales"), false, {}).ok());
 }
 
+// Both recipes left a NaN out of a group's amax (std::max skips it): x = ones with
+// x[0][0] = NaN and x[0][1] = 448 gave scale 1 and codes 0x7f, 0x7e, 0x38, ...; DeepGEMM's
+// torch recipe takes amax with torch's amax, which propagates NaN, so that group's scale is
+// NaN and every code of it NaN. Groups without the NaN are untouched.
+TEST(Fp8QuantTest, NanInAGroupMakesItsScaleAndEveryCodeNanAsTorchAmax) {
+  F64Array x = F64Array::Zeros({130, 256});
+  for (double& v : x.data) v = 1.0;
+  x(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  x(0, 1) = 448;
+  const Tensor t = x.ToTensor(DType::kF32);
+  for (bool block : {false, true}) {
+    auto oracle = block ? QuantizePerBlock(t, false) : QuantizePerToken(t, false);
+    auto fast = QuantizeFast(t, block, false, {.threads = 2});
+    ASSERT_TRUE(oracle.ok() && fast.ok());
+    for (const Fp8Quantized* q : {&*oracle, &*fast}) {
+      SCOPED_TRACE(::testing::Message() << (q == &*fast ? "fast" : "oracle") << " block "
+                                        << block);
+      const F64Array s = LoadF64(q->scales), d = LoadF64(q->data);
+      EXPECT_TRUE(std::isnan(s(0, 0)));
+      EXPECT_EQ(static_cast<float>(s(0, 1)), 1.0f / 448.0f);  // the next group: amax 1
+      const int64_t rows = block ? 128 : 1;  // the rows sharing group (0, 0)'s scale
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < 128; ++c) ASSERT_TRUE(std::isnan(d(r, c))) << r << ", " << c;
+      EXPECT_EQ(d(0, 128), 448.0);  // 1 / (1/448): the largest e4m3 value
+      EXPECT_FALSE(std::isnan(d(rows, 0)));
+    }
+    EXPECT_TRUE(SameBytes(fast->data, oracle->data));
+  }
+}
+
 }  // namespace
 }  // namespace av

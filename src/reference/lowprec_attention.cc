@@ -16,7 +16,7 @@ namespace {
 std::vector<float> Rounded(const F64Array& a, DType dtype, float scale = 1.0f) {
   std::vector<float> out(a.data.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    const float x = RoundTo(dtype, static_cast<float>(a.data[i]));
+    const float x = RoundInputTo(dtype, a.data[i]);
     out[i] = scale == 1.0f ? x : RoundTo(dtype, x * scale);
   }
   return out;

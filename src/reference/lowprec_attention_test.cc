@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "reference/ref_test_util.h"
+#include "tensor/float_convert.h"
 
 namespace av {
 namespace {
@@ -98,6 +100,46 @@ TEST(LowprecAttentionTest, RejectsNonHalfDtype) {
   in.q = RandomTensor(rng, {1, 1, 1, 4});
   in.k = in.v = RandomTensor(rng, {1, 1, 1, 4});
   EXPECT_FALSE(ComputeAttentionLowprec(in, {}, {DType::kF32, 1}).ok());
+}
+
+// A float64 input was rounded to float32 and then to bf16: -0x1.22ffff4a3aa44p-2 lies just
+// below a bf16 midpoint, is that midpoint in float32 and tied to even away from its nearest
+// bf16. The documented rounding (doc/ops.md, doc/dtypes.md) is once, from the double: the
+// lowprec output on float64 inputs must equal the output on those inputs already rounded
+// once to bf16 (for which the rounding is a no-op), and differ from the float32 detour.
+TEST(LowprecAttentionTest, Float64InputsRoundOnceNotThroughFloat32) {
+  std::mt19937_64 rng(15);
+  const double tricky = -0x1.22ffff4a3aa44p-2;
+  ASSERT_EQ(BFloat16ToFloat(DoubleToBFloat16(tricky)), -0x1.22p-2f);  // nearest, once
+  ASSERT_EQ(BFloat16ToFloat(FloatToBFloat16(static_cast<float>(tricky))), -0x1.24p-2f);
+  AttentionInputs in;
+  in.q = RandomTensor(rng, {1, 7, 2, 16});
+  F64Array k = LoadF64(RandomTensor(rng, {1, 9, 2, 16})), v = LoadF64(RandomTensor(rng, {1, 9, 2, 16}));
+  k(0, 3, 0, 5) = v(0, 3, 0, 5) = tricky;
+  in.k = k.ToTensor();
+  in.v = v.ToTensor();
+  AttentionInputs once = in, via_f32 = in;
+  auto rounded = [](const Tensor& t, bool through_f32) {
+    F64Array a = LoadF64(t);
+    for (double& x : a.data)
+      x = through_f32 ? BFloat16ToFloat(FloatToBFloat16(static_cast<float>(x)))
+                      : BFloat16ToFloat(DoubleToBFloat16(x));
+    return a.ToTensor();
+  };
+  for (auto [t, o, f] : {std::tuple{&in.q, &once.q, &via_f32.q}, {&in.k, &once.k, &via_f32.k},
+                         {&in.v, &once.v, &via_f32.v}}) {
+    *o = rounded(*t, false);
+    *f = rounded(*t, true);
+  }
+  AttentionParams p;
+  p.scale = 1.0;  // q' = R(R(q) * 1) = R(q): the scale adds no rounding of its own
+  auto out = ComputeAttentionLowprec(in, p, {DType::kBF16, 1});
+  auto out_once = ComputeAttentionLowprec(once, p, {DType::kBF16, 1});
+  auto out_f32 = ComputeAttentionLowprec(via_f32, p, {DType::kBF16, 1});
+  ASSERT_TRUE(out.ok() && out_once.ok() && out_f32.ok());
+  EXPECT_TRUE(BitwiseEqual(out->o, out_once->o));
+  EXPECT_TRUE(BitwiseEqual(out->lse, out_once->lse));
+  EXPECT_FALSE(BitwiseEqual(out->o, out_f32->o));  // the detour would be visible
 }
 
 }  // namespace

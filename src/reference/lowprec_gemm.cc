@@ -18,7 +18,7 @@ std::vector<float> AsFloats(const Tensor& t, DType dtype) {
   std::vector<float> out;
   const F64Array x = LoadF64(t);
   out.reserve(x.data.size());
-  for (double v : x.data) out.push_back(RoundTo(dtype, static_cast<float>(v)));
+  for (double v : x.data) out.push_back(RoundInputTo(dtype, v));
   return out;
 }
 

@@ -181,5 +181,25 @@ TEST(LowprecGemmTest, BitwiseAcrossThreadsAndRefOps) {
   EXPECT_EQ(Named(*fp8, "d").shape(), (Shape{33, 17}));
 }
 
+// A float64 operand was rounded to float32, then to bf16 (finding: a = -0x1.22ffff4a3aa44p-2,
+// b = 1 gave -0x1.24p-2, the float32 midpoint tied to even); rounded once from the double
+// it is -0x1.22p-2, as doc/ops.md's d = R(sum R(a) R(b)) and doc/dtypes.md say. f16 alike:
+// 1 + 3·2^-11 - 2^-40 lies just below the f16 midpoint 1 + 3·2^-11, so once it gives
+// 1 + 2^-10; float32 makes it the midpoint, which ties to even, 1 + 2^-9.
+TEST(LowprecGemmTest, Float64InputsRoundOnceNotThroughFloat32) {
+  struct Trial {
+    DType dt;
+    double a, once;
+  };
+  for (Trial t : {Trial{DType::kBF16, -0x1.22ffff4a3aa44p-2, -0x1.22p-2},
+                  Trial{DType::kF16, 1 + 3 * 0x1p-11 - 0x1p-40, 1 + 0x1p-10}}) {
+    SCOPED_TRACE(DTypeName(t.dt));
+    const Tensor a = F64Array{{1, 1}, {t.a}}.ToTensor(), b = F64Array{{1, 1}, {1.0}}.ToTensor();
+    auto d = ComputeGemmNtLowprec(a, b, {t.dt, 1});
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    EXPECT_EQ(LoadF64(*d).data[0], t.once);
+  }
+}
+
 }  // namespace
 }  // namespace av

@@ -26,6 +26,21 @@ float RoundTo(DType dtype, float x) {
   }
 }
 
+float RoundInputTo(DType dtype, double x) {
+  // A value float32 holds exactly (every f32, bf16 or f16 input) rounds once either way;
+  // the bit-level float path is the faster one.
+  const float f = static_cast<float>(x);
+  if (static_cast<double>(f) == x) return RoundTo(dtype, f);
+  switch (dtype) {
+    case DType::kF16:
+      return HalfToFloat(DoubleToHalf(x));
+    case DType::kBF16:
+      return BFloat16ToFloat(DoubleToBFloat16(x));
+    default:
+      return f;
+  }
+}
+
 float LowprecSoftmaxPv(DType dtype, std::span<float> scores, std::span<const float* const> v_rows,
                        int64_t dv, float* acc) {
   std::fill(acc, acc + dv, 0.0f);

@@ -21,6 +21,12 @@ Status ExpectHalfDtype(DType dtype, const char* what);
 // x rounded to nearest even in dtype (bf16, f16; f32 returns x) and widened back.
 float RoundTo(DType dtype, float x);
 
+// An input value rounded once, from its exact double, to nearest even in dtype (bf16, f16;
+// any other dtype: to float32) and widened back. Rounding through float32 first can round
+// twice: a double just below a bf16 midpoint becomes the midpoint in float32 and then ties
+// to even, away from the nearest value (doc/dtypes.md).
+float RoundInputTo(DType dtype, double x);
+
 // scores: the row's (already rounded) scores, overwritten with exp(S - m). v_rows[n]: the
 // float32 V row of key n (dv channels). Writes acc[c] = sum_n R(P_n) v_rows[n][c]
 // (float32, key order, not rounded) and returns lse (float32). Empty scores: acc = 0 and

@@ -60,7 +60,7 @@ Result<AttentionOutputs> CombineSplitsLowprec(const Tensor& o_accum, const Tenso
   const std::vector<float> sinks(shape.sinks.begin(), shape.sinks.end());
   // The partials as the combine kernel loads them: o_s in the partial dtype, lse_s float32.
   std::vector<float> o_s, lse_s;
-  for (double x : LoadF64(o_accum).data) o_s.push_back(RoundTo(pt, static_cast<float>(x)));
+  for (double x : LoadF64(o_accum).data) o_s.push_back(RoundInputTo(pt, x));
   for (double x : LoadF64(lse_accum).data) lse_s.push_back(static_cast<float>(x));
   const int64_t batch = static_cast<int64_t>(cum.size()) - 1;
   F64Array o = F64Array::Zeros({batch, s_q, h_q, dv});

@@ -22,8 +22,8 @@ Result<SparseAttentionOutputs> ComputeSparseAttentionLowprec(const SparseAttenti
                 dv = p.dv;
   const float scale = static_cast<float>(p.scale);
   std::vector<float> q, kv;
-  for (double x : LoadF64(in.q).data) q.push_back(RoundTo(dt, RoundTo(dt, float(x)) * scale));
-  for (double x : LoadF64(in.kv).data) kv.push_back(RoundTo(dt, float(x)));
+  for (double x : LoadF64(in.q).data) q.push_back(RoundTo(dt, RoundInputTo(dt, x) * scale));
+  for (double x : LoadF64(in.kv).data) kv.push_back(RoundInputTo(dt, x));
   F64Array o = F64Array::Zeros({s_q, h_q, dv});
   F64Array lse = F64Array::Zeros({s_q, h_q});
   F64Array max_logits = F64Array::Zeros({s_q, h_q});

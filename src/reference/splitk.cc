@@ -66,7 +66,10 @@ Result<SplitPlan> FlashMlaSplitPlan(const std::vector<int64_t>& s_k, int64_t num
   int64_t total = 0;
   for (int64_t len : s_k) {
     if (len < 0) return InvalidInput("negative key length " + Str(len));
-    num_blocks.push_back(CeilDiv(len, block_n));
+    // FlashMLA's get_mla_metadata_kernel counts the blocks of tokens [0, max(s_k - 1, 0)],
+    // so a zero-length batch costs one block (ceil(s_k / 64) elsewhere): that block enters
+    // the total and the payload and moves every cut after the batch.
+    num_blocks.push_back(std::max<int64_t>(len - 1, 0) / block_n + 1);
     total += num_blocks.back() + fixed_overhead_blocks;
   }
   const int64_t payload = CeilDiv(total, num_sm_parts) + fixed_overhead_blocks;

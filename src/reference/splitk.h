@@ -32,8 +32,9 @@ Result<SplitPlan> MakeSplitPlan(std::vector<KeyRange> splits, const std::vector<
 // FlashMLA's number of SM parts: max(num_sms / h_kv / ceil(s_q * h_q / h_kv / 64), 1).
 int64_t FlashMlaNumSmParts(int64_t num_sms, int64_t s_q, int64_t h_q, int64_t h_kv);
 
-// FlashMLA's dense-decode scheduler (get_mla_metadata): every batch costs ceil(s_k / 64)
-// blocks + 5 blocks of fixed overhead; each of num_sm_parts parts takes a payload of
+// FlashMLA's dense-decode scheduler (get_mla_metadata): every batch costs
+// max(s_k - 1, 0) / 64 + 1 blocks (ceil(s_k / 64), but 1 for a zero-length batch, as the
+// kernel counts it) + 5 blocks of fixed overhead; each of num_sm_parts parts takes a payload of
 // ceil(total / parts) + 5 blocks, greedily in batch order, so a batch may be cut at a
 // 64-key block boundary into several splits.
 Result<SplitPlan> FlashMlaSplitPlan(const std::vector<int64_t>& s_k, int64_t num_sm_parts,

@@ -23,22 +23,46 @@ TEST(SplitKPlanTest, FlashMlaNumSmParts) {
 }
 
 TEST(SplitKPlanTest, FlashMlaSchedulerMatchesHandWorkedPlans) {
-  // s_k {100, 0, 300}: blocks {2, 0, 5}; total = 7 + 15 = 22.
-  // 2 parts: payload 11 + 5 = 16: part 0 takes b0 (7) and b1 (5), b2 (10) does not fit;
+  // s_k {100, 0, 300}: blocks {2, 1, 5} (FlashMLA counts a zero-length batch as one
+  // block); total = 8 + 15 = 23.
+  // 2 parts: payload 12 + 5 = 17: part 0 takes b0 (7) and b1 (6), b2 (10) does not fit;
   // part 1 takes b2 whole.
   auto two = FlashMlaSplitPlan({100, 0, 300}, 2);
   ASSERT_TRUE(two.ok()) << two.status().message();
   EXPECT_EQ(two->num_splits, (std::vector<int64_t>{0, 1, 2, 3}));
-  // 4 parts: payload 6 + 5 = 11: part 0 b0 (rest 4, b1 needs 5); part 1 b1 (rest 6), then
-  // one block of b2: [0, 64); part 2 the rest of b2 [64, 300).
+  // 4 parts: payload 6 + 5 = 11: part 0 b0 (rest 4, b1 needs 6); part 1 b1 (rest 5: no
+  // block of b2 fits beside the 5 of overhead); part 2 b2 whole.
   auto four = FlashMlaSplitPlan({100, 0, 300}, 4);
   ASSERT_TRUE(four.ok()) << four.status().message();
-  EXPECT_EQ(four->num_splits, (std::vector<int64_t>{0, 1, 2, 4}));
-  ASSERT_EQ(four->splits.size(), 4u);
-  EXPECT_EQ(four->splits[2].begin, 0);
-  EXPECT_EQ(four->splits[2].end, 64);
-  EXPECT_EQ(four->splits[3].begin, 64);
-  EXPECT_EQ(four->splits[3].end, 300);
+  EXPECT_EQ(four->num_splits, (std::vector<int64_t>{0, 1, 2, 3}));
+  // 6 parts: payload 4 + 5 = 9: part 0 b0, part 1 b1, part 2 b2's head of 9 - 5 = 4
+  // blocks [0, 256) (b2 needs 10), part 3 the rest [256, 300).
+  auto six = FlashMlaSplitPlan({100, 0, 300}, 6);
+  ASSERT_TRUE(six.ok()) << six.status().message();
+  EXPECT_EQ(six->num_splits, (std::vector<int64_t>{0, 1, 2, 4}));
+  ASSERT_EQ(six->splits.size(), 4u);
+  EXPECT_EQ(six->splits[2].begin, 0);
+  EXPECT_EQ(six->splits[2].end, 256);
+  EXPECT_EQ(six->splits[3].begin, 256);
+  EXPECT_EQ(six->splits[3].end, 300);
+}
+
+// doc/ops.md had each batch cost ceil(s_k / 64) blocks, so a zero-length batch cost 0 + 5;
+// FlashMLA's get_mla_metadata_kernel counts blocks [0, max(s_k - 1, 0) / 64], one for an
+// empty batch, and every cut after it moves. The example of the disagreement: s_k
+// {0, 1000}, 4 SM parts: blocks {1, 16}, total 27, payload 7 + 5 = 12.
+TEST(SplitKPlanTest, FlashMlaPlanCountsAZeroLengthBatchAsOneBlock) {
+  auto plan = FlashMlaSplitPlan({0, 1000}, 4);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->num_splits, (std::vector<int64_t>{0, 1, 5}));
+  // The old count (total 26) gave [0, 1, 4] and cuts at 128 and 576.
+  const std::vector<std::pair<int64_t, int64_t>> want = {
+      {0, 0}, {0, 64}, {64, 512}, {512, 960}, {960, 1000}};
+  ASSERT_EQ(plan->splits.size(), want.size());
+  for (size_t s = 0; s < want.size(); ++s) {
+    EXPECT_EQ(plan->splits[s].begin, want[s].first) << "split " << s;
+    EXPECT_EQ(plan->splits[s].end, want[s].second) << "split " << s;
+  }
 }
 
 TEST(SplitKPlanTest, ExplicitPlansMustTileEachBatch) {

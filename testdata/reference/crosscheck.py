@@ -220,7 +220,7 @@ def paged_cases():
 # ---------------------------------------------------------------- split-k
 def flashmla_plan(lens, parts, block=64, overhead=5):
     """FlashMLA's get_mla_metadata walk, written from its description."""
-    blocks = [(n + block - 1) // block for n in lens]
+    blocks = [max(n - 1, 0) // block + 1 for n in lens]  # a zero-length batch is one block
     payload = -(-sum(x + overhead for x in blocks) // parts) + overhead
     ranges, req, cur = [], 0, 0
     for _ in range(parts):
