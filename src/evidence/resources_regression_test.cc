@@ -350,5 +350,41 @@ TEST(ResourcesRegression, L6BadCountFailsTheBuildGate) {
   EXPECT_EQ(r.status, "rejected");
 }
 
+// Newcomer turn 3: the demo refactor's decode kernel overflows shared memory (ptxas
+// refuses it) and goes 8 -> 0 warps per SM, yet occupancy_not_lower passed: it skipped the
+// refused kernel and judged the combine kernel alone ("judged 1 kernel").
+TEST(ResourcesRegression, OccupancyGateJudgesTheKernelPtxasRefused) {
+  BuildConfig c = Config(
+      "[build]\nblock_size = 256\n[[build.kernel]]\nname = \"decode\"\ndynamic_smem = 0\n"
+      "[[build.kernel]]\nname = \"combine\"\nblock_size = 128\ndynamic_smem = 0\n");
+  const std::string decode = "_Z6decodev", combine = "_Z7combinev";
+  PtxasReport base = ParsePtxasLog(Block(decode, "sm_90a", 127, 1, 195072) +
+                                       Block(combine, "sm_90a", 40, 1, 4096),
+                                   "base.log")
+                         .value();
+  const std::string refused = "ptxas error   : Entry function '" + decode +
+                              "' uses too much shared data (0x56200 bytes, 0x38c00 max)\n";
+  // ptxas prints the Used line of a refused kernel (demo) or not (other versions).
+  for (bool used_line : {true, false}) {
+    SCOPED_TRACE(used_line ? "with Used line" : "without Used line");
+    std::string text = refused + (used_line ? Block(decode, "sm_90a", 127, 1, 352768) : "") +
+                       Block(combine, "sm_90a", 40, 1, 4096);
+    PtxasReport head = ParsePtxasLog(text, "head.log").value();
+    ResourcesReport r = Report(c, head, &base, {"sm_90a"});
+    const GateResult& occ = Gate(r, "occupancy_not_lower");
+    EXPECT_EQ(occ.status, GateStatus::kFail) << occ.reason;
+    EXPECT_EQ(occ.judged, 2) << occ.reason;
+    ASSERT_EQ(occ.failures.size(), 1u);
+    EXPECT_NE(occ.failures[0].find("decode() on sm_90a: 8 -> 0 warps per SM"), std::string::npos)
+        << occ.failures[0];
+    EXPECT_EQ(Gate(r, "smem_within_cap").status, GateStatus::kFail);
+    EXPECT_EQ(r.status, "rejected");
+  }
+  // A head that still fits keeps its occupancy: the same two kernels pass.
+  ResourcesReport same = Report(c, base, &base, {"sm_90a"});
+  EXPECT_TRUE(Gate(same, "occupancy_not_lower").passed());
+  EXPECT_EQ(Gate(same, "occupancy_not_lower").judged, 2);
+}
+
 }  // namespace
 }  // namespace av

@@ -170,7 +170,16 @@ std::optional<Check> JudgeGate(const Context& ctx, const CheckDef& def) {
                    ctx.build_cmd);
   }
   const bool passed = g->status.empty() ? g->passed : g->status == "pass";
-  Check c = MakeCheck(def, passed ? CheckStatus::kPass : CheckStatus::kFail, g->rule);
+  // A failing row's one line is its first concrete failure ("... over by 120320 bytes"),
+  // not the gate's rule: the item's reason is taken from it, and the rule alone does not
+  // say what is wrong.
+  std::string summary = g->rule;
+  if (!passed && !g->failures.empty()) {
+    summary = g->failures.front();
+    if (g->failures.size() > 1)
+      summary += " (and " + std::to_string(g->failures.size() - 1) + " more)";
+  }
+  Check c = MakeCheck(def, passed ? CheckStatus::kPass : CheckStatus::kFail, std::move(summary));
   c.citations.push_back(Cite(r->file));
   if (!passed) c.details = g->failures;
   for (std::string& line : KernelNumbers(*r, g->gate)) c.details.push_back(std::move(line));

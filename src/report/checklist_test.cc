@@ -178,6 +178,25 @@ TEST(ChecklistTest, SharedMemoryOverflowFailsWithPtxasBytesPerKernel) {
   EXPECT_EQ(r.items[2].status, CheckStatus::kFail);
 }
 
+// Newcomer turn 3: item 3's one-line reason was the gate's rule ("static + dynamic shared
+// memory <= the opt-in cap ...") while the failing fact ("over by 120320 bytes") was
+// further down.
+TEST(ChecklistTest, FailingGateItemReasonIsTheFailureNotTheRule) {
+  Evidence ev;
+  ev.resources = Resources(
+      "rejected",
+      R"([{"gate": "smem_within_cap", "enabled": true, "status": "fail", "rule": "smem <= cap",
+           "failures": ["k on sm_90a: over by 120320 bytes", "j on sm_90a: over by 8 bytes"]}])",
+      "[]");
+  ChecklistReport r = Compute(ev);
+  const Check* smem = FindCheck(r, "3.smem_within_cap");
+  ASSERT_NE(smem, nullptr);
+  EXPECT_EQ(smem->summary, "k on sm_90a: over by 120320 bytes (and 1 more)");
+  EXPECT_NE(r.items[2].reason.find("k on sm_90a: over by 120320 bytes"), std::string::npos)
+      << r.items[2].reason;
+  EXPECT_EQ(r.items[2].reason.find("smem <= cap"), std::string::npos) << r.items[2].reason;
+}
+
 TEST(ChecklistTest, NoNvccIsMissingNotFailing) {
   Evidence ev;
   ev.resources = Resources("missing", "[]");
