@@ -57,8 +57,10 @@ const char* FigureForMetric(std::string_view metric_name);
 // Sets `name` on `launch` from a printed value and unit unless already set (the first of
 // several metrics feeding one figure wins). Instance values "(1;2)" are summed for .sum
 // metrics and averaged otherwise; "agg (…)" forms are not split. False when not a number.
-bool SetFigure(Launch* launch, const char* name, std::string_view metric_name,
-               const std::string& raw, const std::string& raw_unit);
+// A time figure (duration) that is negative or in a unit that is not a time unit is an
+// error (TimeInNs), for the caller to place at FILE:LINE.
+Result<bool> SetFigure(Launch* launch, const char* name, std::string_view metric_name,
+                       const std::string& raw, const std::string& raw_unit);
 // Derives occupancy_limiter from the block_limit_* figures.
 void DeriveLimiter(Launch* launch);
 // Groups launches by kernel key, in the order each kernel first appears.

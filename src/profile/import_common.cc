@@ -74,6 +74,21 @@ std::optional<double> InstanceValue(std::string_view raw, bool sum) {
   return sum ? total : total / static_cast<double>(n);
 }
 
+// A negative value, or an instance value "(5;-3)" with a negative part (its sum can be
+// positive): not a time any profiler measured.
+bool HasNegativePart(std::string_view raw, double value) {
+  if (value < 0) return true;
+  if (raw.size() < 2 || raw.front() != '(' || raw.back() != ')') return false;
+  raw = raw.substr(1, raw.size() - 2);
+  while (true) {
+    size_t semi = raw.find(';');
+    std::optional<double> v = ParseProfilerNumber(raw.substr(0, semi));
+    if (v && *v < 0) return true;
+    if (semi == raw.npos) return false;
+    raw.remove_prefix(semi + 1);
+  }
+}
+
 }  // namespace
 
 const char* FigureForMetric(std::string_view metric_name) {
@@ -83,8 +98,8 @@ const char* FigureForMetric(std::string_view metric_name) {
   return nullptr;
 }
 
-bool SetFigure(Launch* launch, const char* name, std::string_view metric_name,
-               const std::string& raw, const std::string& raw_unit) {
+Result<bool> SetFigure(Launch* launch, const char* name, std::string_view metric_name,
+                       const std::string& raw, const std::string& raw_unit) {
   if (launch->figures.count(name)) return true;
   std::optional<double> v = ParseProfilerNumber(raw);
   if (!v) {
@@ -92,6 +107,18 @@ bool SetFigure(Launch* launch, const char* name, std::string_view metric_name,
     v = InstanceValue(raw, sum);
   }
   if (!v) return false;
+  if (std::string_view(name) == fig::kDuration) {
+    if (HasNegativePart(raw, *v)) {
+      return InvalidInput(std::string(metric_name) + " is negative: \"" + raw.substr(0, 40) +
+                          "\" " + raw_unit.substr(0, 40));
+    }
+    // The raw page without its units row: gpu__time_duration's base unit is ns.
+    const bool raw_metric = metric_name.rfind("gpu__time_duration", 0) == 0;
+    AV_ASSIGN_OR_RETURN(double ns, TimeInNs(*v, raw_unit.empty() && raw_metric ? "ns" : raw_unit,
+                                            metric_name));
+    launch->figures[name] = Figure{ns, "ns", raw, raw_unit};
+    return true;
+  }
   UnitValue u = NormaliseUnit(*v, raw_unit);
   launch->figures[name] = Figure{u.value, u.unit, raw, raw_unit};
   return true;

@@ -274,5 +274,87 @@ TEST(ProfileImport, UnknownFileSaysWhichFormatsAreKnown) {
   EXPECT_NE(r.status().message().find("--format"), std::string::npos);
 }
 
+// Reliability turn 3, N5: a negative ncu Duration was stored (-24120 ns) and the time gate
+// passed the head as "x-1.0" faster. Every time figure below zero is an error at its line.
+TEST(ProfileImport, NegativeDurationIsAnErrorNamingTheLine) {
+  const std::string header =
+      "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  std::istringstream details(header + "\"0\",\"k\",\"Duration\",\"us\",\"24.12\"\n" +
+                             "\"1\",\"k\",\"Duration\",\"us\",\"-24.12\"\n");
+  auto a = ImportNcu(details, Opt());
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().message(), "t.csv:3: Duration is negative: \"-24.12\" us");
+  // An instance value whose sum is positive but holds a negative part.
+  std::istringstream instances(header + "\"0\",\"k\",\"gpu__time_duration.sum\",\"ns\",\"(50;-3)\"\n");
+  auto b = ImportNcu(instances, Opt());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("t.csv:2: gpu__time_duration.sum is negative"),
+            std::string::npos)
+      << b.status().message();
+  std::istringstream raw(
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"ns\"\n\"0\",\"k\",\"-5\"\n");
+  auto c = ImportNcu(raw, Opt());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("t.csv:3: gpu__time_duration.sum is negative"),
+            std::string::npos)
+      << c.status().message();
+}
+
+// Reliability turn 3, N6: a Duration in "parsec" was kept unscaled and read as ns, so a head
+// 100x slower passed as 10x faster. A time in a unit that is not a time unit is an error.
+TEST(ProfileImport, TimeInAnUnknownUnitIsAnErrorNamingTheLine) {
+  std::istringstream details(
+      "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"k\",\"Duration\",\"parsec\",\"2412\"\n");
+  auto a = ImportNcu(details, Opt());
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().message(),
+            "t.csv:2: Duration: unit \"parsec\" is not a time unit (ns, us, ms, s)");
+  std::istringstream raw(
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"cycle\"\n"
+      "\"0\",\"k\",\"5\"\n");
+  auto b = ImportNcu(raw, Opt());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("t.csv:3: gpu__time_duration.sum: unit \"cycle\""),
+            std::string::npos)
+      << b.status().message();
+  // Known units still scale, and a raw page without a units row is in ns (the metric's unit).
+  std::istringstream no_units("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"0\",\"k\",\"7\"\n");
+  auto c = ImportNcu(no_units, Opt());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(Fig((*c)[0], 0, fig::kDuration), 7);
+  std::istringstream nsys(
+      "Time (%),Total Time (parsec),Instances,Avg (parsec),Med (parsec),Name\n"
+      "60.0,3000,3,1000.0,1000,k\n");
+  auto d = ImportNsysKernSum(nsys, Opt());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("t.csv:1: \"Total Time (parsec)\": unit \"parsec\" is not "
+                                      "a time unit"),
+            std::string::npos)
+      << d.status().message();
+}
+
+// The same figures in a perf.json edited by hand (or written before the importers refused
+// them) are refused when it is read, so the time gate never judges them.
+TEST(ProfileImport, PerfJsonWithANegativeOrNonNsDurationIsRefused) {
+  const std::string good = R"({"schema": "attnverify.perf/1", "kernels": [{"label": "head",
+    "shape": "s", "tool": "ncu", "tool_version": "", "format": "ncu-details",
+    "name": {"raw": "k", "demangled": "k", "key": "k", "short": "k"},
+    "source": {"file": "h.csv", "sha256": ""},
+    "launches": [{"id": "0", "grid": "", "block": "", "occupancy_limiter": "",
+      "figures": {"duration_ns": {"value": 24120, "unit": "ns", "raw": "24.12", "raw_unit": "us"}}}]}]})";
+  auto ok = ParsePerfJson(good, "perf.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  for (auto [from, to] : {std::pair{"\"value\": 24120", "\"value\": -24120"},
+                          {"\"unit\": \"ns\"", "\"unit\": \"parsec\""}}) {
+    std::string bad = good;
+    bad.replace(bad.find(from), std::string(from).size(), to);
+    auto r = ParsePerfJson(bad, "perf.json");
+    ASSERT_FALSE(r.ok()) << to;
+    EXPECT_NE(r.status().message().find("figures.duration_ns"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace av::profile

@@ -98,7 +98,8 @@ Result<std::vector<KernelProfile>> ReadDetails(CsvReader& csv, const std::vector
     }
     Launch& l = launches[it->second].second;
     if (const char* figure = FigureForMetric(f[metric])) {
-      SetFigure(&l, figure, f[metric], f[value], f[unit]);
+      Result<bool> set = SetFigure(&l, figure, f[metric], f[value], f[unit]);
+      if (!set.ok()) return csv.ErrorHere(set.status().message());
     }
     // The 2019 layout has no Grid/Block columns; its Launch Statistics rows say them.
     if (l.grid.empty() && f[metric] == "Grid Size") l.grid = f[value];
@@ -143,7 +144,10 @@ Result<std::vector<KernelProfile>> ReadRaw(CsvReader& csv, const std::vector<std
     l.id = f[id];
     if (grid >= 0) l.grid = f[grid];
     if (block >= 0) l.block = f[block];
-    for (auto [col, figure] : columns) SetFigure(&l, figure, h[col], f[col], units[col]);
+    for (auto [col, figure] : columns) {
+      Result<bool> set = SetFigure(&l, figure, h[col], f[col], units[col]);
+      if (!set.ok()) return csv.ErrorHere(set.status().message());
+    }
     DeriveLimiter(&l);
     launches.emplace_back(f[name], std::move(l));
   }

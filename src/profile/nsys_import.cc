@@ -76,6 +76,15 @@ Result<std::vector<KernelProfile>> ImportNsysKernSum(std::istream& in, const Imp
     if (n == "stddev") col_sd = c;
   }
   const size_t header_line = csv.line();
+  // A time column in a unit that is not a time unit would be read as ns: refuse it here,
+  // at the header that names it.
+  for (int col : {col_total, col_avg, col_med, col_min, col_max, col_sd}) {
+    if (col < 0) continue;
+    Result<double> ns = TimeInNs(1, unit[col], "\"" + header[col] + "\"");
+    if (!ns.ok())
+      return InvalidInput(opt.shown + ":" + std::to_string(header_line) + ": " +
+                          ns.status().message());
+  }
   if (col_avg < 0 && col_med < 0) {
     return InvalidInput(opt.shown + ":" + std::to_string(header_line) +
                         ": the nsys header has neither an average nor a median column");
@@ -106,7 +115,9 @@ Result<std::vector<KernelProfile>> ImportNsysKernSum(std::istream& in, const Imp
         return csv.ErrorHere("\"" + header[col] + "\" is not a time: \"" + f[col].substr(0, 40) +
                              "\"");
       }
-      *out_ns = NormaliseUnit(*v, unit[col]).value;
+      Result<double> ns = TimeInNs(*v, unit[col], "\"" + header[col] + "\"");
+      if (!ns.ok()) return csv.ErrorHere(ns.status().message());
+      *out_ns = *ns;
       return Status::Ok();
     };
     Summary s;

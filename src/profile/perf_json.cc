@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/format.h"
 #include "profile/perf_model.h"
 
 namespace av::profile {
@@ -87,6 +88,12 @@ Status ParseLaunch(const Reader& r, const json& j, const std::string& w, Launch*
     AV_RETURN_IF_ERROR(r.Str(*it, "unit", fw, &f.unit));
     AV_RETURN_IF_ERROR(r.Str(*it, "raw", fw, &f.raw));
     AV_RETURN_IF_ERROR(r.Str(*it, "raw_unit", fw, &f.raw_unit));
+    // The time gate reads durations as ns: one in another unit or below zero (a file
+    // edited by hand, or written before the importers refused them) is not a figure.
+    if (it.key() == fig::kDuration && (f.unit != "ns" || f.value < 0)) {
+      return r.Error(fw, "must be a non-negative time in ns, got " + FormatG(f.value, 6) + " \"" +
+                             f.unit.substr(0, 40) + "\"");
+    }
     l->figures[it.key()] = std::move(f);
   }
   return Status::Ok();
@@ -134,6 +141,11 @@ Status ParseKernel(const Reader& r, const json& j, const std::string& w, KernelP
     AV_RETURN_IF_ERROR(r.Num(*s, "min_ns", sw, &m.min_ns));
     AV_RETURN_IF_ERROR(r.Num(*s, "max_ns", sw, &m.max_ns));
     AV_RETURN_IF_ERROR(r.Num(*s, "stddev_ns", sw, &m.stddev_ns));
+    for (auto [key, v] : {std::pair{"total_ns", m.total_ns}, {"avg_ns", m.avg_ns},
+                          {"min_ns", m.min_ns}, {"max_ns", m.max_ns}, {"stddev_ns", m.stddev_ns}}) {
+      if (v < 0) return r.Error(sw + "." + key, "must not be negative");
+    }
+    if (m.med_ns < 0 && m.med_ns != -1) return r.Error(sw + ".med_ns", "must not be negative");
     k->summary = m;
   }
   return Status::Ok();

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/format.h"
+
 namespace av::profile {
 namespace {
 
@@ -129,6 +131,19 @@ UnitValue NormaliseUnit(double value, std::string_view unit) {
     if (s.unit == unit) return {value * s.factor, std::string(s.base)};
   }
   return {value, std::string(unit)};
+}
+
+Result<double> TimeInNs(double value, std::string_view unit, std::string_view what) {
+  UnitValue u = NormaliseUnit(value, unit);
+  if (u.unit != "ns") {
+    return InvalidInput(std::string(what) + ": unit \"" + std::string(unit.substr(0, 40)) +
+                        "\" is not a time unit (ns, us, ms, s)");
+  }
+  if (value < 0) {
+    return InvalidInput(std::string(what) + " is negative: " + FormatG(value, 6) + " " +
+                        std::string(unit.substr(0, 40)));
+  }
+  return u.value;
 }
 
 }  // namespace av::profile

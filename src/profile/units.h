@@ -31,4 +31,10 @@ struct UnitValue {
 // units (time, bytes, frequency, bandwidth, the same per block) are converted.
 UnitValue NormaliseUnit(double value, std::string_view unit);
 
+// A time printed in `unit` (ns, us, ms, s, or ncu's nsecond/usecond/msecond/second), in ns.
+// A negative time, or a unit that is not one of those, is an error saying which ("Duration
+// is negative: -24.12 us"; "unit \"parsec\" is not a time unit (ns, us, ms, s)"), never a
+// figure: the time gate would read it as a speed-up. `what` names the figure.
+Result<double> TimeInNs(double value, std::string_view unit, std::string_view what);
+
 }  // namespace av::profile
