@@ -70,7 +70,17 @@ Result<std::vector<std::string>> WriteSlice(const std::string& package_dir,
   std::vector<std::string> written;
   std::error_code ec;
   for (const char* sub : {"diff", "evidence"}) {
-    std::filesystem::create_directories(std::filesystem::path(package_dir) / sub, ec);
+    // A folder the reviewed repository committed as a link would carry the diffs out of
+    // the package (over whatever file of the same name lives where it points): refused,
+    // as `report` refuses a linked reports/ or evidence/.
+    const std::filesystem::path folder = std::filesystem::path(package_dir) / sub;
+    if (std::filesystem::is_symlink(folder, ec)) {
+      std::error_code target_ec;
+      const std::string target = std::filesystem::read_symlink(folder, target_ec).string();
+      return InvalidInput(folder.string() + ": a symbolic link to a folder (-> " + target +
+                          "): slice does not write through it; replace it with a real folder");
+    }
+    std::filesystem::create_directories(folder, ec);
     if (ec) return IoError(package_dir + "/" + sub + ": cannot create the folder: " + ec.message());
   }
   for (const SliceComponent& c : slice.components) {
