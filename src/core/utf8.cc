@@ -53,4 +53,29 @@ std::string_view Utf8Tail(std::string_view text, size_t max_bytes) {
 
 bool IsValidUtf8(std::string_view text) { return ReplaceInvalidUtf8(text) == text; }
 
+std::string ShowControlCharacters(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      // U+0080-U+009F: the C1 controls (CSI is U+009B), two bytes in UTF-8.
+      const auto d = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += kHex[d >> 4];
+      out += kHex[d & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace av

@@ -19,4 +19,10 @@ bool IsValidUtf8(std::string_view text);
 // The last `max_bytes` of `text` (or a little less), starting at a character boundary.
 std::string_view Utf8Tail(std::string_view text, size_t max_bytes);
 
+// `text` with every control character but newline and tab (C0, DEL, and the C1 range
+// U+0080-U+009F) written as a visible escape ("\x1b", "\u009b"), so that a name taken
+// from a file under review cannot move the cursor, clear the screen or retitle the
+// terminal that prints it, nor hide text in a report. Valid UTF-8 otherwise unchanged.
+std::string ShowControlCharacters(std::string_view text);
+
 }  // namespace av

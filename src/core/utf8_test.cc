@@ -26,5 +26,15 @@ TEST(Utf8Test, TailStartsAtACharacterBoundary) {
   EXPECT_EQ(Utf8Tail("short", 100), "short");
 }
 
+// A kernel name "k\x1b[2J" from a timing CSV cleared the terminal of whoever ran
+// `profile --show`, and a [report] title carried ESC into acceptance.md.
+TEST(Utf8Test, ControlCharactersAreShownNotObeyed) {
+  EXPECT_EQ(ShowControlCharacters("k\x1b[2J"), "k\\x1b[2J");
+  EXPECT_EQ(ShowControlCharacters("a\rb\x07\x7f"), "a\\x0db\\x07\\x7f");
+  EXPECT_EQ(ShowControlCharacters("csi \xc2\x9b" "2J"), "csi \\u009b2J");
+  EXPECT_EQ(ShowControlCharacters("line\n\ttab é ✓"), "line\n\ttab é ✓");
+  EXPECT_EQ(ShowControlCharacters(std::string("nul\0end", 7)), "nul\\x00end");
+}
+
 }  // namespace
 }  // namespace av

@@ -2,6 +2,8 @@
 // citations, the reviewer's findings and, for MISSING checks, the command in a code block.
 #include "report/report_writers.h"
 
+#include "core/utf8.h"
+
 namespace av {
 namespace {
 
@@ -59,8 +61,25 @@ std::string AgentVerify(const AgentQuestion& q, const std::string& quote) {
   return s + ")";
 }
 
+// The [report] title comes from a file the reviewed repository may have written: as text,
+// never as HTML a Markdown renderer would pass through.
+std::string TitleText(const std::string& title) {
+  std::string out;
+  for (char c : title) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
-  std::string out = "# " + r.title + "\n\n";
+  std::string out = "# " + TitleText(r.title) + "\n\n";
   std::string verdict = r.verdict;
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
@@ -160,7 +179,8 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
     out += " |\n";
   }
   if (r.evidence.empty()) out += "| (none) | | | |\n";
-  return out;
+  // Kernel names, case ids, messages and the title come from files under review.
+  return ShowControlCharacters(out);
 }
 
 std::string FormatVerdictTable(const ChecklistReport& r) {
@@ -176,7 +196,7 @@ std::string FormatVerdictTable(const ChecklistReport& r) {
   std::string verdict = r.verdict;
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "\nverdict: " + verdict + " (" + r.verdict_reason + ")\n";
-  return out;
+  return ShowControlCharacters(out);
 }
 
 }  // namespace av
