@@ -12,6 +12,7 @@
 
 #include "policy/exec_wrappers.h"
 #include "policy/shell_parse.h"
+#include "policy/tool_options.h"
 
 namespace av {
 namespace {
@@ -184,23 +185,6 @@ std::string LexicalNormal(const std::string& path) {
   std::string out;
   for (const std::string& p : parts) out += "/" + p;
   return out.empty() ? "/" : out;
-}
-
-// Options of allowed tools that make them run a program the rule never named (or write
-// where no redirection shows it).
-std::string RunsAnotherProgram(const std::vector<ShellWord>& words) {
-  std::string base = Basename(words[0].value);
-  for (size_t i = 1; i < words.size(); ++i) {
-    std::string v = words[i].value.substr(0, words[i].value.find('='));
-    if (base == "nvcc" && (v == "-ccbin" || v == "--compiler-bindir" || v == "-run" ||
-                           v == "--run" || v == "-R" || v == "--run-args")) {
-      return "nvcc " + v + " runs another program";
-    }
-    if (base == "git" && (v == "--output" || v == "--ext-diff")) {
-      return "git " + v + " writes a file or runs an external diff program";
-    }
-  }
-  return "";
 }
 
 std::string JoinValues(const std::vector<ShellWord>& words) {
@@ -430,6 +414,11 @@ class Evaluator {
       }
       if (u.has_script) DecideScript(u.script, base, reparse);
       if (!u.writes.empty()) asks.push_back(u.writes);
+      if (!u.runs.empty()) asks.push_back(u.runs);
+      for (const ShellWord& path : u.written) {
+        std::string why = CheckWrite(path);
+        if (!why.empty()) asks.push_back(base + " " + why);
+      }
     }
     Downgrade(&d, asks);
     return d;
@@ -441,8 +430,10 @@ class Evaluator {
     std::string base = Basename(words[0].value);
     const CompiledRule* allow = nullptr;
     std::vector<std::string> asks;
+    std::vector<ShellWord> tool_words = words;  // git without its global options
     if (base == "git" && words[0].value == "git") {
       GitView g = NormalizeGit(words);
+      tool_words = g.words;
       if (g.risky) {
         asks.push_back(
             "git -C, -c, --git-dir, --work-tree or --exec-path pick another "
@@ -459,8 +450,14 @@ class Evaluator {
     }
     if (allow == nullptr) allow = MatchAllow(words);
     if (allow == nullptr) return {text, Verdict::kAsk, "", "no allow rule matches"};
-    std::string hazard = RunsAnotherProgram(words);
-    if (!hazard.empty()) asks.push_back(hazard);
+    // The tool's own options: unknown ones, ones that run programs or reach the network,
+    // words bash may turn into options, and the paths it writes (judged like redirections).
+    ToolEffects tool = ToolOptionEffects(tool_words);
+    asks.insert(asks.end(), tool.asks.begin(), tool.asks.end());
+    for (const ShellWord& path : tool.writes) {
+      std::string why = CheckWrite(path, /*package_itself=*/base == "attnverify");
+      if (!why.empty()) asks.push_back(base + " " + why);
+    }
     if (base == "tee") {
       bool options = true;
       for (size_t i = 1; i < words.size(); ++i) {
@@ -555,8 +552,10 @@ class Evaluator {
     return {text, Verdict::kAllow, "(shell builtin)", "sets shell variables only"};
   }
 
-  // Empty when writing `target` is fine; otherwise why it is asked about.
-  std::string CheckWrite(const ShellWord& target) const {
+  // Empty when writing `target` is fine; otherwise why it is asked about. A file must lie
+  // inside the package folder; `package_itself` also accepts the folder (attnverify's
+  // --package, --work, --export name folders it writes in).
+  std::string CheckWrite(const ShellWord& target, bool package_itself = false) const {
     if (!target.Literal())
       return "writes to a file named only when it runs (" + target.source + ")";
     const std::string& v = target.value;
@@ -574,7 +573,7 @@ class Evaluator {
     }
     std::string norm = LexicalNormal(path);
     std::string pkg = LexicalNormal(s_.package_dir);
-    if (norm.compare(0, pkg.size() + 1, pkg + "/") != 0) {
+    if (norm.compare(0, pkg.size() + 1, pkg + "/") != 0 && !(package_itself && norm == pkg)) {
       return "writes " + v + ", outside the package folder " + pkg;
     }
     if (s_.check_symlinks) {

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "policy/shell_parser.h"
+#include "policy/tool_options.h"
 
 namespace av {
 namespace {
@@ -20,6 +21,10 @@ struct OptionSpec {
   bool numeric_flag = false;         // nice -10
   bool assignments = false;          // env NAME=value
   std::string_view no_command = {};  // short flags after which nothing is run: command -v
+  // Options (as written: "-o", "--export") whose value is a path the wrapper writes, and
+  // options that make the wrapper itself run code, with why.
+  std::vector<std::string_view> write_values = {};
+  std::vector<std::pair<std::string_view, std::string_view>> run_options = {};
 };
 
 // Only options we are sure of are listed: guessing wrong about whether one takes a value
@@ -152,7 +157,12 @@ const std::vector<OptionSpec>& Specs() {
                        "--apply-rules",
                        "--import-source",
                        "--check-exit-code",
-                       "--kill"}},
+                       "--kill"},
+       .write_values = {"-o", "--export", "--log-file"},
+       .run_options = {{"--section-folder", "loads rule files (Python) from the folder it names"},
+                       {"--section-folder-recursive",
+                        "loads rule files (Python) from the folder it names"},
+                       {"--open-in-ui", "starts the Nsight Compute user interface"}}},
       {.name = "compute-sanitizer",
        .kind = WrapperKind::kTool,
        .long_values = {"--tool",
@@ -181,7 +191,8 @@ const std::vector<OptionSpec>& Specs() {
                        "--strip-paths",
                        "--num-callers-device",
                        "--num-callers-host",
-                       "--initcheck-address-reporting"}},
+                       "--initcheck-address-reporting"},
+       .write_values = {"--log-file", "--save"}},
   };
   return kSpecs;
 }
@@ -226,7 +237,8 @@ const OptionSpec& NsysSpec() {
                                                    "--nvtx-domain-include",
                                                    "--nvtx-domain-exclude",
                                                    "--cuda-flush-interval",
-                                                   "--cuda-event-trace"}};
+                                                   "--cuda-event-trace"},
+                                   .write_values = {"-o", "--output"}};
   return kSpec;
 }
 
@@ -251,6 +263,25 @@ bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const Option
     u->reason = "cannot tell which command " + prog + " runs: option " + opt +
                 " is not one the policy knows";
     return false;
+  };
+  // A value in a word of its own: if bash can split it or turn it into an option
+  // (`nice -n $x git status` with x='1 rm -rf ~'), the wrapped command is not the one we see.
+  auto value_word = [&](const std::string& opt, size_t at) {
+    std::string why = MayBecomeOption(words[at]);
+    if (!why.empty()) {
+      u->understood = false;
+      u->reason = "cannot tell which command " + prog + " runs: the value of " + opt + ": " + why;
+      return false;
+    }
+    return true;
+  };
+  // What the option does beyond choosing the wrapped command.
+  auto effect = [&](std::string_view opt, const ShellWord& value) {
+    if (Contains(spec.write_values, opt)) u->written.push_back(value);
+    for (const auto& [name, why] : spec.run_options) {
+      if (name == opt && u->runs.empty())
+        u->runs = prog + " " + std::string(name) + " " + std::string(why);
+    }
   };
   size_t n = words.size();
   *i = first;
@@ -286,11 +317,17 @@ bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const Option
         if (!Contains(spec.long_values, name) && !Contains(spec.long_flags, name)) {
           return unknown(name);
         }
+        ShellWord value = w;
+        value.value = v.substr(eq + 1);
+        effect(name, value);
         ++*i;
       } else if (Contains(spec.long_flags, name)) {
+        effect(name, w);
         ++*i;
       } else if (Contains(spec.long_values, name)) {
         if (*i + 1 >= n) return unknown(name + " (no value)");
+        if (!value_word(name, *i + 1)) return false;
+        effect(name, words[*i + 1]);
         *i += 2;
       } else {
         return unknown(name);
@@ -312,9 +349,16 @@ bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const Option
         if (spec.flags.find(c) != std::string_view::npos) continue;
         if (spec.optional.find(c) != std::string_view::npos) break;  // the rest is its value
         if (spec.values.find(c) != std::string_view::npos) {
+          std::string opt = std::string("-") + c;
           if (j + 1 == v.size()) {
-            if (*i + 1 >= n) return unknown(std::string("-") + c + " (no value)");
+            if (*i + 1 >= n) return unknown(opt + " (no value)");
+            if (!value_word(opt, *i + 1)) return false;
+            effect(opt, words[*i + 1]);
             consumed = 2;
+          } else {
+            ShellWord value = w;
+            value.value = v.substr(j + 1);
+            effect(opt, value);
           }
           break;
         }
@@ -330,6 +374,7 @@ bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const Option
       *runs = false;
       return false;
     }
+    if (!value_word("its argument " + words[*i].source, *i)) return false;
     ++*i;
   }
   if (*i >= n) {

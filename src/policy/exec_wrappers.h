@@ -38,6 +38,8 @@ struct Unwrapped {
   bool has_script = false;
   bool changes_directory = false;  // env -C DIR
   std::string writes;              // non-empty: the wrapper itself writes or deletes files
+  std::vector<ShellWord> written;  // paths the wrapper's own options write (ncu -o FILE)
+  std::string runs;                // non-empty: an option of the wrapper itself runs code
 };
 
 // What `words[0]` (compared by its basename) wraps.

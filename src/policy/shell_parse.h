@@ -6,6 +6,7 @@
 // input it does not understand is an error, never a guess. Pure functions, any thread.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -26,9 +27,22 @@ struct ShellWord {
   bool tilde = false;    // an unquoted leading ~ (home directory)
   bool control = false;  // the value holds a control byte (from $'\x01' and the like)
   bool quoted = false;   // some part was quoted or escaped (never a reserved word)
+  // An unquoted $-expansion or backquote (or "$@"): bash splits its value into words, so
+  // one word as written may reach the program as several, each of them an option.
+  bool splits = false;
+  // How many leading bytes of `value` reach the program as written: the text before the
+  // first expansion, glob, brace or tilde (all of it when Literal()). Glob and brace
+  // expansion keep this prefix in every word they make; other expansions may not.
+  size_t fixed = std::string::npos;
 
   // The value is what the program receives as one argument.
   bool Literal() const { return !expands && !globs && !braces && !tilde && !control; }
+  // The leading text every word this one becomes starts with ("" when none is certain).
+  std::string_view FixedPrefix() const {
+    if (splits) return {};
+    return std::string_view(value).substr(0,
+                                          Literal() ? value.size() : std::min(fixed, value.size()));
+  }
 };
 
 struct ShellRedirection {

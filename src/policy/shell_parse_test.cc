@@ -46,6 +46,38 @@ TEST(ShellParse, SubstitutionsAreCommandsOfTheirOwn) {
   EXPECT_EQ(Commands("echo ${x:-$(date)}"), (V{"date", "echo|${x:-$(date)}"}));
 }
 
+// What bash may turn a word into: the text every resulting word starts with, and whether
+// word splitting can make several words of it (issue 34: `git diff $o` with
+// o=--output=FILE, `{--output=FILE,--stat}`, `${o:---output=FILE}` all wrote FILE).
+TEST(ShellParse, FixedPrefixAndSplitting) {
+  struct Row {
+    const char* word;
+    const char* prefix;
+    bool splits;
+  };
+  for (const Row& r : std::vector<Row>{{"--stat", "--stat", false},
+                                       {"'--output=x'", "--output=x", false},
+                                       {"$o", "", true},
+                                       {"\"$o\"", "", false},
+                                       {"\"$@\"", "", true},
+                                       {"${o:---output=x}", "", true},
+                                       {"{--output=x,--stat}", "", false},
+                                       {"src/{a,b}.cu", "src/", false},
+                                       {"src/*.cu", "src/", false},
+                                       {"[-]x", "", false},
+                                       {"~/x", "", false},
+                                       {"--output=\"$F\"", "--output=", false},
+                                       {"tests/$x", "", true},
+                                       {"a`id`", "", true},
+                                       {"\"a`id`\"", "a", false}}) {
+    Result<ShellScript> s = ParseShell(std::string("git ") + r.word);
+    ASSERT_TRUE(s.ok()) << r.word;
+    const ShellWord& w = s->commands.back().words.at(1);
+    EXPECT_EQ(w.FixedPrefix(), r.prefix) << r.word;
+    EXPECT_EQ(w.splits, r.splits) << r.word;
+  }
+}
+
 TEST(ShellParse, HeredocBodies) {
   EXPECT_EQ(Commands("cat <<EOF\n$(rm x) `id`\nEOF\nls"), (V{"rm|x", "id", "cat <<EOF", "ls"}));
   EXPECT_EQ(Commands("cat <<'EOF'\n$(rm x)\nEOF"), (V{"cat <<EOF"}));  // quoted: literal

@@ -20,6 +20,11 @@ bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsControl(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
 
+// The value from here on is only known when the command runs (ShellWord::fixed).
+void MarkDynamic(ShellWord* w) {
+  if (w->fixed == std::string::npos) w->fixed = w->value.size();
+}
+
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {
     *out += static_cast<char>(cp);
@@ -161,6 +166,7 @@ Status ShellParser::ScanWord(ShellWord* w) {
     if (AtEnd(pos_)) break;
     char c = At(pos_);
     if ((c == '<' || c == '>') && pos_ == start) {  // <(list) or >(list)
+      MarkDynamic(w);
       w->expands = true;
       AV_RETURN_IF_ERROR(ScanNestedList(w, 2));
       continue;
@@ -201,11 +207,13 @@ Status ShellParser::ScanWord(ShellWord* w) {
       }
       case '*':
       case '?':
+        MarkDynamic(w);
         w->globs = true;
         w->value += c;
         ++pos_;
         break;
       case '[':
+        MarkDynamic(w);  // a bracket expression may match a leading '-'
         open_bracket = true;
         w->value += c;
         ++pos_;
@@ -216,11 +224,15 @@ Status ShellParser::ScanWord(ShellWord* w) {
         ++pos_;
         break;
       case '~':
-        if (pos_ == start) w->tilde = true;
+        if (pos_ == start) {
+          MarkDynamic(w);
+          w->tilde = true;
+        }
         w->value += c;
         ++pos_;
         break;
       case '{':
+        MarkDynamic(w);  // brace expansion keeps the text before it in every word
         ++brace_depth;
         w->value += c;
         ++pos_;
@@ -428,6 +440,14 @@ Status ShellParser::ScanDollarAt(ShellWord* w, bool in_dquote) {
   size_t p = SkipContinuations(pos_ + 1);
   char c = At(p);
   if (AtEnd(p)) c = '\0';
+  bool expansion = c == '(' || c == '{' || IsNameStart(c) || IsDigit(c) || c == '@' || c == '*' ||
+                   c == '#' || c == '?' || c == '-' || c == '$' || c == '!';
+  if (expansion) {
+    MarkDynamic(w);
+    // Unquoted, the value is split into words; "$@" and "${a[@]}" make several words even
+    // in double quotes.
+    if (!in_dquote || c == '@') w->splits = true;
+  }
   if (c == '(') {
     if (At(SkipContinuations(p + 1)) == '(') {
       pos_ = dollar;
@@ -492,6 +512,7 @@ Status ShellParser::ScanBraceParameter(ShellWord* w, bool in_dquote) {
   std::string_view content = text_.substr(body, pos_ - body);
   ++pos_;
   w->expands = true;
+  if (content.find('@') != std::string_view::npos) w->splits = true;  // ${a[@]}, ${!p@}
   w->value += "${" + std::string(content) + "}";
   if (content.find("@P") != std::string_view::npos) {
     // Prompt expansion of a value runs the command substitutions inside the value.
@@ -570,6 +591,8 @@ Status ShellParser::ScanBackquote(ShellWord* w, bool in_dquote) {
     ++p;
   }
   pos_ = p + 1;
+  MarkDynamic(w);
+  if (!in_dquote) w->splits = true;
   w->expands = true;
   w->value += text_.substr(open, pos_ - open);
   return ParseChild(inner, /*expansions_only=*/false, "a backquoted command");
