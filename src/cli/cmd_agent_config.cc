@@ -13,6 +13,7 @@
 #include "core/file.h"
 #include "core/shell_quote.h"
 #include "core/version.h"
+#include "llm/redact.h"
 #include "policy/agent_emit.h"
 #include "policy/audit_writers.h"
 #include "policy/config_audit.h"
@@ -110,12 +111,22 @@ int Audit(const std::vector<std::string>& files, std::string config, bool config
   }
   Result<AuditReport> report = AuditAgentConfigs(files, provider ? &*provider : nullptr);
   if (!report.ok()) return ReportError(report.status());
-  std::string md = AuditToMarkdown(*report, command);
+  // The findings hold no secret of the environment already; every rendering is redacted
+  // once more as a whole (the command line and file names are printed too).
+  const RedactionContext secrets =
+      RedactionContext::FromProcessEnvironment(provider ? provider->key_env : "");
+  std::string md = RedactedText(AuditToMarkdown(*report, command), secrets);
   std::fputs(md.c_str(), stdout);
   Status st = WriteOut(md_path, md);
-  if (st.ok())
-    st = WriteOut(json_path, AuditToJson(*report, ATTNVERIFY_VERSION, command).dump(2) + "\n");
-  if (st.ok()) st = WriteOut(sarif_path, AuditToSarif(*report, ATTNVERIFY_VERSION).dump(2) + "\n");
+  if (st.ok()) {
+    st = WriteOut(json_path,
+                  RedactedText(AuditToJson(*report, ATTNVERIFY_VERSION, command).dump(2) + "\n",
+                               secrets));
+  }
+  if (st.ok()) {
+    st = WriteOut(sarif_path,
+                  RedactedText(AuditToSarif(*report, ATTNVERIFY_VERSION).dump(2) + "\n", secrets));
+  }
   if (!st.ok()) return ReportError(st);
   return report->Errors() > 0 ? kExitRejected : kExitOk;
 }

@@ -3,7 +3,8 @@
 // and to every byte it writes (ledger, cassettes, traces, error messages); any other
 // writer may call RedactSecrets(text, ctx) too. Rules: literal values (the provider key,
 // environment variables named like secrets, and their base64 forms) and hand-written
-// linear scanners for well-known token shapes (doc/provider.md lists them). A context is
+// linear scanners for well-known token shapes (the table of llm/secret_patterns.h, which
+// the agent-config audit reads too; doc/provider.md lists them). A context is
 // read-only once built and may be shared between threads.
 #pragma once
 

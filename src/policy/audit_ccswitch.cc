@@ -106,11 +106,11 @@ void AuditCcSwitch(const SettingsDocument& doc, AuditContext* ctx) {
     if (p.contains("apiKey") && p["apiKey"].is_string()) {
       std::string key = p["apiKey"].get<std::string>();
       int line = doc.lines.LineOf("/provider/apiKey");
-      if (!LooksLikePlaceholder(key)) {
+      if (!ctx->IsPlaceholder(key)) {
         if (!ctx->Has(doc.path, line, "agent_config.secret_literal")) {
           ctx->Add("error", "agent_config.secret_literal", kTool, doc.path, line,
                    "a literal key in provider.apiKey",
-                   "provider.apiKey holds " + DescribeSecret(key) +
+                   "provider.apiKey holds " + ctx->DescribeSecret(key) +
                        ". CC Switch stores keys in plain "
                        "text; write a placeholder (\"${" +
                        (ctx->provider() ? ctx->provider()->key_env : std::string("KEY_ENV")) +

@@ -213,7 +213,7 @@ void AuditClaudeEnv(const SettingsDocument& doc, const std::string& pointer,
       view->models.emplace_back(v, line);
     }
     if (!IsSecretFieldName(name)) continue;
-    if (LooksLikePlaceholder(v)) {
+    if (ctx->IsPlaceholder(v)) {
       if (name == "ANTHROPIC_AUTH_TOKEN" || name == "ANTHROPIC_API_KEY") {
         ctx->Add(
             "warning", "claude.token_placeholder", tool, doc.path, line, "a placeholder key in env",
@@ -227,7 +227,7 @@ void AuditClaudeEnv(const SettingsDocument& doc, const std::string& pointer,
       }
     } else if (!ctx->Has(doc.path, line, "agent_config.secret_literal")) {
       ctx->Add("error", "agent_config.secret_literal", tool, doc.path, line, "a literal key in env",
-               name + " holds " + DescribeSecret(v) +
+               name + " holds " + ctx->DescribeSecret(v) +
                    ". A key belongs only in the environment "
                    "variable [provider].key_env names; revoke this one.");
     }

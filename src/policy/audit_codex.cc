@@ -37,11 +37,11 @@ void Walk(const toml::node& node, const std::string& path, const std::string& fi
             LineText(text, static_cast<int>(key.source().begin.line)));
       }
       if (k != "env_key" && IsSecretFieldName(k) && value.is_string() &&
-          !LooksLikePlaceholder(Str(&value)) &&
+          !ctx->IsPlaceholder(Str(&value)) &&
           !ctx->Has(file, Line(value), "agent_config.secret_literal")) {
         ctx->Add("error", "agent_config.secret_literal", kTool, file, Line(value),
                  "a literal key in the file",
-                 child + " holds " + DescribeSecret(Str(&value)) +
+                 child + " holds " + ctx->DescribeSecret(Str(&value)) +
                      "; Codex should read the key from the "
                      "variable env_key names. Revoke this one.");
       }
@@ -205,12 +205,12 @@ void CheckRequestExtras(const toml::table& p, const std::string& where, const st
     std::string lower(name.str());
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if ((lower == "authorization" || lower == "x-api-key") &&
-        !LooksLikePlaceholder(Str(&value)) &&
+        !ctx->IsPlaceholder(Str(&value)) &&
         !ctx->Has(path, Line(value), "agent_config.secret_literal")) {
       ctx->Add("error", "agent_config.secret_literal", kTool, path, Line(value),
                "a literal key in a header",
                where + "http_headers." + std::string(name.str()) + " holds " +
-                   DescribeSecret(Str(&value)) + "; use env_key (or env_http_headers) instead.");
+                   ctx->DescribeSecret(Str(&value)) + "; use env_key (or env_http_headers) instead.");
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/redact.h"
 #include "policy/claude_settings.h"
 #include "policy/config_audit.h"
 
@@ -25,9 +26,21 @@ struct ToolView {
 
 class AuditContext {
  public:
-  AuditContext(const ProviderTable* provider, AuditReport* report)
-      : provider_(provider), report_(report) {}
+  // `secrets` holds the environment's secret values (the provider key and every
+  // secret-named variable); not owned.
+  AuditContext(const ProviderTable* provider, const RedactionContext* secrets,
+               AuditReport* report)
+      : provider_(provider), secrets_(secrets), report_(report) {}
   const ProviderTable* provider() const { return provider_; }
+  // A placeholder by its shape (LooksLikePlaceholder) that is not the value of a secret
+  // in the environment: a key that happens to read "YOUR_KEY" is still a key.
+  bool IsPlaceholder(std::string_view value) const;
+  // DescribeSecret(value), or "the value of $NAME (N characters)" when it is one.
+  std::string DescribeSecret(std::string_view value) const;
+  // Every text field of every finding with the environment's secrets and the credential
+  // table's shapes replaced by [REDACTED:rule]: the last step, so that no message ever
+  // repeats a key, whoever wrote it.
+  void RedactFindings();
   void Add(std::string severity, std::string rule, std::string tool, std::string file, int line,
            std::string title, std::string message, std::string line_text = "");
   bool Has(const std::string& file, int line, const std::string& rule) const;
@@ -36,6 +49,7 @@ class AuditContext {
 
  private:
   const ProviderTable* provider_;
+  const RedactionContext* secrets_;
   AuditReport* report_;
   std::vector<ToolView> views_;
 };

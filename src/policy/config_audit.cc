@@ -33,6 +33,37 @@ void AuditContext::Add(std::string severity, std::string rule, std::string tool,
   report_->findings.push_back(std::move(f));
 }
 
+bool AuditContext::IsPlaceholder(std::string_view value) const {
+  if (!LooksLikePlaceholder(value)) return false;
+  for (const RedactionContext::Literal& l : secrets_->literals()) {
+    if (l.value == value) return false;
+  }
+  return true;
+}
+
+std::string AuditContext::DescribeSecret(std::string_view value) const {
+  for (const RedactionContext::Literal& l : secrets_->literals()) {
+    if (l.value != value) continue;
+    std::string name = l.rule == "provider_key" && provider_ ? provider_->key_env
+                       : l.rule.starts_with("env:")           ? l.rule.substr(4)
+                                                              : "";
+    if (!name.empty()) {
+      return "the value of $" + name + " (" + std::to_string(value.size()) + " characters)";
+    }
+  }
+  return av::DescribeSecret(value);
+}
+
+void AuditContext::RedactFindings() {
+  for (Finding& f : report_->findings) {
+    for (std::string* text : {&f.title, &f.message, &f.old_text, &f.new_text, &f.function,
+                              &f.component, &f.file}) {
+      *text = RedactedText(*text, *secrets_);
+    }
+    for (std::string& arg : f.verify) arg = RedactedText(arg, *secrets_);
+  }
+}
+
 bool AuditContext::Has(const std::string& file, int line, const std::string& rule) const {
   for (const Finding& f : report_->findings) {
     if (f.file == file && f.line == line && f.rule == rule) return true;
@@ -56,10 +87,10 @@ std::string LineText(std::string_view text, int line) {
   size_t end = text.find('\n', pos);
   std::string s(
       text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
-  std::vector<SecretMatch> secrets = FindSecrets(s);
-  for (auto it = secrets.rbegin(); it != secrets.rend(); ++it) {
-    s.replace(it->offset, it->length, "[REDACTED:" + it->rule + "]");
-  }
+  // Every shape of the credential table, placeholders-looking ones included: a line is
+  // shown to locate the finding, and a redacted example costs nothing.
+  static const RedactionContext kPatternsOnly;
+  s = RedactedText(s, kPatternsOnly);
   size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return "";
   s = s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
@@ -202,9 +233,14 @@ size_t AuditReport::Errors() const {
 }
 
 Result<AuditReport> AuditAgentConfigs(const std::vector<std::string>& paths,
-                                      const ProviderTable* provider) {
+                                      const ProviderTable* provider,
+                                      const std::map<std::string, std::string>* environment) {
   AuditReport report;
-  AuditContext ctx(provider, &report);
+  const std::string key_env = provider ? provider->key_env : "";
+  const RedactionContext secrets =
+      environment ? RedactionContext::FromEnvironment(*environment, key_env)
+                  : RedactionContext::FromProcessEnvironment(key_env);
+  AuditContext ctx(provider, &secrets, &report);
   if (provider) {
     report.provider_checked = true;
     report.provider_path = provider->config_path;
@@ -245,6 +281,7 @@ Result<AuditReport> AuditAgentConfigs(const std::vector<std::string>& paths,
     AV_RETURN_IF_ERROR(audit_internal::AuditCodex(path, text, &ctx));
   for (const auto& [doc, unused] : ccswitch) audit_internal::AuditCcSwitch(doc, &ctx);
   CheckAgreement(&ctx);
+  ctx.RedactFindings();
   char id[32];
   for (size_t i = 0; i < report.findings.size(); ++i) {
     std::snprintf(id, sizeof id, "F%03zu", i + 1);

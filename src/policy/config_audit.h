@@ -8,6 +8,7 @@
 // Reads the files it is given; any thread.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,12 @@ struct AuditReport {
 };
 
 // `provider` may be null: the files are then compared with each other only (and a note
-// says so). An unreadable or unparsable file is an error, not a finding.
-Result<AuditReport> AuditAgentConfigs(const std::vector<std::string>& paths,
-                                      const ProviderTable* provider);
+// says so). An unreadable or unparsable file is an error, not a finding. `environment`
+// (null: this process's, read now) supplies the secret values no finding may repeat:
+// the variable [provider].key_env names and every secret-named variable
+// (RedactionContext::FromEnvironment); a value equal to one is a key, never a placeholder.
+Result<AuditReport> AuditAgentConfigs(
+    const std::vector<std::string>& paths, const ProviderTable* provider,
+    const std::map<std::string, std::string>* environment = nullptr);
 
 }  // namespace av

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "core/file.h"
+#include "llm/redact.h"
+#include "llm/secret_patterns.h"
 #include "policy/agent_emit.h"
 #include "policy/audit_writers.h"
+#include "policy/secret_scan.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -192,6 +195,134 @@ TEST(ConfigAudit, InvalidRulesAndDuplicateKeysAreFound) {
   EXPECT_TRUE(HasFinding(*r, "claude.invalid_rule", "s.json", 3, "error")) << Dump(*r);
   EXPECT_TRUE(HasFinding(*r, "agent_config.duplicate_key", "s.json", 5, "warning")) << Dump(*r);
   EXPECT_TRUE(HasFinding(*r, "claude.bypass_permissions", "s.json", 5, "error")) << Dump(*r);
+}
+
+}  // namespace
+}  // namespace av
+
+namespace av {
+namespace {
+
+// Every text a finding holds, in all three writers.
+std::string Rendered(const AuditReport& r) {
+  return AuditToMarkdown(r, "audit") + AuditToJson(r, "0", "audit").dump() +
+         AuditToSarif(r, "0").dump();
+}
+
+bool HasRule(const AuditReport& r, const std::string& rule, const std::string& severity) {
+  for (const Finding& f : r.findings) {
+    if (f.rule == rule && SeverityName(f.severity) == severity) return true;
+  }
+  return false;
+}
+
+// A newcomer's ANTHROPIC_AUTH_TOKEN "tt-fake-canary-123456789" was taken for a placeholder
+// (it contains "fake") and printed verbatim on stdout, in --md and in --json, although it
+// was the value of $TAOTOKEN_API_KEY. Words never make a placeholder, and no value of a
+// secret in the environment is ever repeated.
+TEST(ConfigAudit, AKeyThatSaysFakeOrExampleIsStillAKeyAndIsNeverRepeated) {
+  Result<ProviderTable> p = ReadProviderTable(Data("howto/attention-verify/attnverify.toml"));
+  ASSERT_TRUE(p.ok());
+  const std::string key = std::string("tt-") + "fake-canary-" + "123456789";
+  const std::string example = std::string("example-") + "key-0123456789abcdef";
+  const std::string deploy = std::string("dep-") + "fake-example-token-42";
+  testing::TempDir dir;
+  const std::string path = dir.File(".claude/settings.json");
+  std::filesystem::create_directories(dir.File(".claude"));
+  std::ofstream(path) << "{\n  \"env\": {\n    \"ANTHROPIC_BASE_URL\": \"https://taotoken.net/api\",\n"
+                      << "    \"ANTHROPIC_AUTH_TOKEN\": \"" << key << "\",\n"
+                      << "    \"ANTHROPIC_API_KEY\": \"" << example << "\",\n"
+                      << "    \"NOTE\": \"deploy with " << deploy << "\"\n  }\n}\n";
+  const std::map<std::string, std::string> env = {{"TAOTOKEN_API_KEY", key},
+                                                  {"DEPLOY_TOKEN", deploy}};
+  Result<AuditReport> r = AuditAgentConfigs({path}, &*p, &env);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(HasRule(*r, "claude.token_placeholder", "warning")) << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", "settings.json", 4, "error"))
+      << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", "settings.json", 5, "error"))
+      << Dump(*r);
+  bool named = false;
+  for (const Finding& f : r->findings) {
+    named = named || f.message.find("the value of $TAOTOKEN_API_KEY (24 characters)") !=
+                         std::string::npos;
+  }
+  EXPECT_TRUE(named) << "the finding should say whose value the key is";
+  const std::string all = Rendered(*r);
+  for (const std::string& secret : {key, example, deploy}) {
+    EXPECT_EQ(all.find(secret), std::string::npos) << secret << " in\n" << all;
+  }
+}
+
+// Placeholders by shape only: references, upper-case names, words in angle brackets, masks.
+TEST(ConfigAudit, PlaceholdersAreKnownByTheirShapeNotByTheirWords) {
+  for (const char* v : {"", "${TAOTOKEN_API_KEY}", "$TAOTOKEN_API_KEY", "env:TAOTOKEN_API_KEY",
+                        "YOUR_API_KEY", "REPLACE_ME", "<your key>", "sk-ant-xxxxxxxx", "***",
+                        "sk-..."}) {
+    EXPECT_TRUE(LooksLikePlaceholder(v)) << v;
+  }
+  for (const char* v : {"tt-fake-canary-123456789", "example-key-0123", "fake", "dummy-key-1",
+                        "changeme123", "sk-ant-api03-EXAMPLEkey0123456789abcdef", "${A:-sk-x}",
+                        "<sk-ant-api03-aaaa1111>", "your-real-key-9f8e7d"}) {
+    EXPECT_FALSE(LooksLikePlaceholder(v)) << v;
+  }
+  // A value shaped like a placeholder that is a secret's value is a key all the same.
+  Result<ProviderTable> p = ReadProviderTable(Data("howto/attention-verify/attnverify.toml"));
+  ASSERT_TRUE(p.ok());
+  const std::map<std::string, std::string> env = {{"TAOTOKEN_API_KEY", "YOUR_TAOTOKEN_API_KEY"}};
+  Result<AuditReport> r = AuditAgentConfigs({Data("howto/.claude/settings.json")}, &*p, &env);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", "settings.json", 4, "error"))
+      << Dump(*r);
+  EXPECT_EQ(Rendered(*r).find("YOUR_TAOTOKEN_API_KEY"), std::string::npos);
+}
+
+// The audit's scanner missed Slack xoxb- and Hugging Face hf_ tokens that the redaction
+// caught: two hand-written tables. Now one (llm/secret_patterns.h): every row of it is
+// found by both, under the same rule name.
+TEST(ConfigAudit, TheAuditFindsEveryShapeTheRedactionKnows) {
+  const std::map<std::string, std::string> samples = {
+      {"anthropic_key", "sk-ant-api03-" + std::string(40, 'A') + "0a"},
+      {"openai_key", "sk-proj-" + std::string(30, 'b') + "1"},
+      {"aws_access_key", "AKIA" + std::string(12, 'Q') + "7Z3K"},
+      {"aws_secret_key", "aws_secret_access_key = " + std::string(36, 'w') + "9/+a"},
+      {"github_token", "ghp_" + std::string(34, 'e') + "12"},
+      {"slack_token", "xoxb-" + std::string(12, '1') + "-abcDEF"},
+      {"google_api_key", "AIza" + std::string(34, 'g') + "5"},
+      {"huggingface_token", "hf_" + std::string(32, 'h') + "7q"},
+      {"jwt", std::string("eyJhbGciOiJI") + "UzI1NiJ9.eyJzdWIiOiIx" + "MjM0NTY3ODkwIn0.c2lnbmF0dXJl"},
+      {"bearer", "Authorization header Bearer " + std::string(20, 'z') + "9"},
+      {"auth_header", "x-api-key: " + std::string(12, 'k') + "42"},
+      {"private_key", std::string("-----BEGIN ") + "RSA PRIVATE KEY-----\nMIIB\n-----END RSA " +
+                          "PRIVATE KEY-----"},
+  };
+  ASSERT_EQ(samples.size(), SecretPatterns().size());
+  for (const SecretPattern& row : SecretPatterns()) {
+    auto it = samples.find(std::string(row.rule));
+    ASSERT_NE(it, samples.end()) << "no sample for " << row.rule;
+    std::vector<SecretMatch> found = FindSecrets("x " + it->second + " y");
+    bool audit = false;
+    for (const SecretMatch& m : found) audit = audit || m.rule == row.rule;
+    EXPECT_TRUE(audit) << row.rule << " not found by the audit in " << it->second;
+    RedactionResult redacted = RedactSecrets(it->second, RedactionContext());
+    EXPECT_EQ(redacted.by_rule.count(std::string(row.rule)), 1u) << row.rule;
+  }
+  // And in a settings file, as findings that do not repeat the token.
+  testing::TempDir dir;
+  const std::string path = dir.File("settings.json");
+  std::ofstream(path) << "{\n  \"env\": {\n    \"NOTE\": \"" << samples.at("slack_token")
+                      << "\",\n    \"HF\": \"" << samples.at("huggingface_token")
+                      << "\"\n  }\n}\n";
+  const std::map<std::string, std::string> env;
+  Result<AuditReport> r = AuditAgentConfigs({path}, nullptr, &env);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", "settings.json", 3, "error"))
+      << Dump(*r);
+  EXPECT_TRUE(HasFinding(*r, "agent_config.secret_literal", "settings.json", 4, "error"))
+      << Dump(*r);
+  const std::string all = Rendered(*r);
+  EXPECT_EQ(all.find(samples.at("slack_token")), std::string::npos) << all;
+  EXPECT_EQ(all.find(samples.at("huggingface_token")), std::string::npos) << all;
 }
 
 }  // namespace

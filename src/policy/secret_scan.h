@@ -1,9 +1,9 @@
-// Literal secrets in configuration text: the provider issue's gitleaks-style patterns
-// (Anthropic sk-ant-..., OpenAI sk-proj-... and sk-...T3BlbkFJ..., AWS AKIA..., GitHub
-// ghp_..., Google AIza..., JWTs, "Bearer ..." and private key blocks), and which values are
-// placeholders rather than keys. Matched by hand-written scanners (no regex engine on
-// hostile text). When src/llm/redact.h lands, both should share one pattern table; this
-// file says the same thing in the meantime (doc/agent-configs.md). Pure functions.
+// Literal secrets in configuration text, for the agent-config audit: the matches of the
+// one credential table (llm/secret_patterns.h, the same rows the outgoing redaction uses)
+// that are not placeholders, and which values are placeholders rather than keys. A
+// placeholder is told by its shape (`${VAR}`, `YOUR_API_KEY`, `sk-ant-xxxx`), never by a
+// word it contains: "fake" or "example" inside a value does not make it safe to print
+// (doc/agent-configs.md). Pure functions; any thread.
 #pragma once
 
 #include <string>
@@ -13,14 +13,18 @@
 namespace av {
 
 struct SecretMatch {
-  std::string rule;  // "anthropic_api_key", "jwt", ...
+  std::string rule;  // a rule of llm/secret_patterns.h: "anthropic_key", "jwt", ...
   size_t offset = 0, length = 0;
 };
 
+// The table's matches in `text`, earliest first, overlaps merged into the first;
+// matches shaped like placeholders (LooksLikePlaceholder) left out.
 std::vector<SecretMatch> FindSecrets(std::string_view text);
 
-// "${TAOTOKEN_API_KEY}", "$VAR", "env:VAR", "<your key>", "YOUR_API_KEY", "sk-xxxx...",
-// "REPLACE_ME", "changeme", "placeholder", "***", the empty string.
+// By shape only: the empty string; a reference to a variable ("${TAOTOKEN_API_KEY}",
+// "$VAR", "env:VAR"); an upper-case name without digits ("YOUR_API_KEY", "REPLACE_ME");
+// words in angle brackets ("<your key>"); a short prefix followed by a mask of 3 or more
+// x, X, * or . ("sk-ant-xxxx", "***", "sk-..."). Anything else may be a key.
 bool LooksLikePlaceholder(std::string_view value);
 
 // Field names whose value is a credential: key, api_key, apiKey, token, secret, password,
