@@ -1,8 +1,9 @@
 // attnverify ledger: the token ledger (evidence/token_ledger.csv) summed per stage,
 // kernel, model, key or run, with totals: requests, input, output, cache and total
-// tokens, time, cost (doc/formats/token-ledger-csv.md). Rows sharing a request_id count
-// once; a torn or malformed row is a warning on stderr, never counted. Exit 0, or 2 when
-// the ledger is missing or not a ledger.
+// tokens, time, cost (doc/formats/token-ledger-csv.md). Every attempt counts once (its
+// in_flight and outcome rows folded into one); the file is streamed, never held whole; a
+// torn or malformed row is a warning on stderr, never counted. Exit 0, or 2 when the
+// ledger is missing, empty or not a ledger.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -19,7 +20,7 @@ int RunLedger(std::vector<std::string> args) {
   CLI::App app(
       "Sum the token ledger, evidence/token_ledger.csv, one row per request attempt to the\n"
       "pinned provider (doc/formats/token-ledger-csv.md). Input and output stay separate\n"
-      "columns; rows sharing a request_id count once.",
+      "columns; every attempt counts once, whatever request_id the provider gave it.",
       "attnverify ledger");
   std::string config_path = "attention-verify/attnverify.toml";
   std::string ledger_path;
@@ -58,20 +59,24 @@ int RunLedger(std::vector<std::string> args) {
     namespace fs = std::filesystem;
     ledger_path = (fs::path(config_path).parent_path() / "evidence" / "token_ledger.csv").string();
   }
-  Result<Ledger> ledger = ReadLedger(ledger_path);
-  if (!ledger.ok()) {
-    if (ledger.status().code() == StatusCode::kNotFound) {
+  Result<LedgerSummary> summarized = SummarizeLedgerFile(ledger_path, *group, from, to);
+  if (!summarized.ok()) {
+    if (summarized.status().code() == StatusCode::kNotFound) {
       return ReportError(NotFound(ledger_path +
                                   ": no token ledger yet (`attnverify provider check` writes "
                                   "the first row)"));
     }
-    return ReportError(ledger.status());
+    return ReportError(summarized.status());
   }
+  const LedgerSummary& summary = *summarized;
   RedactionContext ctx = RedactionContext::FromProcessEnvironment();
-  for (const std::string& w : ledger->warnings) {
+  for (const std::string& w : summary.warnings) {
     std::fprintf(stderr, "attnverify: warning: %s\n", RedactedText(w, ctx).c_str());
   }
-  LedgerSummary summary = SummarizeLedger(*ledger, *group, from, to);
+  if (summary.warnings_left_out > 0) {
+    std::fprintf(stderr, "attnverify: warning: %lld more warnings like these not shown\n",
+                 static_cast<long long>(summary.warnings_left_out));
+  }
   std::string out = format == "md"    ? RenderLedgerMarkdown(summary)
                     : format == "csv" ? RenderLedgerCsv(summary)
                                       : RenderLedgerJson(summary);

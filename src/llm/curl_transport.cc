@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/version.h"
+#include "llm/termination_signals.h"
 
 namespace av {
 namespace {
@@ -93,8 +94,15 @@ int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
   return 0;
 }
 
+// Called by curl at least once a second while the transfer runs (and after every poll a
+// signal interrupted): a termination signal ends the transfer.
+int OnProgress(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return PendingTerminationSignal() != 0 ? 1 : 0;
+}
+
 TransportError Classify(CURLcode code, bool too_large) {
   if (too_large) return TransportError::kTooLarge;
+  if (code == CURLE_ABORTED_BY_CALLBACK) return TransportError::kInterrupted;
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       return TransportError::kTimeout;
@@ -200,6 +208,8 @@ HttpResponse CurlHttpTransport::Post(const HttpRequest& request) {
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &OnHeader);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &response);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   if (request.trace) {
     curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, &OnDebug);
     curl_easy_setopt(h, CURLOPT_DEBUGDATA, &request);
@@ -214,6 +224,10 @@ HttpResponse CurlHttpTransport::Post(const HttpRequest& request) {
   if (code != CURLE_OK) {
     response.error = Classify(code, sink.too_large);
     response.error_message = error_buffer[0] != 0 ? error_buffer : curl_easy_strerror(code);
+    if (response.error == TransportError::kInterrupted) {
+      response.error_message =
+          "stopped by signal " + std::to_string(PendingTerminationSignal());
+    }
     if (response.error == TransportError::kTooLarge) {
       response.error_message = "the response body passed the " +
                                std::to_string(request.max_response_bytes >> 20) + " MiB cap";

@@ -18,6 +18,8 @@ std::string_view TransportErrorName(TransportError e) {
       return "response_too_large";
     case TransportError::kRefused:
       return "refused_locally";
+    case TransportError::kInterrupted:
+      return "interrupted";
     case TransportError::kOther:
       return "transport";
   }

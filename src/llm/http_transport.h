@@ -39,6 +39,7 @@ enum class TransportError {
   kPinMismatch,  // the server's public key is not pinned_public_key
   kTooLarge,     // the body passed max_response_bytes
   kRefused,      // the transport would not send it (protocol, a cassette miss, ...)
+  kInterrupted,  // SIGINT, SIGTERM or SIGHUP arrived (llm/termination_signals.h)
   kOther,
 };
 

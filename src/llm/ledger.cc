@@ -20,17 +20,7 @@ namespace {
 constexpr size_t kColumns = 22;
 
 std::string CleanField(std::string_view value, const RedactionContext& ctx) {
-  std::string text = RedactedText(value, ctx);
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  if (text.find_first_of(",\"") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
+  return CsvCell(RedactedText(value, ctx));
 }
 
 std::string FormatCost(const std::optional<double>& cost) {
@@ -154,6 +144,26 @@ struct FdCloser {
 
 }  // namespace
 
+std::string CsvCell(std::string_view value) {
+  std::string text(value);
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  // A cell a spreadsheet would evaluate (=cmd|..., +, -, @; tab and CR became blanks
+  // above and are skipped here) is kept as text by a leading quote (OWASP's advice).
+  size_t first = text.find_first_not_of(' ');
+  if (first != std::string::npos && std::string_view("=+-@").find(text[first]) != std::string_view::npos) {
+    text.insert(0, "'");
+  }
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 const std::vector<std::string>& LedgerColumns() {
   static const std::vector<std::string> kNames = {"timestamp",
                                                   "stage",
@@ -267,65 +277,277 @@ Status AppendLedgerRow(const std::string& path, const LedgerRow& row, const Reda
   return Status::Ok();
 }
 
-Result<Ledger> ParseLedger(std::string_view text, const std::string& path) {
-  Ledger ledger;
-  if (text.empty()) return ledger;
-  const std::string header = LedgerHeaderLine();
-  size_t first_end = text.find('\n');
-  if (first_end == std::string_view::npos) {
-    if (std::string_view(header).starts_with(text)) {
-      ledger.torn_tail = true;
-      ledger.warnings.push_back(path + ":1: torn header line (the first append was interrupted)");
-      return ledger;
+namespace {
+
+constexpr size_t kBlockBytes = 1 << 20;
+// No row attnverify writes comes near this; a longer line is not a row, and the reader
+// does not hold more of it than this.
+constexpr size_t kMaxLineBytes = 1 << 20;
+
+std::string_view HeaderWithoutNewline() {
+  static const std::string header = LedgerHeaderLine();
+  return std::string_view(header).substr(0, header.size() - 1);
+}
+
+Status NotALedger(const std::string& path) {
+  return InvalidInput(path +
+                      ":1: not a token ledger (the first line is not the header of "
+                      "doc/formats/token-ledger-csv.md)");
+}
+
+Status EmptyLedger(const std::string& path) {
+  return InvalidInput(path +
+                      ": empty file, not a token ledger (no header line; "
+                      "doc/formats/token-ledger-csv.md)");
+}
+
+// Reads lines after the header and turns each into a row or a warning.
+class LineParser {
+ public:
+  LineParser(const std::string& path, const LedgerScanOptions& options, LedgerScanEnd* end,
+             const std::function<void(const LedgerRow&, int64_t)>& visit)
+      : path_(path), options_(options), end_(end), visit_(visit) {}
+
+  void Warn(std::string message) {
+    if (end_->warnings.size() < options_.max_warnings) {
+      end_->warnings.push_back(std::move(message));
+    } else {
+      ++end_->warnings_left_out;
     }
-    return InvalidInput(path + ":1: not a token ledger (the first line is not the header)");
   }
-  std::string_view first = text.substr(0, first_end);
-  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
-  if (first != std::string_view(header).substr(0, header.size() - 1)) {
-    return InvalidInput(path +
-                        ":1: not a token ledger (the first line is not the header of "
-                        "doc/formats/token-ledger-csv.md)");
-  }
-  int64_t line_no = 1;
-  size_t start = first_end + 1;
-  std::vector<std::string> fields;
-  while (start < text.size()) {
-    ++line_no;
-    size_t end = text.find('\n', start);
-    const bool torn = end == std::string_view::npos;
-    std::string_view line = text.substr(start, (torn ? text.size() : end) - start);
-    start = torn ? text.size() : end + 1;
-    const std::string where = path + ":" + std::to_string(line_no) + ": ";
-    if (torn) {
-      ledger.torn_tail = true;
-      ledger.warnings.push_back(where +
-                                "torn last line (an append was interrupted, e.g. by kill -9); "
-                                "not counted");
-      break;
-    }
+
+  // One complete line (no '\n'), `line_no` > 1.
+  void Line(std::string_view line, int64_t line_no) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
+    if (line.empty()) return;
+    if (!options_.must_contain.empty() &&
+        line.find(options_.must_contain) == std::string_view::npos) {
+      return;
+    }
+    const std::string where = path_ + ":" + std::to_string(line_no) + ": ";
     if (std::any_of(line.begin(), line.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-      ledger.warnings.push_back(where + "malformed row (a control character; attnverify never " +
-                                "writes one); not counted");
-      continue;
+      Warn(where + "malformed row (a control character; attnverify never writes one); " +
+           "not counted");
+      return;
     }
-    if (!SplitCsvLine(line, &fields)) {
-      ledger.warnings.push_back(where + "malformed row (bad quoting or too many fields; " +
-                                "torn by an interrupted append?); not counted");
-      continue;
+    if (!SplitCsvLine(line, &fields_)) {
+      Warn(where + "malformed row (bad quoting or too many fields; torn by an interrupted " +
+           "append?); not counted");
+      return;
     }
-    Result<LedgerRow> row = ParseRow(fields);
+    Result<LedgerRow> row = ParseRow(fields_);
     if (!row.ok()) {
-      ledger.warnings.push_back(where + "malformed row (" + row.status().message() +
-                                "; torn by an interrupted append?); not counted");
-      continue;
+      Warn(where + "malformed row (" + row.status().message() +
+           "; torn by an interrupted append?); not counted");
+      return;
     }
-    ledger.rows.push_back(std::move(row).value());
-    ledger.row_lines.push_back(line_no);
+    visit_(*row, line_no);
   }
+
+  void TooLong(int64_t line_no) {
+    Warn(path_ + ":" + std::to_string(line_no) + ": malformed row (longer than " +
+         std::to_string(kMaxLineBytes >> 20) + " MiB); not counted");
+  }
+
+  void Torn(int64_t line_no) {
+    end_->torn_tail = true;
+    Warn(path_ + ":" + std::to_string(line_no) +
+         ": torn last line (an append was interrupted, e.g. by kill -9); not counted");
+  }
+
+ private:
+  const std::string& path_;
+  const LedgerScanOptions& options_;
+  LedgerScanEnd* end_;
+  const std::function<void(const LedgerRow&, int64_t)>& visit_;
+  std::vector<std::string> fields_;
+};
+
+// The header check on the first bytes of a ledger: Ok, or Ok with a torn header (the
+// first append was interrupted), or not a ledger.
+Status CheckHeader(std::string_view first_bytes, bool whole_file, const std::string& path,
+                   bool* torn_header) {
+  *torn_header = false;
+  if (first_bytes.empty()) return EmptyLedger(path);
+  size_t nl = first_bytes.find('\n');
+  if (nl == std::string_view::npos) {
+    if (whole_file && HeaderWithoutNewline().starts_with(first_bytes)) {
+      *torn_header = true;
+      return Status::Ok();
+    }
+    return NotALedger(path);
+  }
+  std::string_view first = first_bytes.substr(0, nl);
+  if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
+  return first == HeaderWithoutNewline() ? Status::Ok() : NotALedger(path);
+}
+
+}  // namespace
+
+std::string LedgerAttemptKey(const LedgerRow& r) {
+  return r.run_id + "\n" + r.request_sha256 + "\n" + std::to_string(r.attempt) + "\n" +
+         r.timestamp;
+}
+
+void AttemptFolder::Add(const LedgerRow& row, int64_t line) {
+  const std::string key = LedgerAttemptKey(row);
+  if (row.error_type == kLedgerInFlight) {
+    pending_[key].emplace_back(row, line);
+    if (++pending_count_ > kMaxPending) Finish();
+    return;
+  }
+  auto it = pending_.find(key);
+  if (it != pending_.end()) {
+    it->second.erase(it->second.begin());
+    --pending_count_;
+    if (it->second.empty()) pending_.erase(it);
+  }
+  emit_(row, line, false);
+}
+
+void AttemptFolder::Finish() {
+  std::vector<std::pair<LedgerRow, int64_t>> left;
+  left.reserve(pending_count_);
+  for (auto& [key, rows] : pending_) {
+    for (auto& r : rows) left.push_back(std::move(r));
+  }
+  pending_.clear();
+  pending_count_ = 0;
+  std::sort(left.begin(), left.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (const auto& [row, line] : left) emit_(row, line, true);
+}
+
+Result<LedgerScanEnd> ScanLedger(const std::string& path, const LedgerScanOptions& options,
+                                 const std::function<void(const LedgerRow&, int64_t)>& visit) {
+  // O_NONBLOCK: a FIFO in the ledger's place must not hang the open; it is refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFound(path + ": no token ledger");
+    return IoError(Errno("cannot open the token ledger", path));
+  }
+  FdCloser closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return IoError(Errno("cannot stat the token ledger", path));
+  if (!S_ISREG(st.st_mode)) return InvalidInput(path + ": the token ledger is not a regular file");
+  LedgerScanEnd end;
+  end.offset = options.from_offset;
+  end.line = options.from_line;
+  if (options.from_offset > st.st_size) {  // replaced or truncated since: start again
+    end.offset = 0;
+    end.line = 1;
+    end.from_start = true;
+  }
+  {
+    std::string first(LedgerHeaderLine().size() + 1, '\0');  // + 1: a CRLF header
+    ssize_t n = ::pread(fd, first.data(), first.size(), 0);
+    if (n < 0) return IoError(Errno("cannot read the token ledger", path));
+    first.resize(static_cast<size_t>(n));
+    bool torn_header = false;
+    AV_RETURN_IF_ERROR(
+        CheckHeader(first, static_cast<int64_t>(n) == st.st_size, path, &torn_header));
+    if (torn_header) {
+      end.torn_tail = true;
+      end.offset = 0;
+      end.warnings.push_back(path + ":1: torn header line (the first append was interrupted)");
+      return end;
+    }
+    if (end.offset == 0) {
+      end.offset = static_cast<int64_t>(first.find('\n') + 1);
+      end.line = 1;
+    }
+  }
+  LineParser parser(path, options, &end, visit);
+  std::string carry;  // the start of a line that continues in the next block
+  bool skipping = false;  // inside a line longer than kMaxLineBytes
+  std::string block(kBlockBytes, '\0');
+  int64_t at = end.offset;
+  int64_t line_no = end.line;
+  while (true) {
+    ssize_t n = ::pread(fd, block.data(), block.size(), at);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(Errno("cannot read the token ledger", path));
+    }
+    if (n == 0) break;
+    std::string_view data(block.data(), static_cast<size_t>(n));
+    size_t start = 0;
+    while (start < data.size()) {
+      size_t nl = data.find('\n', start);
+      if (nl == std::string_view::npos) {
+        if (!skipping) {
+          carry.append(data.substr(start));
+          if (carry.size() > kMaxLineBytes) {
+            skipping = true;
+            carry.clear();
+          }
+        }
+        break;
+      }
+      ++line_no;
+      if (skipping) {
+        parser.TooLong(line_no);
+        skipping = false;
+      } else if (carry.empty()) {
+        parser.Line(data.substr(start, nl - start), line_no);
+      } else {
+        carry.append(data.substr(start, nl - start));
+        parser.Line(carry, line_no);
+        carry.clear();
+      }
+      start = nl + 1;
+      end.offset = at + static_cast<int64_t>(start);
+      end.line = line_no;
+    }
+    at += n;
+  }
+  if (skipping || !carry.empty()) parser.Torn(line_no + 1);
+  return end;
+}
+
+Result<Ledger> ParseLedger(std::string_view text, const std::string& path) {
+  Ledger ledger;
+  bool torn_header = false;
+  AV_RETURN_IF_ERROR(CheckHeader(text, true, path, &torn_header));
+  if (torn_header) {
+    ledger.torn_tail = true;
+    ledger.warnings.push_back(path + ":1: torn header line (the first append was interrupted)");
+    return ledger;
+  }
+  std::vector<std::pair<LedgerRow, int64_t>> attempts;
+  AttemptFolder folder([&](const LedgerRow& row, int64_t line, bool without_outcome) {
+    attempts.emplace_back(row, line);
+    ledger.without_outcome += without_outcome;
+  });
+  LedgerScanOptions options;
+  options.max_warnings = SIZE_MAX;
+  LedgerScanEnd end;
+  std::function<void(const LedgerRow&, int64_t)> visit = [&](const LedgerRow& r, int64_t line) {
+    folder.Add(r, line);
+  };
+  LineParser parser(path, options, &end, visit);
+  int64_t line_no = 1;
+  size_t start = text.find('\n') + 1;
+  while (start < text.size()) {
+    ++line_no;
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) {
+      parser.Torn(line_no);
+      break;
+    }
+    parser.Line(text.substr(start, nl - start), line_no);
+    start = nl + 1;
+  }
+  folder.Finish();
+  std::stable_sort(attempts.begin(), attempts.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (auto& [row, line] : attempts) {
+    ledger.rows.push_back(std::move(row));
+    ledger.row_lines.push_back(line);
+  }
+  ledger.warnings = std::move(end.warnings);
+  ledger.torn_tail = end.torn_tail;
   return ledger;
 }
 

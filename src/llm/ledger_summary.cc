@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 namespace av {
 namespace {
@@ -25,7 +24,7 @@ std::string KeyOf(const LedgerRow& r, LedgerGroupBy by) {
   return "";
 }
 
-void Add(LedgerGroup& g, const LedgerRow& r) {
+void AddTo(LedgerGroup& g, const LedgerRow& r) {
   ++g.requests;
   if (!r.error_type.empty()) ++g.failed;
   g.input_tokens += r.input_tokens;
@@ -76,16 +75,6 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out + "\"";
-}
-
 nlohmann::json GroupJson(const LedgerGroup& g, bool with_key) {
   nlohmann::json j;
   if (with_key) j["key"] = g.key;
@@ -130,47 +119,63 @@ std::string LedgerGroupByName(LedgerGroupBy by) {
   return "stage";
 }
 
+LedgerSummarizer::LedgerSummarizer(LedgerGroupBy by, std::optional<int64_t> since,
+                                   std::optional<int64_t> until) {
+  s_.by = by;
+  s_.since = since;
+  s_.until = until;
+  s_.totals.key = "total";
+}
+
+void LedgerSummarizer::Add(const LedgerRow& r) {
+  if (s_.since || s_.until) {
+    Result<int64_t> t = ParseRfc3339(r.timestamp);
+    if (!t.ok() || (s_.since && *t < *s_.since) || (s_.until && *t > *s_.until)) {
+      ++s_.outside_window;
+      return;
+    }
+  }
+  if (r.error_type == kLedgerInFlight) ++s_.without_outcome;
+  std::string key = KeyOf(r, s_.by);
+  auto [it, added] = index_.emplace(key, s_.groups.size());
+  if (added) {
+    s_.groups.push_back(LedgerGroup{});
+    s_.groups.back().key = key;
+  }
+  AddTo(s_.groups[it->second], r);
+  AddTo(s_.totals, r);
+}
+
+LedgerSummary LedgerSummarizer::Finish(std::vector<std::string> warnings,
+                                       int64_t warnings_left_out) {
+  s_.warnings = std::move(warnings);
+  s_.warnings_left_out = warnings_left_out;
+  return std::move(s_);
+}
+
 LedgerSummary SummarizeLedger(const Ledger& ledger, LedgerGroupBy by, std::optional<int64_t> since,
                               std::optional<int64_t> until) {
-  LedgerSummary s;
-  s.by = by;
-  s.since = since;
-  s.until = until;
-  s.warnings = ledger.warnings;
-  s.totals.key = "total";
-  std::set<std::string> seen;
-  std::map<std::string, size_t> index;
-  for (const LedgerRow& r : ledger.rows) {
-    if (since || until) {
-      Result<int64_t> t = ParseRfc3339(r.timestamp);
-      if (!t.ok() || (since && *t < *since) || (until && *t > *until)) {
-        ++s.outside_window;
-        continue;
-      }
-    }
-    if (!r.request_id.empty() && !seen.insert(r.request_id).second) {
-      ++s.duplicates;
-      continue;
-    }
-    std::string key = KeyOf(r, by);
-    auto [it, added] = index.emplace(key, s.groups.size());
-    if (added) {
-      s.groups.push_back(LedgerGroup{});
-      s.groups.back().key = key;
-    }
-    Add(s.groups[it->second], r);
-    Add(s.totals, r);
-  }
-  return s;
+  LedgerSummarizer sum(by, since, until);
+  for (const LedgerRow& r : ledger.rows) sum.Add(r);
+  return sum.Finish(ledger.warnings);
+}
+
+Result<LedgerSummary> SummarizeLedgerFile(const std::string& path, LedgerGroupBy by,
+                                          std::optional<int64_t> since,
+                                          std::optional<int64_t> until) {
+  LedgerSummarizer sum(by, since, until);
+  AttemptFolder folder([&](const LedgerRow& row, int64_t, bool) { sum.Add(row); });
+  AV_ASSIGN_OR_RETURN(LedgerScanEnd end,
+                      ScanLedger(path, LedgerScanOptions{},
+                                 [&](const LedgerRow& row, int64_t line) { folder.Add(row, line); }));
+  folder.Finish();
+  return sum.Finish(std::move(end.warnings), end.warnings_left_out);
 }
 
 int64_t TokensSpentByRun(const Ledger& ledger, const std::string& run_id) {
-  std::set<std::string> seen;
   int64_t total = 0;
   for (const LedgerRow& r : ledger.rows) {
-    if (r.run_id != run_id) continue;
-    if (!r.request_id.empty() && !seen.insert(r.request_id).second) continue;
-    total += r.total_tokens;
+    if (r.run_id == run_id) total += r.total_tokens;
   }
   return total;
 }
@@ -194,8 +199,10 @@ std::string RenderLedgerMarkdown(const LedgerSummary& s) {
   std::string keys;
   for (const std::string& k : s.totals.key_ids) keys += (keys.empty() ? "" : ", ") + k;
   out += "\nkeys: " + (keys.empty() ? std::string("-") : keys);
-  if (s.duplicates > 0) {
-    out += "; " + std::to_string(s.duplicates) + " rows with a repeated request_id not counted";
+  if (s.without_outcome > 0) {
+    out += "; " + std::to_string(s.without_outcome) +
+           " attempts without an outcome row (the process died in flight; tokens unknown, "
+           "counted as 0)";
   }
   if (s.outside_window > 0) {
     out += "; " + std::to_string(s.outside_window) + " rows outside --since/--until";
@@ -210,7 +217,7 @@ std::string RenderLedgerCsv(const LedgerSummary& s) {
   auto row = [&](const LedgerGroup& g) {
     char cost[64] = "";
     if (g.unpriced != g.requests) std::snprintf(cost, sizeof cost, "%.6f", g.cost_usd);
-    out += CsvField(g.key) + "," + std::to_string(g.requests) + "," + std::to_string(g.failed) +
+    out += CsvCell(g.key) + "," + std::to_string(g.requests) + "," + std::to_string(g.failed) +
            "," + std::to_string(g.input_tokens) + "," + std::to_string(g.output_tokens) + "," +
            std::to_string(g.cache_read_tokens) + "," + std::to_string(g.cache_creation_tokens) +
            "," + std::to_string(g.total_tokens) + "," + std::to_string(g.latency_ms) + "," + cost +
@@ -227,11 +234,12 @@ std::string RenderLedgerJson(const LedgerSummary& s) {
   j["groups"] = nlohmann::json::array();
   for (const LedgerGroup& g : s.groups) j["groups"].push_back(GroupJson(g, true));
   j["totals"] = GroupJson(s.totals, false);
-  j["duplicates_not_counted"] = s.duplicates;
+  j["attempts_without_outcome"] = s.without_outcome;
   j["outside_window"] = s.outside_window;
   j["since"] = s.since ? nlohmann::json(FormatRfc3339Utc(*s.since)) : nlohmann::json(nullptr);
   j["until"] = s.until ? nlohmann::json(FormatRfc3339Utc(*s.until)) : nlohmann::json(nullptr);
   j["warnings"] = s.warnings;
+  j["warnings_left_out"] = s.warnings_left_out;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

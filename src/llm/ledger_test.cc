@@ -227,3 +227,107 @@ TEST(LedgerTest, Rfc3339) {
 
 }  // namespace
 }  // namespace av
+
+namespace av {
+namespace {
+
+// L1: an empty token_ledger.csv was read as a valid ledger with zero totals.
+TEST(LedgerTest, AnEmptyFileIsNotALedger) {
+  Result<Ledger> parsed = ParseLedger("", "l.csv");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("l.csv: empty file, not a token ledger"),
+            std::string::npos)
+      << parsed.status().message();
+  TempDir dir;
+  const std::string path = dir.File("token_ledger.csv");
+  ASSERT_TRUE(WriteFileAtomically(path, "").ok());
+  Result<LedgerScanEnd> scanned =
+      ScanLedger(path, LedgerScanOptions{}, [](const LedgerRow&, int64_t) {});
+  ASSERT_FALSE(scanned.ok());
+  EXPECT_EQ(scanned.status().code(), StatusCode::kInvalidInput);
+  // The writer still starts a ledger in an empty file (created, header not yet written).
+  ASSERT_TRUE(AppendLedgerRow(path, SampleRow(1), RedactionContext()).ok());
+  EXPECT_TRUE(ReadLedger(path).ok());
+}
+
+// L1: a gateway's request-id "=cmd|' /C calc'!A0" became a formula cell in
+// token_ledger.csv.
+TEST(LedgerTest, CellsThatASpreadsheetWouldRunAreWrittenAsText) {
+  LedgerRow r = SampleRow(1);
+  r.request_id = "=cmd|' /C calc'!A0";
+  r.stage = "+SUM(A1)";
+  r.kernel = "@x";
+  r.model = "\t=1";
+  r.report_file = "-2+3";
+  std::string line = FormatLedgerLine(r, RedactionContext());
+  EXPECT_NE(line.find(",'=cmd|' /C calc'!A0,"), std::string::npos) << line;
+  EXPECT_NE(line.find(",'+SUM(A1),'@x,' =1,"), std::string::npos) << line;
+  EXPECT_NE(line.find(",'-2+3,"), std::string::npos) << line;
+  for (size_t at = line.find(','); at != std::string::npos; at = line.find(',', at + 1)) {
+    EXPECT_EQ(std::string("=+-@\t\r").find(line[at + 1]), std::string::npos) << line;
+  }
+  Result<Ledger> back = ParseLedger(LedgerHeaderLine() + line, "l.csv");
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->rows.size(), 1u);
+  EXPECT_EQ(back->rows[0].request_id, "'=cmd|' /C calc'!A0");
+  EXPECT_EQ(CsvCell("a,=b"), "\"a,=b\"");  // only the first character matters
+  EXPECT_EQ(CsvCell("\"=x\""), "\"\"\"=x\"\"\"");  // a value starting with '"' is text
+}
+
+// N8: the budget check and `ledger` read the whole file into memory. The streaming reader
+// resumes at the offset it stopped at, skips lines without the filter text unparsed, and
+// sees rows appended since.
+TEST(LedgerTest, AScanResumesWhereItStoppedAndSkipsOtherRuns) {
+  TempDir dir;
+  const std::string path = dir.File("token_ledger.csv");
+  RedactionContext ctx;
+  for (int i = 0; i < 5; ++i) {
+    LedgerRow r = SampleRow(i);
+    r.run_id = i % 2 == 0 ? "run-even" : "run-odd";
+    ASSERT_TRUE(AppendLedgerRow(path, r, ctx).ok());
+  }
+  LedgerScanOptions options;
+  options.must_contain = "run-even";
+  std::vector<int64_t> lines;
+  auto visit = [&](const LedgerRow& r, int64_t line) {
+    EXPECT_EQ(r.run_id, "run-even");
+    lines.push_back(line);
+  };
+  Result<LedgerScanEnd> end = ScanLedger(path, options, visit);
+  ASSERT_TRUE(end.ok()) << end.status().message();
+  EXPECT_EQ(lines, (std::vector<int64_t>{2, 4, 6}));
+  EXPECT_EQ(end->line, 6);
+  LedgerRow later = SampleRow(9);
+  later.run_id = "run-even";
+  ASSERT_TRUE(AppendLedgerRow(path, later, ctx).ok());
+  options.from_offset = end->offset;
+  options.from_line = end->line;
+  lines.clear();
+  Result<LedgerScanEnd> again = ScanLedger(path, options, visit);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(lines, (std::vector<int64_t>{7}));
+  EXPECT_FALSE(again->from_start);
+}
+
+// A hostile ledger: a 3 MiB line and 1,000 malformed rows. The reader holds at most 1 MiB
+// of a line and 100 warnings, counts the rest, and still reads the good row after them.
+TEST(LedgerTest, AHostileLedgerCostsBoundedMemory) {
+  TempDir dir;
+  const std::string path = dir.File("token_ledger.csv");
+  std::string text = LedgerHeaderLine() + std::string(3 << 20, 'x') + "\n";
+  for (int i = 0; i < 1000; ++i) text += "x,y\n";
+  text += FormatLedgerLine(SampleRow(7), RedactionContext());
+  ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+  int rows = 0;
+  Result<LedgerScanEnd> end =
+      ScanLedger(path, LedgerScanOptions{}, [&](const LedgerRow&, int64_t) { ++rows; });
+  ASSERT_TRUE(end.ok()) << end.status().message();
+  EXPECT_EQ(rows, 1);
+  ASSERT_EQ(end->warnings.size(), 100u);
+  EXPECT_NE(end->warnings[0].find(":2: malformed row (longer than 1 MiB)"), std::string::npos)
+      << end->warnings[0];
+  EXPECT_EQ(end->warnings_left_out, 901);
+}
+
+}  // namespace
+}  // namespace av

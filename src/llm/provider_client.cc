@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <ctime>
 #include <filesystem>
 #include <random>
@@ -14,6 +15,7 @@
 #include "llm/ledger_summary.h"
 #include "llm/redact.h"
 #include "llm/retry.h"
+#include "llm/termination_signals.h"
 
 namespace av {
 namespace {
@@ -151,14 +153,51 @@ ProviderClient::ProviderClient(const ProviderConfig& config, ProviderClientOptio
       return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
     };
   }
+  // The budget matches rows by run_id as the ledger holds it (a run id starting with '='
+  // is written as "'=..."); a round trip through the writer and the reader gives it.
+  LedgerRow probe;
+  probe.timestamp = "2026-01-01T00:00:00Z";
+  probe.run_id = options_.run_id;
+  Result<Ledger> back =
+      ParseLedger(LedgerHeaderLine() + FormatLedgerLine(probe, RedactionContext()), "probe");
+  ledger_run_id_ = back.ok() && back->rows.size() == 1 ? back->rows[0].run_id : options_.run_id;
 }
 
-Status ProviderClient::CheckBudget(int64_t estimate, int max_tokens) const {
-  Result<Ledger> ledger = ReadLedger(options_.ledger_path);
-  if (!ledger.ok() && ledger.status().code() != StatusCode::kNotFound) {
-    return InvalidInput("cannot enforce the token budget: " + ledger.status().message());
+Result<int64_t> ProviderClient::TokensSpentSoFar() {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(options_.ledger_path, ec);
+  // No ledger yet, or one created by another process that has not written its header:
+  // nothing is spent in it.
+  if (ec || size == 0) {
+    if (ec && std::filesystem::exists(options_.ledger_path)) {
+      return InvalidInput(options_.ledger_path + ": " + ec.message());
+    }
+    budget_ = BudgetCursor{};
+    return int64_t{0};
   }
-  const int64_t spent = ledger.ok() ? TokensSpentByRun(*ledger, options_.run_id) : 0;
+  LedgerScanOptions scan;
+  scan.from_offset = budget_.offset;
+  scan.from_line = budget_.line;
+  scan.must_contain = ledger_run_id_;
+  scan.max_warnings = 0;
+  int64_t added = 0;
+  AV_ASSIGN_OR_RETURN(LedgerScanEnd end,
+                      ScanLedger(options_.ledger_path, scan, [&](const LedgerRow& row, int64_t) {
+                        if (row.run_id == ledger_run_id_) added += row.total_tokens;
+                      }));
+  if (end.from_start) budget_.spent = 0;
+  budget_.spent += added;
+  budget_.offset = end.offset;
+  budget_.line = end.line;
+  return budget_.spent;
+}
+
+Status ProviderClient::CheckBudget(int64_t estimate, int max_tokens) {
+  Result<int64_t> spent_so_far = TokensSpentSoFar();
+  if (!spent_so_far.ok()) {
+    return InvalidInput("cannot enforce the token budget: " + spent_so_far.status().message());
+  }
+  const int64_t spent = *spent_so_far;
   if (spent + estimate + max_tokens > config_.max_total_tokens_per_run) {
     return InvalidInput("run " + options_.run_id + " has spent " + std::to_string(spent) +
                         " tokens; this request (about " + std::to_string(estimate) + " in, up to " +
@@ -245,7 +284,25 @@ Result<CompletionResult> ProviderClient::Complete(const CompletionRequest& reque
       if (!budget.ok()) return fail(budget.message());
     }
     const std::string timestamp = FormatRfc3339Utc(NowUnix());
-    HttpResponse response = options_.transport->Post(http);
+    // From here to the outcome row, a termination signal stops the transfer and is
+    // raised again once the row is written (when `signals` ends, on every path out).
+    std::optional<ScopedTerminationSignals> signals;
+    HttpResponse response;
+    if (!options_.replay) {
+      signals.emplace();
+      // Before anything is sent: an attempt killed in flight (kill -9) keeps this row.
+      LedgerRow in_flight = MakeRow(request, result, HttpResponse{}, RetryDecision{},
+                                    InvalidInput("no answer yet"), timestamp, attempt);
+      in_flight.error_type = kLedgerInFlight;
+      Status st = AppendLedgerRow(options_.ledger_path, in_flight, ctx);
+      if (!st.ok()) return fail(st.message() + "; nothing was sent");
+    }
+    if (int sig = PendingTerminationSignal(); sig != 0) {
+      response.error = TransportError::kInterrupted;
+      response.error_message = "stopped by signal " + std::to_string(sig) + " before sending";
+    } else {
+      response = options_.transport->Post(http);
+    }
     RetryDecision decision = DecideRetry(response, attempt, policy, options_.jitter(), NowUnix());
     Result<ChatResponse> parsed = InvalidInput("no answer");
     if (decision.success) {

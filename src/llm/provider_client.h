@@ -1,9 +1,11 @@
 // ProviderClient: the one way attnverify asks the pinned provider anything. Each call
 // checks the environment (fail closed), reads the key from key_env at that moment,
 // redacts the prompt (or refuses it), refuses locally what the limits and the ledger's
-// budget forbid, sends through an HttpTransport, retries by error type, appends one
-// ledger row per attempt, and returns the normalised answer. Nothing it returns or
-// writes holds a secret it knows of. One call at a time per object.
+// budget forbid, sends through an HttpTransport, retries by error type, and returns the
+// normalised answer. Every attempt appends an in_flight ledger row before it is sent
+// and its outcome row after (SIGINT/SIGTERM/SIGHUP stop the transfer and are recorded as
+// `interrupted`, then take their course). Nothing it returns or writes holds a secret it
+// knows of. One call at a time per object.
 #pragma once
 
 #include <cstdint>
@@ -74,7 +76,10 @@ class ProviderClient {
   const std::string& ledger_path() const { return options_.ledger_path; }
 
  private:
-  Status CheckBudget(int64_t estimate, int max_tokens) const;
+  Status CheckBudget(int64_t estimate, int max_tokens);
+  // The run's total_tokens in the ledger, reading only what was appended since the last
+  // call (the file is append-only; a shorter file is read again from the start).
+  Result<int64_t> TokensSpentSoFar();
   HttpRequest MakeHttpRequest(const std::string& body, const std::string& key) const;
   LedgerRow MakeRow(const CompletionRequest& request, const CompletionResult& result,
                     const HttpResponse& response, const RetryDecision& decision,
@@ -83,6 +88,13 @@ class ProviderClient {
 
   const ProviderConfig& config_;
   ProviderClientOptions options_;
+  // The budget's place in the ledger: how far it was read, and the run's sum up to there.
+  struct BudgetCursor {
+    int64_t offset = 0;
+    int64_t line = 1;
+    int64_t spent = 0;
+  } budget_;
+  std::string ledger_run_id_;  // run_id as a ledger row reads back (CsvCell may change it)
 };
 
 // "20261201T093000Z-3f9a1c": UTC start time and 24 random bits.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/ledger.h"
+#include "llm/provider_server_test_util.h"
 #include "testing/test_util.h"
 
 namespace av {
@@ -281,6 +282,96 @@ TEST_F(ProviderClientTest, TheRunBudgetIsEnforcedFromTheLedger) {
   EXPECT_EQ(Rows().size(), 2u);
   run_id_ = "run-test-2";  // another run has its own budget
   EXPECT_TRUE(Ask({MakeHttpResponse(200, kAnthropicOk)}, q).ok());
+}
+
+// LiteLLM's mock gives every answer the same id; the budget summed the run's rows with
+// that id once, and a request the limit should have refused was sent.
+TEST_F(ProviderClientTest, TheBudgetCountsEveryAttemptWhenTheProviderRepeatsItsAnswerId) {
+  Load("max_total_tokens_per_run = 150\n");
+  CompletionRequest q;
+  q.max_tokens = 64;
+  const HttpResponse same = MakeHttpResponse(200, kAnthropicOk, {{"request-id", "msg_same"}});
+  ASSERT_TRUE(Ask({same}, q).ok());
+  ASSERT_TRUE(Ask({same}, q).ok());
+  Result<CompletionResult> r = Ask({same}, q);
+  ASSERT_FALSE(r.ok()) << "the third request was sent although 68 tokens were spent";
+  EXPECT_NE(r.status().message().find("has spent 68 tokens"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(Rows().size(), 2u);
+}
+
+// The budget reads the ledger once and then only what was appended: rows another writer
+// adds between two requests of one client still count.
+TEST_F(ProviderClientTest, TheBudgetSeesRowsAppendedBetweenRequestsOfOneClient) {
+  Load("max_total_tokens_per_run = 150\n");
+  transport_ = std::make_unique<FakeHttpTransport>(
+      [](const HttpRequest&) { return MakeHttpResponse(200, kAnthropicOk); });
+  ProviderClientOptions o;
+  o.transport = transport_.get();
+  o.run_id = run_id_;
+  o.environment = [this] { return env_; };
+  o.sleep = [](int64_t) {};
+  ProviderClient client(config_, o);
+  CompletionRequest q;
+  q.stage = "connectivity";
+  q.max_tokens = 64;
+  q.messages = {{"user", "what does split-k do?"}};
+  ASSERT_TRUE(client.Complete(q).ok());  // 34 spent
+  LedgerRow other;
+  other.timestamp = "2026-12-01T09:30:00Z";
+  other.run_id = run_id_;
+  other.total_tokens = 60;
+  ASSERT_TRUE(AppendLedgerRow(client.ledger_path(), other, RedactionContext()).ok());
+  Result<CompletionResult> r = client.Complete(q);  // 94 + about 32 in + 64 out > 150
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("has spent 94 tokens"), std::string::npos)
+      << r.status().message();
+}
+
+// A run id that starts like a formula is written as "'=..." (CsvCell); the budget must
+// still find the run's rows.
+TEST_F(ProviderClientTest, ARunIdShapedLikeAFormulaIsStillBudgeted) {
+  Load("max_total_tokens_per_run = 150\n");
+  run_id_ = "=run-formula";
+  CompletionRequest q;
+  q.max_tokens = 64;
+  ASSERT_TRUE(Ask({MakeHttpResponse(200, kAnthropicOk)}, q).ok());
+  ASSERT_TRUE(Ask({MakeHttpResponse(200, kAnthropicOk)}, q).ok());
+  EXPECT_FALSE(Ask({MakeHttpResponse(200, kAnthropicOk)}, q).ok());
+}
+
+// The row that stands for an attempt killed in flight must exist before anything is sent.
+TEST_F(ProviderClientTest, TheInFlightRowIsOnDiskBeforeTheRequestIsSent) {
+  const std::string path = dir_.File("pkg/evidence/token_ledger.csv");
+  std::string seen_at_send;
+  transport_ = std::make_unique<FakeHttpTransport>([&](const HttpRequest&) {
+    seen_at_send = testing::ReadAll(path);
+    return MakeHttpResponse(200, kAnthropicOk, {{"request-id", "req_1"}});
+  });
+  ProviderClientOptions o;
+  o.transport = transport_.get();
+  o.run_id = run_id_;
+  o.environment = [this] { return env_; };
+  ProviderClient client(config_, o);
+  CompletionRequest q;
+  q.stage = "connectivity";
+  q.messages = {{"user", "what does split-k do?"}};
+  ASSERT_TRUE(client.Complete(q).ok());
+  Result<Ledger> at_send = ParseLedger(seen_at_send, path);
+  ASSERT_TRUE(at_send.ok()) << at_send.status().message();
+  ASSERT_EQ(at_send->rows.size(), 1u);
+  EXPECT_EQ(at_send->rows[0].error_type, kLedgerInFlight);
+  EXPECT_EQ(at_send->rows[0].run_id, run_id_);
+  EXPECT_EQ(at_send->rows[0].total_tokens, 0);
+  EXPECT_EQ(at_send->without_outcome, 1);
+  // After the answer: two rows on disk, one attempt when read.
+  std::string after = testing::ReadAll(path);
+  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 3);
+  std::vector<LedgerRow> rows = Rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].error_type, "");
+  EXPECT_EQ(rows[0].request_id, "req_1");
+  EXPECT_EQ(rows[0].total_tokens, 34);
 }
 
 TEST_F(ProviderClientTest, EnvironmentFailuresSendNothing) {

@@ -8,6 +8,7 @@
 
 #include "llm/curl_transport.h"
 #include "llm/ledger.h"
+#include "llm/ledger_summary.h"
 #include "llm/provider_client.h"
 #include "llm/provider_server_test_util.h"
 
@@ -137,6 +138,34 @@ TEST_F(ProviderHttpTest, OverloadedThenUnavailableThenAnswered) {
   EXPECT_EQ(rows[1].error_type, "server_error");
   EXPECT_EQ(rows[1].http_status, 503);
   EXPECT_EQ(rows[2].error_type, "");
+}
+
+// LiteLLM's Anthropic mock sends no request-id header and the same message id in every
+// answer: 7 requests counted as 1 (2,598 of 18,186 tokens), and the run budget let through
+// a request it should have refused. Every attempt is its own row and counts.
+TEST_F(ProviderHttpTest, AGatewayThatRepeatsItsAnswerIdHasEveryAttemptCounted) {
+  SERVE_OR_SKIP(json::array({{{"reply", "anthropic"},
+                              {"id", "msg_013Zva2CMHLNnXjNJJKqJ2EF"},
+                              {"headers", {{"request-id", ""}}},
+                              {"usage", {{"input_tokens", 2095}, {"output_tokens", 503}}}}}));
+  const std::string budget = "max_total_tokens_per_run = 6000\n";
+  ASSERT_TRUE(Ask(budget).ok());
+  ASSERT_TRUE(Ask(budget).ok());
+  // 5,196 spent + about 20 in + 64 out is under 6,000; 7,794 after the third is not.
+  ASSERT_TRUE(Ask(budget).ok());
+  Result<CompletionResult> refused = Ask(budget);
+  ASSERT_FALSE(refused.ok()) << "sent although the run had spent 7,794 of 6,000 tokens";
+  EXPECT_NE(refused.status().message().find("has spent 7794 tokens"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(server_.Requests().size(), 3u);
+  std::vector<LedgerRow> rows = Rows();
+  ASSERT_EQ(rows.size(), 3u);
+  for (const LedgerRow& r : rows) EXPECT_EQ(r.request_id, "msg_013Zva2CMHLNnXjNJJKqJ2EF");
+  Result<LedgerSummary> s =
+      SummarizeLedgerFile(dir_.File("pkg/evidence/token_ledger.csv"), LedgerGroupBy::kStage);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->totals.requests, 3);
+  EXPECT_EQ(s->totals.total_tokens, 3 * 2598);
 }
 
 TEST_F(ProviderHttpTest, ServiceUnavailableUntilGivingUp) {
