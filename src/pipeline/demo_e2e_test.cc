@@ -122,6 +122,18 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
                      " verify-package --config attention-verify/attnverify.toml")
                 .exit_code,
             0);
+  // A report made on one machine must read right on another: acceptance.md after `run`
+  // carried this machine's absolute config path in its verify lines.
+  for (const char* name : {"acceptance.md", "acceptance.json", "acceptance.sarif"}) {
+    Result<std::string> text = ReadFileToString(repo_ + "/attention-verify/reports/" + name);
+    ASSERT_TRUE(text.ok()) << name;
+    EXPECT_EQ(text->find(dir_.path()), std::string::npos)
+        << name << " names this machine's folder " << dir_.path();
+  }
+  // Code scanning sees the rejection: the FAIL items are errors in the SARIF.
+  Result<std::string> sarif = ReadFileToString(repo_ + "/attention-verify/reports/acceptance.sarif");
+  ASSERT_TRUE(sarif.ok());
+  EXPECT_NE(sarif->find("checklist/2.causal_alignment"), std::string::npos);
 
   ASSERT_EQ(RunShell(fix_).exit_code, 0);
   report = Run("HEAD~2", &rc);

@@ -7,6 +7,7 @@
 
 #include "core/shell_quote.h"
 #include "report/checklist_internal.h"
+#include "report/checklist_portable.h"
 #include "report/checklist_table.h"
 
 namespace av {
@@ -309,6 +310,11 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   report.perf = checklist::PerfBars(ctx);
   report.heatmaps = ev.heatmaps;
   DecideVerdict(cfg, &report);
+  // Named as the reader's machine will name them: the package's paths relative, whatever
+  // machine the stages ran on.
+  checklist::PortableReport(given_cfg.package_dir,
+                            std::filesystem::path(given_cfg.path).filename().string(), cfg.path,
+                            &report);
   return report;
 }
 

@@ -3,6 +3,7 @@
 // profiled occupancy and registers beside it. Without perf.json, or without enough launches,
 // both are MISSING with the command that collects them; never PASS on nothing.
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "profile/gates.h"
@@ -105,7 +106,13 @@ std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
     // Where the figures came from: the imported exports, so a reader sees an EXAMPLE file.
     std::set<std::string> sources;
     for (const profile::KernelProfile& k : ctx.ev.perf_doc->kernels) {
-      sources.insert(k.label + ": " + k.source_file + " (" + k.tool + ", " + k.tool_version +
+      // A file outside the package is named by its name alone: its folder is the importing
+      // machine's, and the sha256 identifies it.
+      std::string source = k.source_file;
+      const std::string package = ctx.cfg.package_dir + "/";
+      if (std::filesystem::path(source).is_absolute() && source.rfind(package, 0) != 0)
+        source = std::filesystem::path(source).filename().string() + ", outside the package";
+      sources.insert(k.label + ": " + source + " (" + k.tool + ", " + k.tool_version +
                      ", sha256 " + k.source_sha256.substr(0, 12) + ")");
     }
     for (const std::string& src : sources) c.details.push_back("imported from " + src);
