@@ -296,6 +296,7 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   report.coverage = checklist::ComputeCoverage(ctx);
 
   std::vector<Check> checks = JudgeItems(ctx, 1, 7);
+  checklist::DemoteNarrowedPasses(ctx, &checks, &report.warnings);
   LinkAttributions(&checks);
   DedupeCitations(&checks);
   ctx.uncited = DropUncited(&checks);

@@ -136,6 +136,17 @@ enum MaskCategory : int {
 
 // ---- the judges of the check table (checklist_table.cc lists which row uses which) ----
 // Item 1 (checklist_numerics.cc).
+// Why numerics.json is narrower than the sweep it names (a filter, a shard, a merge with
+// missing shards, fewer cases than summary.cases_total, a verdict of fail its cases do not
+// explain): "evidence/numerics.json is narrower than its sweep: ..."; "" when it is not.
+std::string NarrowedNumerics(const NumericsEvidence& n);
+// On narrowed numerics evidence no check of items 1-7 that cites it passes: each PASS
+// becomes MISSING saying why, each FAIL stays FAIL with a note, and `warnings` gets one
+// line for the whole report (doc/report.md, "A narrower sweep").
+void DemoteNarrowedPasses(const Context& ctx, std::vector<Check>* checks,
+                          std::vector<std::string>* warnings);
+// 1.sweep_complete: PASS when numerics.json holds the whole sweep, else MISSING.
+std::optional<Check> JudgeSweepComplete(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeBaseCases(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeDtypes(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeSoftmaxStability(const Context& ctx, const CheckDef& def);

@@ -62,7 +62,95 @@ std::string AttributionSummary(const Context& ctx,
   return out.empty() ? out : out + ")";
 }
 
+// The checks that compare files rather than judge the kernel: they may pass on a narrowed
+// sweep (1.junit_agrees: pytest's verdicts agree with the cases the file holds).
+bool JudgesTheKernel(const std::string& id) {
+  return id != "1.sweep_complete" && id != "1.junit_agrees";
+}
+
 }  // namespace
+
+std::string NarrowedNumerics(const NumericsEvidence& n) {
+  std::vector<std::string> why;
+  std::set<std::string> ids;
+  for (const NumericsCase& c : n.cases) ids.insert(c.id);
+  // Files of schema /1 (and records built by hand) may lack the summary: only what they
+  // do say counts against them.
+  const bool v2 = n.schema == kNumericsJsonSchema;
+  const int64_t total = n.summary.cases_total;
+  if (v2 && total <= 0) why.push_back("it does not record how many cases its sweep has");
+  if (total > 0 && static_cast<int64_t>(ids.size()) < total) {
+    why.push_back("it holds " + std::to_string(ids.size()) + " of the " + std::to_string(total) +
+                  " cases of its sweep" + (n.config.shapes.empty() ? "" : " (" + n.config.shapes + ")"));
+  }
+  if (!n.filter.empty()) why.push_back("it ran with --filter \"" + n.filter + "\"");
+  if (!n.shard.missing.empty()) {
+    // A merged file's own shard is 0/1; the merged shards' count is in merged_from.
+    const int64_t count =
+        n.shard.merged_from.empty() ? n.shard.count : n.shard.merged_from.front().count;
+    std::string list;
+    for (int64_t m : n.shard.missing)
+      list += (list.empty() ? "" : ", ") + std::to_string(m) + "/" + std::to_string(count);
+    why.push_back("shard(s) " + list + " are missing from the merge");
+  } else if (!n.shard.merged && n.shard.count > 1) {
+    why.push_back("it is shard " + std::to_string(n.shard.index) + "/" +
+                  std::to_string(n.shard.count) + " of the sweep, not merged");
+  }
+  if (why.empty() && v2 && n.verdict == CaseVerdict::kFail && !n.cases.empty() &&
+      std::all_of(n.cases.begin(), n.cases.end(), [](const NumericsCase& c) { return c.passed(); })) {
+    why.push_back("its own verdict is fail though every case it holds passed");
+  }
+  if (why.empty()) return "";
+  std::string out = n.file.path + " is narrower than its sweep: ";
+  for (size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];
+  return out;
+}
+
+void DemoteNarrowedPasses(const Context& ctx, std::vector<Check>* checks,
+                          std::vector<std::string>* warnings) {
+  if (!ctx.ev.numerics) return;
+  const std::string why = NarrowedNumerics(*ctx.ev.numerics);
+  if (why.empty()) return;
+  const std::string& file = ctx.ev.numerics->file.path;
+  std::vector<std::string> demoted;
+  for (Check& c : *checks) {
+    if (!JudgesTheKernel(c.id)) continue;
+    if (std::none_of(c.citations.begin(), c.citations.end(),
+                     [&](const Citation& x) { return x.file == file; })) {
+      continue;
+    }
+    if (c.status == CheckStatus::kPass) {
+      c.status = CheckStatus::kMissing;
+      c.summary = "not judged on a narrowed sweep (" + why + "); on the cases it holds: " +
+                  c.summary;
+      c.missing_command = ctx.numerics_cmd;
+      demoted.push_back(c.id);
+    } else if (c.status == CheckStatus::kFail) {
+      c.details.push_back("judged on a narrowed sweep (" + why +
+                          "): the failures stand; the whole sweep may show more");
+    }
+  }
+  warnings->push_back(why + ". No check passes on it" +
+                      (demoted.empty() ? "" : " (MISSING: " + JoinList(demoted) + ")") +
+                      "; its failures still count. Run the whole sweep: `" + ctx.numerics_cmd +
+                      "`");
+}
+
+std::optional<Check> JudgeSweepComplete(const Context& ctx, const CheckDef& def) {
+  if (!ctx.ev.numerics) return std::nullopt;  // 1.base_cases says why
+  const NumericsEvidence& n = *ctx.ev.numerics;
+  const std::string why = NarrowedNumerics(n);
+  if (!why.empty()) return Missing(def, why + "; run the whole sweep", ctx.numerics_cmd);
+  const int64_t total = n.summary.cases_total;
+  Check c = MakeCheck(
+      def, CheckStatus::kPass,
+      total > 0 ? "all " + Plural(static_cast<size_t>(total), "case", "cases") + " of the sweep" +
+                      (n.config.shapes.empty() ? "" : " (" + n.config.shapes + ")") + " judged"
+                : Plural(n.cases.size(), "case", "cases") + " judged (" + n.file.path +
+                      " does not record its sweep's size)");
+  c.citations.push_back(Cite(n.file));
+  return c;
+}
 
 std::optional<Check> JudgeBaseCases(const Context& ctx, const CheckDef& def) {
   if (!ctx.ev.numerics) return NoNumerics(ctx, def);
@@ -274,6 +362,11 @@ std::vector<std::string> NumericsNotes(const Context& ctx) {
   std::vector<std::string> out;
   if (!ctx.ev.numerics) return out;
   const NumericsEvidence& n = *ctx.ev.numerics;
+  if (n.summary.cases_total > 0) {
+    out.push_back("sweep: " + n.file.path + " holds " + std::to_string(n.cases.size()) + " of the " +
+                  std::to_string(n.summary.cases_total) + " cases of " +
+                  (n.config.shapes.empty() ? std::string("its shapes.json") : n.config.shapes));
+  }
   if (!n.config.tolerances.empty()) {
     out.push_back("tolerances: " + n.config.tolerances +
                   (n.config.tolerances_sha256.empty()

@@ -22,6 +22,8 @@ constexpr std::string_view kItemTitles[kItemCount] = {
 
 constexpr CheckDef kChecks[] = {
     // 1 numerical correctness (evidence/numerics.json)
+    {"1.sweep_complete", "the evidence holds the whole sweep (no filter, shard or missing shard)",
+     1, &JudgeSweepComplete},
     {"1.base_cases", "every base case within tolerance", 1, &JudgeBaseCases},
     {"1.dtypes", "FP16/BF16/FP8 coverage", 1, &JudgeDtypes},
     {"1.softmax_stability", "softmax stability (large logits)", 1, &JudgeSoftmaxStability},
