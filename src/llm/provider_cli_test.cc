@@ -2,9 +2,15 @@
 // scripted test provider on loopback, with exit codes and messages; record and replay;
 // and the canary scan: a full run with a canary key in the environment, after which no
 // byte it wrote (files, stdout, stderr) holds the canary or its base64.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +40,10 @@ std::string ProviderToml(const std::string& url, const std::string& extra = "") 
          "prices = { \"model-a\" = { input = 3.0, output = 15.0 } }\n" +
          extra;
 }
+
+std::vector<std::string> FindNeedles(const std::string& root,
+                                     const std::vector<std::string>& outputs,
+                                     const std::vector<std::string>& needles);
 
 class ProviderCliTest : public ::testing::Test {
  protected:
@@ -213,6 +223,89 @@ TEST_F(ProviderCliTest, RecordThenReplayWithoutNetworkOrKey) {
       Av("provider check --config " + Config() + " --model review --replay '" + cassette + "'"));
   EXPECT_EQ(miss.exit_code, 2) << miss.output;
   EXPECT_NE(miss.output.find("is not in cassette"), std::string::npos) << miss.output;
+}
+
+// N7: the row was appended after the attempt, so SIGTERM (exit 143), SIGHUP (129) and
+// SIGKILL while a request was in flight left no row although the request, with the key,
+// had reached the provider (kill -9 in flight x20: 20 requests, 0 rows). Now each of
+// SIGINT, SIGTERM and SIGHUP stops the transfer, writes an `interrupted` row and kills
+// the process with the same signal; SIGKILL leaves the in_flight row written before
+// sending. Real processes against the loopback provider, which holds every answer 30 s.
+TEST_F(ProviderCliTest, AnAttemptEndedByASignalLeavesItsRow) {
+  if (!Serve(json::array({{{"reply", "anthropic"}, {"delay_s", 30}}}))) GTEST_SKIP() << skip_;
+  // max_retries 1 and timeout_s 10 (ProviderToml): without the signal no row for 10 s.
+  WriteAll(dir_.File("pkg/attnverify.toml"), ProviderToml(server_.Url()));
+  const std::string key = std::string("sig-") + "fake-key-" + "0b1c2d3e4f";
+  ScopedEnv env_key("TAOTOKEN_API_KEY", key);
+  const std::string config = dir_.File("pkg/attnverify.toml");
+  std::vector<std::string> outputs;
+  const int signals[] = {SIGTERM, SIGHUP, SIGINT, SIGKILL};
+  for (size_t i = 0; i < std::size(signals); ++i) {
+    const int sig = signals[i];
+    const std::string out = dir_.File("out" + std::to_string(i) + ".txt");
+    std::vector<std::string> args = {"env", "-u", "ANTHROPIC_BASE_URL", "-u", "OPENAI_BASE_URL",
+                                     "-u", "SSLKEYLOGFILE", testing::AttnverifyBinaryPath(),
+                                     "provider", "check", "--config", config};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+    // The signals at their defaults, whatever this test inherited (a background job
+    // starts with SIGINT ignored, and attnverify keeps an ignored signal ignored).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, s);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    ASSERT_EQ(posix_spawnp(&pid, argv[0], &files, &attr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attr);
+    // Wait until the request is at the provider: then it is in flight.
+    for (int t = 0; t < 400 && server_.Requests().size() < i + 1; ++t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    ASSERT_EQ(server_.Requests().size(), i + 1) << "the request never reached the provider";
+    ::kill(pid, sig);
+    int status = 0;
+    pid_t done = 0;
+    for (int t = 0; t < 400 && done == 0; ++t) {
+      done = ::waitpid(pid, &status, WNOHANG);
+      if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    if (done == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      FAIL() << "signal " << sig << " did not end the request within 10 s";
+    }
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
+        << "signal " << sig << ": status " << status << "\n" << ReadAll(out);
+    outputs.push_back(ReadAll(out));
+  }
+  // One attempt per request sent: three interrupted, and the killed one's in_flight row.
+  Result<Ledger> ledger = ReadLedger(LedgerPath());
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  ASSERT_EQ(ledger->rows.size(), server_.Requests().size());
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(ledger->rows[i].error_type, kLedgerInterrupted) << i;
+  EXPECT_EQ(ledger->rows[3].error_type, kLedgerInFlight);
+  EXPECT_EQ(ledger->without_outcome, 1);
+  auto js = RunShell(Av("ledger --config " + Config() + " --format json"));
+  ASSERT_EQ(js.exit_code, 0) << js.output;
+  outputs.push_back(js.output);
+  json j = json::parse(js.output);
+  EXPECT_EQ(j["totals"]["requests"], 4);
+  EXPECT_EQ(j["totals"]["failed"], 4);
+  EXPECT_EQ(j["attempts_without_outcome"], 1);
+  // Nothing the runs wrote holds the key.
+  std::vector<std::string> needles = {key, Base64Encode(key, false, false),
+                                      Base64Encode(key, true, false)};
+  std::vector<std::string> hits = FindNeedles(dir_.path(), outputs, needles);
+  EXPECT_TRUE(hits.empty()) << hits.size() << " hits, first: " << hits[0];
 }
 
 // Every file under `root` and every captured output, searched for each needle.

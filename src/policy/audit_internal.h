@@ -32,6 +32,7 @@ class AuditContext {
                AuditReport* report)
       : provider_(provider), secrets_(secrets), report_(report) {}
   const ProviderTable* provider() const { return provider_; }
+  const RedactionContext& secrets() const { return *secrets_; }
   // A placeholder by its shape (LooksLikePlaceholder) that is not the value of a secret
   // in the environment: a key that happens to read "YOUR_KEY" is still a key.
   bool IsPlaceholder(std::string_view value) const;
@@ -60,7 +61,8 @@ std::string LineText(std::string_view text, int line);
 // 1-based line of byte `offset`.
 int LineAt(std::string_view text, size_t offset);
 
-// Literal secrets anywhere in the file (pattern matches), one finding per line.
+// Literal secrets anywhere in the file (the credential table's shapes and the values of
+// the environment's secrets), one finding per line.
 void CheckSecretPatterns(const std::string& tool, const std::string& file, std::string_view text,
                          AuditContext* ctx);
 // A Base URL's own problems (scheme, user info, query, fragment).

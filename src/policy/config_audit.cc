@@ -3,6 +3,7 @@
 // [provider] and as each other), and numbers the findings.
 #include "policy/config_audit.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -100,18 +101,33 @@ std::string LineText(std::string_view text, int line) {
 
 void CheckSecretPatterns(const std::string& tool, const std::string& file, std::string_view text,
                          AuditContext* ctx) {
-  int last_line = 0;
+  struct Hit {
+    size_t offset;
+    std::string what;  // "a anthropic_key (108 characters ...)", "the value of $NAME"
+  };
+  std::vector<Hit> hits;
   for (const SecretMatch& m : FindSecrets(text)) {
-    int line = LineAt(text, m.offset);
+    hits.push_back({m.offset, "what looks like a " + m.rule + " (" + std::to_string(m.length) +
+                                  " characters; not repeated here)"});
+  }
+  // A secret of the environment pasted anywhere, whatever its shape (or its base64).
+  for (const RedactionContext::Literal& l : ctx->secrets().literals()) {
+    size_t at = text.find(l.value);
+    if (at == std::string_view::npos) continue;
+    hits.push_back({at, ctx->DescribeSecret(l.value) + " (not repeated here)"});
+  }
+  std::sort(hits.begin(), hits.end(),
+            [](const Hit& a, const Hit& b) { return a.offset < b.offset; });
+  int last_line = 0;
+  for (const Hit& h : hits) {
+    int line = LineAt(text, h.offset);
     if (line == last_line) continue;
     last_line = line;
-    ctx->Add("error", "agent_config.secret_literal", tool, file, line,
-             "a literal " + m.rule + " in the file",
-             "Line " + std::to_string(line) + " holds what looks like a " + m.rule + " (" +
-                 std::to_string(m.length) +
-                 " characters; not repeated here). A key belongs only in "
-                 "the environment variable [provider].key_env names; revoke this one, since the "
-                 "file may already be in a commit, a diff or a screenshot.",
+    ctx->Add("error", "agent_config.secret_literal", tool, file, line, "a literal secret in the file",
+             "Line " + std::to_string(line) + " holds " + h.what +
+                 ". A key belongs only in the environment variable [provider].key_env names; "
+                 "revoke this one, since the file may already be in a commit, a diff or a "
+                 "screenshot.",
              LineText(text, line));
   }
 }
