@@ -195,18 +195,22 @@ TEST_F(AgentCliTest, RunCommandsRunsOnlyAllowedCommandsAndLogsThem) {
                                            "diff", "rm -rf build && echo gone")});
   if (!Serve(json::array({Step(answer)}))) GTEST_SKIP() << skip_;
   MakeAgentPackage(&dir_, server_.Url());
-  testing::WriteText(dir_.root.File(".claude/settings.json"),
+  // The user's own settings (never the repository's: run_commands_e2e_test.cc).
+  testing::TempDir user;
+  testing::WriteText(user.File("settings.json"),
                      R"j({"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]}})j");
+  const std::string flags = " --settings '" + user.File("settings.json") +
+                            "' --allow-no-sandbox --config '" + dir_.config + "' </dev/null";
   ScopedEnv key("TAOTOKEN_API_KEY", FakeKey());
   auto r = RunShell(Av("agent --config '" + dir_.config + "' --stage diff_review"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto plan = RunShell(Av("agent run-commands --config '" + dir_.config + "'"));
+  auto plan = RunShell(Av("agent run-commands" + flags));
   EXPECT_EQ(plan.exit_code, 0) << plan.output;
   EXPECT_NE(plan.output.find("allow echo checked-split-order"), std::string::npos) << plan.output;
   EXPECT_NE(plan.output.find("deny  rm -rf build && echo gone"), std::string::npos) << plan.output;
-  EXPECT_NE(plan.output.find("plan only"), std::string::npos);
+  EXPECT_NE(plan.output.find("plan only, nothing ran"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(Package("logs/agent-cmd-01.log")));
-  auto run = RunShell(Av("agent run-commands --yes --config '" + dir_.config + "'"));
+  auto run = RunShell(Av("agent run-commands --yes" + flags));
   EXPECT_EQ(run.exit_code, 0) << run.output;
   std::string log = ReadText(Package("logs/agent-cmd-01.log"));
   EXPECT_NE(log.find("\nchecked-split-order\n"), std::string::npos) << log;
@@ -279,8 +283,9 @@ TEST(AgentPipeline, RunPassesTheKeyToTheAgentStageOnly) {
   testing::AgentPackageDir dir;
   testing::MakeAgentPackage(&dir, server.Url(), "", "\n[review]\nreviewer = \"both\"\n");
   ::setenv("TAOTOKEN_API_KEY", testing::FakeKey().c_str(), 1);
-  auto r = testing::RunShell("env -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL '" +
-                             std::string(ATTNVERIFY_BINARY) + "' run --config '" + dir.config + "'");
+  auto r =
+      testing::RunShell("env -u ANTHROPIC_BASE_URL -u OPENAI_BASE_URL '" +
+                        std::string(ATTNVERIFY_BINARY) + "' run --config '" + dir.config + "'");
   ::unsetenv("TAOTOKEN_API_KEY");
   std::string log = testing::ReadText(dir.package + "/logs/run-agent.log");
   EXPECT_NE(log.find("01 diff_review deepgemm         ok"), std::string::npos) << log << r.output;

@@ -131,6 +131,7 @@ Result<AgentPackage> LoadAgentPackage(const std::string& config_path) {
   p.config_path = config_path;
   p.package_dir = config.package_dir;
   p.repo_dir = config.repo_dir;
+  p.base = config.base;
   p.reviewer = config.reviewer;
   AV_RETURN_IF_ERROR(LoadComponents(&p));
   AV_RETURN_IF_ERROR(LoadNumerics(&p));

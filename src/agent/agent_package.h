@@ -33,6 +33,7 @@ struct AgentPackage {
   std::string config_path;  // attnverify.toml
   std::string package_dir;  // absolute
   std::string repo_dir;     // [slice] repo, absolute
+  std::string base;         // [slice] base as written ("HEAD~1")
   std::string reviewer = "builtin";
   std::vector<PackageDiff> components;  // non-empty diffs, slice order
   std::optional<std::string> numerics_text;

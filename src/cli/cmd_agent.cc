@@ -1,11 +1,16 @@
 // attnverify agent: the agent reviewer (doc/agent.md). `agent` runs the rounds over the
 // package through the pinned [provider] and holds every finding to the evidence;
-// `agent run-commands [--yes]` runs the surviving findings' allowed commands;
+// `agent run-commands [--yes]` runs the surviving findings' commands the user's policy allows
+// (or the user confirms), in the sandbox;
 // `agent compare --models A,B` runs the same rounds with two models and compares what each
 // found. Exit 0 when every round answered, 2 when one failed (a provider error, an answer
 // malformed twice) or the input is bad.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -15,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
+#include "cli/stage_recording.h"
 #include "llm/cassette.h"
 #include "llm/curl_transport.h"
 #include "llm/provider_config.h"
@@ -111,7 +117,7 @@ void PrintOutcome(const AgentRunOutcome& out) {
   std::printf("\n");
 }
 
-int RunReview(const Common& c) {
+int RunReviewStage(const Common& c) {
   Result<std::unique_ptr<Transport>> t = MakeTransport(c);
   if (!t.ok()) return Fail(t.status());
   AgentRunOptions o;
@@ -133,25 +139,77 @@ int RunReview(const Common& c) {
   return kExitOk;
 }
 
-int RunCommandsCli(const Common& c, bool yes, int timeout_s) {
+int RunReview(const Common& c, const std::vector<std::string>& args) {
+  // Recorded in evidence/run.json (unless under `run`, which records it): the sha256 of the
+  // agent_review.json it writes is what binds run-commands to this run's answers.
+  RecordedStage stage(
+      std::filesystem::absolute(c.config_path).parent_path().lexically_normal().string(), "agent",
+      args);
+  return stage.Finish(RunReviewStage(c));
+}
+
+// What run-commands was told on its command line.
+struct RunCommandsFlags {
+  bool yes = false;
+  bool allow_no_sandbox = false;
+  int timeout_s = 600;
+  std::vector<std::string> settings;
+  std::string base;
+};
+
+void PrintEntry(const CommandPlanEntry& e) {
+  std::printf("%-5s %s\n      from %s; %s\n", e.decision.c_str(), e.command.c_str(),
+              e.source.c_str(), e.reason.c_str());
+}
+
+// Without --yes on a terminal: each allow or ask command is shown and runs on "y".
+bool ConfirmOnTerminal(const CommandPlanEntry& e) {
+  PrintEntry(e);
+  std::printf("      run it%s? [y/N] ",
+              e.scratch_package ? " (over a scratch copy of the package)" : "");
+  std::fflush(stdout);
+  char line[64];
+  if (std::fgets(line, sizeof(line), stdin) == nullptr) return false;
+  std::string answer(line);
+  while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) answer.pop_back();
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int RunCommandsCli(const Common& c, const RunCommandsFlags& f) {
   RunCommandsOptions o;
   o.config_path = c.config_path;
-  o.execute = yes;
-  o.timeout_s = timeout_s;
+  o.timeout_s = f.timeout_s;
+  o.require_sandbox = !f.allow_no_sandbox;
+  o.policy.settings_files = f.settings;
+  o.policy.base = f.base;
+  if (const char* home = std::getenv("HOME")) o.policy.home = home;
+  const bool terminal = isatty(STDIN_FILENO) == 1;
+  if (f.yes) {
+    o.mode = RunCommandsMode::kAllowed;
+  } else if (terminal) {
+    o.mode = RunCommandsMode::kConfirm;
+    o.confirm = ConfirmOnTerminal;
+  }
   Result<RunCommandsOutcome> out = RunAgentCommands(o);
   if (!out.ok()) return Fail(out.status());
+  std::printf("commands of %s\n", out->bound.c_str());
+  for (const std::string& s : out->policy.sources) std::printf("policy: %s\n", s.c_str());
+  for (const std::string& s : out->policy.ignored) std::printf("not used: %s\n", s.c_str());
+  if (!out->sandbox.empty()) std::printf("sandbox: %s\n", out->sandbox.c_str());
   for (const CommandPlanEntry& e : out->plan) {
-    std::printf("%-5s %s\n      from %s; %s\n", e.decision.c_str(), e.command.c_str(),
-                e.source.c_str(), e.reason.c_str());
+    if (o.mode != RunCommandsMode::kConfirm) PrintEntry(e);
     if (!e.log_file.empty()) {
       std::printf("      ran: %s -> %s\n", e.status.c_str(), e.log_file.c_str());
+    } else if (!e.status.empty() && e.decision != "deny") {
+      std::printf("      %s\n", e.status.c_str());
     }
   }
   if (out->plan.empty()) std::printf("no command among the agent's surviving findings\n");
-  if (!yes && !out->plan.empty()) {
+  if (o.mode == RunCommandsMode::kPlan && !out->plan.empty()) {
     std::printf(
-        "plan only: add --yes to run the allowed commands; then `attnverify agent "
-        "--stage test_log,final` reads their logs\n");
+        "plan only, nothing ran (no terminal to confirm on): run it on a terminal to confirm "
+        "each command, or add --yes to run the allowed ones; then `attnverify agent --stage "
+        "test_log,final` reads their logs\n");
   }
   return kExitOk;
 }
@@ -206,12 +264,21 @@ int RunAgent(std::vector<std::string> args) {
   AddCommon(&app, &c, true);
   CLI::App* run = app.add_subcommand(
       "run-commands", "the surviving findings' commands under the policy; --yes runs the allowed");
-  bool yes = false;
-  int timeout_s = 600;
+  RunCommandsFlags rf;
   std::string run_config = c.config_path;
   run->add_option("--config", run_config, "the package's attnverify.toml")->capture_default_str();
-  run->add_flag("--yes", yes, "run the allowed commands (without it: print the plan only)");
-  run->add_option("--timeout", timeout_s, "seconds each command may run")->capture_default_str();
+  run->add_flag("--yes", rf.yes,
+                "run the commands your policy allows (without it: confirm each on a terminal)");
+  run->add_option("--timeout", rf.timeout_s, "seconds each command may run")->capture_default_str();
+  run->add_option("--settings", rf.settings,
+                  "your Claude Code settings file (repeatable; default ~/.claude/settings.json "
+                  "and the managed settings)");
+  run->add_option("--base", rf.base,
+                  "the revision whose attnverify.toml [policy] agent_commands counts "
+                  "(default: [slice] base)");
+  run->add_flag("--allow-no-sandbox", rf.allow_no_sandbox,
+                "when bwrap is missing or cannot run here, run the commands unconfined "
+                "instead of refusing (attnverify commands never run unconfined)");
   CLI::App* compare = app.add_subcommand(
       "compare",
       "the same rounds with two models: what each found, and what the evidence confirms");
@@ -225,7 +292,7 @@ int RunAgent(std::vector<std::string> args) {
     rc.config_path = run_config;
     Result<PackageLock> lock = LockPackageOfConfig(rc.config_path, args);
     if (!lock.ok()) return ReportError(lock.status());
-    return RunCommandsCli(rc, yes, timeout_s);
+    return RunCommandsCli(rc, rf);
   }
   if (compare->parsed()) {
     Result<PackageLock> lock = LockPackageOfConfig(cc.config_path, args);
@@ -234,7 +301,7 @@ int RunAgent(std::vector<std::string> args) {
   }
   Result<PackageLock> lock = LockPackageOfConfig(c.config_path, args);
   if (!lock.ok()) return ReportError(lock.status());
-  return RunReview(c);
+  return RunReview(c, args);
 }
 
 }  // namespace av::cli

@@ -47,8 +47,11 @@ Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string&
 
   AV_ASSIGN_OR_RETURN(const toml::table* policy, r.OptionalTable(doc, "policy"));
   if (policy != nullptr) {
+    // agent_commands: the rules `agent run-commands` reads, from the base revision's copy
+    // of this file (agent/run_commands_policy.h); nothing of the report's.
     AV_RETURN_IF_ERROR(r.CheckKeys(*policy, "[policy]",
-                                   {"required", "waive", "gpu_evidence", "require_agent_review"}));
+                                   {"required", "waive", "gpu_evidence", "require_agent_review",
+                                    "agent_commands"}));
     if (const toml::node* n = policy->get("gpu_evidence")) {
       AV_ASSIGN_OR_RETURN(c.gpu_evidence, r.Bool(*n, "gpu_evidence"));
     }
