@@ -65,8 +65,7 @@ int RunRun(std::vector<std::string> args) {
   options.base_override = base;
   options.self_exe = SelfExecutable();
   options.runner = &runner;
-  options.argv = {"attnverify", "run"};
-  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.argv = RecordedArgv(args);  // args[0] is "run" already
   std::error_code ec;
   options.cwd = std::filesystem::current_path(ec).string();
   options.run_id = NewRunId();

@@ -129,6 +129,8 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
     ASSERT_TRUE(text.ok()) << name;
     EXPECT_EQ(text->find(dir_.path()), std::string::npos)
         << name << " names this machine's folder " << dir_.path();
+    // run.json recorded its own argv as "attnverify run run --config ...".
+    EXPECT_EQ(text->find("attnverify run run"), std::string::npos) << name;
   }
   // Code scanning sees the rejection: the FAIL items are errors in the SARIF.
   Result<std::string> sarif = ReadFileToString(repo_ + "/attention-verify/reports/acceptance.sarif");
