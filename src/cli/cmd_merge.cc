@@ -47,6 +47,24 @@ int RunMerge(std::vector<std::string> args) {
   app.add_flag("--allow-missing", allow_missing,
                "merge even when shards are missing (a warning; verdict fail)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
+  // The shards first: merged shards of a filtered run go beside the full sweep's file,
+  // never over it, unless --out names the file. A shard that cannot be read is recorded
+  // as the merge stage's failure below.
+  Status read_status = Status::Ok();
+  std::vector<NumericsShard> shards;
+  for (const std::string& path : inputs) {
+    Result<std::string> text = ReadFileToString(path);
+    Result<NumericsRecord> record =
+        text.ok() ? ParseNumerics(*text, path) : Result<NumericsRecord>(text.status());
+    if (!record.ok()) {
+      read_status = record.status();
+      break;
+    }
+    shards.push_back({path, Sha256Hex(*text), std::move(*record)});
+  }
+  const bool beside = app.count("--out") == 0 && read_status.ok() && !shards.empty() &&
+                      !shards.front().record.filter.empty();
+  if (beside) out_path = FilteredEvidencePath(out_path);
   // The package the merged file lands in: the folder holding evidence/ (else the file's
   // own folder). It is locked, and recorded paths are relative to it.
   const std::filesystem::path out_dir =
@@ -57,22 +75,17 @@ int RunMerge(std::vector<std::string> args) {
   if (!lock.ok()) return ReportError(lock.status());
 
   // Merged into a package's evidence/ folder: the package's evidence/run.json records it
-  // (begun before the provenance so both carry the same run id).
+  // (begun before the provenance so both carry the same run id). A filtered merge beside
+  // the full sweep's file leaves the ledger as it was.
   std::optional<RecordedStage> stage;
-  if (out_dir.filename() == "evidence") stage.emplace(package, "merge", args);
+  if (out_dir.filename() == "evidence" && !beside) stage.emplace(package, "merge", args);
   auto finish = [&](int code, const std::string& reason = "") {
     return stage ? stage->Finish(code, reason) : code;
   };
   auto fail = [&](const Status& st) { return finish(ReportError(st), st.message()); };
   Provenance provenance = StartProvenance("merge", RecordedArgv(args));
-  std::vector<NumericsShard> shards;
-  for (const std::string& path : inputs) {
-    Result<std::string> text = ReadFileToString(path);
-    if (!text.ok()) return fail(text.status());
-    Result<NumericsRecord> record = ParseNumerics(*text, path);
-    if (!record.ok()) return fail(record.status());
-    shards.push_back({PackageRelative(package, path), Sha256Hex(*text), std::move(*record)});
-  }
+  if (!read_status.ok()) return fail(read_status);
+  for (NumericsShard& s : shards) s.path = PackageRelative(package, s.path);
   Result<MergedNumerics> merged = MergeNumericsShards(shards, allow_missing, std::move(provenance));
   if (!merged.ok()) return fail(merged.status());
   for (const std::string& w : merged->warnings)
@@ -85,6 +98,12 @@ int RunMerge(std::vector<std::string> args) {
   std::printf("merged %zu shard(s): %lld cases, %lld passed, %lld failed\nevidence: %s\n",
               shards.size(), static_cast<long long>(s.cases_run), static_cast<long long>(s.passed),
               static_cast<long long>(s.failed), out_path.c_str());
+  if (beside) {
+    std::printf("note: the shards ran with --filter \"%s\": the merged file is the one above, "
+                "beside the full sweep's numerics.json, which it does not replace (--out PATH "
+                "names another file)\n",
+                record.filter.c_str());
+  }
   for (const NumericsCase& c : record.cases) {
     if (c.verdict == CaseVerdict::kError) return finish(kExitInternal, "a case's reference failed");
   }

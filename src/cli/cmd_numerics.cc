@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/package_lock_cli.h"
@@ -36,6 +39,16 @@ constexpr const char* kNumericsHelp =
     "read-only but its cases' out/, no network; --sandbox none turns it off), and its\n"
     "whole process tree is killed when it exits, times out or attnverify stops.";
 
+// What NewRunId accepts for a run id (schema/provenance.h): it lands in file names and
+// messages.
+bool ValidSweepId(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+           c == '-';
+  });
+}
+
 Status EnsureParent(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
@@ -48,12 +61,15 @@ Status EnsureParent(const std::string& path) {
 int RunNumerics(std::vector<std::string> args) {
   CLI::App app(kNumericsHelp, "attnverify numerics");
   std::string config_path = "attention-verify/attnverify.toml", filter, shard, evidence, junit,
-              sandbox;
+              sandbox, sweep_id;
   int jobs = 0;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
   app.add_option("--shard", shard,
                  "i/N: run every N-th group (a case and its variants) from i (0-based)");
+  app.add_option("--sweep-id", sweep_id,
+                 "the same id on every shard of one run (e.g. the job array's id): merge "
+                 "refuses a shard of another run");
   app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
   app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
@@ -73,6 +89,19 @@ int RunNumerics(std::vector<std::string> args) {
   if (!evidence.empty()) options.config.evidence = std::filesystem::absolute(evidence).string();
   if (!junit.empty()) options.config.junit = std::filesystem::absolute(junit).string();
   options.filter = filter;
+  if (!sweep_id.empty() && !ValidSweepId(sweep_id)) {
+    return ReportError(InvalidInput("--sweep-id must be 1 to 128 characters of A-Z a-z 0-9 . _ : -, "
+                                    "got \"" + sweep_id + "\""));
+  }
+  options.sweep_id = sweep_id;
+  // A subset never replaces the full sweep's evidence unless a path is named: it goes
+  // beside it, and the numerics stage of evidence/run.json (which binds the report to
+  // the full sweep's file) is left as it was.
+  const bool beside = !filter.empty() && evidence.empty();
+  if (beside) {
+    options.config.evidence = FilteredEvidencePath(options.config.evidence);
+    if (junit.empty()) options.config.junit = FilteredEvidencePath(options.config.junit);
+  }
   options.jobs = jobs > 0 ? jobs : config->jobs;
   if (!shard.empty()) {
     Status st = ParseShard(shard, &options.shard_index, &options.shard_count);
@@ -88,8 +117,15 @@ int RunNumerics(std::vector<std::string> args) {
     }
   }
   // The package folder is the config's (evidence/run.json), unless under `run`.
-  RecordedStage stage(config->base_dir, "numerics", args);
-  stage.Bind(&provenance);
+  std::optional<RecordedStage> stage;
+  if (!beside) {
+    stage.emplace(config->base_dir, "numerics", args);
+    stage->Bind(&provenance);
+  }
+  auto finish = [&](int code, const std::string& reason = "") {
+    return stage ? stage->Finish(code, reason) : code;
+  };
+  auto fail = [&](const Status& st) { return stage ? stage->Fail(st) : ReportError(st); };
   PosixProcessRunner runner;
   options.runner = &runner;
   std::string sandbox_warning;
@@ -116,7 +152,7 @@ int RunNumerics(std::vector<std::string> args) {
     if (!line.empty()) std::fputs(line.c_str(), stderr);
   };
   Result<NumericsRun> run = RunNumericsSweep(options);
-  if (!run.ok()) return stage.Fail(run.status());
+  if (!run.ok()) return fail(run.status());
   if (!sandbox_warning.empty()) run->warnings.insert(run->warnings.begin(), sandbox_warning);
   for (size_t i = sandbox_warning.empty() ? 0 : 1; i < run->warnings.size(); ++i)
     std::fprintf(stderr, "attnverify: warning: %s\n", run->warnings[i].c_str());
@@ -130,15 +166,23 @@ int RunNumerics(std::vector<std::string> args) {
         {options.config.junit, NumericsToJUnit(record)}}) {
     Status st = EnsureParent(path);
     if (st.ok()) st = WriteFileAtomically(path, text);
-    if (!st.ok()) return stage.Fail(st);
+    if (!st.ok()) return fail(st);
   }
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(),
               options.config.junit.c_str());
-  for (const CaseResult& c : run->cases) {
-    if (c.verdict == "error") return stage.Finish(kExitInternal, c.spec.id + ": " + c.reason);
+  if (beside) {
+    std::printf(
+        "note: --filter ran %zu of the %lld cases of the sweep: its evidence is the file above, "
+        "beside %s, which it does not replace (the report judges only the full sweep's file; "
+        "--evidence PATH writes elsewhere)\n",
+        run->cases.size(), static_cast<long long>(run->total_cases),
+        config->evidence.c_str());
   }
-  return stage.Finish(run->failed() == 0 ? kExitOk : kExitRejected);
+  for (const CaseResult& c : run->cases) {
+    if (c.verdict == "error") return finish(kExitInternal, c.spec.id + ": " + c.reason);
+  }
+  return finish(run->failed() == 0 ? kExitOk : kExitRejected);
 }
 
 }  // namespace av::cli

@@ -323,6 +323,17 @@ Status ReadShard(const JsonReader& in, const json& doc, ShardRecord* s) {
   return Status::Ok();
 }
 
+Status ReadRunIdentity(const JsonReader& in, const json& doc, RunIdentity* out) {
+  AV_ASSIGN_OR_RETURN(const json* id, in.Object(doc, "run_identity", "$"));
+  if (id == nullptr) return Status::Ok();
+  for (const auto& [key, value] : id->items()) {
+    if (!value.is_string())
+      return in.Error(JsonReader::Member("$.run_identity", key), "must be a string");
+    (*out)[key] = value.get<std::string>();
+  }
+  return Status::Ok();
+}
+
 Status ReadSummary(const JsonReader& in, const json& doc, NumericsSummary* s) {
   AV_ASSIGN_OR_RETURN(const json* sum, in.Object(doc, "summary", "$"));
   if (sum == nullptr) return Status::Ok();
@@ -441,7 +452,7 @@ json NumericsToJson(const NumericsRecord& r) {
                    {"leftover_processes", r.containment->leftover_processes},
                    {"warnings", r.containment->warnings}};
   }
-  return {{"schema", kNumericsJsonSchema},
+  json doc = {{"schema", kNumericsJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", r.provenance.tool_version}}},
           {"provenance", ProvenanceToJson(r.provenance)},
           {"config",
@@ -461,6 +472,8 @@ json NumericsToJson(const NumericsRecord& r) {
           {"containment", std::move(containment)},
           {"cases", std::move(cases)},
           {"invariance", std::move(invariance)}};
+  if (!r.run_identity.empty()) doc["run_identity"] = r.run_identity;
+  return doc;
 }
 
 Result<NumericsRecord> ParseNumerics(std::string_view text, const std::string& path) {
@@ -478,6 +491,7 @@ Result<NumericsRecord> ParseNumerics(std::string_view text, const std::string& p
   if (r.tool_version.empty()) r.tool_version = r.provenance.tool_version;
   AV_RETURN_IF_ERROR(ReadConfig(in, doc, &r));
   AV_RETURN_IF_ERROR(ReadShard(in, doc, &r.shard));
+  AV_RETURN_IF_ERROR(ReadRunIdentity(in, doc, &r.run_identity));
   AV_RETURN_IF_ERROR(in.Str(doc, "filter", "$", &r.filter));
   AV_RETURN_IF_ERROR(ReadSummary(in, doc, &r.summary));
   std::string verdict = "fail";

@@ -150,6 +150,14 @@ struct ContainmentRecord {
   std::vector<std::string> warnings;
 };
 
+// What makes the shards of one sweep one run (doc/formats/numerics-json.md, "Run
+// identity"): `merge` refuses shards whose identities differ in any key. Keys written by
+// `numerics`: sweep_id (--sweep-id, shared by the shards of one submission), config_sha256
+// (attnverify.toml), shapes_sha256, tolerances_sha256, cases_sha256 (the full expansion's
+// case ids in order), shard_count, shard_plan_sha256, filter, candidate_argv,
+// input_generator, tool_version. A string per key so that a stage may add its own.
+using RunIdentity = std::map<std::string, std::string>;
+
 struct NumericsRecord {
   std::string schema = kNumericsJsonSchema;  // as read ("" when absent); written: always /2
   Provenance provenance;
@@ -158,6 +166,7 @@ struct NumericsRecord {
   std::string tool_version;
   NumericsConfigRecord config;
   ShardRecord shard;
+  RunIdentity run_identity;  // empty in files that predate it (and in merged files)
   std::string filter;
   NumericsSummary summary;
   CaseVerdict verdict = CaseVerdict::kFail;  // pass or fail

@@ -176,12 +176,26 @@ TEST(NumericsJson, BadValuesNameTheJsonPath) {
        "n.json: $.schema: expected \"attnverify.numerics/2\" or \"attnverify.numerics/1\", got "
        "\"attnverify.numerics/3\""},
       {R"({"verdict": "pass"})", "n.json: $.cases: missing (not a numerics evidence file?)"},
+      {R"({"cases": [], "run_identity": {"sweep_id": 57}})",
+       "n.json: $.run_identity.sweep_id: must be a string"},
   };
   for (const Case& c : cases) {
     Result<NumericsRecord> r = ParseNumerics(c.text, "n.json");
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(r.status().message(), c.error);
   }
+}
+
+// A shard's run identity (what `merge` compares) survives the write and the read; a file
+// without one reads as empty and is written without the key.
+TEST(NumericsJsonTest, RunIdentityRoundTrips) {
+  NumericsRecord r;
+  r.provenance = StartProvenance("numerics", {"attnverify", "numerics"});
+  r.run_identity = {{"sweep_id", "57"}, {"cases_sha256", std::string(64, 'c')}};
+  Result<NumericsRecord> back = ParseNumerics(NumericsToJson(r).dump(), "n.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->run_identity, r.run_identity);
+  EXPECT_FALSE(NumericsToJson(NumericsRecord{}).contains("run_identity"));
 }
 
 }  // namespace

@@ -475,6 +475,16 @@ std::string InputFamily(const CaseSpec& spec) {
   return id + ".s" + std::to_string(spec.seed);
 }
 
+// The elements of a case's outputs (o and lse; a GEMM's d), as doubles: the product of
+// shapes.json integers overflows int64 before it is refused.
+double OutputElements(const CaseSpec& spec, const CaseParams& p) {
+  auto n = [&](const char* name) { return static_cast<double>(p.Int(name)); };
+  if (spec.op == "gemm" || spec.op == "fp8_gemm") return n("m") * n("n");
+  const double dv = p.Int("dv") == 0 ? n("d") : n("dv");
+  const double rows = spec.op == "sparse_attention" ? n("s_q") : n("b") * n("s_q");
+  return rows * n("h_q") * (dv + 1);
+}
+
 Status CheckCaseConstraints(const CaseSpec& spec) {
   const SweepOp* op = FindSweepOp(spec.op);
   if (op == nullptr) return InvalidInput("unknown op " + spec.op);
@@ -505,6 +515,17 @@ Status CheckCaseConstraints(const CaseSpec& spec) {
   if (bytes > static_cast<double>(kMaxInputBytes)) {
     return InvalidInput("inputs would take about " +
                         std::to_string(static_cast<int64_t>(bytes / (1 << 20))) + " MiB (limit " +
+                        std::to_string(kMaxInputBytes >> 20) + " MiB)");
+  }
+  // Outputs too: gemm m = n = 200000, k = 8 has 12 MB of inputs and 40e9 output elements,
+  // which the float64 reference (8 bytes each) cannot hold (an out-of-memory crash, not a
+  // verdict). The same limit, counted in the reference's bytes; the largest case of
+  // config/shapes.full.json (a 4096 x 32768 GEMM) needs 1024 MiB.
+  const double out_bytes = 8.0 * OutputElements(spec, p);
+  if (out_bytes > static_cast<double>(kMaxInputBytes)) {
+    return InvalidInput("outputs would take about " +
+                        std::to_string(static_cast<int64_t>(out_bytes / (1 << 20))) +
+                        " MiB as the float64 reference (limit " +
                         std::to_string(kMaxInputBytes >> 20) + " MiB)");
   }
   return Status::Ok();

@@ -54,6 +54,79 @@ Status CheckSameRun(const NumericsShard& s, const NumericsShard& first,
   return Status::Ok();
 }
 
+// "sweep_id \"41\" vs \"57\", cases_sha256 1a2b3c4d5e6f vs ..." for the keys whose values
+// differ (a key one side lacks counts as differing); "" when the identities agree.
+std::string IdentityDifference(const RunIdentity& mine, const RunIdentity& theirs) {
+  std::map<std::string, std::pair<std::string, std::string>> keys;
+  for (const auto& [k, v] : mine) keys[k].first = v;
+  for (const auto& [k, v] : theirs) keys[k].second = v;
+  auto shown = [](const std::string& key, const std::string& v) {
+    if (key.ends_with("_sha256")) return v.substr(0, 12);
+    return "\"" + v + "\"";
+  };
+  std::string out;
+  for (const auto& [k, v] : keys) {
+    if (mine.count(k) == theirs.count(k) && v.first == v.second) continue;
+    out += (out.empty() ? "" : ", ") + k + " " +
+           (mine.count(k) ? shown(k, v.first) : std::string("(none)")) + " vs " +
+           (theirs.count(k) ? shown(k, v.second) : std::string("(none)"));
+  }
+  return out;
+}
+
+// Every shard of one run carries the same run identity (schema/numerics_json.h): a shard
+// left in evidence/ by an earlier run (another --sweep-id, another kernel's config, another
+// case list) is refused, named beside the shard it was compared with: the one that
+// started last, which is this run's. Files that predate the identity: a warning only,
+// when none of the shards has one (nothing can tell them apart).
+Status CheckOneRun(const std::vector<NumericsShard>& shards, std::vector<std::string>* warnings) {
+  const NumericsShard* latest = &shards.front();
+  for (const NumericsShard& s : shards) {
+    if (s.record.provenance.started > latest->record.provenance.started) latest = &s;
+  }
+  const RunIdentity& want = latest->record.run_identity;
+  const int64_t count = shards.front().record.shard.count;
+  if (want.empty() && std::all_of(shards.begin(), shards.end(), [](const NumericsShard& s) {
+        return s.record.run_identity.empty();
+      })) {
+    if (count > 1) {
+      warnings->push_back(
+          "the shards record no run identity (written by an older attnverify): a shard left "
+          "by an earlier run cannot be told apart from this run's");
+    }
+    return Status::Ok();
+  }
+  for (const NumericsShard& s : shards) {
+    if (&s == latest) continue;
+    const RunIdentity& mine = s.record.run_identity;
+    std::string diff = mine.empty() || want.empty()
+                           ? (mine.empty() ? s.path : latest->path) +
+                                 " records no run identity (written by an older attnverify)"
+                           : IdentityDifference(mine, want);
+    if (diff.empty()) continue;
+    // The flags that make a re-run of the shard part of this run.
+    std::string again;
+    for (const char* key : {"sweep_id", "salt"}) {
+      auto it = want.find(key);
+      if (it == want.end() || it->second.empty()) continue;
+      again += std::string(key == std::string("salt") ? " --salt " : " --sweep-id ") + it->second;
+    }
+    return InvalidInput(
+        s.path + " comes from another run than " + latest->path + " (" + diff + "; started " +
+        s.record.provenance.started + " vs " + latest->record.provenance.started +
+        "): merge refuses shards of different runs. A shard left by an earlier run? Remove it, "
+        "or run `attnverify numerics --shard " + std::to_string(s.record.shard.index) + "/" +
+        std::to_string(count) + again + "` again and merge");
+  }
+  if (count > 1 && (!want.count("sweep_id") || want.at("sweep_id").empty())) {
+    warnings->push_back(
+        "the shards carry no --sweep-id: a shard left by an earlier run of the same "
+        "configuration cannot be told apart from this run's (pass --sweep-id, e.g. the job "
+        "array's id, to every shard)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& shards,
@@ -84,6 +157,7 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
     }
     for (const InvarianceRecord& r : s.record.invariance) merged.invariance.push_back(r);
   }
+  AV_RETURN_IF_ERROR(CheckOneRun(shards, &out.warnings));
   for (int64_t i = 0; i < count; ++i) {
     if (!by_index.count(i)) merged.shard.missing.push_back(i);
   }

@@ -1,6 +1,7 @@
 // `attnverify merge`: combines the numerics.json files of `--shard i/N` runs into one.
 // The shards must come from the same configuration (shapes.json and tolerances.json
-// sha256, shard count, filter), hold no case twice, and cover every shard index; a
+// sha256, shard count, filter) and from one run (the same run identity: a shard left by
+// an earlier run is refused), hold no case twice, and cover every shard index; a
 // missing shard is an error unless allowed, then a warning recorded in the result.
 // Shards are read with the one numerics.json schema (schema/numerics_json.h).
 // Format: doc/formats/numerics-json.md ("Shards and merge"). Pure; any thread.

@@ -6,6 +6,8 @@
 
 #include "core/json_dump.h"
 #include "core/markup.h"
+#include "core/sha256.h"
+#include "core/shell_quote.h"
 #include "numerics/compare_writer.h"
 #include "reference/ref_ops.h"
 #include "sweep/rng.h"
@@ -61,6 +63,27 @@ NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
   return r;
 }
 
+// What makes the shards of this sweep one run (schema/numerics_json.h RunIdentity).
+RunIdentity RunIdentityOf(const NumericsRun& run, const NumericsConfig& config,
+                          const NumericsRecord& r) {
+  RunIdentity id;
+  id["sweep_id"] = run.sweep_id;
+  if (!config.path.empty()) {
+    Result<std::string> toml = Sha256File(config.path);
+    id["config_sha256"] = toml.ok() ? *toml : "unreadable";
+  }
+  id["shapes_sha256"] = run.shapes_sha256;
+  id["tolerances_sha256"] = run.tolerances_sha256;
+  id["cases_sha256"] = run.cases_sha256;
+  id["shard_count"] = std::to_string(run.shard_count);
+  id["shard_plan_sha256"] = run.shard_plan_sha256;
+  id["filter"] = run.filter;
+  id["candidate_argv"] = ShellJoin(config.candidate.command);
+  id["input_generator"] = r.config.input_generator;
+  id["tool_version"] = r.provenance.tool_version;
+  return id;
+}
+
 }  // namespace
 
 NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig& config,
@@ -107,7 +130,16 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   if (provenance.finished.empty()) provenance.finished = UtcNowRfc3339();
   r.provenance = std::move(provenance);
   r.has_provenance = true;
+  r.run_identity = RunIdentityOf(run, config, r);
   return r;
+}
+
+std::string FilteredEvidencePath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const size_t name = slash == std::string::npos ? 0 : slash + 1;
+  const size_t dot = path.find('.', name + 1);
+  if (dot == std::string::npos) return path + ".filtered";
+  return path.substr(0, dot) + ".filtered" + path.substr(dot);
 }
 
 std::string NumericsRunToJUnit(const NumericsRun& run) {

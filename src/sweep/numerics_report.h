@@ -20,6 +20,11 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
 std::string NumericsRunToJUnit(const NumericsRun& run);
 // The same JUnit XML from a numerics.json record (attnverify merge writes it).
 std::string NumericsToJUnit(const NumericsRecord& numerics);
+// Where a filtered run's evidence goes when no path is named: beside the full sweep's,
+// never over it ("evidence/numerics.json" -> "evidence/numerics.filtered.json",
+// "numerics.junit.xml" -> "numerics.filtered.junit.xml"). The report reads only the full
+// sweep's file (doc/run.md, "A subset of the sweep").
+std::string FilteredEvidencePath(const std::string& path);
 // Per sweep: cases, passed, failed, slowest; then up to `max_failures` failing cases.
 std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures = 20);
 

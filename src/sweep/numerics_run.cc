@@ -125,6 +125,7 @@ Status SelectCases(const NumericsOptions& o, const std::vector<CaseSpec>& all, N
     }
   }
   const ShardPlan plan = PlanShards(all, o.shard_count);
+  run->shard_plan_sha256 = ShardPlanSha256(plan);
   size_t i = 0;
   while (i < all.size()) {
     size_t j = i + 1;
@@ -440,6 +441,8 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   run.shard_index = o.shard_index;
   run.shard_count = o.shard_count;
   run.filter = o.filter;
+  run.sweep_id = o.sweep_id;
+  run.cases_sha256 = CaseListSha256(all);
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
   AV_RETURN_IF_ERROR(SelectCases(o, all, &run));

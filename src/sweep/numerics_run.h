@@ -83,6 +83,9 @@ struct NumericsOptions {
   std::string filter;   // ECMAScript regex searched in case ids; empty: all
   int shard_index = 0;  // 0-based
   int shard_count = 1;
+  // --sweep-id: the same for every shard of one submission (a job array's id), so that
+  // `merge` can tell a shard left by an earlier run (numerics.json "run_identity").
+  std::string sweep_id;
   int jobs = 1;
   ProcessRunner* runner = nullptr;
   // Tests only: changes the fast reference's outputs of a case before they are used (a
@@ -102,6 +105,9 @@ struct NumericsRun {
   int shard_index = 0, shard_count = 1;
   std::string filter;
   std::string shapes_sha256, tolerances_sha256;
+  // The run identity's parts (schema/numerics_json.h RunIdentity): --sweep-id and the
+  // digests of the full expansion's case ids and of the shard plan.
+  std::string sweep_id, cases_sha256, shard_plan_sha256;
   // The commands are the config's argv ([candidate] command and prepare), not copied here.
   std::string prepare_status;  // "exit 0", ...; empty: no prepare ran
   double prepare_ms = 0;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/sha256.h"
 #include "sweep/case_builder.h"
 #include "sweep/op_schema.h"
 
@@ -147,6 +148,18 @@ ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count) {
     plan.flops[s] += piece_cost[p];
   }
   return plan;
+}
+
+std::string CaseListSha256(const std::vector<CaseSpec>& all) {
+  std::string ids;
+  for (const CaseSpec& c : all) ids += c.id + "\n";
+  return Sha256Hex(ids);
+}
+
+std::string ShardPlanSha256(const ShardPlan& plan) {
+  std::string text = std::to_string(plan.shard_count) + ":";
+  for (int s : plan.shard_of_group) text += std::to_string(s) + ",";
+  return Sha256Hex(text);
 }
 
 }  // namespace av

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sweep/shapes_config.h"
@@ -40,5 +41,11 @@ struct ShardPlan {
 // a family's caches at most once per piece it holds. `all` is the full expansion in
 // order (groups contiguous, base case first).
 ShardPlan PlanShards(const std::vector<CaseSpec>& all, int shard_count);
+
+// Digests for a shard's run identity (schema/numerics_json.h RunIdentity): of the case ids
+// of the full expansion in order, and of the plan (N and the shard of every group). Two
+// shards whose digests differ were not cut from one sweep.
+std::string CaseListSha256(const std::vector<CaseSpec>& all);
+std::string ShardPlanSha256(const ShardPlan& plan);
 
 }  // namespace av
