@@ -14,6 +14,7 @@
 #include "evidence/ptxas_log.h"
 #include "evidence/resources_writer.h"
 #include "evidence/smem_scan.h"
+#include "evidence/source_files.h"
 
 namespace av {
 namespace {
@@ -133,15 +134,18 @@ Result<PtxasReport> CompileBase(ProcessRunner& runner, const std::string& nvcc,
   return base;
 }
 
-std::vector<DynamicSmemSite> ScanSources(const BuildConfig& config) {
-  std::vector<DynamicSmemSite> sites;
-  for (const std::string& s : config.sources) {
-    fs::path p = fs::path(s).is_absolute() ? fs::path(s) : fs::path(config.root) / s;
-    auto text = ReadFileToString(p.string());
-    if (!text.ok()) continue;
-    for (DynamicSmemSite& site : ScanDynamicSmem(*text, s)) sites.push_back(std::move(site));
-  }
-  return sites;
+// The launch sites of the sources and of the headers they include (source_files.h).
+void ScanSources(const BuildConfig& config, ResourcesInput* input) {
+  SourceWalk walk = WalkSourcesAndIncludes(
+      config.root, config.sources, config.flags,
+      [&](const std::string& shown, std::string_view text, bool is_source) {
+        for (DynamicSmemSite& site : ScanDynamicSmem(text, shown)) {
+          site.included = !is_source;
+          input->sites.push_back(std::move(site));
+        }
+      });
+  input->scanned_files = walk.files;
+  input->scan_warnings = walk.warnings;
 }
 
 }  // namespace
@@ -249,7 +253,7 @@ Result<BuildOutcome> CollectBuildEvidence(ProcessRunner& runner, const BuildRequ
     }
   }
   input.head = &head;
-  input.sites = ScanSources(config);
+  ScanSources(config, &input);
   input.archs = TargetArchs(targets);
   if (input.archs.empty()) {  // imported without --arch: the archs the log names
     for (const PtxasKernel* k : head.EntryKernels()) {

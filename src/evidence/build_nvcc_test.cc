@@ -250,7 +250,8 @@ TEST(BuildEndToEndRegression, RealworldBaseWithoutItsSubmoduleIsMissingNotPass) 
       g + "checkout -q --orphan b && " + g + "commit -qm Y && " + g +
       "checkout -q main && cd .. && mkdir repo && cd repo && " + g + "init -q && " + g +
       "submodule add -q ../lib sub && printf '#include \"lib.h\"\\n__global__ void "
-      "k(float* x) { x[threadIdx.x] = LIB_TILE; }\\n' > k.cu && printf '[build]\\nsources = "
+      "k(float* x) { x[threadIdx.x] = LIB_TILE; }\\nvoid run(float* x) { k<<<1, 128>>>(x); }\\n' "
+      "> k.cu && printf '[build]\\nsources = "
       "[\"k.cu\"]\\nflags = [\"-Isub/include\"]\\narchs = [\"sm_90a\"]\\nblock_size = 128\\n' > "
       "attnverify.toml && " +
       g + "add -A && " + g + "commit -qm base && echo '// head' >> k.cu && " + g +

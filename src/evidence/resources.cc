@@ -14,15 +14,61 @@ using Key = std::pair<std::string, std::string>;  // demangled, arch
 
 std::string Bytes(int64_t n) { return std::to_string(n) + " bytes"; }
 
-void FillBudget(const BuildConfig& config, bool base_side, KernelResources* k) {
+std::string At(const DynamicSmemSite& site) { return site.file + ":" + std::to_string(site.line); }
+
+// Sets why a head kernel's dynamic shared memory is unknown (KernelResources), from its
+// launches in the scanned files, when attnverify.toml does not declare it. Counting an
+// unknown dynamic part as 0 made smem_within_cap pass every kernel of a flash-attention
+// TU (all shared memory dynamic, launched from a header) on "0 B, headroom 100 %".
+void FindDynamicSmem(const ResourcesInput& in, KernelResources* k) {
+  if (k->dynamic_smem_bytes >= 0) return;  // declared
+  const std::string base = KernelBaseName(k->demangled);
+  std::vector<const DynamicSmemSite*> sites;
+  for (const DynamicSmemSite& site : in.sites) {
+    if (site.kernel_base == base) sites.push_back(&site);
+  }
+  const std::string declare =
+      "; declare it: [[build.kernel]] name = \"" + base + "\", dynamic_smem = ";
+  for (const DynamicSmemSite* site : sites) {
+    if (site->value) continue;
+    k->dynamic_smem_unknown = "dynamic shared memory set at run time (" + At(*site) + ", " +
+                              site->via + ": " + site->value_expr.substr(0, 80) + ")" + declare +
+                              "BYTES";
+    return;
+  }
+  const DynamicSmemSite* most = nullptr;
+  for (const DynamicSmemSite* site : sites) {
+    if (*site->value > 0 && (most == nullptr || *site->value > *most->value)) most = site;
+  }
+  if (most != nullptr) {
+    k->source_dynamic_smem = *most->value;
+    k->dynamic_smem_unknown = At(*most) + " passes " + std::to_string(*most->value) +
+                              " bytes of dynamic shared memory (" + most->value_expr.substr(0, 80) +
+                              "), which attnverify.toml does not declare" + declare +
+                              std::to_string(*most->value);
+    return;
+  }
+  if (!sites.empty() || k->static_smem_bytes != 0) return;  // launches pass 0; or static known
+  k->dynamic_smem_unknown =
+      "0 bytes of static shared memory and no launch of " + base + " found in " +
+      (in.scanned_files == 0
+           ? std::string("the sources (none was read)")
+           : std::to_string(in.scanned_files) +
+                 " files (the [build] sources and the headers they include)") +
+      ", so its dynamic shared memory is unknown" + declare + "BYTES (0 if it uses none)";
+}
+
+void FillBudget(const BuildConfig& config, bool base_side, const ResourcesInput* head_in,
+                KernelResources* k) {
   const KernelLaunchConfig* kc = FindKernelConfig(config, k->mangled, k->demangled);
   if (kc && kc->DynamicSmem(base_side)) k->dynamic_smem_bytes = *kc->DynamicSmem(base_side);
   if (kc && kc->block_size)
     k->block_size = *kc->block_size;
   else if (config.block_size)
     k->block_size = *config.block_size;
+  if (head_in != nullptr) FindDynamicSmem(*head_in, k);
   auto limits = FindArchLimits(k->arch);
-  if (k->static_smem_bytes >= 0) {
+  if (k->static_smem_bytes >= 0 && k->dynamic_smem_unknown.empty()) {
     k->total_smem_bytes = k->static_smem_bytes + std::max<int64_t>(k->dynamic_smem_bytes, 0);
   }
   if (!limits) {
@@ -51,8 +97,11 @@ void FillBudget(const BuildConfig& config, bool base_side, KernelResources* k) {
 
 // Kernel resources of one revision, keyed by (demangled name, arch), in log order.
 // Blocks the log left open (no Used line: truncated) have no resources and no row.
+// `head_in`: the head's input, whose launch sites say what dynamic shared memory is
+// unknown; null for the base (the sites are the head's sources).
 std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasReport& log,
-                                     const std::vector<std::string>& archs, bool base_side) {
+                                     const std::vector<std::string>& archs, bool base_side,
+                                     const ResourcesInput* head_in) {
   std::vector<KernelResources> out;
   std::map<Key, size_t> index;
   for (const PtxasKernel* pk : log.EntryKernels()) {
@@ -94,7 +143,7 @@ std::vector<KernelResources> Collect(const BuildConfig& config, const PtxasRepor
     k.overflow_bytes = d.bytes;
     k.overflow_max_bytes = d.max_bytes;
   }
-  for (KernelResources& k : out) FillBudget(config, base_side, &k);
+  for (KernelResources& k : out) FillBudget(config, base_side, head_in, &k);
   return out;
 }
 
@@ -111,6 +160,9 @@ std::vector<const KernelResources*> SiteKernels(const DynamicSmemSite& site,
 void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>& head,
                     ResourcesReport* r) {
   for (const DynamicSmemSite& site : in.sites) {
+    if (site.value && *site.value == 0) continue;  // no dynamic shared memory: nothing to say
+    // A header's launches of kernels this build did not compile say nothing about it.
+    if (site.included && SiteKernels(site, head).empty()) continue;
     BuildFinding f;
     f.file = site.file;
     f.line = site.line;
@@ -142,7 +194,8 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
                   "; the budget uses attnverify.toml's dynamic_smem" +
                   (declared ? " (" + Bytes(*kc->dynamic_smem_bytes) + ", line " +
                                   std::to_string(kc->line) + ")"
-                            : " (not declared for " + site.kernel_base + ": counted as 0)");
+                            : " (not declared for " + site.kernel_base +
+                                  ": smem_within_cap cannot judge it)");
       r->findings.push_back(std::move(f));
       continue;
     }
@@ -159,8 +212,8 @@ void SourceFindings(const ResourcesInput& in, const std::vector<KernelResources>
     f.kind = "dynamic_smem_in_source";
     f.message =
         where + " sets " + Bytes(v) + " of dynamic shared memory (" + site.value_expr +
-        "), which attnverify.toml does not declare: the budget counts 0 dynamic bytes for " +
-        site.kernel_base + "; add [[build.kernel]] name = \"" + site.kernel_base +
+        "), which attnverify.toml does not declare: smem_within_cap cannot judge " +
+        site.kernel_base + " without it; add [[build.kernel]] name = \"" + site.kernel_base +
         "\", dynamic_smem = " + std::to_string(v);
     for (const KernelResources* k : kernels) {
       if (k->smem_cap_bytes < 0 || k->static_smem_bytes < 0) continue;
@@ -203,7 +256,7 @@ bool SameResources(const KernelResources& a, const KernelResources& b) {
   return a.registers == b.registers && a.barriers == b.barriers &&
          a.static_smem_bytes == b.static_smem_bytes && a.SpillBytes() == b.SpillBytes() &&
          a.stack_frame_bytes == b.stack_frame_bytes && a.ptxas_overflow == b.ptxas_overflow &&
-         a.total_smem_bytes == b.total_smem_bytes;
+         a.dynamic_smem_bytes == b.dynamic_smem_bytes;
 }
 
 }  // namespace
@@ -272,9 +325,9 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
   ResourcesReport r;
   r.archs = in.archs;
   const BuildConfig& config = *in.config;
-  std::vector<KernelResources> head = Collect(config, *in.head, in.archs, false);
+  std::vector<KernelResources> head = Collect(config, *in.head, in.archs, false, &in);
   std::vector<KernelResources> base;
-  if (in.base) base = Collect(config, *in.base, in.archs, true);
+  if (in.base) base = Collect(config, *in.base, in.archs, true, nullptr);
   r.kernels = resources_internal::PairKernels(head, in.base ? &base : nullptr);
   for (KernelRow& row : r.kernels) {
     if (row.base && row.head) {
@@ -303,6 +356,7 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
     r.warnings.push_back(msg);
   }
   for (const std::string& w : in.base_warnings) r.warnings.push_back("base: " + w);
+  for (const std::string& w : in.scan_warnings) r.warnings.push_back(w);
   if (in.base) {
     std::vector<std::string> failures = resources_internal::BuildFailures(
         *in.base, in.base_build_failed, in.base_failed_calls, "the base log");

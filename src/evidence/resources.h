@@ -32,7 +32,13 @@ struct KernelResources {
   int64_t spill_load_bytes = -1;
   int64_t static_smem_bytes = -1;
   int64_t dynamic_smem_bytes = -1;  // -1: not declared in attnverify.toml
-  int64_t total_smem_bytes = -1;    // static + declared dynamic
+  // static + declared dynamic; -1 when unknown (dynamic_smem_unknown says why)
+  int64_t total_smem_bytes = -1;
+  // Head kernels: why the dynamic shared memory is not known, so the cap cannot be judged
+  // (a launch passes a runtime value or an undeclared constant; or ptxas shows no static
+  // shared memory and no launch was found). Empty: declared, or every launch passes 0.
+  std::string dynamic_smem_unknown;
+  std::optional<int64_t> source_dynamic_smem;  // the largest constant a launch passes
   int64_t smem_cap_bytes = -1;      // the arch's opt-in per-block limit; -1 unknown arch
   int64_t smem_headroom_bytes = 0;  // cap - total (negative: over)
   double smem_headroom_pct = 0;     // of the cap
@@ -135,7 +141,9 @@ struct ResourcesInput {
   const BuildConfig* config = nullptr;
   const PtxasReport* head = nullptr;
   const PtxasReport* base = nullptr;           // null: no --base
-  std::vector<DynamicSmemSite> sites;          // from the head's sources
+  std::vector<DynamicSmemSite> sites;          // from the head's sources and their headers
+  int scanned_files = 0;                       // files those came from (0: none scanned)
+  std::vector<std::string> scan_warnings;      // the scan stopped at a cap
   std::vector<std::string> archs;              // the targets built (normalized "sm_90a")
   bool head_build_failed = false;              // an nvcc exit status other than 0
   std::vector<std::string> head_failed_calls;  // "nvcc k.cu for sm_80: timed out after 900 s"

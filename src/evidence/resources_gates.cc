@@ -222,6 +222,19 @@ GateResult SmemGate(const GateContext& c) {
                            " max: over by " + Bytes(k.overflow_bytes - k.overflow_max_bytes));
     } else if (k.smem_cap_bytes < 0) {
       t.unjudged.push_back(Name(k) + ": no limits known for " + k.arch);
+    } else if (!k.dynamic_smem_unknown.empty()) {
+      // An undeclared constant that is over the cap already is a failure, whatever else.
+      const int64_t with = k.static_smem_bytes + k.source_dynamic_smem.value_or(0);
+      if (k.source_dynamic_smem && k.static_smem_bytes >= 0 && with > k.smem_cap_bytes) {
+        ++t.judged;
+        t.failures.push_back(Name(k) + ": " + Bytes(k.static_smem_bytes) + " static + " +
+                             Bytes(*k.source_dynamic_smem) + " dynamic = " + Bytes(with) +
+                             ", over the " + Bytes(k.smem_cap_bytes) + " cap by " +
+                             Bytes(with - k.smem_cap_bytes) + " (" + k.dynamic_smem_unknown +
+                             ")");
+      } else {
+        t.unjudged.push_back(Name(k) + ": " + k.dynamic_smem_unknown);
+      }
     } else if (k.total_smem_bytes < 0) {
       t.unjudged.push_back(Name(k) + ": shared memory unknown");
     } else {

@@ -107,7 +107,9 @@ TEST(ResourcesRegression, H7EmptyOrNonPtxasLogsJudgeNothing) {
 // Realworld defect 1: a base that does not compile (CUTLASS submodule missing in the
 // base's checkout) made every kernel "new" and occupancy_not_lower PASS.
 TEST(ResourcesRegression, BaseThatDidNotBuildMakesTheComparisonsMissing) {
-  BuildConfig c = Config("[build]\nblock_size = 128\n");
+  BuildConfig c =
+      Config("[build]\nblock_size = 128\n[[build.kernel]]\nname = \"scale_kernel\"\ndynamic_smem = 0\n"
+             "[[build.kernel]]\nname = \"dyn_reduce\"\ndynamic_smem = 1024\n");
   PtxasReport head = Log("multi_two_archs.log");
   PtxasReport base = ParsePtxasLog(
                          "csrc/params.h(3): catastrophic error: cannot open source file "
@@ -138,7 +140,9 @@ TEST(ResourcesRegression, BaseThatDidNotBuildMakesTheComparisonsMissing) {
 // Realworld defect 2: DeepGEMM 6db7e18 added a template parameter, so base and head
 // kernels did not pair and the comparison passed on nothing.
 TEST(ResourcesRegression, TemplateParameterAddedPairsAsSignatureChanged) {
-  BuildConfig c = Config("[build]\nblock_size = 384\n");
+  BuildConfig c = Config(
+      "[build]\nblock_size = 384\n[[build.kernel]]\nname = \"fp8_gemm_kernel\"\n"
+      "dynamic_smem = 187408\n");
   PtxasReport base = ParsePtxasLog(Block(kGemmBase, "sm_90a", 168, 7, 0), "base.log").value();
   PtxasReport head = ParsePtxasLog(Block(kGemmHead, "sm_90a", 168, 7, 0), "head.log").value();
   ResourcesReport r = Report(c, head, &base, {"sm_90a"});

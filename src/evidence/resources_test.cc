@@ -79,6 +79,8 @@ void ExpectGolden(const std::string& name, const std::string& got) {
   EXPECT_EQ(got, *want) << name;
 }
 
+// scale_kernel has no __shared__ and no launch in multi.cu: without its entry its dynamic
+// shared memory would be unknown and smem_within_cap missing.
 constexpr const char* kMultiConfig = R"(
 [build]
 block_size = 128
@@ -86,6 +88,9 @@ block_size = 128
 name = "dyn_reduce"
 block_size = 256
 dynamic_smem = "256 * 4"
+[[build.kernel]]
+name = "scale_kernel"
+dynamic_smem = 0
 )";
 
 TEST(ResourceReport, BudgetAndOccupancyPerKernelAndArch) {
@@ -178,7 +183,7 @@ TEST(ResourceReport, SpillsWithoutABaseFailTheSpillGate) {
   EXPECT_NE(g.failures[0].find("580 bytes spill stores, 676 bytes spill loads"), std::string::npos);
   BuildConfig off = Config(
       "[build]\nblock_size = 128\n[build.gates]\nno_new_spills = false\noccupancy_not_lower = "
-      "false\n");
+      "false\n[[build.kernel]]\nname = \"spill_kernel\"\ndynamic_smem = 0\n");
   EXPECT_EQ(Report(off, head, nullptr, {"sm_80"}).status, "ok");
 }
 
@@ -193,7 +198,8 @@ constexpr const char* kBaseLog =
     "ptxas info    : Used 8 registers, used 0 barriers, 352 bytes cmem[0]\n";
 
 TEST(ResourceReport, BaseVersusHeadMatchesByDemangledName) {
-  BuildConfig c = Config("[build]\nblock_size = 1024\n");
+  BuildConfig c = Config(
+      "[build]\nblock_size = 1024\n[[build.kernel]]\nname = \"spill_kernel\"\ndynamic_smem = 0\n");
   PtxasReport head = Log("spill_sm80.log");
   PtxasReport base = ParsePtxasLog(kBaseLog, "base.log").value();
   ResourcesReport r = Report(c, head, &base, {"sm_80"});

@@ -125,6 +125,7 @@ std::string Pair(const std::optional<KernelResources>& b, const std::optional<Ke
 std::string SmemCell(const KernelResources& k) {
   std::string s = Num(k.static_smem_bytes);
   if (k.dynamic_smem_bytes >= 0) s += "+" + std::to_string(k.dynamic_smem_bytes);
+  if (!k.dynamic_smem_unknown.empty()) s += "+?";
   return s;
 }
 

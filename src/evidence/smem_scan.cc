@@ -96,6 +96,43 @@ IntConstants CollectConstants(const std::string& text,
   return constants;
 }
 
+// The ')' that closes the '(' at `open`, looking at most `limit` characters ahead; npos
+// when there is none that close.
+size_t MatchingClose(std::string_view text, size_t open, size_t limit) {
+  int depth = 0;
+  for (size_t i = open; i < text.size() && i < open + limit; ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+// The expression inside casts: `(void*)k`, `(const void*)&k`, `reinterpret_cast<void*>(&k)`
+// and `static_cast<...>(k)` -> `k` / `&k`.
+std::string StripCasts(std::string expr) {
+  for (int hop = 0; hop < 4; ++hop) {
+    expr = Trim(expr);
+    if (!expr.empty() && expr.front() == '(') {
+      size_t close = MatchingClose(expr, 0, expr.size());
+      if (close == std::string::npos || close + 1 >= expr.size()) return expr;
+      expr = expr.substr(close + 1);
+      continue;
+    }
+    bool cast = false;
+    for (std::string_view c : {"reinterpret_cast<", "static_cast<", "const_cast<"}) {
+      if (expr.rfind(c, 0) != 0) continue;
+      size_t open = expr.find('(', c.size());
+      size_t close = open == std::string::npos ? open : MatchingClose(expr, open, expr.size());
+      if (close == std::string::npos) return expr;
+      expr = expr.substr(open + 1, close - open - 1);
+      cast = true;
+      break;
+    }
+    if (!cast) return expr;
+  }
+  return expr;
+}
+
 struct Alias {
   size_t pos;
   std::string name, expr;
@@ -113,6 +150,13 @@ std::vector<Alias> CollectAliases(const std::string& text) {
     // Right side: [&] qualified::name[<...>] ;
     size_t r = text.find_first_not_of(" \t\r\n", eq + 1);
     if (r == std::string::npos) break;
+    // A C-style cast first: `void const* k = (void const*) cutlass::device_kernel<K>;`.
+    if (text[r] == '(') {
+      size_t close = MatchingClose(text, r, 200);
+      if (close == std::string::npos) continue;
+      r = text.find_first_not_of(" \t\r\n", close + 1);
+      if (r == std::string::npos) break;
+    }
     bool address = text[r] == '&';
     if (address) r = text.find_first_not_of(" \t\r\n", r + 1);
     if (r == std::string::npos ||
@@ -123,9 +167,15 @@ std::vector<Alias> CollectAliases(const std::string& text) {
     int angle = 0;
     while (end < text.size()) {
       char c = text[end];
-      if (c == '<')
+      // Template arguments hold expressions: `kHeadDim <= 128`, `a >= b`, `p->x` (as
+      // flash-attention's `&flash_fwd_kernel<Traits, ..., Kernel_traits::kHeadDim <= 128,
+      // ...>` does) are operators, not brackets.
+      const char next = end + 1 < text.size() ? text[end + 1] : '\0';
+      const char prev = end > 0 ? text[end - 1] : '\0';
+      const bool op = (c == '<' || c == '>') && (next == '=' || (c == '>' && prev == '-'));
+      if (c == '<' && !op)
         ++angle;
-      else if (c == '>' && angle > 0)
+      else if (c == '>' && angle > 0 && !op)
         --angle;
       else if (angle == 0 && !IsIdent(c) && c != ':')
         break;
@@ -213,6 +263,51 @@ int LineOf(const std::string& text, size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
 }
 
+// Launch calls that take the dynamic shared memory as an argument, or (smem_arg -1) in a
+// launch configuration set before the call.
+struct LaunchApi {
+  std::string_view fn;
+  int kernel_arg;
+  int smem_arg;
+  std::string_view config_field;
+};
+constexpr LaunchApi kLaunchApis[] = {
+    {"cudaLaunchKernel", 0, 4, ""},             // (func, grid, block, args, sharedMem, stream)
+    {"cudaLaunchCooperativeKernel", 0, 4, ""},  // the same
+    {"cuLaunchKernel", 0, 7, ""},               // (f, gx, gy, gz, bx, by, bz, sharedMemBytes, ...)
+    {"cuLaunchCooperativeKernel", 0, 7, ""},    // the same
+    {"cudaLaunchKernelEx", 1, -1, "dynamicSmemBytes"},  // (&config, kernel, args...)
+    {"cuLaunchKernelEx", 1, -1, "sharedMemBytes"},      // (&config, f, params, extra)
+};
+
+// The value last assigned to `field` before `before` (`cfg.dynamicSmemBytes = smem;`, or
+// `.dynamicSmemBytes = smem,` in a designated initialiser); when there is none, text that
+// is no compile-time constant, so the site counts as set at run time.
+std::string ConfigField(const std::string& text, size_t before, std::string_view field) {
+  for (size_t at = text.rfind(field, before); at != std::string::npos && at > 0;
+       at = text.rfind(field, at - 1)) {
+    if (IsIdent(text[at - 1]) || (at + field.size() < text.size() &&
+                                  IsIdent(text[at + field.size()]))) {
+      continue;
+    }
+    size_t eq = text.find_first_not_of(" \t\r\n", at + field.size());
+    if (eq == std::string::npos || text[eq] != '=' ||
+        (eq + 1 < text.size() && text[eq + 1] == '=')) {
+      continue;
+    }
+    size_t end = eq + 1;
+    int depth = 0;
+    for (; end < text.size() && end < eq + 400; ++end) {
+      char c = text[end];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth-- == 0) break;
+      if (depth == 0 && (c == ';' || c == ',')) break;
+    }
+    return Trim(std::string_view(text).substr(eq + 1, end - eq - 1));
+  }
+  return std::string(field) + " (not set before the call)";
+}
+
 }  // namespace
 
 std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std::string& file) {
@@ -225,6 +320,7 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
   auto finish = [&](DynamicSmemSite site, const std::string& value, size_t at) {
     site.file = file;
     site.value_expr = value;
+    site.kernel = StripCasts(site.kernel);
     FollowAlias(aliases, at, &site);
     site.kernel_base = BaseName(site.kernel);
     auto v = EvaluateIntExpression(value, constants);
@@ -264,6 +360,32 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
       finish(std::move(site), args[2], start);
     }
   }
+  for (const LaunchApi& api : kLaunchApis) {
+    size_t at = 0;
+    while ((at = text.find(api.fn, at)) != std::string::npos) {
+      size_t start = at;
+      at += api.fn.size();
+      if ((start > 0 && IsIdent(text[start - 1])) || (at < text.size() && IsIdent(text[at])))
+        continue;  // cudaLaunchKernel inside cudaLaunchKernelEx, or a longer name
+      size_t open = text.find_first_not_of(" \t\r\n", at);
+      if (open != std::string::npos && text[open] == '<') {  // cudaLaunchKernelEx<Args...>(
+        open = text.find('(', open);
+      }
+      if (open == std::string::npos || text[open] != '(') continue;
+      size_t close = MatchingClose(text, open, text.size());
+      if (close == std::string::npos) break;
+      std::vector<std::string> args =
+          SplitArgs(std::string_view(text).substr(open + 1, close - open - 1));
+      if (static_cast<int>(args.size()) <= std::max(api.kernel_arg, api.smem_arg)) continue;
+      DynamicSmemSite site;
+      site.line = LineOf(text, start);
+      site.via = std::string(api.fn);
+      site.kernel = args[api.kernel_arg];
+      std::string value = api.smem_arg >= 0 ? args[api.smem_arg]
+                                            : ConfigField(text, start, api.config_field);
+      finish(std::move(site), value, start);
+    }
+  }
   size_t at = 0;
   while ((at = text.find("<<<", at)) != std::string::npos) {
     size_t start = at;
@@ -272,7 +394,8 @@ std::vector<DynamicSmemSite> ScanDynamicSmem(std::string_view source, const std:
     std::vector<std::string> args =
         SplitArgs(std::string_view(text).substr(at + 3, close - at - 3));
     at = close + 3;
-    if (args.size() < 3) continue;
+    if (args.size() < 2) continue;
+    if (args.size() == 2) args.push_back("0");  // k<<<grid, block>>>: no dynamic shared memory
     // The kernel expression: back from "<<<" over identifiers, '::' and template arguments.
     size_t k = start;
     int angle = 0;
