@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/process.h"
+#include "core/utf8.h"
 #include "profile/gates.h"
 #include "profile/import.h"
 #include "profile/ncu_run.h"
@@ -48,8 +49,9 @@ int Import(const std::string& file, const std::string& label, const std::string&
     launches += k.summary ? static_cast<size_t>(k.summary->instances) : k.launches.size();
   }
   std::printf("%s: %zu kernel(s), %zu launch(es) from %s as %s (%s, %s)\n", perf_path.c_str(),
-              kernels->size(), launches, file.c_str(), label.c_str(), (*kernels)[0].format.c_str(),
-              (*kernels)[0].tool_version.c_str());
+              kernels->size(), launches, ShowControlCharacters(file).c_str(),
+              ShowControlCharacters(label).c_str(), (*kernels)[0].format.c_str(),
+              ShowControlCharacters((*kernels)[0].tool_version).c_str());
   return kExitOk;
 }
 
@@ -61,8 +63,10 @@ int Show(const ProfileConfig& cfg, const std::string& perf_path) {
   bool failed = false;
   for (const GateResult& g : v.gates) {
     failed |= g.status == GateStatus::kFail;
+    // Kernel names and shapes come from an export made elsewhere: shown, never obeyed.
     std::printf("%-7s %-14s %s [%s]: %s\n", GateStatusName(g.status), g.gate.c_str(),
-                g.kernel.c_str(), g.shape.c_str(), g.summary.c_str());
+                ShowControlCharacters(g.kernel).c_str(), ShowControlCharacters(g.shape).c_str(),
+                ShowControlCharacters(g.summary).c_str());
   }
   return failed ? kExitRejected : kExitOk;
 }
