@@ -1,10 +1,8 @@
 #include "agent/evidence_check.h"
 
 #include <cctype>
-#include <filesystem>
 
-#include "policy/agent_emit.h"
-#include "policy/claude_settings.h"
+#include "agent/run_commands_policy.h"
 
 namespace av {
 namespace {
@@ -150,38 +148,11 @@ CheckedFinding CheckFinding(const AgentFinding& finding, const RequestContext& c
 }
 
 Result<PermissionSettings> AgentCommandPolicy(const AgentPackage& package, std::string* source) {
-  namespace fs = std::filesystem;
-  std::vector<SettingsDocument> docs;
-  std::string names;
-  for (const char* rel : {".claude/settings.json", ".claude/settings.local.json"}) {
-    const std::string path = package.repo_dir + "/" + rel;
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) continue;
-    AV_ASSIGN_OR_RETURN(SettingsDocument doc, LoadSettingsDocument(path, GuessSettingsLayer(path)));
-    docs.push_back(std::move(doc));
-    names += (names.empty() ? "" : ", ") + path;
-  }
+  // Never the repository's .claude/ settings: the code under review would decide (issue 34).
+  // `agent run-commands` decides again under the user's own policy (run_commands_policy.h).
   PermissionSettings settings;
-  if (!docs.empty()) {
-    MergedSettings merged = MergeSettings(docs);
-    if (!merged.problems.empty()) {
-      return InvalidInput(merged.problems[0].where + ": " + merged.problems[0].message);
-    }
-    settings = merged.permissions;
-    *source = names;
-  } else {
-    for (const std::string& r : ReviewAllowRules()) {
-      AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
-      rule.source = "built-in review rules";
-      settings.allow.push_back(rule);
-    }
-    for (const std::string& r : ReviewDenyRules()) {
-      AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
-      rule.source = "built-in review rules";
-      settings.deny.push_back(rule);
-    }
-    *source = "the built-in review rules (attnverify agent-config emit --tool claude-code)";
-  }
+  AV_RETURN_IF_ERROR(AddBuiltinReviewRules(&settings));
+  *source = "the built-in review rules (attnverify agent-config emit --tool claude-code)";
   settings.package_dir = package.package_dir;
   settings.cwd = package.repo_dir;
   return settings;

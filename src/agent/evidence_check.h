@@ -50,9 +50,10 @@ struct CheckedFinding {
 CheckedFinding CheckFinding(const AgentFinding& finding, const RequestContext& context,
                             const AgentPackage& package, const PermissionSettings& policy);
 
-// The policy the agent's commands are decided under: the repository's Claude Code settings
-// (.claude/settings.json and settings.local.json under repo_dir) when there are any, else
-// the least-privilege review rules `agent-config emit` writes. package_dir and cwd set.
+// The policy the agent's commands are decided under while the answers are checked: the
+// least-privilege review rules `agent-config emit` writes, never the reviewed repository's
+// .claude/ settings. `agent run-commands` decides again under the user's own policy
+// (run_commands_policy.h). package_dir and cwd set.
 Result<PermissionSettings> AgentCommandPolicy(const AgentPackage& package, std::string* source);
 
 }  // namespace av

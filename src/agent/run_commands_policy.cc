@@ -27,20 +27,6 @@ bool Inside(const std::string& path, const std::string& dir) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-Status AddBuiltinRules(PermissionSettings* s) {
-  for (const std::string& r : ReviewAllowRules()) {
-    AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
-    rule.source = "built-in review rules";
-    s->allow.push_back(rule);
-  }
-  for (const std::string& r : ReviewDenyRules()) {
-    AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
-    rule.source = "built-in review rules";
-    s->deny.push_back(rule);
-  }
-  return Status::Ok();
-}
-
 void Append(std::vector<PermissionRule>* to, const std::vector<PermissionRule>& from) {
   to->insert(to->end(), from.begin(), from.end());
 }
@@ -134,6 +120,20 @@ Status AddBaseRules(const AgentPackage& package, const RunCommandsPolicyOptions&
 
 }  // namespace
 
+Status AddBuiltinReviewRules(PermissionSettings* s) {
+  for (const std::string& r : ReviewAllowRules()) {
+    AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
+    rule.source = "built-in review rules";
+    s->allow.push_back(rule);
+  }
+  for (const std::string& r : ReviewDenyRules()) {
+    AV_ASSIGN_OR_RETURN(PermissionRule rule, ParsePermissionRule(r));
+    rule.source = "built-in review rules";
+    s->deny.push_back(rule);
+  }
+  return Status::Ok();
+}
+
 Status AddPackageCommandRules(std::string_view toml_text, const std::string& where,
                               PermissionSettings* settings) {
   AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(toml_text, where));
@@ -183,14 +183,16 @@ Result<RunCommandsPolicy> LoadRunCommandsPolicy(const AgentPackage& package,
     }
     p.ignored.push_back("built-in review rules and package rules: allowManagedPermissionRulesOnly");
   } else {
-    AV_RETURN_IF_ERROR(AddBuiltinRules(&p.settings));
+    AV_RETURN_IF_ERROR(AddBuiltinReviewRules(&p.settings));
     p.sources.push_back(
         "the built-in review rules (attnverify agent-config emit --tool claude-code)");
     Append(&p.settings.allow, merged.permissions.allow);
     Append(&p.settings.ask, merged.permissions.ask);
     Append(&p.settings.deny, merged.permissions.deny);
     for (const SettingsDocument& d : docs) {
-      p.sources.push_back(d.path + " (" + std::string(SettingsLayerName(d.layer)) + ")");
+      p.sources.push_back(d.path + (o.settings_files.empty()
+                                        ? " (" + std::string(SettingsLayerName(d.layer)) + ")"
+                                        : " (--settings)"));
     }
     AV_RETURN_IF_ERROR(AddBaseRules(package, o, &p));
   }

@@ -39,6 +39,10 @@ struct RunCommandsPolicy {
 Result<RunCommandsPolicy> LoadRunCommandsPolicy(const AgentPackage& package,
                                                 const RunCommandsPolicyOptions& options);
 
+// Adds the least-privilege review rules `agent-config emit --tool claude-code` writes
+// (policy/agent_emit.h), each with the source "built-in review rules".
+Status AddBuiltinReviewRules(PermissionSettings* settings);
+
 // Adds the rules of [policy] agent_commands = { allow = [...], ask = [...], deny = [...] }
 // of `toml_text` (Claude Code rule syntax) to `settings`; each rule's source is
 // "WHERE:LINE". No [policy] or no agent_commands adds nothing. `where` names the file in

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "agent/agent_test_util.h"
+#include "agent/evidence_check.h"
 #include "agent/run_commands_binding.h"
 #include "agent/run_commands_sandbox.h"
 #include "core/sha256.h"
@@ -73,6 +74,18 @@ TEST_F(RunCommandsPolicyTest, RepoCommittedSettingsGrantingBashAreNeverRead) {
   const std::string ignored = repo_.File(".claude/settings.json") + ": not read";
   EXPECT_TRUE(std::any_of(p->ignored.begin(), p->ignored.end(),
                           [&](const std::string& s) { return s.rfind(ignored, 0) == 0; }));
+}
+
+// The agent stage's own check of each answer's command (evidence_check.h) once took the
+// repository's .claude/settings.json too, and recorded "allowed by" it in the review.
+TEST_F(RunCommandsPolicyTest, AgentStageRepoCommittedSettingsGrantingBashAreNotRead) {
+  Commit("", "");
+  std::string source;
+  Result<PermissionSettings> s = AgentCommandPolicy(package_, &source);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(DecideCommand(*s, "touch ../MARK").decision, Verdict::kAsk);
+  EXPECT_EQ(DecideCommand(*s, "rm -rf ../victim").decision, Verdict::kDeny);
+  EXPECT_EQ(source.find(".claude"), std::string::npos) << source;
 }
 
 TEST_F(RunCommandsPolicyTest, WorkingTreeTomlCannotWidenOnlyTheBaseRevisionsCounts) {
