@@ -1,7 +1,8 @@
 // attnverify provider check: the workflow's minimal connectivity check against the
 // pinned [provider] — one short request (max_tokens 64: "in one sentence, what does
 // split-k do in FlashMLA?"), then endpoint, model, key id, latency, usage and the first
-// line of the answer; one ledger row per attempt with stage "connectivity". Exit 0 when
+// line of the answer; each attempt in the ledger (an in_flight row before sending, its
+// outcome row after) with stage "connectivity". Exit 0 when
 // the provider answered, 2 with one clear line otherwise (doc/provider.md).
 #include <CLI/CLI.hpp>
 #include <cstdio>
