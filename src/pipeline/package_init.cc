@@ -89,6 +89,11 @@ Result<InitResult> InitPackage(const std::string& package_dir, bool force) {
       {"acceptance_checklist.md", DefaultChecklistMarkdown()},
       {"config/shapes.json", kDefaultShapesJson},
       {"config/tolerances.json", kDefaultTolerancesJson},
+      // What no clone should carry: the lock every command takes (rewritten by each, so a
+      // committed one dirties the tree) and the sweep's case files.
+      {".gitignore",
+       "# written by attnverify init: the package lock and the sweep's work folder\n"
+       "/.attnverify.lock\n/work/\n"},
   };
   std::error_code ec;
   for (const char* dir : {"", "config", "diff", "logs", "evidence", "reports"}) {

@@ -212,7 +212,7 @@ TEST(PackageInit, WritesTheLayoutAndKeepsExistingFiles) {
   const std::string pkg = dir.File("attention-verify");
   Result<InitResult> r = InitPackage(pkg, false);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->written.size(), 4u);
+  EXPECT_EQ(r->written.size(), 5u);
   for (const char* sub : {"diff", "logs", "evidence", "reports"}) {
     EXPECT_TRUE(std::filesystem::is_directory(pkg + "/" + sub)) << sub;
   }
@@ -225,13 +225,31 @@ TEST(PackageInit, WritesTheLayoutAndKeepsExistingFiles) {
   r = InitPackage(pkg, false);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->written.empty());
-  EXPECT_EQ(r->kept.size(), 4u);
+  EXPECT_EQ(r->kept.size(), 5u);
   Result<std::string> mine = ReadFileToString(pkg + "/attnverify.toml");
   ASSERT_TRUE(mine.ok());
   EXPECT_EQ(*mine, "# mine\n");
   r = InitPackage(pkg, true);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->written.size(), 4u);
+  EXPECT_EQ(r->written.size(), 5u);
+}
+
+// init's lock file was committed with the package and every later command rewrote it, so
+// the tree was dirty after each one (`git stash pop` failed on it); work/ holds case files.
+TEST(PackageInit, GitIgnoresTheLockAndTheWorkFolder) {
+  TempDir dir;
+  const std::string repo = dir.File("repo");
+  std::filesystem::create_directories(repo);
+  ASSERT_EQ(testing::RunShell("cd " + repo + " && git init -q .").exit_code, 0);
+  ASSERT_TRUE(InitPackage(repo + "/attention-verify", false).ok());
+  ASSERT_TRUE(WriteFileAtomically(repo + "/attention-verify/.attnverify.lock", "").ok());
+  std::filesystem::create_directories(repo + "/attention-verify/work/cases/x");
+  ASSERT_TRUE(WriteFileAtomically(repo + "/attention-verify/work/cases/x/case.json", "{}").ok());
+  auto r = testing::RunShell("cd " + repo +
+                             " && git check-ignore -q attention-verify/.attnverify.lock"
+                             " && git check-ignore -q attention-verify/work/cases/x/case.json"
+                             " && ! git check-ignore -q attention-verify/attnverify.toml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST(Pipeline, LastLineSkipsTrailingBlankLines) {
