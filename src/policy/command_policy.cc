@@ -187,6 +187,15 @@ std::string LexicalNormal(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
+// The script is parsed as bash reads it, but dash (Debian's sh) reads $'\x2d' and $"x" as a
+// '$' before a quoted string: the words it runs are not the ones the policy judged (the
+// corpus test found `sh -c "nvcc -o $'attention-verify/x.o' ..."` writing `$attention-verify`).
+constexpr const char* kBashOnlyQuoting =
+    "$'...' and $\"...\" make other words in sh than in bash, which the policy reads";
+bool HasBashOnlyQuoting(const std::string& script) {
+  return script.find("$'") != std::string::npos || script.find("$\"") != std::string::npos;
+}
+
 std::string JoinValues(const std::vector<ShellWord>& words) {
   std::string out;
   for (size_t i = 0; i < words.size(); ++i) out += (i ? " " : "") + words[i].source;
@@ -412,7 +421,10 @@ class Evaluator {
         inner.reason = "run by xargs: " + inner.reason;
         out.push_back(inner);
       }
-      if (u.has_script) DecideScript(u.script, base, reparse);
+      if (u.has_script) {
+        DecideScript(u.script, base, reparse);
+        if (HasBashOnlyQuoting(u.script)) asks.push_back(base + " runs sh -c: " + kBashOnlyQuoting);
+      }
       if (!u.writes.empty()) asks.push_back(u.writes);
       if (!u.runs.empty()) asks.push_back(u.runs);
       for (const ShellWord& path : u.written) {
@@ -489,6 +501,9 @@ class Evaluator {
     if (denied)
       return {text, Verdict::kDeny, "", prog + " -c runs a command that matches a deny rule"};
     if (rc.verdict == Verdict::kAsk) return {text, Verdict::kAsk, rc.rule, rc.reason};
+    if (prog != "bash" && HasBashOnlyQuoting(u.script)) {
+      return {text, Verdict::kAsk, "", prog + " is not bash: " + kBashOnlyQuoting};
+    }
     if (!trusted) return MatchRegular(words, text, rc);
     return {text, Verdict::kAllow, "(" + prog + " -c)",
             "its script's commands are decided one by one"};

@@ -976,10 +976,16 @@ void ReadAttnverify(const std::vector<ShellWord>& words, ToolEffects* out) {
       ask(why);
       continue;
     }
-    if (!w.Literal()) continue;
     const std::string& v = w.value;
-    if (v == "--") break;
-    std::string name = v.substr(0, v.find('='));
+    if (w.Literal() && v == "--") break;
+    std::string_view fixed = w.FixedPrefix();
+    if (fixed.empty() || fixed[0] != '-') continue;  // an operand
+    size_t eq = v.find('=');
+    if (!w.Literal() && (eq == std::string::npos || eq >= fixed.size())) {
+      ask("option " + w.source + " is only known when it runs");
+      continue;
+    }
+    std::string name = v.substr(0, eq);
     bool writes = std::find(kWrites.begin(), kWrites.end(), name) != kWrites.end();
     bool sandbox = name == "--sandbox";
     if (!writes && !sandbox) continue;
