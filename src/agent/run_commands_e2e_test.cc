@@ -327,6 +327,21 @@ TEST_F(RunCommandsE2eTest, MissingSandboxRefusesUnlessAllowNoSandboxIsGiven) {
   EXPECT_FALSE(fs::exists(Package("evidence/slice.json")));
 }
 
+TEST_F(RunCommandsE2eTest, CommandPastItsTimeoutIsKilledWithEverythingItStarted) {
+  if (std::string why = BwrapUnusable(); !why.empty()) GTEST_SKIP() << why;
+  const std::string settings = UserSettings(R"j(["Bash(bash -c:*)", "Bash(sleep:*)"])j");
+  // A child in its own session that would outlive its parent.
+  if (!AgentSuggests({FindingWith("bash -c 'setsid sleep 7.25 & sleep 60'")})) {
+    GTEST_SKIP() << skip_;
+  }
+  auto r = RunCommands("--yes --timeout 1 --settings " + Quote(settings));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string log = ReadText(Package("logs/agent-cmd-01.log"));
+  EXPECT_NE(log.find("# status: timed out after 1 s"), std::string::npos) << log << r.output;
+  auto ps = RunShell("pgrep -f '[s]leep 7[.]25' || true");
+  EXPECT_EQ(ps.output, "") << ps.output;
+}
+
 TEST_F(RunCommandsE2eTest, OnATerminalAnAskedCommandRunsOnlyOnY) {
   if (std::string why = BwrapUnusable(); !why.empty()) GTEST_SKIP() << why;
   const std::string script = FindExecutable("script");
