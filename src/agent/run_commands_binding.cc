@@ -68,7 +68,7 @@ Status CheckAgentReviewNotCommitted(ProcessRunner& git, const std::string& repo_
   if (rel.empty() || *rel.begin() == "..") return Status::Ok();
   std::vector<std::string> args = {"ls-files", "-z", "--cached", "--"};
   for (const char* f : {kAgentReviewPath, "evidence/run.json"}) {
-    args.push_back((rel / f).lexically_normal().generic_string());
+    args.push_back(":(literal)" + (rel / f).lexically_normal().generic_string());
   }
   Result<std::string> tracked = RunSafeGit(git, root, args);
   if (!tracked.ok()) return tracked.status();
