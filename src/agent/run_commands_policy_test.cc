@@ -237,6 +237,10 @@ TEST(CommandSandbox, ArgvHasNoNetworkAReadOnlyMachineAndPackage) {
   EXPECT_TRUE(has({"--ro-bind", "/r", "/r"}));
   EXPECT_TRUE(has({"--ro-bind", "/r/attention-verify", "/r/attention-verify"}));
   EXPECT_TRUE(has({"--chdir", "/r", "--", "/bin/true"}));
+  EXPECT_FALSE(has({"/dev/null"}));
+  spec.hidden_files = {"/home/u/.local/state/attnverify/run-seal.key"};
+  a = CommandSandboxArgv("/usr/bin/bwrap", spec, {"/bin/true"});
+  EXPECT_TRUE(has({"--ro-bind", "/dev/null", "/home/u/.local/state/attnverify/run-seal.key"}));
   spec.package_copy = "/s/package-1";
   a = CommandSandboxArgv("/usr/bin/bwrap", spec, {"/bin/true"});
   EXPECT_TRUE(has({"--bind", "/s/package-1", "/r/attention-verify"}));

@@ -36,6 +36,7 @@ std::vector<std::string> CommandSandboxArgv(const std::string& bwrap,
     a.insert(a.end(), {"--bind", spec.package_copy, spec.package_dir});
   }
   if (!spec.bin_dir.empty()) a.insert(a.end(), {"--ro-bind", spec.bin_dir, spec.bin_dir});
+  for (const std::string& f : spec.hidden_files) a.insert(a.end(), {"--ro-bind", "/dev/null", f});
   a.insert(a.end(), {"--chdir", spec.repo_dir, "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;

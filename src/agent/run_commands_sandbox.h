@@ -22,6 +22,8 @@ struct CommandSandboxSpec {
   std::string package_dir;   // absolute; read-only
   std::string package_copy;  // non-empty: mounted writable over package_dir
   std::string bin_dir;       // non-empty: read-only (holds `attnverify`, first in PATH)
+  // Existing files the command must not read (attnverify's own secrets): /dev/null there.
+  std::vector<std::string> hidden_files;
 };
 
 // bwrap's argv running `argv` (argv[0] a path) in that sandbox.
