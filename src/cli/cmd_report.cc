@@ -73,6 +73,10 @@ int RunReport(std::vector<std::string> args) {
   request.junit = !junit.empty() ? fs::absolute(junit).lexically_normal().string() : config->junit;
   Result<Evidence> evidence = LoadEvidence(request);
   if (!evidence.ok()) return ReportError(evidence.status());
+  // The ledger's seal, and the config each evidence file must have been written under.
+  if (evidence->run) {
+    evidence->run->trust = CheckRunTrust(evidence->run->ledger, config->package_dir, config_path);
+  }
   ChecklistReport report = ComputeChecklist(*evidence, *config, ATTNVERIFY_VERSION);
 
   // A linked reports/ (or evidence/) folder would be written through and left out of the

@@ -1,6 +1,7 @@
 // attnverify verify-package: recompute the sha256 of every file manifest.json lists (and
-// look for files it does not). Exit 0 every file matches, 1 changed, missing or extra
-// files (each listed), 2 no or unreadable manifest.
+// look for files it does not), and check evidence/run.json's digests and seal. Exit 0
+// every file matches, 1 changed, missing or extra files or a ledger edited after it was
+// sealed (each listed), 2 no or unreadable manifest.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "core/file.h"
 #include "report/manifest.h"
 #include "schema/run_json.h"
+#include "schema/run_seal.h"
 
 namespace av::cli {
 
@@ -49,6 +51,15 @@ int RunVerifyPackage(std::vector<std::string> args) {
     Result<av::RunLedger> ledger = ParseRunLedger(*ledger_text, ledger_path.string());
     if (!ledger.ok()) return ReportError(ledger.status());
     ledger_problems = VerifyLedgerOutputs(package.string(), *ledger);
+    // Its seal (schema/run_seal.h): a ledger edited by hand is a changed file; one this
+    // machine cannot authenticate (no seal, another machine's key) is said, not failed:
+    // its files may still match.
+    RunTrust trust = CheckRunSeal(*ledger, ReadSealKey(SealKeyPath()), package.string());
+    if (trust.seal == SealState::kBroken) {
+      ledger_problems.push_back("evidence/run.json: " + trust.note);
+    } else if (trust.seal == SealState::kUnauthenticated) {
+      std::printf("note: evidence/run.json cannot be authenticated: %s\n", trust.note.c_str());
+    }
   }
   for (const std::string& p : ledger_problems) std::printf("run.json %s\n", p.c_str());
   if (diff->ok() && ledger_problems.empty()) {

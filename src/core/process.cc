@@ -139,7 +139,10 @@ const std::vector<std::string>& EnvAllowlist() {
       "CUDA_CACHE_DISABLE", "SOURCE_DATE_EPOCH",
       // core/package_lock.h: a stage of `run`
       // knows its parent holds the lock
-      "ATTNVERIFY_PACKAGE_LOCK"};
+      "ATTNVERIFY_PACKAGE_LOCK",
+      // core/seal_key.h: the stages and the report that `run` starts seal and check
+      // evidence/run.json with the same key as `run` (the sandbox hides the key itself)
+      "ATTNVERIFY_KEY_FILE", "XDG_STATE_HOME"};
   return kAllow;
 }
 

@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/seal_key.h"
 #include "core/toml_config.h"
 #include "core/version.h"
+#include "schema/run_seal.h"
 
 namespace av {
 namespace {
@@ -53,6 +55,13 @@ Status WriteLedger(const std::string& package_dir, const RunLedger& ledger) {
   if (ec) return IoError(dir.string() + ": cannot create the folder: " + ec.message());
   RunLedger out = ledger;
   out.tool_version = ATTNVERIFY_VERSION;
+  // Sealed with this user's key (made on first use). Without one the ledger is written
+  // unsealed: the report then says it cannot authenticate it, rather than losing the run.
+  out.seal_key_id.clear();
+  out.seal_mac.clear();
+  if (Result<SealKey> key = ReadOrCreateSealKey(SealKeyPath()); key.ok()) {
+    SealRunLedger(&out, *key);
+  }
   return WriteFileAtomically(
       (fs::path(package_dir) / kRunJsonPath).string(),
       RunLedgerToJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

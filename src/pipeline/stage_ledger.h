@@ -25,6 +25,8 @@ StageStatus StatusFromExitCode(int exit_code);
 // The ledger the package holds; an empty one when there is no run.json, or when it does
 // not parse (`warning` then says so: a broken ledger binds nothing, and is replaced).
 RunLedger LoadLedgerOrEmpty(const std::string& package_dir, std::string* warning);
+// Writes evidence/run.json sealed with this user's key (schema/run_seal.h), made on first
+// use; unsealed when no key can be read or made (the report then says so).
 Status WriteLedger(const std::string& package_dir, const RunLedger& ledger);
 
 // The folders a snapshot leaves out: the sweep's work folder ([numerics] work_dir of the

@@ -35,10 +35,34 @@ std::string Short(const std::string& sha) { return sha.substr(0, 12); }
 // binding is the ledger's: the entry recorded this file's sha256 among what the stage
 // wrote, under the entry's run id. A file that names its run (provenance.run_id) must
 // name that one; a file that names none is bound only by the ledger.
+// Why `f` was not written for the package being judged: its provenance names another
+// config file, or this config with other bytes (evidence replayed from another package or
+// candidate). Empty when it matches, or when the report has no trust facts (tests).
+std::string ConfigMismatch(const Evidence& ev, const EvidenceFile& f) {
+  if (!ev.run || !ev.run->trust || !f.has_provenance || f.provenance.config.empty()) return "";
+  const RunTrust& t = *ev.run->trust;
+  if (f.provenance.config != t.config) {
+    return "it was written under the config " + f.provenance.config + ", and this report judges " +
+           t.config;
+  }
+  for (const InputDigest& in : f.provenance.inputs) {
+    if (in.path != f.provenance.config || t.config_sha256.empty()) continue;
+    if (in.sha256 != t.config_sha256) {
+      return "it was written under another " + t.config + " (sha256 " + Short(in.sha256) +
+             ", the package's is " + Short(t.config_sha256) + " now)";
+    }
+  }
+  return "";
+}
+
 std::string Refusal(const Evidence& ev, const EvidenceFile& f, const std::string& stage,
                     const std::string& rerun) {
   const std::string again = "; re-run `" + rerun + "`";
   const std::string unbound = f.run_id.empty() ? "not bound to a run: " : "";
+  // A ledger edited after attnverify sealed it binds nothing.
+  if (ev.run && ev.run->trust && ev.run->trust->seal == SealState::kBroken) {
+    return ev.run->trust->note + again;
+  }
   if (!ev.run) {
     return f.run_id.empty()
                ? "not bound to a run: there is no evidence/run.json to say which run wrote it" +
@@ -76,6 +100,8 @@ std::string Refusal(const Evidence& ev, const EvidenceFile& f, const std::string
     return "changed after " + latest + " wrote it: sha256 " + Short(f.sha256) +
            ", evidence/run.json recorded " + Short(out->sha256) + again;
   }
+  // Bound to its run, but was the run judging this package's config?
+  if (std::string other = ConfigMismatch(ev, f); !other.empty()) return other + again;
   return "";
 }
 

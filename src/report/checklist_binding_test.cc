@@ -178,5 +178,82 @@ TEST(ChecklistBindingTest, EvidenceOfDifferentHeadCommitsIsNeverAccepted) {
   EXPECT_EQ(FindCheck(r, "8.evidence_bound")->status, CheckStatus::kMissing);
 }
 
+// ---- the ledger's seal and the judged config (schema/run_seal.h), as `report` sets them ----
+
+// Passing numerics written under `config` (whose bytes had sha256 `config_sha`), bound
+// by a ledger whose seal is `seal`, judged against attnverify.toml with sha256 "c0ffee...".
+Evidence Trusted(SealState seal, const std::string& config, const std::string& config_sha) {
+  Evidence ev = PassingNumerics();
+  EvidenceFile& f = ev.numerics->file;
+  f.has_provenance = true;
+  f.provenance.config = config;
+  f.provenance.inputs = {{config, config_sha}, {"config/shapes.json", std::string(64, '5')}};
+  RunTrust t;
+  t.seal = seal;
+  t.note = seal == SealState::kBroken
+               ? "evidence/run.json was changed after attnverify sealed it (its seal, key k1, "
+                 "does not match its contents)"
+           : seal == SealState::kValid ? "sealed with this machine's key k1"
+                                       : "sealed with key k2, not with this machine's key k1";
+  t.config = "attnverify.toml";
+  t.config_sha256 = "c0ffee" + std::string(58, '0');
+  ev.run->trust = t;
+  return ev;
+}
+
+TEST(ChecklistBindingTest, SealedLedgerOfThisPackageIsUsedAndSaysSo) {
+  ChecklistReport r =
+      Judge(Trusted(SealState::kValid, "attnverify.toml", "c0ffee" + std::string(58, '0')));
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kPass);
+  const Check* bound = FindCheck(r, "8.evidence_bound");
+  EXPECT_EQ(bound->status, CheckStatus::kPass);
+  EXPECT_NE(bound->summary.find("sealed with this machine's key k1"), std::string::npos)
+      << bound->summary;
+}
+
+TEST(ChecklistBindingTest, LedgerEditedAfterItWasSealedBindsNothing) {
+  ExpectRefused(
+      Judge(Trusted(SealState::kBroken, "attnverify.toml", "c0ffee" + std::string(58, '0'))),
+      "evidence/run.json was changed after attnverify sealed it");
+}
+
+TEST(ChecklistBindingTest, EvidenceReplayedFromAnotherConfigIsRefused) {
+  // The replay of reward-hacking's replay_evidence+ledger: numerics.json written under
+  // another toml (another candidate), bound by an edited, unsealed ledger.
+  ChecklistReport r = Judge(Trusted(SealState::kUnauthenticated, "av.evreplay_src.toml",
+                                    "c0ffee" + std::string(58, '0')));
+  const Check* base = FindCheck(r, "1.base_cases");
+  EXPECT_EQ(base->status, CheckStatus::kMissing);
+  EXPECT_NE(base->summary.find("written under the config av.evreplay_src.toml, and this report "
+                               "judges attnverify.toml"),
+            std::string::npos)
+      << base->summary;
+  const Check* bound = FindCheck(r, "8.evidence_bound");
+  EXPECT_EQ(bound->status, CheckStatus::kMissing);
+  ASSERT_EQ(bound->details.size(), 2u);  // the file, and why the ledger proves nothing
+  EXPECT_NE(bound->details[1].find("cannot be authenticated"), std::string::npos);
+  EXPECT_NE(r.verdict, "accepted");
+}
+
+TEST(ChecklistBindingTest, EvidenceWrittenUnderOtherConfigBytesIsRefused) {
+  ExpectRefused(Judge(Trusted(SealState::kValid, "attnverify.toml", std::string(64, 'e'))),
+                "written under another attnverify.toml (sha256 eeeeeeeeeeee, the package's is "
+                "c0ffee000000 now)");
+}
+
+TEST(ChecklistBindingTest, UnauthenticatedLedgerIsJudgedButNeverAccepted) {
+  // A package judged on a machine without the key that sealed it: the numerics still
+  // PASS (no false REJECT), but the binding is not proven, so the verdict is incomplete.
+  ChecklistReport r = Judge(
+      Trusted(SealState::kUnauthenticated, "attnverify.toml", "c0ffee" + std::string(58, '0')));
+  EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kPass);
+  const Check* bound = FindCheck(r, "8.evidence_bound");
+  EXPECT_EQ(bound->status, CheckStatus::kMissing);
+  EXPECT_NE(bound->summary.find("cannot be authenticated: sealed with key k2"), std::string::npos)
+      << bound->summary;
+  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, "rejected");
+}
+
 }  // namespace
 }  // namespace av

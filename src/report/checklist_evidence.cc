@@ -45,6 +45,14 @@ std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def)
     used.push_back(b.file + " (" + b.stage + ", run " + b.run_id + ")");
     if (!b.head_commit.empty()) heads.insert(b.head_commit);
   }
+  // The ledger's seal (schema/run_seal.h; absent in evidence built in memory). A broken
+  // one refused every file above; one this machine cannot authenticate (no seal, another
+  // key, another package's ledger) leaves the binding unproven even where each file
+  // matched this package's config: the ledger itself could have been edited.
+  const std::optional<RunTrust>& trust = ctx.ev.run ? ctx.ev.run->trust : std::nullopt;
+  const std::string unproven = trust && trust->seal == SealState::kUnauthenticated
+                                   ? "evidence/run.json cannot be authenticated: " + trust->note
+                                   : "";
   if (!refused.empty()) {
     Check c = Missing(def,
                       std::to_string(refused.size()) + " of " +
@@ -53,6 +61,13 @@ std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def)
                           "MISSING",
                       ctx.run_cmd);
     c.details = refused;
+    if (!unproven.empty()) c.details.push_back(unproven);
+    return c;
+  }
+  if (!unproven.empty()) {
+    Check c = Missing(def, unproven + " (each file's provenance matches " + trust->config + ")",
+                      ctx.run_cmd);
+    c.details = used;
     return c;
   }
   if (heads.size() > 1) {
@@ -62,8 +77,10 @@ std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def)
     }
     return Missing(def, "the evidence judged different head commits: " + JoinList(at), ctx.run_cmd);
   }
-  Check c = MakeCheck(def, CheckStatus::kPass,
-                      "each is its stage's output in evidence/run.json: " + JoinList(used));
+  Check c =
+      MakeCheck(def, CheckStatus::kPass,
+                "each is its stage's output in evidence/run.json" +
+                    (trust ? " (" + trust->note + ")" : std::string()) + ": " + JoinList(used));
   for (const EvidenceFile& f : ctx.files) {
     if (f.path == "evidence/run.json") c.citations.push_back(Cite(f));
   }

@@ -22,6 +22,7 @@
 #include "schema/resources_json.h"
 #include "schema/review_json.h"
 #include "schema/run_json.h"
+#include "schema/run_seal.h"
 #include "schema/slice_json.h"
 
 namespace av {
@@ -66,6 +67,9 @@ struct JUnitEvidence : JUnitReport {
 struct ReportRunEvidence {
   EvidenceFile file;
   RunLedger ledger;
+  // Its seal and the config judged (schema/run_seal.h), set by `attnverify report`;
+  // nullopt where evidence is built in memory (tests): then neither is checked.
+  std::optional<RunTrust> trust;
   const StageEntry* Stage(std::string_view name) const { return ledger.Stage(name); }
 };
 

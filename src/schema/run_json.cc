@@ -123,15 +123,19 @@ json RunLedgerToJson(const RunLedger& l) {
               {"outputs", outputs}};
     stages.push_back(std::move(j));
   }
-  return {{"schema", kRunJsonSchemaV2},
-          {"tool", {{"name", "attnverify"}, {"version", l.tool_version}}},
-          {"run_id", l.run_id},
-          {"argv", l.argv},
-          {"cwd", l.cwd},
-          {"package", l.package},
-          {"config", l.config},
-          {"base", l.base},
-          {"stages", stages}};
+  json doc = {{"schema", kRunJsonSchemaV2},
+              {"tool", {{"name", "attnverify"}, {"version", l.tool_version}}},
+              {"run_id", l.run_id},
+              {"argv", l.argv},
+              {"cwd", l.cwd},
+              {"package", l.package},
+              {"config", l.config},
+              {"base", l.base},
+              {"stages", stages}};
+  if (!l.seal_mac.empty()) {
+    doc["seal"] = {{"alg", "hmac-sha256"}, {"key_id", l.seal_key_id}, {"mac", l.seal_mac}};
+  }
+  return doc;
 }
 
 Result<RunLedger> ParseRunLedger(std::string_view text, const std::string& path) {
@@ -155,6 +159,16 @@ Result<RunLedger> ParseRunLedger(std::string_view text, const std::string& path)
   AV_RETURN_IF_ERROR(in.Str(doc, "base", "$", &l.base));
   if (const json* argv = Reader::Get(doc, "argv"); argv != nullptr) {
     AV_RETURN_IF_ERROR(in.Strings(doc, "argv", "$", &l.argv));
+  }
+  if (const json* seal = Reader::Get(doc, "seal"); seal != nullptr && !seal->is_null()) {
+    if (!seal->is_object()) return in.Error("$.seal", "must be an object");
+    std::string alg;
+    AV_RETURN_IF_ERROR(in.Str(*seal, "alg", "$.seal", &alg));
+    if (alg != "hmac-sha256")
+      return in.Error("$.seal.alg", "expected \"hmac-sha256\", got \"" + alg + "\"");
+    AV_RETURN_IF_ERROR(in.Str(*seal, "key_id", "$.seal", &l.seal_key_id));
+    AV_RETURN_IF_ERROR(in.Str(*seal, "mac", "$.seal", &l.seal_mac));
+    if (l.seal_mac.empty()) return in.Error("$.seal.mac", "missing");
   }
   const json* stages = Reader::Get(doc, "stages");
   if (stages != nullptr && !stages->is_array()) return in.Error("$.stages", "must be an array");

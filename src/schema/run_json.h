@@ -61,6 +61,9 @@ struct RunLedger {
   std::string config;   // package-relative attnverify.toml the run was given ("attnverify.toml")
   std::string base;
   std::vector<StageEntry> stages;  // in stage order (kRunStages), one per name
+  // "seal": the HMAC-SHA256 of the rest under the writer's key (schema/run_seal.h); both
+  // empty in a ledger written without one (older attnverify, or no key could be made).
+  std::string seal_key_id, seal_mac;
 
   const StageEntry* Stage(std::string_view name) const;
   // Replaces the entry of that name, or adds it in stage order.
