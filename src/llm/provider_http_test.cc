@@ -4,11 +4,13 @@
 // Each test checks what the server received, the ledger rows and the message.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "llm/curl_transport.h"
 #include "llm/ledger.h"
 #include "llm/ledger_summary.h"
+#include "llm/redact.h"
 #include "llm/provider_client.h"
 #include "llm/provider_server_test_util.h"
 
@@ -166,6 +168,15 @@ TEST_F(ProviderHttpTest, AGatewayThatRepeatsItsAnswerIdHasEveryAttemptCounted) {
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->totals.requests, 3);
   EXPECT_EQ(s->totals.total_tokens, 3 * 2598);
+  // Every byte the runs wrote, searched for the key and its base64.
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir_.path())) {
+    if (!e.is_regular_file()) continue;
+    const std::string bytes = testing::ReadAll(e.path().string());
+    for (const std::string& form : {FakeKey(), Base64Encode(FakeKey(), false, false),
+                                    Base64Encode(FakeKey(), true, false)}) {
+      EXPECT_EQ(bytes.find(form), std::string::npos) << e.path();
+    }
+  }
 }
 
 TEST_F(ProviderHttpTest, ServiceUnavailableUntilGivingUp) {
