@@ -57,8 +57,10 @@ json RunSweep(const std::string& toml, int* exit_code, const std::string& filter
   testing::CommandResult r = RunShell(std::string(ATTNVERIFY_BINARY) + " numerics --config " +
                                       toml + (filter.empty() ? "" : " --filter '" + filter + "'"));
   *exit_code = r.exit_code;
-  Result<std::string> text =
-      ReadFileToString(std::filesystem::path(toml).parent_path() / "evidence/numerics.json");
+  // A filtered run writes beside the full sweep's evidence (doc/run.md).
+  Result<std::string> text = ReadFileToString(
+      std::filesystem::path(toml).parent_path() /
+      (filter.empty() ? "evidence/numerics.json" : "evidence/numerics.filtered.json"));
   if (!text.ok()) {
     ADD_FAILURE() << "no numerics.json; output:\n" << r.output;
     return json::object();
