@@ -409,6 +409,16 @@ class Evaluator {
     if (u.kind == WrapperKind::kTool) {
       for (const WordRange& r : u.inners) {
         std::vector<ShellWord> inner_words = Slice(words, r.begin, r.end);
+        if (base == "xargs") {
+          // xargs appends words read from its input: any of them may be an option of the
+          // tool it runs (`git status --porcelain | xargs git diff` with a file named
+          // --output=F). They stand as one word known only when it runs.
+          ShellWord input;
+          input.value = input.source = "<xargs input>";
+          input.expands = input.splits = true;
+          input.fixed = 0;
+          inner_words.push_back(input);
+        }
         SubcommandDecision inner =
             DecideWords(inner_words, JoinValues(inner_words), reparse, wrappers + 1);
         inner.reason = "run by " + base + ": " + inner.reason;
