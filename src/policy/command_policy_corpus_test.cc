@@ -479,6 +479,11 @@ Report Check(const std::vector<std::string>& corpus,
   Run run = RunInBash(s, cmds);
   std::set<std::string> ran;
   for (const Exec& e : run.execs) {
+    if (e.id.empty() || e.id.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(e.id) >= corpus.size()) {
+      rep.findings["(a program run with its environment cleared)"].push_back(e.argv[0]);
+      continue;
+    }
     const std::string& cmd = corpus.at(std::stoul(e.id));
     ran.insert(e.id);
     std::string why = Judge(e, s);
