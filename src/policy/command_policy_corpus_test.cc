@@ -270,7 +270,7 @@ void MakeSandbox(const std::string& s) {
     }
   }
   std::string shim =
-      "#!/bin/sh\nprintf '%s\\000' \"$(printf '\\002REC')\" \"$AVC_ID\" \"$PWD\" \"$0\" "
+      "#!/bin/sh\nprintf '%s\\000' '\002REC' \"$AVC_ID\" \"$PWD\" \"$0\" "
       "\"$@\" >> '" +
       s + "/.corpus/log'\n";
   for (const char* name : kShims) WriteFile(s + "/bin/" + name, shim, 0755);
