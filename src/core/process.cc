@@ -16,6 +16,7 @@
 #include <set>
 
 #include "core/process_tree.h"
+#include "core/sandbox.h"
 
 extern char** environ;
 
@@ -434,6 +435,9 @@ Result<ProcessResult> PosixProcessRunner::Run(const ProcessRequest& request) {
   result.wall_ms = NowMs() - start;
   result.leftover_processes = report.leftovers;
   AV_RETURN_IF_ERROR(ApplyReport(report, request, &result));
+  // Under bwrap the reaper sees only bwrap (its pid namespace killed the rest): the count
+  // comes from the sandbox's own report (core/sandbox.h).
+  if (IsSandboxArgv(request.argv)) ApplySandboxReport(&result);
   return result;
 }
 

@@ -1,13 +1,59 @@
 #include "core/sandbox.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
+
+#include "core/seal_key.h"
 
 namespace av {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr const char* kReportPrefix = "\nattnverify-sandbox: leftover_processes=";
+
+// Runs the program ("$@") in the foreground, then counts the processes of the sandbox's
+// pid namespace other than bwrap's init (1), itself and zombies; kills them all
+// (kill -1: every process but init and the caller); waits until they are gone, so that no
+// one writes after it; and reports the count as stderr's last line. Builtins only (dash):
+// nothing it runs after the program is a process to count.
+constexpr const char* kCountingShell =
+    "\"$@\"; rc=$?\n"
+    "live() { n=0; for p in /proc/[0-9]*; do p=${p#/proc/}\n"
+    "  [ \"$p\" = 1 ] || [ \"$p\" = $$ ] || { s=; { read -r s < /proc/$p/stat; } 2>/dev/null\n"
+    "    s=${s##*) }; s=${s%% *}; [ \"$s\" = Z ] || [ \"$s\" = X ] || [ -z \"$s\" ] || "
+    "n=$((n+1)); }\n"
+    "done; }\n"
+    "live; left=$n\n"
+    "i=0; while [ $n -gt 0 ] && [ $i -lt 2000 ]; do kill -9 -1 2>/dev/null; live; "
+    "i=$((i+1)); done\n"
+    "printf '\\nattnverify-sandbox: leftover_processes=%d\\n' \"$left\" >&2\n"
+    "exit $rc\n";
+constexpr const char* kShellName = "attnverify-sandbox";
+
+bool Inside(const std::string& path, const std::string& dir) {
+  const fs::path rel = fs::path(path).lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+bool InsideAny(const std::string& path, const std::vector<std::string>& dirs) {
+  return std::any_of(dirs.begin(), dirs.end(),
+                     [&](const std::string& d) { return Inside(path, d); });
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+bool IsDir(const std::string& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
 
 // The namespaces and mounts every sandbox gets (BwrapArgv's fixed part).
 std::vector<std::string> BaseArgs(const std::string& bwrap) {
@@ -18,13 +64,26 @@ std::vector<std::string> BaseArgs(const std::string& bwrap) {
                                 "--unshare-net", "--unshare-pid",
                                 // a new session: no ioctl on attnverify's terminal
                                 "--new-session",
-                                // the machine as it is: toolchain, python, caches, /tmp
-                                "--bind", "/", "/",
+                                // no capabilities, even for root: nothing may remount the
+                                // read-only binds writable
+                                "--cap-drop", "ALL",
+                                // the machine as it is, read-only: nothing on PATH, in
+                                // $HOME or in the host's /tmp can be planted or changed
+                                "--ro-bind", "/", "/",
                                 // a fresh /dev (null, zero, urandom, shm, pts), /proc of the
                                 // new pid namespace
                                 "--dev", "/dev", "--proc", "/proc"};
   for (const std::string& node : GpuDeviceNodes()) {
     a.insert(a.end(), {"--dev-bind", node, node});
+  }
+  // A private /tmp, gone with the sandbox; $HOME's caches (pip, triton, CUDA's JIT) land
+  // in /tmp/home.
+  a.insert(a.end(), {"--tmpfs", "/tmp", "--dir", "/tmp/home"});
+  // The run-seal key is attnverify's alone.
+  const std::string key = SealKeyPath();
+  struct stat st;
+  if (!key.empty() && ::stat(key.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    a.insert(a.end(), {"--ro-bind", "/dev/null", key});
   }
   return a;
 }
@@ -45,12 +104,63 @@ std::vector<std::string> GpuDeviceNodes() {
 std::vector<std::string> BwrapArgv(const std::string& bwrap, const SandboxSpec& spec,
                                    const std::vector<std::string>& argv) {
   std::vector<std::string> a = BaseArgs(bwrap);
+  const std::string home = Env("HOME");
+  // The program's folder, when the private /tmp hides it (a repository under /tmp).
+  if (!argv.empty()) {
+    const std::string dir = fs::path(argv[0]).parent_path().string();
+    if (Inside(dir, "/tmp") && !InsideAny(dir, spec.read_only) &&
+        !(spec.cwd.empty() ? false : Inside(dir, spec.cwd)) && IsDir(dir)) {
+      a.insert(a.end(), {"--ro-bind", dir, dir});
+    }
+  }
+  // The working folder outside the package: writable (prepare builds there), but its
+  // .git stays read-only (no hooks planted). Never / or $HOME or above it.
+  if (!spec.cwd.empty() && !InsideAny(spec.cwd, spec.read_only) && IsDir(spec.cwd)) {
+    const bool too_wide =
+        fs::path(spec.cwd) == "/" ||
+        (!home.empty() && (Inside(home, spec.cwd) || fs::path(home) == fs::path(spec.cwd)));
+    if (!too_wide) {
+      a.insert(a.end(), {"--bind", spec.cwd, spec.cwd});
+      const std::string git = (fs::path(spec.cwd) / ".git").string();
+      std::error_code ec;
+      if (fs::exists(git, ec)) a.insert(a.end(), {"--ro-bind", git, git});
+    } else if (Inside(spec.cwd, "/tmp")) {
+      a.insert(a.end(), {"--ro-bind", spec.cwd, spec.cwd});
+    }
+  }
   for (const std::string& p : spec.read_only) a.insert(a.end(), {"--ro-bind", p, p});
   for (const std::string& p : spec.writable) a.insert(a.end(), {"--bind", p, p});
+  a.insert(a.end(), {"--setenv", "TMPDIR", "/tmp", "--setenv", "HOME", "/tmp/home"});
+  // pip --user packages stay importable with $HOME moved.
+  if (!home.empty() && Env("PYTHONUSERBASE").empty()) {
+    a.insert(a.end(), {"--setenv", "PYTHONUSERBASE", home + "/.local"});
+  }
   if (!spec.cwd.empty()) a.insert(a.end(), {"--chdir", spec.cwd});
-  a.push_back("--");
+  a.insert(a.end(), {"--", "/bin/sh", "-c", kCountingShell, kShellName});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;
+}
+
+bool IsSandboxArgv(const std::vector<std::string>& argv) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == kCountingShell && argv[i + 1] == kShellName) return true;
+  }
+  return false;
+}
+
+void ApplySandboxReport(ProcessResult* result) {
+  std::string& err = result->stderr_text;
+  const size_t at = err.rfind(kReportPrefix);
+  const bool last_line = at != std::string::npos && err.find('\n', at + 1) + 1 == err.size();
+  // Unknown reads 0: the count is evidence against the candidate, never for it.
+  result->leftover_processes = 0;
+  if (result->stderr_truncated || !last_line) return;
+  const std::string digits = err.substr(at + std::string(kReportPrefix).size());
+  char* end = nullptr;
+  const long n = std::strtol(digits.c_str(), &end, 10);
+  if (end == digits.c_str() || *end != '\n' || n < 0) return;
+  result->leftover_processes = static_cast<int>(std::min(n, 1L << 20));
+  err.resize(at);
 }
 
 Result<std::string> FindWorkingBwrap(ProcessRunner& runner) {
@@ -67,7 +177,7 @@ Result<std::string> FindWorkingBwrap(ProcessRunner& runner) {
   }
   const std::string true_path = FindExecutable("true");
   ProcessRequest req;
-  req.argv = BwrapArgv(bwrap, {{"/tmp"}, {}, "/"}, {true_path.empty() ? "/bin/true" : true_path});
+  req.argv = BwrapArgv(bwrap, {{}, {}, "/"}, {true_path.empty() ? "/bin/true" : true_path});
   req.timeout_ms = 20'000;
   req.max_output_bytes = 4096;
   Result<ProcessResult> r = runner.Run(req);
