@@ -12,6 +12,7 @@
 #include "agent/run_commands_sandbox.h"
 #include "core/file.h"
 #include "core/sandbox.h"
+#include "core/seal_key.h"
 #include "core/toml_config.h"
 #include "llm/redact.h"
 #include "policy/shell_parse.h"
@@ -219,6 +220,12 @@ Result<RunCommandsOutcome> RunAgentCommands(const RunCommandsOptions& o) {
     }
   }
   const std::set<std::string> work = WorkFolders(o.config_path);
+  // The key that seals evidence/run.json: a command that read it could forge the ledger.
+  std::vector<std::string> hidden;
+  if (const std::string key = SealKeyPath(); !key.empty()) {
+    const fs::path real = fs::canonical(key, ec);
+    if (!ec) hidden.push_back(real.string());
+  }
   int n = 0;
   for (CommandPlanEntry& e : out.plan) {
     e.status = NotRunReason(o, e, sandboxed);
@@ -240,7 +247,7 @@ Result<RunCommandsOutcome> RunAgentCommands(const RunCommandsOptions& o) {
       req.argv = argv;
       Status ready = Status::Ok();
       if (sandboxed) {
-        CommandSandboxSpec spec{package.repo_dir, package.package_dir, "", bin_dir};
+        CommandSandboxSpec spec{package.repo_dir, package.package_dir, "", bin_dir, hidden};
         if (e.scratch_package) {
           copy = scratch.path() + "/package-" + std::to_string(n);
           ready = CopyPackageForCommand(package.package_dir, copy, work, kMaxPackageCopyBytes);

@@ -6,6 +6,7 @@
 #include "core/git.h"
 #include "core/sha256.h"
 #include "schema/run_json.h"
+#include "schema/run_seal.h"
 
 namespace av {
 namespace {
@@ -37,6 +38,10 @@ Status CheckAgentReviewBound(const std::string& package_dir, std::string_view re
   }
   Result<RunLedger> ledger = ParseRunLedger(*run_text, package_dir + "/evidence/run.json");
   if (!ledger.ok()) return Unbound(package_dir, ledger.status().message());
+  // Only attnverify, with this user's key, can write a ledger that verifies: without the
+  // seal a hand-written run.json could "record" any agent_review.json.
+  RunTrust trust = CheckRunSeal(*ledger, ReadSealKey(SealKeyPath()), package_dir);
+  if (trust.seal != SealState::kValid) return Unbound(package_dir, trust.note);
   const StageEntry* agent = ledger->Stage("agent");
   if (agent == nullptr) return Unbound(package_dir, "evidence/run.json records no agent run");
   if (agent->finished.empty()) {

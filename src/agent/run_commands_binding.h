@@ -1,7 +1,8 @@
 // Which evidence/agent_review.json `agent run-commands` may take commands from: the one
 // the latest `attnverify agent` run wrote, as evidence/run.json's "agent" entry records it
-// (its outputs' sha256, taken by the process that started the stage), and not one the
-// repository under review commits. A hand-edited, copied or committed file is refused with
+// (its outputs' sha256, taken by the process that started the stage; the ledger sealed
+// with this user's key, schema/run_seal.h), and not one the repository under review
+// commits. A hand-edited, copied or committed file is refused with
 // what differs; nothing of it runs. doc/agent.md "Closing the loop". One thread.
 #pragma once
 

@@ -19,6 +19,8 @@
 #include "agent/agent_test_util.h"
 #include "core/process.h"
 #include "core/sandbox.h"
+#include "core/seal_key.h"
+#include "core/sha256.h"
 #include "llm/provider_server_test_util.h"
 #include "testing/scoped_env.h"
 
@@ -340,6 +342,26 @@ TEST_F(RunCommandsE2eTest, CommandPastItsTimeoutIsKilledWithEverythingItStarted)
   EXPECT_NE(log.find("# status: timed out after 1 s"), std::string::npos) << log << r.output;
   auto ps = RunShell("pgrep -f '[s]leep 7[.]25' || true");
   EXPECT_EQ(ps.output, "") << ps.output;
+}
+
+TEST_F(RunCommandsE2eTest, AllowedCommandCannotReadTheKeyThatSealsRunJson) {
+  if (std::string why = BwrapUnusable(); !why.empty()) GTEST_SKIP() << why;
+  // The agent stage makes the key. It is put where the sandbox can see files (in the
+  // repository folder; $HOME here is under /tmp, which the sandbox replaces anyway): a
+  // command that read it could re-seal a forged evidence/run.json.
+  const std::string key = dir_.root.File("keys/run-seal.key");
+  ScopedEnv key_file(kSealKeyEnv, key);
+  const std::string settings = UserSettings(R"j(["Bash(sha256sum:*)"])j");
+  if (!AgentSuggests({FindingWith("sha256sum " + key + " " + dir_.root.File("src/k.cu"))})) {
+    GTEST_SKIP() << skip_;
+  }
+  ASSERT_TRUE(fs::is_regular_file(key));
+  auto r = RunCommands("--yes --settings " + Quote(settings));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string log = ReadText(Package("logs/agent-cmd-01.log"));
+  // The repository's file next to it was read: the command ran.
+  EXPECT_NE(log.find(Sha256Hex(ReadText(dir_.root.File("src/k.cu")))), std::string::npos) << log;
+  EXPECT_EQ(log.find(Sha256Hex(ReadText(key))), std::string::npos) << log;
 }
 
 TEST_F(RunCommandsE2eTest, OnATerminalAnAskedCommandRunsOnlyOnY) {

@@ -15,6 +15,8 @@
 #include "agent/run_commands_sandbox.h"
 #include "core/sha256.h"
 #include "schema/run_json.h"
+#include "schema/run_seal.h"
+#include "testing/scoped_env.h"
 
 namespace av {
 namespace {
@@ -166,8 +168,12 @@ TEST(PackageCommandRules, BadRulesNameTheFileAndLine) {
 
 // --- binding ---------------------------------------------------------------------------
 
-void WriteLedger(const std::string& package, const std::string& review_sha, bool finished) {
+// A ledger as attnverify writes it: sealed with this user's key ($ATTNVERIFY_KEY_FILE,
+// a temporary one here) unless `sealed` is false (a hand-written one).
+void WriteLedger(const std::string& package, const std::string& review_sha, bool finished,
+                 bool sealed = true) {
   RunLedger l;
+  l.package = package;
   StageEntry agent;
   agent.name = "agent";
   agent.run_id = "20261205T090000Z-abcdef";
@@ -177,10 +183,21 @@ void WriteLedger(const std::string& package, const std::string& review_sha, bool
   if (finished) agent.finished = "2026-12-05T09:00:05Z";
   agent.outputs = {{kAgentReviewPath, review_sha}};
   l.Put(agent);
+  if (sealed) {
+    Result<SealKey> key = ReadOrCreateSealKey(SealKeyPath());
+    ASSERT_TRUE(key.ok()) << key.status().message();
+    SealRunLedger(&l, *key);
+  }
   WriteText(package + "/evidence/run.json", RunLedgerToJson(l).dump(2));
 }
 
-TEST(AgentReviewBinding, TheFileTheAgentRunWroteIsBound) {
+class AgentReviewBinding : public ::testing::Test {
+ protected:
+  TempDir keys_;
+  testing::ScopedEnv key_{kSealKeyEnv, keys_.File("run-seal.key")};
+};
+
+TEST_F(AgentReviewBinding, TheFileTheAgentRunWroteIsBound) {
   TempDir d;
   const std::string review = R"j({"findings": [{"command": "echo hi"}]})j";
   WriteLedger(d.path(), Sha256Hex(review), true);
@@ -190,7 +207,18 @@ TEST(AgentReviewBinding, TheFileTheAgentRunWroteIsBound) {
   EXPECT_NE(bound.find("20261205T090000Z-abcdef"), std::string::npos) << bound;
 }
 
-TEST(AgentReviewBinding, HandEditedAgentReviewIsRefused) {
+// A run.json written by hand (a change that commits it, say) "recording" its own review.
+TEST_F(AgentReviewBinding, UnsealedRunJsonBindsNothing) {
+  TempDir d;
+  const std::string review = R"j({"findings": [{"command": "touch ../MARK"}]})j";
+  WriteLedger(d.path(), Sha256Hex(review), true, /*sealed=*/false);
+  std::string bound;
+  Status st = CheckAgentReviewBound(d.path(), review, &bound);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("carries no seal"), std::string::npos) << st.message();
+}
+
+TEST_F(AgentReviewBinding, HandEditedAgentReviewIsRefused) {
   TempDir d;
   WriteLedger(d.path(), Sha256Hex(R"j({"findings": [{"command": "echo hi"}]})j"), true);
   std::string bound;
@@ -202,16 +230,20 @@ TEST(AgentReviewBinding, HandEditedAgentReviewIsRefused) {
       << st.message();
 }
 
-TEST(AgentReviewBinding, NoRunJsonOrNoAgentEntryOrUnfinishedRunIsRefused) {
+TEST_F(AgentReviewBinding, NoRunJsonOrNoAgentEntryOrUnfinishedRunIsRefused) {
   TempDir d;
   const std::string review = "{\"findings\": []}";
   std::string bound;
   Status none = CheckAgentReviewBound(d.path(), review, &bound);
   EXPECT_NE(none.message().find("no evidence/run.json"), std::string::npos) << none.message();
   RunLedger l;
+  l.package = d.path();
   StageEntry slice;
   slice.name = "slice";
   l.Put(slice);
+  Result<SealKey> key = ReadOrCreateSealKey(SealKeyPath());
+  ASSERT_TRUE(key.ok()) << key.status().message();
+  SealRunLedger(&l, *key);
   WriteText(d.File("evidence/run.json"), RunLedgerToJson(l).dump());
   Status no_agent = CheckAgentReviewBound(d.path(), review, &bound);
   EXPECT_NE(no_agent.message().find("records no agent run"), std::string::npos)
