@@ -38,7 +38,7 @@ int RunCompare(std::vector<std::string> args) {
   CLI::App app(kCompareHelp, "attnverify compare");
   std::string cand_spec, ref_spec, lowprec_spec, rule_name, json_path;
   RuleRequest request;
-  double atol = 0, rtol = 0, cos = 0, k = 0;
+  double atol = 0, rtol = 0, cos = 0, k = 0, row_rel_l2 = 0;
   app.add_option("CAND", cand_spec, "candidate tensor (the kernel's output)")->required();
   app.add_option("REF", ref_spec, "reference tensor")->required();
   app.add_option("--lowprec-ref", lowprec_spec,
@@ -49,6 +49,9 @@ int RunCompare(std::vector<std::string> args) {
   auto* rtol_opt = app.add_option("--rtol", rtol, "relative tolerance");
   auto* cos_opt = app.add_option("--cos", cos, "cos_diff bound");
   auto* k_opt = app.add_option("--k", k, "lowprec_multiple: multiple of the low-precision error");
+  auto* row_opt = app.add_option(
+      "--row-rel-l2", row_rel_l2,
+      "cos_diff: also bound every row's |cand_i - ref_i| / |ref_i| (L2 over the last axis)");
   app.add_flag("--allow-nan", request.allow_nan,
                "leave NaN/inf positions out instead of requiring them to match");
   app.add_flag("--equal-nan", request.equal_nan, "allclose: NaN equals NaN (torch equal_nan)");
@@ -66,6 +69,7 @@ int RunCompare(std::vector<std::string> args) {
   if (*rtol_opt) request.rtol = rtol;
   if (*cos_opt) request.cos_tol = cos;
   if (*k_opt) request.k = k;
+  if (*row_opt) request.row_rel_l2 = row_rel_l2;
 
   Result<Tensor> cand = LoadTensor(cand_spec);
   if (!cand.ok()) return ReportError(cand.status());

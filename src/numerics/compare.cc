@@ -126,6 +126,14 @@ Result<CompareReport> CompareTensors(const Tensor& candidate, const Tensor& refe
       } else if (!(m.cos_diff < rule.cos_tol)) {
         fail.push_back("cos_diff " + FormatG(m.cos_diff, 6) + " >= " + FormatG(rule.cos_tol, 6));
       }
+      if (rule.row_rel_l2 && report.row_errors.over > 0) {
+        const CompareReport::RowErrors& rows = report.row_errors;
+        fail.push_back(std::to_string(rows.over) + " of " + std::to_string(rows.rows) +
+                       " rows have a relative L2 error |cand_i - ref_i| / |ref_i| above " +
+                       FormatG(*rule.row_rel_l2, 6) + " (worst " + FormatG(rows.worst, 6) +
+                       " at row " + IndexString(rows.worst_row) +
+                       "); an output off by a uniform factor s shows |s - 1| in every row");
+      }
       break;
     case RuleKind::kLowprecMultiple:
       if (m.max_abs > report.threshold) {

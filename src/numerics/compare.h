@@ -98,6 +98,17 @@ struct CompareReport {
   // The cos_diff the rule judged (FlashMLA's is taken over float32-cast values).
   double rule_cos_diff = 0;
 
+  // cos_diff with row_rel_l2: each row's (all axes but the last fixed) relative L2 error
+  // ||a_i - r_i||_2 / ||r_i||_2 over its compared positions; a row whose reference is all
+  // zero has 0 if the candidate's row is zero too, else +inf.
+  struct RowErrors {
+    bool defined = false;
+    int64_t rows = 0;
+    int64_t over = 0;                // rows above the bound
+    double worst = 0;                // the largest relative error
+    std::vector<int64_t> worst_row;  // its indices (all axes but the last)
+  } row_errors;
+
   std::vector<ElementDiff> worst_abs;  // top 5 by |a - r|, ties by lower index
   std::vector<ElementDiff> worst_rel;  // top 5 by rel
   // What breakdown counts: "mismatches" or "squared error".

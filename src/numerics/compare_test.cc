@@ -201,6 +201,68 @@ TEST(CompareRulesTest, CosDiffThresholdIsStrict) {
   EXPECT_TRUE(Check(a, r, req).passed);
 }
 
+// DeepGEMM's calc_diff cannot see a uniform scale error: a = s·r gives (s-1)^2 / (1 + s^2),
+// 5.0e-5 at s = 1.01, 4.4e-4 at 1.03, under its 1e-3 (finding fp8_scale_3pct: 24 of 24 fp8
+// cases passed at 3 %). row_rel_l2 bounds each row's |a_i - r_i| / |r_i| as well.
+TEST(CompareRulesTest, CosDiffAloneMissesAUniformScaleErrorTheRowBoundCatchesIt) {
+  const std::vector<double> r = {1, -2, 3, 0.5, 4, -1, 2, 2};
+  std::vector<double> scaled;
+  for (double x : r) scaled.push_back(1.01 * x);
+  const Tensor ref = Make(DType::kF64, {2, 4}, r), cand = Make(DType::kF64, {2, 4}, scaled);
+  RuleRequest req = Req(RuleKind::kCosDiff);
+  CompareReport plain = Check(cand, ref, req);
+  EXPECT_TRUE(plain.passed);
+  EXPECT_FALSE(plain.row_errors.defined);
+  req.row_rel_l2 = 0.005859375;  // 3·2^-9, config/tolerances.json's fp8_gemm bound
+  CompareReport rep = Check(cand, ref, req);
+  EXPECT_FALSE(rep.passed);
+  ASSERT_TRUE(rep.row_errors.defined);
+  EXPECT_EQ(rep.row_errors.rows, 2);
+  EXPECT_EQ(rep.row_errors.over, 2);
+  EXPECT_NEAR(rep.row_errors.worst, 0.01, 1e-12);  // |s - 1| in every row
+  ASSERT_EQ(rep.failures.size(), 1u);
+  EXPECT_NE(rep.failures[0].find("2 of 2 rows have a relative L2 error"), std::string::npos)
+      << rep.failures[0];
+  EXPECT_TRUE(Check(ref, ref, req).passed);
+}
+
+// One row off by 2 % among rows that are exact: the whole-tensor norm would dilute it; the
+// row bound names the row. A row whose reference is all zero must be zero.
+TEST(CompareRulesTest, RowBoundNamesTheWorstRowAndZeroRowsMustMatch) {
+  const std::vector<double> r = {1, 2, 3, 4, 5, 6, 0, 0, 7, 8};
+  std::vector<double> a = r;
+  a[2] *= 1.02;
+  a[3] *= 1.02;  // row 1 of [5, 2]
+  RuleRequest req = Req(RuleKind::kCosDiff);
+  req.row_rel_l2 = 0.01;
+  CompareReport rep = Check(Make(DType::kF64, {5, 2}, a), Make(DType::kF64, {5, 2}, r), req);
+  EXPECT_FALSE(rep.passed);
+  EXPECT_EQ(rep.row_errors.over, 1);
+  EXPECT_EQ(rep.row_errors.worst_row, (std::vector<int64_t>{1}));
+  std::vector<double> z = r;
+  z[6] = 1e-9;  // the reference row [3] is all zero
+  CompareReport zero = Check(Make(DType::kF64, {5, 2}, z), Make(DType::kF64, {5, 2}, r), req);
+  EXPECT_FALSE(zero.passed);
+  EXPECT_EQ(zero.row_errors.worst, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(zero.row_errors.worst_row, (std::vector<int64_t>{3}));
+  // Rank 3: a row is the last axis with the other two fixed.
+  CompareReport r3 = Check(Make(DType::kF64, {5, 1, 2}, a), Make(DType::kF64, {5, 1, 2}, r), req);
+  EXPECT_EQ(r3.row_errors.rows, 5);
+  EXPECT_EQ(r3.row_errors.worst_row, (std::vector<int64_t>{1, 0}));
+}
+
+TEST(CompareRulesTest, RowBoundIsForCosDiffOnlyAndMustBeANumber) {
+  const Tensor r = Vec({1.0});
+  RuleRequest flashmla = Req(RuleKind::kFlashMla);
+  flashmla.row_rel_l2 = 0.01;
+  EXPECT_FALSE(CompareTensors(r, r, nullptr, flashmla).ok());
+  RuleRequest neg = Req(RuleKind::kCosDiff);
+  neg.row_rel_l2 = -1;
+  EXPECT_FALSE(CompareTensors(r, r, nullptr, neg).ok());
+  neg.row_rel_l2 = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(CompareTensors(r, r, nullptr, neg).ok());
+}
+
 TEST(CompareRulesTest, LowprecMultipleScalesWithTheLowPrecisionError) {
   Tensor r = Vec({1.0, 2.0, 3.0, 4.0}, DType::kF64);
   Tensor low = Vec({1.0, 2.01, 3.0, 4.0}, DType::kF64);  // its own error: 0.01

@@ -25,6 +25,7 @@ std::string RuleLine(const Rule& rule) {
       break;
     case RuleKind::kCosDiff:
       s += ": cos_diff < " + FormatG(rule.cos_tol, 6);
+      if (rule.row_rel_l2) s += ", row relative L2 error <= " + FormatG(*rule.row_rel_l2, 6);
       break;
     case RuleKind::kLowprecMultiple:
       s += ": k " + FormatG(rule.k, 6) + ", atol " + FormatG(rule.atol, 6);
@@ -83,6 +84,11 @@ std::string FormatCompareText(const CompareReport& r, const CompareInputs& in) {
        std::to_string(m.compared) + " finite pairs)");
   if (r.rule.kind == RuleKind::kFlashMla) {
     line("  cos_diff   " + FormatG(r.rule_cos_diff, 6) + " over float32-cast values (FlashMLA)");
+  }
+  if (r.row_errors.defined) {
+    line("  rows       worst relative L2 error " + FormatG(r.row_errors.worst, 6) + " at row " +
+         ShapeToString(r.row_errors.worst_row) + "; " + std::to_string(r.row_errors.over) +
+         " of " + std::to_string(r.row_errors.rows) + " rows over the bound");
   }
   if (r.mismatch_defined) {
     std::string s = "  mismatch   " + std::to_string(r.mismatches) + " of " +
@@ -157,6 +163,11 @@ CompareRecord CompareReportToRecord(const CompareReport& r, const CompareInputs&
             rule.allow_nan,
             rule.equal_nan,
             rule.defaults_source};
+  c.rule.row_rel_l2 = rule.row_rel_l2;
+  if (r.row_errors.defined) {
+    c.row_errors = CompareRowErrors{r.row_errors.rows, r.row_errors.over, r.row_errors.worst,
+                                    r.row_errors.worst_row};
+  }
   c.numel = r.numel;
   const Metrics& m = r.metrics;
   c.metrics = {m.compared, m.max_abs, m.max_rel, m.mean_abs, m.rmse, m.cos_diff, m.nmse};

@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "numerics/element_stream.h"
 
@@ -58,6 +59,7 @@ Comparer::Comparer(const Tensor& candidate, const Tensor& reference, CompareRepo
       row_(report->shape.empty() ? 0 : report->shape.size() - 1, 0),
       row_len_(report->shape.empty() ? 1 : report->shape.back()),
       flags_(kChunk) {
+  report->row_errors.defined = rule_.row_rel_l2.has_value();
   if (rule_.kind == RuleKind::kExact) {
     // Exact compares element bytes; contiguous copies keep the addressing simple.
     cand_bytes_ = candidate.is_contiguous() ? candidate : candidate.Contiguous();
@@ -81,6 +83,7 @@ void Comparer::Run() {
       i += len;
       column += len;
       if (column == row_len_) {
+        FinishRow();
         if (row_amount > 0) tally_.AddRow(row_, row_amount);
         row_amount = 0;
         column = 0;
@@ -91,6 +94,23 @@ void Comparer::Run() {
       }
     }
   }
+}
+
+void Comparer::FinishRow() {
+  if (!rule_.row_rel_l2) return;
+  CompareReport::RowErrors& e = report_->row_errors;
+  // Plain double sums: a row is at most kMaxDim long and the bound is a fraction of a
+  // percent, far above their rounding.
+  const double ratio = row_rr_ > 0   ? std::sqrt(row_sq_ / row_rr_)
+                       : row_sq_ > 0 ? std::numeric_limits<double>::infinity()
+                                     : 0.0;
+  ++e.rows;
+  if (ratio > *rule_.row_rel_l2) ++e.over;
+  if (e.rows == 1 || ratio > e.worst) {
+    e.worst = ratio;
+    e.worst_row = row_;
+  }
+  row_sq_ = row_rr_ = 0;
 }
 
 void Comparer::Finish() {
@@ -118,6 +138,8 @@ double Comparer::Segment(const double* a, const double* r, int64_t n, int64_t co
 
   Metrics& m = report_->metrics;
   m.compared += n;
+  row_sq_ += s_sq;
+  row_rr_ += s_rr;
   sums_.abs.Add(s_abs);
   sums_.sq.Add(s_sq);
   sums_.aa.Add(s_aa);
@@ -235,6 +257,8 @@ double Comparer::SlowSegment(const double* a, const double* r, int64_t n, int64_
     const double abs_err = std::fabs(d);
     const double rel_err = abs_err / (std::fabs(rv) + kRelEps);
     ++m.compared;
+    row_sq_ += d * d;
+    row_rr_ += rv * rv;
     sums_.abs.Add(abs_err);
     sums_.sq.Add(d * d);
     sums_.aa.Add(av * av);

@@ -45,6 +45,8 @@ class Comparer {
   void RecordMismatch(int64_t column, bool nonfinite);
   void OfferTop(double a, double r, double abs_err, double rel_err, int64_t linear);
   bool BytesDiffer(int64_t linear) const;
+  // The row just finished: its relative L2 error into report_->row_errors (row bound only).
+  void FinishRow();
 
   const Tensor& candidate_;
   const Tensor& reference_;
@@ -57,6 +59,7 @@ class Comparer {
   AxisTally tally_;
   std::vector<int64_t> row_;  // indices of all axes but the last, for the current row
   int64_t row_len_;
+  double row_sq_ = 0, row_rr_ = 0;  // the current row's sum (a-r)^2 and sum r^2
   int64_t linear_ = 0;  // linear index of the segment's first element
   std::vector<unsigned char> flags_;
 };

@@ -106,6 +106,9 @@ Result<Rule> ResolveRule(const RuleRequest& request, DType candidate, DType refe
   if (request.rtol && !uses.rtol) return InvalidInput("rule " + rule_name + " takes no --rtol");
   if (request.cos_tol && !uses.cos) return InvalidInput("rule " + rule_name + " takes no --cos");
   if (request.k && !uses.k) return InvalidInput("rule " + rule_name + " takes no --k");
+  if (request.row_rel_l2 && request.kind != RuleKind::kCosDiff) {
+    return InvalidInput("rule " + rule_name + " takes no --row-rel-l2 (only cos_diff does)");
+  }
 
   Rule rule;
   rule.kind = request.kind;
@@ -163,6 +166,10 @@ Result<Rule> ResolveRule(const RuleRequest& request, DType candidate, DType refe
   AV_RETURN_IF_ERROR(CheckTolerance("rtol", rule.rtol));
   AV_RETURN_IF_ERROR(CheckTolerance("cos", rule.cos_tol));
   AV_RETURN_IF_ERROR(CheckTolerance("k", rule.k));
+  if (request.row_rel_l2) {
+    AV_RETURN_IF_ERROR(CheckTolerance("row-rel-l2", *request.row_rel_l2));
+    rule.row_rel_l2 = request.row_rel_l2;
+  }
   if (request.equal_nan && request.kind != RuleKind::kAllclose) {
     return InvalidInput("--equal-nan applies to rule allclose only (torch's equal_nan)");
   }

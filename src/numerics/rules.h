@@ -3,7 +3,9 @@
 //   allclose          torch.testing.assert_close: |a-e| <= atol + rtol*|e| in float64;
 //                     defaults per dtype, the larger of the two tensors' dtypes.
 //   flashmla          FlashMLA tests/kernelkit/compare.py check_is_allclose.
-//   cos_diff          DeepGEMM deep_gemm/testing/numeric.py calc_diff < threshold.
+//   cos_diff          DeepGEMM deep_gemm/testing/numeric.py calc_diff < threshold; with
+//                     row_rel_l2 also every row's relative L2 error (our addition: the
+//                     cosine alone cannot see a wrong output scale).
 //   lowprec_multiple  flash-attention tests: max|a-r| <= k * max|lowprec-r| + atol.
 //   exact             bitwise equality (same dtype required).
 // Plain data; safe to share between threads.
@@ -32,6 +34,9 @@ struct RuleRequest {
   std::optional<double> rtol;
   std::optional<double> cos_tol;
   std::optional<double> k;
+  // cos_diff only: also require ||a_i - r_i||_2 <= row_rel_l2 * ||r_i||_2 for every row i
+  // (the last axis), unset = no row bound. doc/compare.md derives the fp8_gemm value.
+  std::optional<double> row_rel_l2;
   // Gate off: positions where either tensor is NaN or +-inf are left out of the
   // comparison (and counted) instead of having to match.
   bool allow_nan = false;
@@ -46,6 +51,7 @@ struct Rule {
   double rtol = 0;
   double cos_tol = 0;
   double k = 0;
+  std::optional<double> row_rel_l2;  // cos_diff's row bound; never defaulted
   bool allow_nan = false;
   bool equal_nan = false;
   std::string defaults_source;  // e.g. "torch.testing defaults for bf16"; empty if all given

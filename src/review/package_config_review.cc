@@ -56,7 +56,7 @@ void CompareRule(const json& b, const json& h, const std::string& path, const st
   if (Member(b, "rule") != Member(h, "rule")) {
     out->push_back(Change(file, path + ".rule", Member(b, "rule"), Member(h, "rule"), "changed"));
   }
-  for (const char* key : {"atol", "rtol", "cos_tol", "k"}) {
+  for (const char* key : {"atol", "rtol", "cos_tol", "k", "row_rel_l2"}) {
     const json& bv = Member(b, key);
     const json& hv = Member(h, key);
     if (bv == hv) continue;

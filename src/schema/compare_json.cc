@@ -146,6 +146,8 @@ json CompareToJson(const CompareRecord& r, bool standalone) {
                {"allow_nan", rule.allow_nan},
                {"equal_nan", rule.equal_nan},
                {"defaults_source", rule.defaults_source}};
+  // Only with a row bound (cos_diff's row_rel_l2), so files without one are unchanged.
+  if (rule.row_rel_l2) j["rule"]["row_rel_l2"] = *rule.row_rel_l2;
   j["numel"] = r.numel;
   const auto& m = r.metrics;
   j["metrics"] = {{"compared", m.compared},           {"max_abs", JsonNumber(m.max_abs)},
@@ -153,6 +155,12 @@ json CompareToJson(const CompareRecord& r, bool standalone) {
                   {"rmse", JsonNumber(m.rmse)},       {"cos_diff", JsonNumber(m.cos_diff)},
                   {"nmse", JsonNumber(m.nmse)}};
   j["rule_cos_diff"] = JsonNumber(r.rule_cos_diff);
+  if (r.row_errors) {
+    j["row_errors"] = {{"rows", r.row_errors->rows},
+                       {"over", r.row_errors->over},
+                       {"worst", JsonNumber(r.row_errors->worst)},
+                       {"worst_row", r.row_errors->worst_row}};
+  }
   j["mismatches"] = {{"defined", r.mismatches.defined},
                      {"count", r.mismatches.count},
                      {"fraction", JsonNumber(r.mismatches.fraction)},
@@ -217,6 +225,11 @@ Status ReadCompare(const JsonReader& in, const json& c, const std::string& w, Co
     AV_RETURN_IF_ERROR(in.Bool(*rule, "allow_nan", rw, &r.allow_nan));
     AV_RETURN_IF_ERROR(in.Bool(*rule, "equal_nan", rw, &r.equal_nan));
     AV_RETURN_IF_ERROR(in.Str(*rule, "defaults_source", rw, &r.defaults_source));
+    if (JsonReader::Get(*rule, "row_rel_l2") != nullptr) {
+      double bound = 0;
+      AV_RETURN_IF_ERROR(in.Num(*rule, "row_rel_l2", rw, &bound));
+      r.row_rel_l2 = bound;
+    }
   }
   AV_RETURN_IF_ERROR(in.Int(c, "numel", w, &out->numel));
   AV_ASSIGN_OR_RETURN(const json* m, in.Object(c, "metrics", w));
@@ -233,6 +246,15 @@ Status ReadCompare(const JsonReader& in, const json& c, const std::string& w, Co
     }
   }
   AV_RETURN_IF_ERROR(in.Num(c, "rule_cos_diff", w, &out->rule_cos_diff));
+  AV_ASSIGN_OR_RETURN(const json* rows, in.Object(c, "row_errors", w));
+  if (rows != nullptr) {
+    const std::string rw = w + ".row_errors";
+    CompareRowErrors& e = out->row_errors.emplace();
+    AV_RETURN_IF_ERROR(in.Int(*rows, "rows", rw, &e.rows));
+    AV_RETURN_IF_ERROR(in.Int(*rows, "over", rw, &e.over));
+    AV_RETURN_IF_ERROR(in.Num(*rows, "worst", rw, &e.worst));
+    AV_RETURN_IF_ERROR(ReadInts(in, *rows, "worst_row", rw, &e.worst_row));
+  }
   AV_ASSIGN_OR_RETURN(const json* mm, in.Object(c, "mismatches", w));
   if (mm != nullptr) {
     const std::string mw = w + ".mismatches";

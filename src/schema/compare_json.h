@@ -39,6 +39,14 @@ struct CompareRuleRecord {
   double atol = 0, rtol = 0, cos_tol = 0, k = 0;
   bool allow_nan = false, equal_nan = false;
   std::string defaults_source;
+  std::optional<double> row_rel_l2;  // cos_diff's row bound, when set
+};
+
+// cos_diff with row_rel_l2: each row's relative L2 error (doc/formats/compare-json.md).
+struct CompareRowErrors {
+  int64_t rows = 0, over = 0;
+  double worst = 0;
+  std::vector<int64_t> worst_row;
 };
 
 struct CompareNonFiniteCounts {
@@ -72,6 +80,7 @@ struct CompareRecord {
     double max_abs = 0, max_rel = 0, mean_abs = 0, rmse = 0, cos_diff = 0, nmse = 0;
   } metrics;
   double rule_cos_diff = 0;
+  std::optional<CompareRowErrors> row_errors;  // only with a row bound
   struct {
     bool defined = false;
     int64_t count = 0;

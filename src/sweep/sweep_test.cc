@@ -69,12 +69,13 @@ TEST(SweepConfigTest, TolerancesErrors) {
       "tol.json: $.ops.mla_decode.out: op mla_decode has no output \"out\" (outputs: lse, o)");
   EXPECT_EQ(
       err(R"({"version": 1, "ops": {"gemm": {"d": {"*": {"rule": "cos_diff", "atol": 1}}}}})"),
-      "tol.json: $.ops.gemm.d.*.atol: rule cos_diff does not use \"atol\" (it uses: cos_tol)");
+      "tol.json: $.ops.gemm.d.*.atol: rule cos_diff does not use \"atol\" (it uses: cos_tol, "
+      "row_rel_l2)");
   EXPECT_EQ(
       err(R"({"version": 1, "ops": {"gemm": {"d": {"bf16": {"rule": "cos_diff", "cos_tl": 1}}}}})"),
       "tol.json: $.ops.gemm.d.bf16: unknown key \"cos_tl\" (allowed: allow_nan, atol, comment, "
       "cos_tol, "
-      "equal_nan, k, rtol, rule)");
+      "equal_nan, k, row_rel_l2, rtol, rule)");
 }
 
 TEST(SweepConfigTest, CandidateCommandNeedsOnePlaceholderKind) {

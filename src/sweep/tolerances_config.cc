@@ -33,7 +33,8 @@ class TolerancesReader : public JsonConfigReader {
   Result<ToleranceEntry> Entry(const json& e, const std::string& where) const {
     if (!e.is_object()) return Error(where, "must be an object with a \"rule\"");
     AV_RETURN_IF_ERROR(CheckKeys(
-        e, where, {"comment", "rule", "atol", "rtol", "cos_tol", "k", "allow_nan", "equal_nan"}));
+        e, where,
+        {"comment", "rule", "atol", "rtol", "cos_tol", "k", "row_rel_l2", "allow_nan", "equal_nan"}));
     ToleranceEntry entry;
     entry.json_path = where;
     if (!e.contains("rule") || !e["rule"].is_string())
@@ -53,7 +54,7 @@ class TolerancesReader : public JsonConfigReader {
         takes = {"atol", "rtol", "cos_tol"};
         break;
       case RuleKind::kCosDiff:
-        takes = {"cos_tol"};
+        takes = {"cos_tol", "row_rel_l2"};
         break;
       case RuleKind::kLowprecMultiple:
         takes = {"k", "atol"};
@@ -61,7 +62,7 @@ class TolerancesReader : public JsonConfigReader {
       case RuleKind::kExact:
         break;
     }
-    for (const char* key : {"atol", "rtol", "cos_tol", "k"}) {
+    for (const char* key : {"atol", "rtol", "cos_tol", "k", "row_rel_l2"}) {
       if (!e.contains(key)) continue;
       if (!takes.count(key)) {
         return Error(where + "." + key,
@@ -74,6 +75,7 @@ class TolerancesReader : public JsonConfigReader {
       if (k == "rtol") entry.request.rtol = v;
       if (k == "cos_tol") entry.request.cos_tol = v;
       if (k == "k") entry.request.k = v;
+      if (k == "row_rel_l2") entry.request.row_rel_l2 = v;
     }
     for (const char* key : {"allow_nan", "equal_nan"}) {
       if (!e.contains(key)) continue;

@@ -29,6 +29,8 @@
 //   gemm_no_tail_k      fp8 GEMM drops the last, partial 128-wide block of k
 //   scale_k_block_off   fp8 GEMM reads a's scale of the next k block (off by one, wrapping)
 //   sparse_index_clamp  sparse attention clamps indices >= s_kv to s_kv - 1 instead of skipping
+//   epilogue_scale_1pct fp8 GEMM's epilogue scales d by 1.01 (a wrong output scale; DeepGEMM's
+//   epilogue_scale_3pct   calc_diff alone passes it), epilogue_scale_3pct by 1.03
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -76,7 +78,9 @@ constexpr const char* kBugs[] = {"causal_top_left",
                                  "varlen_k_offset",
                                  "gemm_no_tail_k",
                                  "scale_k_block_off",
-                                 "sparse_index_clamp"};
+                                 "sparse_index_clamp",
+                                 "epilogue_scale_1pct",
+                                 "epilogue_scale_3pct"};
 
 bool KnownBug(const std::string& name) {
   for (const char* b : kBugs) {
@@ -361,6 +365,7 @@ Array Fp8Gemm(const Case& c) {
   const int64_t m = a.dim(0), k = a.dim(1), n = b.dim(0), kb = (k + 127) / 128;
   const int64_t n_end = Bug("gemm_no_tail_n") ? n / 128 * 128 : n;
   const int64_t kb_end = Bug("gemm_no_tail_k") ? k / 128 : kb;
+  const float epilogue = Bug("epilogue_scale_1pct") ? 1.01f : Bug("epilogue_scale_3pct") ? 1.03f : 1;
   Array d{{m, n}, std::vector<float>(m * n)};
   for (int64_t i = 0; i < m; ++i) {
     const int64_t scale_row = Bug("scales_per_128_rows") ? i / 128 * 128 : i;
@@ -373,7 +378,7 @@ Array Fp8Gemm(const Case& c) {
         const int64_t sblk = Bug("scale_k_block_off") ? (blk + 1) % kb : blk;
         acc += part * sa.v[scale_row * kb + sblk] * sb.v[(j / 128) * kb + blk];
       }
-      d.v[i * n + j] = acc;
+      d.v[i * n + j] = acc * epilogue;
     }
   }
   return d;
