@@ -197,6 +197,7 @@ void AssembleItems(const Context& ctx, std::vector<Check> checks, ChecklistRepor
     NoteEvidenceRuns(report->bindings, &item);
     if (n == 1) item.notes = checklist::NumericsNotes(ctx);
     if (n == 3) item.notes = checklist::BuildNotes(ctx);
+    if (n == 8) item.notes = checklist::ContainmentNotes(ctx);
     report->items.push_back(std::move(item));
   }
 }

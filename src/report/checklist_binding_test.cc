@@ -255,5 +255,36 @@ TEST(ChecklistBindingTest, UnauthenticatedLedgerIsJudgedButNeverAccepted) {
   EXPECT_NE(r.verdict, "rejected");
 }
 
+const ItemResult* Item8(const ChecklistReport& r) {
+  for (const ItemResult& item : r.items) {
+    if (item.number == 8) return &item;
+  }
+  return nullptr;
+}
+
+TEST(ChecklistContainmentTest, WhatTheSandboxSawIsNotedUnderItem8) {
+  Evidence ev;
+  ev.numerics = Numerics({Case("a", "attention", R"({"s_k": 64})", true),
+                          Case("b", "attention", R"({"s_k": 65})", false)});
+  ev.numerics->cases[1].reason = "candidate timed out after 8 s";
+  ev.numerics->containment = ContainmentRecord{"none", {"evidence/resources.json"}, 2, {}};
+  ChecklistReport r = Judge(Bound(ev));
+  const ItemResult* item = Item8(r);
+  ASSERT_NE(item, nullptr);
+  ASSERT_EQ(item->notes.size(), 4u);
+  EXPECT_NE(item->notes[0].find("ran without a sandbox"), std::string::npos) << item->notes[0];
+  EXPECT_NE(item->notes[1].find("left 2 processes running"), std::string::npos) << item->notes[1];
+  EXPECT_NE(item->notes[2].find("past its timeout on 1 case"), std::string::npos) << item->notes[2];
+  EXPECT_NE(item->notes[3].find("evidence/resources.json"), std::string::npos) << item->notes[3];
+}
+
+TEST(ChecklistContainmentTest, AnHonestRunInTheSandboxAddsNoNote) {
+  Evidence ev = PassingNumerics();
+  ev.numerics->containment = ContainmentRecord{"bwrap", {}, 0, {}};
+  ChecklistReport r = Judge(ev);
+  ASSERT_NE(Item8(r), nullptr);
+  EXPECT_TRUE(Item8(r)->notes.empty());
+}
+
 }  // namespace
 }  // namespace av

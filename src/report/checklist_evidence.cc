@@ -87,6 +87,38 @@ std::optional<Check> JudgeEvidenceBound(const Context& ctx, const CheckDef& def)
   return c;
 }
 
+std::vector<std::string> ContainmentNotes(const Context& ctx) {
+  std::vector<std::string> notes;
+  if (!ctx.ev.numerics || !ctx.ev.numerics->containment) return notes;
+  const ContainmentRecord& c = *ctx.ev.numerics->containment;
+  const std::string& file = ctx.ev.numerics->file.path;
+  if (c.sandbox == "none") {
+    notes.push_back("containment: the candidate ran without a sandbox (" + file +
+                    " $.containment.sandbox): nothing kept it out of $HOME, PATH or /tmp; only "
+                    "changes to the package were checked");
+  }
+  if (c.leftover_processes > 0) {
+    notes.push_back("containment: the candidate left " +
+                    Plural(static_cast<size_t>(c.leftover_processes), "process", "processes") +
+                    " running when it ended (all killed before its outputs were read; " + file +
+                    " $.containment.leftover_processes)");
+  }
+  size_t timeouts = 0;
+  for (const NumericsCase& k : ctx.ev.numerics->cases) {
+    if (k.reason.rfind("candidate timed out", 0) == 0) ++timeouts;
+  }
+  if (timeouts > 0) {
+    notes.push_back("containment: the candidate ran past its timeout on " +
+                    Plural(timeouts, "case", "cases") + " (killed)");
+  }
+  if (!c.package_changes.empty()) {
+    notes.push_back("containment: the candidate changed package files it may not write: " +
+                    JoinList(c.package_changes));
+  }
+  for (const std::string& w : c.warnings) notes.push_back("containment: " + w);
+  return notes;
+}
+
 std::optional<Check> JudgeReviewed(const Context& ctx, const CheckDef& def) {
   if (!ctx.ev.review) {
     return Missing(def, AbsentNote(ctx, "review", "evidence/review.json"), ctx.review_cmd);

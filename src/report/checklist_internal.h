@@ -163,6 +163,9 @@ std::optional<Check> JudgeMaskCoverage(const Context& ctx, const CheckDef& def);
 // Item 3 (checklist_resources.cc).
 // The build's warnings and unmatched [[build.kernel]] entries, shown under item 3.
 std::vector<std::string> BuildNotes(const Context& ctx);
+// What numerics.json's containment holds against the candidate (no sandbox, processes it
+// left, timeouts, package changes, warnings), shown under item 8 (checklist_evidence.cc).
+std::vector<std::string> ContainmentNotes(const Context& ctx);
 std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def);
 std::optional<Check> JudgeGate(const Context& ctx, const CheckDef& def);  // "3.<gate>"
 // smem_within_cap: the gate, plus ptxas's overflow per kernel when it failed.
