@@ -263,7 +263,9 @@ int RunAgent(std::vector<std::string> args) {
   Common c;
   AddCommon(&app, &c, true);
   CLI::App* run = app.add_subcommand(
-      "run-commands", "the surviving findings' commands under the policy; --yes runs the allowed");
+      "run-commands",
+      "the latest agent run's commands under your policy (never the repository's), each in a "
+      "sandbox: --yes runs the allowed ones, a terminal confirms each");
   RunCommandsFlags rf;
   std::string run_config = c.config_path;
   run->add_option("--config", run_config, "the package's attnverify.toml")->capture_default_str();
