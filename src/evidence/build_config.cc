@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/file.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 #include "evidence/demangle.h"
 
@@ -126,7 +127,7 @@ class ConfigReader : public TomlTableReader {
 }  // namespace
 
 Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   BuildConfig config;
   config.path = path;
   ConfigReader reader(path);

@@ -1,7 +1,8 @@
 // BuildConfig: the [build] table of attnverify.toml — what `attnverify build` compiles
 // (sources, flags, target archs), the launch facts ptxas cannot know (block size and
 // dynamic shared memory per kernel) and the gates. Only [build] is read; other top-level
-// tables belong to other commands and are ignored; unknown keys inside [build] are
+// tables belong to other commands (the file is checked against core/package_schema.h when
+// it is loaded: an unknown table or key is an error); unknown keys inside [build] are
 // errors. Format: doc/formats/attnverify-toml-build.md. Pure functions; any thread.
 #pragma once
 

@@ -10,8 +10,8 @@ namespace av {
 namespace {
 
 constexpr const char* kFull = R"(
-[package]            # another command's table: ignored here
-name = "flashmla"
+[review]             # another command's table: ignored here
+reviewer = "builtin"
 
 [build]
 root = "csrc"
@@ -59,7 +59,7 @@ TEST(BuildConfig, ParsesEveryKey) {
 }
 
 TEST(BuildConfig, DefaultsWithoutABuildTable) {
-  auto c = ParseBuildConfig("[report]\nformat = \"md\"\n", "/x/attnverify.toml");
+  auto c = ParseBuildConfig("[report]\nformats = [\"md\"]\n", "/x/attnverify.toml");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->root, "/x");
   EXPECT_TRUE(c->sources.empty());

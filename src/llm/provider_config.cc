@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 #include "llm/redact.h"
 
@@ -241,7 +242,7 @@ Result<std::string> ProviderConfig::ResolveModel(const std::string& name_or_alia
 }
 
 Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   TomlTableReader r(path);
   AV_ASSIGN_OR_RETURN(const toml::table* t, r.OptionalTable(doc, "provider"));
   if (t == nullptr) {

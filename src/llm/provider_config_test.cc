@@ -99,7 +99,7 @@ TEST(ProviderConfigTest, AKeyWrittenInTheTomlIsRefused) {
 }
 
 TEST(ProviderConfigTest, OtherErrorsNameFileLineAndKey) {
-  ExpectError("[other]\nx = 1\n", "no [provider] table");
+  ExpectError("[report]\ntitle = \"x\"\n", "no [provider] table");
   ExpectError(WithLine(5, "key_env = \"1BAD\""), "pkg/attnverify.toml:5:11: \"key_env\" must name");
   ExpectError(WithLine(5, "# no key_env"), "needs \"key_env\"");
   ExpectError(WithLine(6, "models = { fast = \"m\" }"), "needs a \"default\" model");

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 
 namespace av {
@@ -12,7 +13,7 @@ namespace av {
 namespace fs = std::filesystem;
 
 Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   TomlTableReader r(path);
   RunConfig c;
   c.path = fs::absolute(path).lexically_normal().string();

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "core/file.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 
 namespace av::profile {
@@ -45,7 +46,7 @@ Status ReadMatch(const TomlTableReader& r, const toml::table& t, ProfileConfig* 
 
 Result<ProfileConfig> ParseProfileConfig(std::string_view text, const std::string& path) {
   ProfileConfig cfg;
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   TomlTableReader r(path);
   AV_ASSIGN_OR_RETURN(const toml::table* t, r.OptionalTable(doc, "profile"));
   if (!t) return cfg;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 #include "report/checklist_table.h"
 
@@ -38,7 +39,7 @@ Result<std::vector<std::string>> ParseFormatList(const std::string& list) {
 }
 
 Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string& display_path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, display_path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, display_path));
   TomlTableReader r(display_path);
   ReportConfig c;
   c.path = display_path;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/file.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 #include "review/glob.h"
 
@@ -22,7 +23,7 @@ bool ValidComponentName(std::string_view name) {
 
 Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
                                                      const std::vector<std::string>& known_rules) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   TomlTableReader r(path);
   ReviewPackageConfig config;
   config.path = path;

@@ -53,7 +53,7 @@ TEST(ReviewConfigTest, ReadsTablesInFileOrder) {
       "[slice]\nrepo = \"..\"\nbase = \"main\"\n"
       "[components]\nzeta = [\"src/z/**\"]\nalpha = [\"src/**\"]\n"
       "[review]\nreviewer = \"builtin\"\ndisable = [\"atomics.introduced\"]\n"
-      "[build]\nanything = 1\n";
+      "[build]\nblock_size = 1\n";
   auto c = ParseReviewPackageConfig(toml, "/pkg/sub/attnverify.toml", BuiltinRuleIds());
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->package_dir, "/pkg/sub");

@@ -7,6 +7,7 @@
 
 #include "core/file.h"
 #include "core/shell_quote.h"
+#include "core/package_schema.h"
 #include "core/toml_config.h"
 
 namespace av {
@@ -195,7 +196,7 @@ Status ParseCandidateRun(const toml::table* t, const TomlTableReader& r, Numeric
 }  // namespace
 
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParseTomlConfig(text, path));
+  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
   TomlTableReader r(path);
   NumericsConfig c;
   c.path = path;
