@@ -228,6 +228,21 @@ TEST(BuildCliRegression, DefaultConfigIsThePackageAndImportedLogsAreCopiedIntoIt
   EXPECT_TRUE(std::filesystem::is_empty(bare.path()));
 }
 
+// Newcomer turn 3: `[polcy]` was read as nothing and the defaults applied, silently. The
+// whole file is checked when any command loads it.
+TEST(BuildCliRegression, MisspelledTableIsExitTwoNamingTheLine) {
+  TempDir root;
+  std::string pkg = MakePackage(root, "[build]\nblock_size = 128\n\n[polcy]\nrequired = [1]\n");
+  auto r = RunShell("cd '" + root.path() + "' && '" + Binary() + "' build --import '" +
+                    Testdata("ptxas_log/multi_two_archs.log") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("attention-verify/attnverify.toml:4: unknown table [polcy] (did you "
+                          "mean [policy]?)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(pkg + "/evidence/resources.json"));
+}
+
 TEST(BuildCli, ImportOfAnOverflowLogExitsOneAndWritesEvidence) {
   TempDir out;
   auto r = RunShell("'" + Binary() + "' build --import '" +
