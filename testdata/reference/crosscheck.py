@@ -241,16 +241,21 @@ def flashmla_plan(lens, parts, block=64, overhead=5):
 
 
 def splitk_cases():
-    b, sq, hq, hkv, d, dv = 2, 2, 4, 2, 8, 8
-    lens = [200, 70]
-    q, k, v = rand(b, sq, hq, d), rand(b, 200, hkv, d), rand(b, 200, hkv, dv)
+    # FlashMLA's scheduler on lengths [200, 70] (20 SMs), and on a zero-length batch before a
+    # long one (8 SMs, 4 parts), where it counts the empty batch as one block.
+    splitk_plans([200, 70], 20, explicit=True)
+    splitk_plans([0, 1000], 8, suffix="_zero_length")
+
+
+def splitk_plans(lens, num_sms, explicit=False, suffix=""):
+    b, sq, hq, hkv, d, dv = len(lens), 2, 4, 2, 8, 8
+    s_max = max(lens)
+    q, k, v = rand(b, sq, hq, d), rand(b, s_max, hkv, d), rand(b, s_max, hkv, dv)
     sink = rand(hq)
-    num_sms = 20
     parts = max(num_sms // hkv // -(-(sq * hq // hkv) // 64), 1)
-    plans = {
-        "explicit": [(0, 0, 50), (0, 50, 50), (0, 50, 200), (1, 0, 3), (1, 3, 70)],
-        "flashmla": flashmla_plan(lens, parts),
-    }
+    plans = {"flashmla" + suffix: flashmla_plan(lens, parts)}
+    if explicit:
+        plans["explicit"] = [(0, 0, 50), (0, 50, 50), (0, 50, 200), (1, 0, 3), (1, 3, 70)]
     for name, plan in plans.items():
         o_acc, l_acc = [], []
         for (bi, lo, hi) in plan:
@@ -279,14 +284,14 @@ def splitk_cases():
             m = ls.max(0).values
             m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
             lse = m + torch.log(torch.exp(ls - m).sum(0))
-            w = torch.exp(ls - lse)  # [n, hq, sq]
+            w = torch.nan_to_num(torch.exp(ls - lse), nan=0.0)  # [n, hq, sq]; 0 in empty rows
             o = (w.permute(0, 2, 1).unsqueeze(-1) * o_acc[counts[i]:counts[i + 1]]).sum(0)
             o = o / (1 + torch.exp(torch.tensor(sink).view(1, -1, 1) - lse.t().unsqueeze(-1)))
             o_out[i], l_out[i] = o, lse
         inputs = {"q": q, "k": k, "v": v, "seqlens_k": np.array(lens, dtype=np.int32),
                   "sink": sink}
         params = {"causal": "true", "partials_f32": "false"}
-        if name == "explicit":
+        if name.startswith("explicit"):
             inputs["split_ranges"] = np.array([[lo, hi] for (_, lo, hi) in plan], dtype=np.int32)
             inputs["num_splits"] = counts
         else:
@@ -349,6 +354,9 @@ def encode_e4m3(x):
     pos = np.array([E4M3[c] for c in range(127)])  # codes 0..126, increasing
     out = np.zeros(x.shape, dtype=np.uint8)
     for idx, val in np.ndenumerate(x.astype(np.float64)):
+        if math.isnan(val):
+            out[idx] = 0x7F
+            continue
         a = abs(val)
         dist = np.abs(pos - a)
         best = np.flatnonzero(dist == dist.min())
@@ -384,6 +392,15 @@ def fp8_cases():
                       {"granularity": gran, "ue8m0": "true" if ue8m0 else "false"},
                       {"x": x}, {"data": data, "scales": scales}, dtypes={"data": "f8_e4m3fn"},
                       tol=0.0)
+    # torch's amax propagates NaN (the group's scale and codes become NaN); inf gives an
+    # infinite scale (finite values code to 0, the inf to NaN).
+    bad = x.copy()
+    bad[0, 0], bad[0, 1], bad[2, 150] = np.nan, 448, np.inf
+    for gran, rows in (("token", 1), ("block", 128)):
+        data, scales = quantize(bad, rows, False)
+        save_case(f"fp8_quant_{gran}_nan_inf", "fp8_quant", {"granularity": gran},
+                  {"x": bad}, {"data": data, "scales": scales}, dtypes={"data": "f8_e4m3fn"},
+                  tol=0.0)
     data, scales = quantize(x, 1, False)
     deq = E4M3[data] * np.repeat(scales.astype(np.float64), 128, axis=1)[:, :200]
     save_case("fp8_dequant", "fp8_dequant", {"granularity": "token"},
