@@ -331,6 +331,7 @@ GateResult OccupancyGate(const GateContext& c) {
 std::vector<KernelRow> PairKernels(const std::vector<KernelResources>& head,
                                    const std::vector<KernelResources>* base) {
   std::vector<KernelRow> rows;
+  rows.reserve(head.size() + (base ? base->size() : 0));  // no regrowth of ~1 KB rows
   std::vector<int> head_to_base(head.size(), -1);
   std::vector<bool> base_used(base ? base->size() : 0, false);
   if (base) {

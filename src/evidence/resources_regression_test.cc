@@ -390,5 +390,27 @@ TEST(ResourcesRegression, OccupancyGateJudgesTheKernelPtxasRefused) {
   EXPECT_EQ(Gate(same, "occupancy_not_lower").judged, 2);
 }
 
+// Reliability turn 3, L2: a 300,000-kernel log printed 300,000 table lines. The console
+// shows 200 rows and says where the rest are; resources.json keeps every row.
+TEST(ResourcesRegression, ConsoleTableShowsTwoHundredRowsAndTheJsonEveryRow) {
+  BuildConfig c = Config("[build]\nblock_size = 128\n");
+  std::string text;
+  for (int i = 0; i < 300; ++i) {
+    const std::string name = "k" + std::to_string(i);
+    text += Block("_Z" + std::to_string(name.size()) + name + "v", "sm_90a", 8, 0, 64);
+  }
+  PtxasReport head = ParsePtxasLog(text, "h.log").value();
+  ResourcesReport r = Report(c, head, nullptr, {"sm_90a"});
+  ASSERT_EQ(r.kernels.size(), 300u);
+  std::string table = FormatResourcesTable(r);
+  EXPECT_NE(table.find("k199()"), std::string::npos) << table.substr(0, 400);
+  EXPECT_EQ(table.find("k200()"), std::string::npos);
+  EXPECT_NE(table.find("... and 100 more kernel rows (every row is in evidence/resources.json)"),
+            std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(
+      ResourcesReportToJsonText(r, StartProvenance("build", {"attnverify", "build"}), "."));
+  EXPECT_EQ(j["kernels"].size(), 300u);
+}
+
 }  // namespace
 }  // namespace av

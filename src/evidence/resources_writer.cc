@@ -155,6 +155,7 @@ ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance pro
   out.archs = r.archs;
   out.head = RevisionRecord(r.head);
   if (r.base) out.base = RevisionRecord(*r.base);
+  out.kernels.reserve(r.kernels.size());  // no regrowth: 300,000 rows are ~250 MB
   for (const KernelRow& row : r.kernels) {
     ResourcesKernelRow k;
     k.kernel = row.demangled;
@@ -229,7 +230,11 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
                                                  "headroom B", "warps/SM", "change"}};
   const std::vector<std::string> names = DisplayNames(r.kernels);
   std::vector<std::string> renamed;
-  for (size_t i = 0; i < r.kernels.size(); ++i) {
+  // 200 rows: a console is read, resources.json is the record. A 300,000-kernel log printed
+  // 300,000 lines (and held them twice over in memory) (reliability turn 3, L2).
+  constexpr size_t kMaxRows = 200;
+  const size_t shown = std::min(r.kernels.size(), kMaxRows);
+  for (size_t i = 0; i < shown; ++i) {
     const KernelRow& row = r.kernels[i];
     const KernelResources& any = row.head ? *row.head : *row.base;
     std::string change = KernelChangeName(row.change);
@@ -262,6 +267,10 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     out += line + "\n";
   }
   if (r.kernels.empty()) out += "(no kernels in the log)\n";
+  if (shown < r.kernels.size()) {
+    out += "... and " + std::to_string(r.kernels.size() - shown) +
+           " more kernel rows (every row is in evidence/resources.json)\n";
+  }
   if (!renamed.empty()) {
     out += "\npaired across a signature change (same name, other template arguments):\n";
     for (const std::string& p : renamed) out += "  " + p + "\n";
