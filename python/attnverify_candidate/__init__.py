@@ -127,8 +127,9 @@ class Case:
         self.op_params = self.spec["op_params"]
         self.dtype = self.spec["dtype"]
         self.outputs = self.spec["outputs"]
-        # Invariance variants: "base", "num_splits=4", "rerun=1", ...; knobs the kernel may
-        # use but that must not change the result beyond rounding (e.g. {"num_splits": 4}).
+        # Knobs the kernel may use but that must not change the result beyond rounding
+        # (e.g. {"num_splits": 4}). `variant` is only in the full record `attnverify cases
+        # --export` writes; `numerics` does not tell a candidate which cases are variants.
         self.variant = self.spec.get("variant", "base")
         self.knobs = self.spec.get("knobs", {}) or {}
         # Absolute, or relative to this case's folder (a work folder whose path is not UTF-8).

@@ -114,6 +114,7 @@ int RunJudge(std::vector<std::string> args) {
   c.candidate.cwd = c.base_dir;
   c.candidate.sandbox = SandboxMode::kNone;
   options.filter = filter;
+  options.exported_layout = true;  // the inputs and folders `cases --export` wrote
   options.jobs = jobs > 0 ? jobs : c.jobs;
   // Evidence written into a package takes its lock, as every writer of a package does.
   // There it is the package's numerics stage too (evidence/run.json), so the report binds

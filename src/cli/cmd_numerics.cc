@@ -61,7 +61,7 @@ Status EnsureParent(const std::string& path) {
 int RunNumerics(std::vector<std::string> args) {
   CLI::App app(kNumericsHelp, "attnverify numerics");
   std::string config_path = "attention-verify/attnverify.toml", filter, shard, evidence, junit,
-              sandbox, sweep_id;
+              sandbox, sweep_id, salt;
   int jobs = 0;
   app.add_option("--config", config_path, "attnverify.toml")->capture_default_str();
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
@@ -70,6 +70,10 @@ int RunNumerics(std::vector<std::string> args) {
   app.add_option("--sweep-id", sweep_id,
                  "the same id on every shard of one run (e.g. the job array's id): merge "
                  "refuses a shard of another run");
+  app.add_option("--salt", salt,
+                 "HEX: the salt of the inputs and drawn cases (default: a fresh random one); "
+                 "numerics.json config.salt reproduces a run, and every shard of one run "
+                 "needs the same");
   app.add_option("--jobs,-j", jobs, "cases in flight at once (default: [numerics] jobs, else 1)");
   app.add_option("--evidence", evidence, "numerics.json path (default from [numerics])");
   app.add_option("--junit", junit, "JUnit XML path (default from [numerics])");
@@ -94,6 +98,11 @@ int RunNumerics(std::vector<std::string> args) {
                                     "got \"" + sweep_id + "\""));
   }
   options.sweep_id = sweep_id;
+  if (!salt.empty()) {
+    Result<uint64_t> parsed = ParseSalt(salt);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    options.salt = *parsed;
+  }
   // A subset never replaces the full sweep's evidence unless a path is named: it goes
   // beside it, and the numerics stage of evidence/run.json (which binds the report to
   // the full sweep's file) is left as it was.

@@ -67,6 +67,7 @@ json CaseJson(const NumericsCase& c) {
       {"refereed_by", OrNull(c.refereed_by)},
       {"referee_reason", OrNull(c.referee_reason)},
   };
+  if (c.drawn) j["drawn"] = true;
   if (!c.hints.empty() || !c.localised_worst.empty() || !c.heatmaps.empty()) {
     json worst = json::array();
     for (const LocalisedElement& e : c.localised_worst) worst.push_back(LocalisedJson(e));
@@ -233,6 +234,7 @@ Status ReadCase(const JsonReader& in, const json& c, const std::string& where, N
   AV_RETURN_IF_ERROR(ReadObjectField(in, c, "params", where, &out->params));
   AV_RETURN_IF_ERROR(ReadObjectField(in, c, "op_params", where, &out->op_params));
   AV_RETURN_IF_ERROR(ReadObjectField(in, c, "knobs", where, &out->knobs));
+  AV_RETURN_IF_ERROR(in.Bool(c, "drawn", where, &out->drawn));
   AV_ASSIGN_OR_RETURN(const json* sha, in.Object(c, "sha256", where));
   if (sha != nullptr) {
     AV_RETURN_IF_ERROR(in.Str(*sha, "inputs", where + ".sha256", &out->inputs_sha256));
@@ -288,6 +290,7 @@ Status ReadConfig(const JsonReader& in, const json& doc, NumericsRecord* r) {
                             {"tolerances_sha256", &c.tolerances_sha256},
                             {"candidate_command", &c.legacy_candidate_command},
                             {"input_generator", &c.input_generator},
+                            {"salt", &c.salt},
                             {"fast_kernels", &c.fast_kernels}}) {
     AV_RETURN_IF_ERROR(in.Str(*config, key, "$.config", field));
   }
@@ -463,6 +466,7 @@ json NumericsToJson(const NumericsRecord& r) {
             {"tolerances_sha256", c.tolerances_sha256},
             {"candidate_argv", c.candidate_argv},
             {"input_generator", c.input_generator},
+            {"salt", c.salt},
             {"fast_kernels", c.fast_kernels}}},
           {"shard", ShardJson(r.shard)},
           {"filter", r.filter},

@@ -76,6 +76,7 @@ struct NumericsCase {
   CaseDurations durations_ms;
   std::string case_dir;      // package-relative
   std::string compare_from;  // the base case whose comparison was taken over; "" none
+  bool drawn = false;        // drawn by the run from the sweep's parameter space
   // "oracle" when the fast reference's judgement was re-judged by the oracle (whose
   // verdict stands), and why: "fail", "margin" or "sample"; "" when not.
   std::string refereed_by, referee_reason;
@@ -105,6 +106,9 @@ struct NumericsConfigRecord {
   std::vector<std::string> candidate_argv;  // [candidate] command, the template
   std::string legacy_candidate_command;     // schema /1: the template space-joined
   std::string input_generator;
+  // The run's salt (16 hex digits; sweep/rng.h StreamKey): `numerics --salt` with it draws
+  // the same inputs and drawn cases again. "" in files written before salts existed.
+  std::string salt;
   // The fast reference's kernels on the machine that ran the sweep (DescribeFastKernels):
   // their last bits differ between builds, within the referee's agreement bound.
   std::string fast_kernels;

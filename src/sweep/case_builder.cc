@@ -73,7 +73,7 @@ class Builder {
   // Keyed by the group (the base case's id), so that invariance variants see the base
   // case's inputs (a seed variant: the same shapes with its own seed).
   Rng Stream(const std::string& name) const {
-    return Rng(StreamKey(spec_.group_id(), name, spec_.seed));
+    return Rng(StreamKey(spec_.group_id(), name, spec_.seed, spec_.salt));
   }
 
   // The key/value side's streams, keyed by the input family instead (InputFamily) and,
@@ -81,7 +81,7 @@ class Builder {
   // then the page table and caches are that case's own.
   Rng KvStream(const std::string& name) const {
     CHECK(!kv_key_.empty()) << "key/value stream " << name << " before the lengths";
-    return Rng(StreamKey(kv_key_, name, spec_.seed));
+    return Rng(StreamKey(kv_key_, name, spec_.seed, spec_.salt));
   }
   void SetKvLengths(const std::vector<int64_t>& len) {
     kv_key_ = kv_id_ + ".lengths";
@@ -159,7 +159,7 @@ class Builder {
   // cannot exceed the tensor), `floor` raises them (FlashMLA clips at s_q).
   std::vector<int64_t> KeyLengths(int64_t b, int64_t s_k, int64_t floor, int64_t cap) {
     std::string mode = p_.String("lengths");
-    Rng rng(StreamKey(kv_id_, "lengths", spec_.seed));
+    Rng rng(StreamKey(kv_id_, "lengths", spec_.seed, spec_.salt));
     std::vector<int64_t> len(static_cast<size_t>(b), s_k);
     for (int64_t i = 0; i < b; ++i) {
       int64_t& l = len[static_cast<size_t>(i)];
@@ -375,7 +375,7 @@ class Builder {
       const std::string id = OperandId(spec_, name), scale_name = is_a ? "sa" : "sb";
       auto make = [&]() -> Result<NamedTensors> {
         const Tensor x =
-            GenerateGemmOperand(Rng(StreamKey(id, name, spec_.seed)), rows, k, saturating);
+            GenerateGemmOperand(Rng(StreamKey(id, name, spec_.seed, spec_.salt)), rows, k, saturating);
         OpParams qp;
         qp.Set("granularity", is_a ? "token" : "block");
         qp.Set("ue8m0", p_.Bool("ue8m0") ? "true" : "false");
@@ -400,7 +400,7 @@ class Builder {
       AV_RETURN_IF_ERROR(SharedFloat(
           id, name, spec_.dtype, {rows, k}, p_.Bool("padded"),
           [&] {
-            return Source{Rng(StreamKey(id, name, spec_.seed)), GenValues{1.0, {}}};
+            return Source{Rng(StreamKey(id, name, spec_.seed, spec_.salt)), GenValues{1.0, {}}};
           },
           nullptr));
     }

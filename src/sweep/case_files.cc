@@ -33,11 +33,13 @@ using nlohmann::json;
 
 json ShapeJson(const Shape& s) { return json(s); }
 
-json NotesJson(const CaseNotes& n) {
+// The candidate's view leaves out a batch_permutation variant's order: it would name the
+// case a variant (the permuted key lengths are the case's own).
+json NotesJson(const CaseNotes& n, bool candidate_view) {
   json j = json::object();
   if (n.key_lengths) j["key_lengths"] = *n.key_lengths;
   if (n.query_lengths) j["query_lengths"] = *n.query_lengths;
-  if (n.batch_permutation) j["batch_permutation"] = *n.batch_permutation;
+  if (n.batch_permutation && !candidate_view) j["batch_permutation"] = *n.batch_permutation;
   if (n.num_blocks) j["num_blocks"] = *n.num_blocks;
   return j;
 }
@@ -45,11 +47,12 @@ json NotesJson(const CaseNotes& n) {
 // A file of the case folder: scratch that the next run rewrites, so it is written in
 // place without fsync (an fsync per file was most of a small case's wall time: ~6 ms
 // each on ext4) and without truncating first: the last run's file of the same case is
-// rewritten where it differs and cut to the new length at Close. Inputs are the same
-// bytes run after run, so a rerun of a sweep reads and compares instead of writing:
-// truncating 55 MB of cached pages still being written back cost ~45 ms of the default
-// MLA sweep, and overwriting them with the same bytes could stall as long on pages
-// under writeback. A crash leaves a partial or mixed file nobody trusts: the inputs'
+// rewritten where it differs and cut to the new length at Close: truncating 55 MB of
+// cached pages still being written back cost ~45 ms of the default MLA sweep. A run
+// given an earlier run's --salt writes the same bytes, which are then read and compared
+// instead of written (overwriting pages under writeback with the same bytes could stall
+// as long); a fresh salt's bytes differ, and comparing a 64 KiB piece first costs a read
+// of cached pages. A crash leaves a partial or mixed file nobody trusts: the inputs'
 // digest is checked before the reference reads them. Hashes what it writes when
 // `digests` is given.
 struct Digests {
@@ -152,14 +155,13 @@ Status WriteScratchFile(int dir_fd, const char* name, const std::string& path,
 // read) but keeps the folder, out/ and the two files WriteCase truncates: on a busy ext4
 // every unlink, rmdir and mkdir costs ~0.3-2 ms, the bulk of a small case's write.
 // What it keeps for WriteCase to rewrite: plain, single-link files (writing into a link
-// a candidate left there would write into someone else's file), and a symbolic link at
-// inputs.safetensors, which is never written through: WriteCase re-points it or replaces
-// it. Everything is done relative to the case folder's descriptor, never by path.
+// a candidate left there would write into someone else's file; a symbolic link is
+// removed, never written through). Everything is done relative to the case folder's
+// descriptor, never by path.
 bool KeptFile(int case_fd, const std::string& name) {
   if (name != "inputs.safetensors" && name != "case.json") return false;
   struct stat st;
   if (::fstatat(case_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
-  if (S_ISLNK(st.st_mode)) return name == "inputs.safetensors";
   return S_ISREG(st.st_mode) && st.st_nlink == 1;
 }
 
@@ -213,29 +215,6 @@ bool AllNaN(const Tensor& t) {
   return true;
 }
 
-// The relative target of a variant's link: ../<base id>/inputs.safetensors, so that the
-// work folder may move.
-std::string LinkTarget(const std::string& base_id) {
-  return (fs::path("..") / base_id / "inputs.safetensors").string();
-}
-
-// Makes inputs.safetensors in the case folder a symbolic link to the base case's file.
-// A link already there with that target (the last run's) is kept.
-Status LinkToInputsOf(int case_fd, const std::string& base_id, const std::string& path) {
-  const std::string target = LinkTarget(base_id);
-  char existing[4096];
-  const ssize_t len = ::readlinkat(case_fd, "inputs.safetensors", existing, sizeof existing);
-  if (len >= 0 && std::string_view(existing, static_cast<size_t>(len)) == target)
-    return Status::Ok();
-  if (::unlinkat(case_fd, "inputs.safetensors", 0) != 0 && errno != ENOENT) {
-    return IoError(path + ": cannot remove: " + std::strerror(errno));
-  }
-  if (::symlinkat(target.c_str(), case_fd, "inputs.safetensors") != 0) {
-    return IoError(path + ": cannot link to " + target + ": " + std::strerror(errno));
-  }
-  return Status::Ok();
-}
-
 // The case folder work/cases/<id>, opened without following a link at any level below
 // the work folder. Writing repairs (a link at work/cases or at the case folder is
 // replaced by a real folder, noted in `warnings`); reading refuses.
@@ -254,41 +233,99 @@ Result<UniqueFd> OpenCaseFolder(const std::string& work_dir, const std::string& 
   return case_fd;
 }
 
+// What case.json describes of a case: a BuiltCase's parts, or a written case's.
+struct CaseParts {
+  const std::vector<InputLayout>& layouts;
+  const OpParams& op_params;
+  const std::vector<ExpectedOutput>& outputs;
+  const CaseNotes& notes;
+};
+
+json CaseJsonOf(const CaseSpec& spec, const CaseParts& parts, const std::string& id,
+                const std::string& out_dir, bool candidate_view) {
+  json j;
+  j["schema"] = kCaseSchema;
+  j["id"] = id;
+  j["sweep"] = spec.sweep;
+  j["op"] = spec.op;
+  if (!candidate_view) {
+    j["variant"] = spec.variant;
+    j["group"] = spec.group_id();
+  }
+  j["knobs"] = ParamMapToJson(spec.knobs);
+  j["dtype"] = std::string(DTypeName(spec.dtype));
+  if (!candidate_view) j["seed"] = spec.seed;
+  j["input_generator"] = kNormalGenerator;
+  j["params"] = ParamMapToJson(spec.params);
+  j["op_params"] = json(parts.op_params.values());
+  j["inputs_file"] = "inputs.safetensors";
+  json inputs = json::object();
+  for (const InputLayout& l : parts.layouts) {
+    json e{{"dtype", std::string(DTypeName(l.dtype))}, {"shape", ShapeJson(l.shape)}};
+    if (l.storage_shape != l.shape) {
+      // The file holds the padded storage; the op reads the leading elements of each row.
+      e["storage_shape"] = ShapeJson(l.storage_shape);
+      e["strides"] = ContiguousStrides(l.storage_shape);
+      e["padding"] = "NaN";
+    }
+    inputs[l.name] = e;
+  }
+  j["inputs"] = inputs;
+  json outputs = json::object();
+  for (const ExpectedOutput& o : parts.outputs) {
+    outputs[o.name] =
+        json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
+  }
+  j["outputs"] = outputs;
+  j["outputs_file"] = "outputs.safetensors";
+  j["out_dir"] = out_dir;
+  json notes = NotesJson(parts.notes, candidate_view);
+  if (!notes.empty()) j["notes"] = std::move(notes);
+  return j;
+}
+
+// Writes inputs.safetensors from `bytes` (a checked copy of another case's file) and sets
+// its digests, computed on the way.
+Status WriteInputsBytes(int case_fd, const std::string& path, const Buffer& bytes,
+                        WrittenCase* wc) {
+  Digests digests;
+  AV_ASSIGN_OR_RETURN(ScratchFile f, ScratchFile::Create(case_fd, "inputs.safetensors", path));
+  AV_RETURN_IF_ERROR(f.Write(bytes.data(), bytes.size(), &digests));
+  AV_RETURN_IF_ERROR(f.Close());
+  wc->inputs_sha256 = digests.sha256.HexDigest();
+  wc->inputs_xxh3 = digests.xxh3.HexDigest();
+  wc->inputs_bytes = bytes.size();
+  return Status::Ok();
+}
+
+// Writes the case folder: inputs.safetensors from `tensors` or else from `bytes`, then
+// case.json.
 Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& spec,
-                                   const BuiltCase& built, const WrittenCase* same_inputs) {
+                                   const CaseParts& parts, const CaseWriteOptions& options,
+                                   const NamedTensors* tensors, const Buffer* bytes) {
   WrittenCase wc;
   wc.work_dir = work_dir;
-  wc.id = spec.id;
-  wc.dir = (fs::path(work_dir) / "cases" / spec.id).string();
+  wc.id = options.folder.empty() ? spec.id : options.folder;
+  wc.dir = (fs::path(work_dir) / "cases" / wc.id).string();
   wc.out_dir = wc.dir + "/out";
-  AV_ASSIGN_OR_RETURN(UniqueFd case_fd, OpenCaseFolder(work_dir, spec.id, true, &wc.warnings));
+  AV_ASSIGN_OR_RETURN(UniqueFd case_fd, OpenCaseFolder(work_dir, wc.id, true, &wc.warnings));
   AV_RETURN_IF_ERROR(ResetCaseDir(case_fd.get(), wc.dir));
   wc.inputs_path = wc.dir + "/inputs.safetensors";
-  if (same_inputs != nullptr) {
-    AV_RETURN_IF_ERROR(LinkToInputsOf(case_fd.get(), same_inputs->id, wc.inputs_path));
-    wc.inputs_sha256 = same_inputs->inputs_sha256;
-    wc.inputs_xxh3 = same_inputs->inputs_xxh3;
-    wc.inputs_bytes = same_inputs->inputs_bytes;
-    wc.inputs_of = same_inputs->id;
+  if (tensors != nullptr) {
+    AV_RETURN_IF_ERROR(WriteInputsFile(case_fd.get(), wc.inputs_path, *tensors,
+                                       parts.op_params.values(), &wc));
   } else {
-    // A variant's link from the last run (or one a candidate left) is replaced, not
-    // followed.
-    struct stat st;
-    if (::fstatat(case_fd.get(), "inputs.safetensors", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISLNK(st.st_mode) && ::unlinkat(case_fd.get(), "inputs.safetensors", 0) != 0) {
-      return IoError(wc.inputs_path + ": cannot remove: " + std::strerror(errno));
-    }
-    AV_RETURN_IF_ERROR(WriteInputsFile(case_fd.get(), wc.inputs_path, built.file_tensors,
-                                       built.op_params.values(), &wc));
+    AV_RETURN_IF_ERROR(WriteInputsBytes(case_fd.get(), wc.inputs_path, *bytes, &wc));
   }
-  wc.layouts = built.layouts;
-  wc.op_params = built.op_params;
-  wc.outputs = built.outputs;
-  wc.notes = built.notes;
+  wc.layouts = parts.layouts;
+  wc.op_params = parts.op_params;
+  wc.outputs = parts.outputs;
+  wc.notes = parts.notes;
   // A folder whose path is not UTF-8 cannot be a JSON string; case.json then names it
   // relative to its own folder (doc/formats/candidate-protocol.md).
-  json case_json = CaseJson(spec, built, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out");
-  case_json["inputs_sha256"] = wc.inputs_sha256;
+  json case_json = CaseJsonOf(spec, parts, wc.id, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out",
+                              options.candidate_view);
+  if (!options.candidate_view) case_json["inputs_sha256"] = wc.inputs_sha256;
   AV_RETURN_IF_ERROR(
       WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json", JsonFileText(case_json)));
   wc.case_json = std::move(case_json);
@@ -327,53 +364,44 @@ Result<std::shared_ptr<OwnedBuffer>> ReadOutputFile(int out_fd, const std::strin
 
 }  // namespace
 
-json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir) {
-  json j;
-  j["schema"] = kCaseSchema;
-  j["id"] = spec.id;
-  j["sweep"] = spec.sweep;
-  j["op"] = spec.op;
-  j["variant"] = spec.variant;
-  j["group"] = spec.group_id();
-  j["knobs"] = ParamMapToJson(spec.knobs);
-  j["dtype"] = std::string(DTypeName(spec.dtype));
-  j["seed"] = spec.seed;
-  j["input_generator"] = kNormalGenerator;
-  j["params"] = ParamMapToJson(spec.params);
-  j["op_params"] = json(built.op_params.values());
-  j["inputs_file"] = "inputs.safetensors";
-  json inputs = json::object();
-  for (const InputLayout& l : built.layouts) {
-    json e{{"dtype", std::string(DTypeName(l.dtype))}, {"shape", ShapeJson(l.shape)}};
-    if (l.storage_shape != l.shape) {
-      // The file holds the padded storage; the op reads the leading elements of each row.
-      e["storage_shape"] = ShapeJson(l.storage_shape);
-      e["strides"] = ContiguousStrides(l.storage_shape);
-      e["padding"] = "NaN";
-    }
-    inputs[l.name] = e;
-  }
-  j["inputs"] = inputs;
-  json outputs = json::object();
-  for (const ExpectedOutput& o : built.outputs) {
-    outputs[o.name] =
-        json{{"dtype", std::string(DTypeName(o.dtype))}, {"shape", ShapeJson(o.shape)}};
-  }
-  j["outputs"] = outputs;
-  j["outputs_file"] = "outputs.safetensors";
-  j["out_dir"] = out_dir;
-  if (!built.notes.empty()) j["notes"] = NotesJson(built.notes);
-  return j;
+json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir,
+              bool candidate_view) {
+  return CaseJsonOf(spec, {built.layouts, built.op_params, built.outputs, built.notes}, spec.id,
+                    out_dir, candidate_view);
 }
 
 Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec,
-                              const BuiltCase& built) {
-  return WriteCaseFiles(work_dir, spec, built, nullptr);
+                              const BuiltCase& built, const CaseWriteOptions& options) {
+  return WriteCaseFiles(work_dir, spec, {built.layouts, built.op_params, built.outputs, built.notes},
+                        options, &built.file_tensors, nullptr);
 }
 
-Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec,
-                                          const BuiltCase& built, const WrittenCase& same_inputs) {
-  return WriteCaseFiles(work_dir, spec, built, &same_inputs);
+Result<WrittenCase> WriteCaseCopy(const std::string& work_dir, const CaseSpec& spec,
+                                  const WrittenCase& same_inputs, const Buffer& bytes,
+                                  const CaseWriteOptions& options) {
+  AV_ASSIGN_OR_RETURN(
+      WrittenCase wc,
+      WriteCaseFiles(work_dir, spec,
+                     {same_inputs.layouts, same_inputs.op_params, same_inputs.outputs,
+                      same_inputs.notes},
+                     options, nullptr, &bytes));
+  if (wc.inputs_xxh3 != same_inputs.inputs_xxh3) {
+    return Internal(wc.inputs_path + ": the copy of " + same_inputs.inputs_path +
+                    " is not its bytes (sha256 " + wc.inputs_sha256.substr(0, 12) + ", not " +
+                    same_inputs.inputs_sha256.substr(0, 12) + ")");
+  }
+  return wc;
+}
+
+Status RemoveOutputs(const WrittenCase& wc) {
+  AV_ASSIGN_OR_RETURN(UniqueFd case_fd, OpenCaseFolder(wc.work_dir, wc.id, false, nullptr));
+  AV_ASSIGN_OR_RETURN(UniqueFd out_fd,
+                      OpenFolderAt(case_fd.get(), "out", wc.out_dir, false, NotAFolder::kRefuse));
+  AV_ASSIGN_OR_RETURN(std::vector<std::string> outs, ListFolder(out_fd.get(), wc.out_dir));
+  for (const std::string& name : outs) {
+    AV_RETURN_IF_ERROR(RemoveTreeAt(out_fd.get(), name, wc.out_dir + "/" + name));
+  }
+  return Status::Ok();
 }
 
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
@@ -384,11 +412,11 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
   json list = json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
     const bool absolute = IsValidUtf8(cases[i].dir);
-    list.push_back(
-        json{{"id", specs[i].id},
-             {"op", specs[i].op},
-             {"dir", absolute ? cases[i].dir : "cases/" + specs[i].id},
-             {"out_dir", absolute ? cases[i].out_dir : "cases/" + specs[i].id + "/out"}});
+    const std::string& id = cases[i].id;
+    list.push_back(json{{"id", id},
+                        {"op", specs[i].op},
+                        {"dir", absolute ? cases[i].dir : "cases/" + id},
+                        {"out_dir", absolute ? cases[i].out_dir : "cases/" + id + "/out"}});
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
   AV_RETURN_IF_ERROR(WriteFileAtomically(
@@ -464,21 +492,7 @@ Result<std::shared_ptr<const Buffer>> ReadCheckedInputs(const WrittenCase& wc) {
   };
   Result<UniqueFd> case_fd = OpenCaseFolder(wc.work_dir, wc.id, false, nullptr);
   if (!case_fd.ok()) return changed(case_fd.status().message());
-  int dir = case_fd->get();
-  UniqueFd base_fd;
-  if (!wc.inputs_of.empty()) {
-    // A variant: its link must still name the base case's file, read from there.
-    const std::string target = LinkTarget(wc.inputs_of);
-    char now[4096];
-    const ssize_t len = ::readlinkat(dir, "inputs.safetensors", now, sizeof now);
-    if (len < 0 || std::string_view(now, static_cast<size_t>(len)) != target) {
-      return changed("no longer the link to " + target);
-    }
-    Result<UniqueFd> base = OpenCaseFolder(wc.work_dir, wc.inputs_of, false, nullptr);
-    if (!base.ok()) return changed(base.status().message());
-    base_fd = std::move(*base);
-    dir = base_fd.get();
-  }
+  const int dir = case_fd->get();
   size_t size = 0;
   Result<UniqueFd> fd =
       OpenRegularFileAt(dir, "inputs.safetensors", "inputs.safetensors", Links::kRefuse, &size);

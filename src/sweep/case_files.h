@@ -25,45 +25,57 @@ namespace av {
 inline constexpr const char* kCaseSchema = "attnverify.case/1";
 inline constexpr const char* kCasesIndexSchema = "attnverify.cases/1";
 
+// How a case is written. `cases --export` writes the full record under the case's id (a
+// harness that runs the kernel itself checks the digests); `numerics` writes what the
+// candidate may know under an opaque folder name: no variant, group, seed or digest, so a
+// rerun or num_splits variant cannot be told from a case of its own, nor its base found.
+struct CaseWriteOptions {
+  std::string folder;           // under work/cases; empty: the case's id
+  bool candidate_view = false;  // case.json without variant, group, seed, inputs_sha256
+};
+
 // What attnverify keeps of a written case (the tensors themselves stay on disk).
 struct WrittenCase {
   std::string work_dir;  // the work folder (absolute)
-  std::string id;        // the case's folder name under work/cases
+  std::string id;        // the case's folder name under work/cases (case.json "id")
   std::string dir;       // absolute work/cases/<id>
   std::string out_dir;   // dir + "/out", emptied before the candidate runs
   std::string inputs_path;
   std::string inputs_sha256;  // recorded in the evidence
   std::string inputs_xxh3;    // XXH3-128 of the same bytes: the fast check after the candidate ran
   size_t inputs_bytes = 0;    // the file's length as written
-  // Non-empty: inputs.safetensors is a symbolic link to ../<inputs_of>/inputs.safetensors
-  // (the base case's file, whose digests these are).
-  std::string inputs_of;
   // What attnverify had to repair before writing (a symbolic link at the case folder or
   // at work/cases replaced by a real folder); for the run's warnings.
   std::vector<std::string> warnings;
   std::vector<InputLayout> layouts;
   OpParams op_params;
   std::vector<ExpectedOutput> outputs;
-  CaseNotes notes;      // as case.json has them
+  CaseNotes notes;      // as attnverify keeps them (case.json may show fewer)
   JsonValue case_json;  // the document written (json.hpp to look inside)
 };
 
-// case.json's document for a built case.
-nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir);
+// case.json's document for a built case (the full record; `candidate_view` leaves out what
+// CaseWriteOptions says).
+nlohmann::json CaseJson(const CaseSpec& spec, const BuiltCase& built, const std::string& out_dir,
+                        bool candidate_view = false);
 
 // Writes the case folder (removing what an earlier run left, outputs included).
 Result<WrittenCase> WriteCase(const std::string& work_dir, const CaseSpec& spec,
-                              const BuiltCase& built);
-// The same for a case whose inputs are byte for byte those of `same_inputs`, a case of
-// the same work folder (a num_splits or rerun variant of that base case): its
-// inputs.safetensors is a symbolic link to ../<base id>/inputs.safetensors, and the
-// base's digests are its own. The caller vouches that same_inputs' file still holds the
-// bytes its digests name (written and not yet handed to a candidate, or checked since);
-// the file is checked through the link after the candidate ran, as every case is.
-Result<WrittenCase> WriteCaseWithInputsOf(const std::string& work_dir, const CaseSpec& spec,
-                                          const BuiltCase& built, const WrittenCase& same_inputs);
+                              const BuiltCase& built, const CaseWriteOptions& options = {});
+// The same for a case whose inputs are byte for byte those of `same_inputs` (a num_splits
+// or rerun variant of that base case), from `bytes`, attnverify's checked copy of that
+// file: a file of its own, which the digests taken as it is written must find equal.
+Result<WrittenCase> WriteCaseCopy(const std::string& work_dir, const CaseSpec& spec,
+                                  const WrittenCase& same_inputs, const Buffer& bytes,
+                                  const CaseWriteOptions& options);
 
-// work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}; returns its path.
+// Removes the candidate's outputs of a judged case (what is in its out/ folder), so that a
+// later candidate run cannot find them: its reruns and num_splits variants must compute.
+Status RemoveOutputs(const WrittenCase& wc);
+
+// work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}, in the order
+// given (numerics gives its cases in the order of their shuffled folder names); "id" is
+// the folder's name. Returns its path.
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const std::vector<WrittenCase>& cases,
                                     const std::vector<CaseSpec>& specs);
@@ -89,8 +101,7 @@ Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc);
 // of the tensors case.json names: a larger output file is refused unread.
 inline constexpr size_t kOutputHeaderSlack = size_t{16} << 20;
 
-// Reads the case's inputs.safetensors (through a variant's link, which must still point
-// at its base case's file) once into attnverify's own memory and checks those bytes
+// Reads the case's inputs.safetensors once into attnverify's own memory and checks those bytes
 // against the digest taken when it was written. The reference is computed from this
 // buffer: nothing can change it after the check. A file that changed, was replaced by a
 // link, FIFO or device, or is gone is an InvalidInput whose message is the case's failure

@@ -6,11 +6,13 @@
 // One instance per group; used by one thread at a time.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/buffer.h"
 #include "reference/ref_ops.h"
 #include "sweep/numerics_run.h"
 
@@ -26,6 +28,9 @@ class GroupState {
   std::optional<std::vector<OutputVerdict>> base_pass;
   std::optional<NamedTensors> lowprec;
   std::string reference_impl;
+  // The base case's inputs as checked after its run, kept only while its reruns and
+  // num_splits variants (which get a copy of these bytes) are still to be written.
+  std::shared_ptr<const Buffer> base_inputs;
 
   // A variant with no outputs (its case already failed): its check cannot pass.
   void Missing(const CaseSpec& spec);

@@ -235,7 +235,7 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   EXPECT_EQ((*wc->case_json)["inputs_sha256"], wc->inputs_sha256);
 
   // The next run overwrites the same case's files in place: a smaller case leaves no
-  // stale tail, and a variant with the same inputs links to them, digests included.
+  // stale tail.
   CaseSpec small = c;
   small.params = {{"b", 1}, {"s_k", 5}, {"h_q", 1}, {"d", 16}, {"dv", 8}, {"page_size", 16}};
   auto built_small = BuildCase(small);
@@ -248,25 +248,59 @@ TEST(SweepInputGenTest, WrittenInputsEqualSerializeSafetensorsAndTheirHash) {
   ASSERT_LT(want_small->size(), want->size());
   EXPECT_EQ(*ReadFileToString(wc_small->inputs_path), *want_small);
   EXPECT_EQ(wc_small->inputs_sha256, Sha256Hex(*want_small));
-  CaseSpec rerun = small;
+}
+
+// Issue 35: a rerun's inputs used to be a symbolic link to its base case's file, and its
+// case.json named its variant, group and the shared sha256, so a candidate could find the
+// base and copy its outputs. Now a rerun gets a plain copy of the bytes (same digests) in
+// an opaque folder, and the candidate's case.json says none of that.
+TEST(SweepInputGenTest, AVariantsCopyIsAPlainFileAndItsCaseJsonNamesNoBase) {
+  testing::TempDir dir;
+  CaseSpec base;
+  base.op = "mla_decode";
+  base.sweep = "t";
+  base.id = "t.case";
+  base.params = {{"b", 2}, {"s_k", 40}, {"h_q", 2}, {"d", 16}, {"dv", 8}, {"page_size", 16}};
+  auto built = BuildCase(base);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  auto wc = WriteCase(dir.path(), base, *built, {"c0007", true});
+  ASSERT_TRUE(wc.ok()) << wc.status().message();
+  auto bytes = ReadFileToString(wc->inputs_path);
+  ASSERT_TRUE(bytes.ok());
+  OwnedBuffer copy_of(bytes->size());
+  std::memcpy(copy_of.mutable_data(), bytes->data(), bytes->size());
+  CaseSpec rerun = base;
   rerun.id = "t.case.rerun=1";
   rerun.kind = VariantKind::kRerun;
-  auto linked = WriteCaseWithInputsOf(dir.path(), rerun, *built_small, *wc_small);
-  ASSERT_TRUE(linked.ok()) << linked.status().message();
-  EXPECT_NE(linked->inputs_path, wc_small->inputs_path);
-  EXPECT_TRUE(std::filesystem::is_symlink(linked->inputs_path));
-  EXPECT_EQ(std::filesystem::read_symlink(linked->inputs_path).string(),
-            "../t.case/inputs.safetensors");
-  EXPECT_EQ(*ReadFileToString(linked->inputs_path), *want_small);
-  EXPECT_EQ(linked->inputs_sha256, wc_small->inputs_sha256);
-  EXPECT_EQ(linked->inputs_xxh3, wc_small->inputs_xxh3);
-  EXPECT_EQ((*linked->case_json)["id"], "t.case.rerun=1");
+  rerun.variant = "rerun=1";
+  rerun.group = base.id;
+  auto copy = WriteCaseCopy(dir.path(), rerun, *wc, copy_of, {"c0003", true});
+  ASSERT_TRUE(copy.ok()) << copy.status().message();
+  EXPECT_FALSE(std::filesystem::is_symlink(copy->inputs_path));
+  EXPECT_EQ(copy->dir, dir.File("cases/c0003"));
+  EXPECT_EQ(*ReadFileToString(copy->inputs_path), *bytes);
+  EXPECT_EQ(copy->inputs_sha256, wc->inputs_sha256);
+  EXPECT_EQ(copy->inputs_xxh3, wc->inputs_xxh3);
+  for (const WrittenCase* w : {&*wc, &*copy}) {
+    auto text = ReadFileToString(w->dir + "/case.json");
+    ASSERT_TRUE(text.ok());
+    for (const char* tell : {"variant", "group", "inputs_sha256", "seed", "t.case", "rerun"})
+      EXPECT_EQ(text->find(tell), std::string::npos) << tell << " in " << *text;
+  }
+  EXPECT_EQ((*copy->case_json)["id"], "c0003");
+  // The record `cases --export` writes keeps them (the harness checks the digest).
+  auto full = WriteCase(dir.path(), rerun, *built);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ((*full->case_json)["variant"], "rerun=1");
+  EXPECT_EQ((*full->case_json)["inputs_sha256"], wc->inputs_sha256);
+  // Bytes that are not the base's are refused, never written as its copy.
+  copy_of.mutable_data()[copy_of.size() - 1] ^= std::byte{1};
+  EXPECT_FALSE(WriteCaseCopy(dir.path(), rerun, *wc, copy_of, {"c0003", true}).ok());
 }
 
 // The next run rewrites a case folder in place: identical bytes are left untouched (no
-// write at all), differing bytes of the same length are rewritten, a variant's link is
-// kept when it already points at its base, and a link a candidate left at a base case's
-// inputs is replaced, never written through.
+// write at all), differing bytes of the same length are rewritten, and a link a candidate
+// left at a case's inputs is replaced, never written through.
 TEST(SweepInputGenTest, RewritesInPlaceOnlyWhatDiffersAndNeverFollowsALink) {
   testing::TempDir dir;
   CaseSpec c;
@@ -303,20 +337,6 @@ TEST(SweepInputGenTest, RewritesInPlaceOnlyWhatDiffersAndNeverFollowsALink) {
   EXPECT_EQ(*got7, *want7);
   EXPECT_NE(seven->inputs_sha256, first->inputs_sha256);
   EXPECT_EQ(seven->inputs_sha256, Sha256Hex(*want7));
-
-  // A variant's link survives the next run untouched.
-  CaseSpec rerun = reseeded;
-  rerun.id = "t.case.rerun=1";
-  rerun.kind = VariantKind::kRerun;
-  auto link1 = WriteCaseWithInputsOf(dir.path(), rerun, *built7, *seven);
-  ASSERT_TRUE(link1.ok()) << link1.status().message();
-  struct stat l1, l2;
-  ASSERT_EQ(::lstat(link1->inputs_path.c_str(), &l1), 0);
-  auto link2 = WriteCaseWithInputsOf(dir.path(), rerun, *built7, *seven);
-  ASSERT_TRUE(link2.ok());
-  ASSERT_EQ(::lstat(link2->inputs_path.c_str(), &l2), 0);
-  EXPECT_EQ(l1.st_ino, l2.st_ino);
-  EXPECT_EQ(*ReadFileToString(link2->inputs_path), *want7);
 
   // A link a candidate left at a base case's inputs: replaced by a plain file; its
   // target keeps its bytes.

@@ -132,7 +132,7 @@ Result<std::vector<CaseSpec>> ExpandVariants(const SweepSpec& sweep, const CaseS
 std::vector<int64_t> VariantPermutation(const CaseSpec& spec, const std::string& what, int64_t n) {
   std::vector<int64_t> perm(static_cast<size_t>(std::max<int64_t>(n, 0)));
   std::iota(perm.begin(), perm.end(), 0);
-  Rng rng(StreamKey(spec.group_id(), what, spec.seed));
+  Rng rng(StreamKey(spec.group_id(), what, spec.seed, spec.salt));
   for (int64_t i = n - 1; i > 0; --i) {
     std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.UniformInt(i + 1))]);
   }

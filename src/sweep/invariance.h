@@ -23,6 +23,13 @@ namespace av {
 // layout has none (varlen has no batch axis to permute; only paged layouts have pages).
 Result<std::vector<CaseSpec>> ExpandVariants(const SweepSpec& sweep, const CaseSpec& base);
 
+// Whether a variant's inputs are its base case's bytes (num_splits, reruns): such a
+// variant gets its own copy of them, written once the base case's outputs are out of
+// reach, and shares the base case's reference.
+inline bool SameInputBytes(VariantKind kind) {
+  return kind == VariantKind::kNumSplits || kind == VariantKind::kRerun;
+}
+
 // Entries of the batch axis (b, or m for GEMMs), or 0 when the case has none.
 int64_t BatchEntries(const CaseSpec& spec);
 bool HasPageTable(const CaseSpec& spec);

@@ -143,7 +143,8 @@ TEST(CandidatePrepareTest, FailureFailsEveryCaseWithReasonAndStderrTail) {
           .ok());
   ASSERT_TRUE(WriteFileAtomically(
                   dir.File("attnverify.toml"),
-                  "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n[candidate]\n"
+                  "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n"
+                  "drawn_cases = 0\n[candidate]\n"
                   "command = [\"cand\", \"{cases}\"]\nprepare = [\"make\", \"-C\", \"kernels\"]\n"
                   "cwd = \"src\"\ntimeout_s = 7\n")
                   .ok());
@@ -301,8 +302,17 @@ TEST_F(InvarianceEndToEndTest, CorrectCandidatePassesEveryCheck) {
   int rc = -1;
   json doc = Run("", "", &rc);
   EXPECT_EQ(rc, 0);
-  EXPECT_EQ(doc["summary"]["cases_run"],
-            2 * 7);  // s_q=1 and 3, each with 6 variants (b=3: all apply)
+  // s_q=1 and 3, each with 6 variants (b=3: all apply), and the case drawn with s_q=2 (the
+  // only shape of the sweep's lattice it does not list).
+  EXPECT_EQ(doc["summary"]["cases_run"], 2 * 7 + 1);
+  int drawn = 0;
+  for (const json& c : doc["cases"]) {
+    if (!c.value("drawn", false)) continue;
+    ++drawn;
+    EXPECT_EQ(c["params"]["s_q"], 2) << c.dump(1);
+    EXPECT_EQ(c["verdict"], "pass") << c.dump(1);
+  }
+  EXPECT_EQ(drawn, 1);
   std::map<std::string, std::string> want = {
       {"num_splits", "pass"},        {"determinism", "pass"},
       {"batch_permutation", "pass"}, {"page_table_permutation", "pass"},
@@ -365,8 +375,10 @@ TEST_F(InvarianceEndToEndTest, PlantedBugsAreCaughtByTheRightCheck) {
 }
 
 TEST_F(InvarianceEndToEndTest, MergeOfTwoShardsEqualsTheUnshardedRun) {
-  json whole = Run("nondeterministic");
-  json s0 = Run("nondeterministic", "--shard 0/2"), s1 = Run("nondeterministic", "--shard 1/2");
+  // One salt for the whole run and both shards: the same inputs and drawn cases.
+  json whole = Run("nondeterministic", "--salt 5a17");
+  json s0 = Run("nondeterministic", "--shard 0/2 --salt 5a17"),
+       s1 = Run("nondeterministic", "--shard 1/2 --salt 5a17");
   EXPECT_GT(s0["cases"].size(), 0u);
   EXPECT_GT(s1["cases"].size(), 0u);
   auto r = testing::RunShell(std::string(ATTNVERIFY_BINARY) + " merge " +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "core/file.h"
@@ -14,6 +15,7 @@
 #include "sweep/invariance.h"
 #include "sweep/numerics_run_referee.h"
 #include "sweep/output_layout.h"
+#include "sweep/rng.h"
 #include "sweep/spilled_tensors.h"
 #include "tensor/safetensors.h"
 
@@ -99,12 +101,35 @@ CaseRunner::CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, Nu
       run_(run),
       snapshot_(snapshot),
       written_(run->cases.size()),
-      owner_(run->cases.size()),
-      intact_(run->cases.size(), false),
+      has_copies_(run->cases.size(), 0),
       // Two entries per worker (K and V, or a GEMM's two operands), and about one of the
       // largest held between cases: the full grid's b=64, s_k=4096 bf16 MLA cache is
       // about 300 MB. The work order runs a family's cases together, so one is enough.
-      shared_(2 * static_cast<size_t>(std::max(o.jobs, 1)), int64_t{384} << 20) {}
+      shared_(2 * static_cast<size_t>(std::max(o.jobs, 1)), int64_t{384} << 20) {
+  const size_t n = run->cases.size();
+  // A Fisher-Yates shuffle of the run's cases from the salt: a folder's number says
+  // nothing of the case in it, and `--salt` gives the same folders again.
+  std::vector<size_t> place(n);
+  std::iota(place.begin(), place.end(), size_t{0});
+  Rng rng(StreamKey("case_folders", "order", 0, n ? run->cases[0].spec.salt : 0));
+  for (size_t i = n; i-- > 1;) {
+    std::swap(place[i], place[static_cast<size_t>(rng.UniformInt(static_cast<int64_t>(i) + 1))]);
+  }
+  const int width = std::max<int>(4, static_cast<int>(std::to_string(n).size()));
+  folders_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string number = std::to_string(place[i]);
+    folders_[i] = o.exported_layout
+                      ? run->cases[i].spec.id
+                      : "c" + std::string(static_cast<size_t>(width) - number.size(), '0') + number;
+  }
+  for (size_t i = 0, base = 0; i < n; ++i) {
+    if (run->cases[i].spec.kind == VariantKind::kBase) base = i;
+    if (SameInputBytes(run->cases[i].spec.kind)) {
+      for (size_t j = base; j <= i; ++j) has_copies_[j] = 1;
+    }
+  }
+}
 
 void CaseRunner::Fail(CaseResult& r, const std::string& reason, const std::string& verdict) {
   r.verdict = verdict;
@@ -150,19 +175,34 @@ bool CaseRunner::Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* 
     return false;
   }
   r.op_params = built->op_params.values();
-  // Heatmaps of an earlier run of this case must not outlive it.
-  for (const ExpectedOutput& e : built->outputs) RemoveHeatmap(r.spec.id, e.name);
-  const bool same_bytes =
-      r.spec.kind == VariantKind::kNumSplits || r.spec.kind == VariantKind::kRerun;
-  const std::optional<WrittenCase>& base_files = written_[base_index];
-  const bool link = same_bytes && base_files.has_value() && intact_[base_index];
-  Result<WrittenCase> wc =
-      link ? WriteCaseWithInputsOf(o_.config.work_dir, r.spec, *built, *base_files)
-           : WriteCase(o_.config.work_dir, r.spec, *built);
+  return Written(i, WriteCase(o_.config.work_dir, r.spec, *built, {folders_[i], !o_.exported_layout}), t0);
+}
+
+bool CaseRunner::PrepareCopy(size_t i, size_t base_index, const GroupState& g) {
+  const std::optional<WrittenCase>& base = written_[base_index];
+  if (g.base_inputs == nullptr || !base.has_value()) {
+    // The base case's file did not come back intact: the variant's inputs are built again.
+    std::optional<BuiltCase> none;
+    return Prepare(i, base_index, &none);
+  }
+  CaseResult& r = run_->cases[i];
+  auto t0 = SweepClock::now();
+  r.op_params = base->op_params.values();
+  return Written(
+      i, WriteCaseCopy(o_.config.work_dir, r.spec, *base, *g.base_inputs,
+                         {folders_[i], !o_.exported_layout}),
+      t0);
+}
+
+// The end of Prepare and PrepareCopy: case i's files are written (or not).
+bool CaseRunner::Written(size_t i, Result<WrittenCase> wc, SweepClock::time_point t0) {
+  CaseResult& r = run_->cases[i];
   if (!wc.ok()) {
-    RecordError(wc.status());
+    RecordError(wc.status().WithContext("case " + r.spec.id));
     return false;
   }
+  // Heatmaps of an earlier run of this case must not outlive it.
+  for (const ExpectedOutput& e : wc->outputs) RemoveHeatmap(r.spec.id, e.name);
   if (!wc->warnings.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& w : wc->warnings) run_->warnings.push_back(ReplaceInvalidUtf8(w));
@@ -170,8 +210,6 @@ bool CaseRunner::Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* 
   r.inputs_sha256 = wc->inputs_sha256;
   r.case_dir = wc->dir;
   written_[i] = std::move(*wc);
-  owner_[i] = link ? base_index : i;
-  if (!link) intact_[i] = true;  // no candidate has seen it yet
   r.generate_ms = MsSince(t0);
   return true;
 }
@@ -199,7 +237,6 @@ void CaseRunner::CountLeftovers(const Result<ProcessResult>& pr) {
 bool CaseRunner::ApplyRun(size_t i, const Result<ProcessResult>& pr, double ms) {
   CaseResult& r = run_->cases[i];
   r.candidate_ms = ms;
-  intact_[owner_[i]] = false;  // until Finish has checked it
   if (!pr.ok()) {
     r.candidate_status = "did not start";
     Fail(r, "candidate could not be started: " + pr.status().message());
@@ -264,8 +301,20 @@ bool CaseRunner::ReadBack(size_t i, GroupState& g, Judging& w) {
     return false;
   }
   w.inputs_bytes = std::move(*inputs_bytes);
-  intact_[owner_[i]] = true;
+  if (r.spec.kind == VariantKind::kBase && HasCopies(i)) g.base_inputs = w.inputs_bytes;
   Result<CandidateOutputs> outs = ReadCandidateOutputs(wc);
+  // The group's reruns and num_splits variants run after this (or, in a later run, in
+  // these folders): they must compute their outputs, not find this case's (whatever its
+  // folder holds is in our memory now).
+  if (HasCopies(i)) {
+    Status removed = RemoveOutputs(wc);
+    if (!removed.ok() && outs.ok()) {
+      Fail(r, "its outputs could not be removed before its group's other runs: " +
+                  removed.message());
+      g.Missing(r.spec);
+      return false;
+    }
+  }
   if (!outs.ok()) {
     Fail(r, outs.status().message());
     g.Missing(r.spec);

@@ -45,16 +45,23 @@ class CaseRunner {
   // The first configuration or I/O error of any case: the sweep ends with it.
   Status first_error() const { return first_error_; }
 
-  // Builds and writes case i of the group whose base case is `base_index`. `base` caches
-  // the group's unvaried inputs: variants on the base case's inputs reuse them (a
-  // permutation rewrites a copy) instead of generating them again; seed variants build
-  // their own. Shared inputs come from the run's SharedInputs, so cases of one input
-  // family (InputFamily: every h_q, and every s_q that leaves the key lengths alone, of a
-  // paged cache; every m of a GEMM's b)
-  // generate them once. A variant whose inputs are the base's bytes (num_splits, rerun)
-  // links to the base's file while that file is known intact. False on an error
-  // (first_error).
+  // Builds and writes case i of the group whose base case is `base_index`, in its opaque
+  // folder (case.json as the candidate sees it). `base` caches the group's unvaried
+  // inputs: variants on the base case's inputs reuse them (a permutation rewrites a copy)
+  // instead of generating them again; seed variants build their own. Shared inputs come
+  // from the run's SharedInputs, so cases of one input family (InputFamily: every h_q,
+  // and every s_q that leaves the key lengths alone, of a paged cache; every m of a
+  // GEMM's b) generate them once. False on an error (first_error).
   bool Prepare(size_t i, size_t base_index, std::optional<BuiltCase>* base);
+  // Writes case i, a rerun or num_splits variant, from its base case's inputs as checked
+  // after the base ran (g.base_inputs), else builds it again. For {cases}: the variants
+  // of the second candidate run.
+  bool PrepareCopy(size_t i, size_t base_index, const GroupState& g);
+
+  // Whether case i's group has reruns or num_splits variants (SameInputBytes): its
+  // cases' outputs are removed once read, and with {cases} those variants run in a second
+  // candidate run.
+  bool HasCopies(size_t i) const { return has_copies_[i] != 0; }
 
   // Drops the shared inputs kept for later cases: {cases} mode calls it once every case
   // is written, so the judging phase (which reads the written files) does not carry up to
@@ -100,19 +107,18 @@ class CaseRunner {
   void Localise(CaseResult& r, const WrittenCase& wc, const std::string& name, const Tensor& cand,
                 const Tensor& ref, const CompareReport& report);
   void RemoveHeatmap(const std::string& case_id, const std::string& output);
+  bool Written(size_t i, Result<WrittenCase> wc, SweepClock::time_point t0);
 
   const NumericsOptions& o_;
   const TolerancesConfig& tol_;
   NumericsRun* run_;
   TreeSnapshot* snapshot_;  // the package's files, kept current with what we write
   std::vector<std::optional<WrittenCase>> written_;
-  // owner_[i]: the case whose inputs file case i's inputs.safetensors is (itself, or the
-  // base case it links to). intact_[j]: whether case j's own file is known to hold the
-  // bytes written: from its write until a candidate runs on it or on a case linked to
-  // it, and again once Finish has checked its digest. Entries are touched only by the
-  // thread that runs the case's group.
-  std::vector<size_t> owner_;
-  std::vector<char> intact_;
+  // folders_[i]: case i's folder under work/cases and its case.json id: "c" and its place
+  // in an order the run's salt shuffles, so neither name nor order tells a variant from
+  // its base case (or a drawn case from a listed one).
+  std::vector<std::string> folders_;
+  std::vector<char> has_copies_;
   SharedInputs shared_;  // the key/value side, once per input family
   std::mutex mu_;
   Status first_error_;

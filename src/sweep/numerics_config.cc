@@ -52,7 +52,7 @@ Status ParseNumericsTable(const toml::table* t, const TomlTableReader& r, Numeri
   AV_RETURN_IF_ERROR(r.CheckKeys(*t, "[numerics]",
                                  {"shapes", "tolerances", "work_dir", "evidence", "junit",
                                   "reference", "reference_threads", "jobs", "oracle_sample",
-                                  "fast_tiles"}));
+                                  "fast_tiles", "drawn_cases"}));
   if (auto* v = t->get("shapes")) {
     AV_ASSIGN_OR_RETURN(paths->shapes, r.String(*v, "shapes"));
   }
@@ -87,6 +87,10 @@ Status ParseNumericsTable(const toml::table* t, const TomlTableReader& r, Numeri
   if (auto* v = t->get("oracle_sample")) {
     AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "oracle_sample", 0, 1'000'000));
     c.oracle_sample = static_cast<int>(n);
+  }
+  if (auto* v = t->get("drawn_cases")) {
+    AV_ASSIGN_OR_RETURN(int64_t n, r.Integer(*v, "drawn_cases", 0, 100));
+    c.drawn_cases = static_cast<int>(n);
   }
   if (auto* v = t->get("jobs")) {
     AV_ASSIGN_OR_RETURN(int64_t j, r.Integer(*v, "jobs", 1, 1024));

@@ -50,6 +50,9 @@ struct NumericsConfig {
   // With reference = "fast": 1 case in N (by a stable hash of its id) is also judged by
   // the oracle as a cross-check (doc/numerics.md "the oracle as referee"); 0 = none.
   int oracle_sample = 64;
+  // Cases drawn per sweep and run from the sweep's own parameter space, seeded by the
+  // run's salt (sweep/drawn_cases.h): shapes the candidate has not seen. 0 = none.
+  int drawn_cases = 2;
   int jobs = 1;
   bool has_candidate = false;
   CandidateConfig candidate;

@@ -53,6 +53,7 @@ NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
                     c.compare_ms,  c.check_ms,     c.total_ms};
   r.case_dir = PackageRelative(package_dir, c.case_dir);
   r.compare_from = c.compare_from;
+  r.drawn = c.spec.drawn;
   r.refereed_by = c.refereed_by;
   r.referee_reason = c.referee_reason;
   r.hints = c.hints;
@@ -80,6 +81,7 @@ RunIdentity RunIdentityOf(const NumericsRun& run, const NumericsConfig& config,
   id["filter"] = run.filter;
   id["candidate_argv"] = ShellJoin(config.candidate.command);
   id["input_generator"] = r.config.input_generator;
+  id["salt"] = run.salt;
   id["tool_version"] = r.provenance.tool_version;
   return id;
 }
@@ -105,6 +107,7 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   cfg.tolerances_sha256 = run.tolerances_sha256;
   cfg.candidate_argv = config.candidate.command;
   cfg.input_generator = kNormalGenerator;
+  cfg.salt = run.salt;
   cfg.fast_kernels = DescribeFastKernels(config.reference);
   r.shard.index = run.shard_index;
   r.shard.count = run.shard_count;

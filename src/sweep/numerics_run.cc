@@ -1,9 +1,14 @@
 #include "sweep/numerics_run.h"
 
+#include <sys/random.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
@@ -20,7 +25,9 @@
 #include "core/utf8.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
+#include "sweep/drawn_cases.h"
 #include "sweep/group_checks.h"
+#include "sweep/invariance.h"
 #include "sweep/numerics_case.h"
 #include "sweep/shard_plan.h"
 #include "sweep/tolerances_config.h"
@@ -42,6 +49,19 @@ void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& body) {
     });
   }
   for (std::thread& t : threads) t.join();
+}
+
+// A run's salt when none is given: 64 bits from the kernel's random source (never 0,
+// which means unsalted).
+uint64_t FreshSalt() {
+  uint64_t v = 0;
+  while (v == 0) {
+    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) {
+      v = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+          (static_cast<uint64_t>(::getpid()) << 32);
+    }
+  }
+  return v;
 }
 
 // Why a failed prepare looks like a full disk rather than the candidate's fault: its
@@ -74,6 +94,32 @@ int64_t NumericsRun::passed() const {
                        [](const CaseResult& c) { return c.verdict == "pass"; });
 }
 int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
+
+Result<uint64_t> ParseSalt(const std::string& text) {
+  std::string_view hex = text;
+  if (hex.substr(0, 2) == "0x" || hex.substr(0, 2) == "0X") hex.remove_prefix(2);
+  uint64_t v = 0;
+  bool ok = !hex.empty() && hex.size() <= 16;
+  for (char c : hex) {
+    const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                  : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+                  : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                              : -1;
+    if (d < 0) ok = false;
+    v = v << 4 | static_cast<uint64_t>(d < 0 ? 0 : d);
+  }
+  if (!ok) {
+    return InvalidInput("--salt must be 1 to 16 hexadecimal digits (numerics.json config.salt), got \"" +
+                        text + "\"");
+  }
+  return v;
+}
+
+std::string SaltHex(uint64_t salt) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(salt));
+  return buf;
+}
 
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
@@ -366,20 +412,59 @@ void RunEachCase(const NumericsOptions& o, const GroupRanges& groups, CaseRunner
   });
 }
 
-// {cases}: every case written first, then one candidate run over cases.json, then every
-// case judged, `jobs` groups at a time.
+// One {cases} run of the candidate over `cases` (indices into run.cases): cases.json lists
+// them in the order of their folder names; in the sandbox it may write only their out/
+// folders. Returns the run's outcome and wall time.
+struct AllCasesRun {
+  Result<ProcessResult> result = Internal("not run");
+  double ms = 0;
+};
+Result<AllCasesRun> RunCandidateOver(const NumericsOptions& o, CaseRunner& sweep,
+                                     const NumericsRun& run, std::vector<size_t> cases) {
+  const auto& written = sweep.all_written();
+  std::sort(cases.begin(), cases.end(),
+            [&](size_t a, size_t b) { return written[a]->id < written[b]->id; });
+  std::vector<WrittenCase> listed;
+  std::vector<CaseSpec> specs;
+  std::vector<std::string> out_dirs;
+  for (size_t i : cases) {
+    listed.push_back(*written[i]);
+    specs.push_back(run.cases[i].spec);
+    out_dirs.push_back(listed.back().out_dir);
+  }
+  AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(o.config.work_dir, listed, specs));
+  AllCasesRun r;
+  auto tc = SweepClock::now();
+  r.result = o.runner->Run(sweep.Request(index, "", "", out_dirs));
+  sweep.CountLeftovers(r.result);
+  r.ms = MsSince(tc);
+  return r;
+}
+
+// {cases}: the candidate runs twice. First every case but the reruns and num_splits
+// variants is written, the candidate runs over them, and they are judged; the judging
+// removes the outputs of every case whose group has such variants. Then those variants
+// are written, each with its own copy of its base case's inputs (checked after the first
+// run), and the candidate runs over them alone: a new process with nothing of the first
+// run's outputs to find, so it must compute them again (doc/formats/candidate-protocol.md,
+// "Two runs"). The groups' states (the base outputs and reference) wait in between.
+// Each run's wall time is shared out evenly among its cases.
 Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, CaseRunner& sweep,
                          NumericsRun* run,
                          std::vector<std::vector<InvarianceCheckResult>>* checks) {
   const size_t n = run->cases.size();
   std::vector<double> prep_ms(n);
   const std::vector<size_t> order = WorkOrder(*run, groups);
+  auto second = [&](size_t i) { return SameInputBytes(run->cases[i].spec.kind); };
+  std::vector<size_t> first_cases, second_cases;
+  for (size_t i = 0; i < n; ++i) (second(i) ? second_cases : first_cases).push_back(i);
   MemoryGate gate(kSweepMemoryBudget);
   ParallelFor(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
     MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     std::optional<BuiltCase> base;
     for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
+      if (second(i)) continue;
       auto t = SweepClock::now();
       sweep.Prepare(i, groups[gi].first, &base);
       prep_ms[i] = MsSince(t);
@@ -387,35 +472,56 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   });
   AV_RETURN_IF_ERROR(sweep.first_error());
   sweep.ReleaseSharedInputs();  // every case is written; judging reads the files
-  std::vector<WrittenCase> written;
-  std::vector<CaseSpec> specs;
-  std::vector<std::string> out_dirs;
-  for (size_t i = 0; i < n; ++i) {
-    written.push_back(*sweep.all_written()[i]);
-    specs.push_back(run->cases[i].spec);
-    out_dirs.push_back(written.back().out_dir);
-  }
-  AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(o.config.work_dir, written, specs));
-  auto tc = SweepClock::now();
-  Result<ProcessResult> pr = o.runner->Run(sweep.Request(index, "", "", out_dirs));
-  sweep.CountLeftovers(pr);
-  double cand_ms = MsSince(tc);
-  // One run covers every case: its wall time is shared out evenly for the per-case
-  // figures (the total is in the run's wall time).
+  AV_ASSIGN_OR_RETURN(AllCasesRun first, RunCandidateOver(o, sweep, *run, first_cases));
+  std::vector<GroupState> states(groups.size());
+  std::vector<char> waiting(groups.size(), 0);  // groups with variants for the second run
+  auto judge = [&](size_t i, const AllCasesRun& pass, size_t cases, GroupState& g) {
+    auto t = SweepClock::now();
+    if (sweep.ApplyRun(i, pass.result, cases ? pass.ms / static_cast<double>(cases) : 0))
+      sweep.Finish(i, g);
+    else
+      g.Missing(run->cases[i].spec);
+    sweep.Report(i, prep_ms[i] + run->cases[i].candidate_ms + MsSince(t));
+  };
   ParallelFor(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
-    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
-    GroupState g;
-    for (size_t i = groups[gi].first; i < groups[gi].second; ++i) {
-      auto t = SweepClock::now();
-      if (sweep.ApplyRun(i, pr, n ? cand_ms / static_cast<double>(n) : 0))
-        sweep.Finish(i, g);
-      else
-        g.Missing(run->cases[i].spec);
-      sweep.Report(i, prep_ms[i] + run->cases[i].candidate_ms + MsSince(t));
-    }
     const auto [b, e] = groups[gi];
-    (*checks)[gi] = g.Results(run->cases[b].spec.id, e - b > 1);
+    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
+    GroupState& g = states[gi];
+    bool copies = false;
+    for (size_t i = b; i < e; ++i) {
+      if (second(i))
+        copies = true;
+      else
+        judge(i, first, first_cases.size(), g);
+    }
+    if (!copies) {
+      (*checks)[gi] = g.Results(run->cases[b].spec.id, e - b > 1);
+      g = GroupState();
+      return;
+    }
+    waiting[gi] = 1;
+    for (size_t i = b; i < e; ++i) {
+      if (!second(i)) continue;
+      auto t = SweepClock::now();
+      sweep.PrepareCopy(i, b, g);
+      prep_ms[i] = MsSince(t);
+    }
+    g.base_inputs.reset();
+  });
+  AV_RETURN_IF_ERROR(sweep.first_error());
+  if (second_cases.empty()) return Status::Ok();
+  AV_ASSIGN_OR_RETURN(AllCasesRun again, RunCandidateOver(o, sweep, *run, second_cases));
+  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+    const size_t gi = order[k];
+    const auto [b, e] = groups[gi];
+    if (!waiting[gi]) return;
+    MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
+    for (size_t i = b; i < e; ++i) {
+      if (second(i)) judge(i, again, second_cases.size(), states[gi]);
+    }
+    (*checks)[gi] = states[gi].Results(run->cases[b].spec.id, e - b > 1);
+    states[gi] = GroupState();
   });
   return Status::Ok();
 }
@@ -435,6 +541,17 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   AV_ASSIGN_OR_RETURN(ShapesConfig shapes, LoadShapesConfig(cfg.shapes));
   AV_ASSIGN_OR_RETURN(TolerancesConfig tol, LoadTolerancesConfig(cfg.tolerances));
   AV_ASSIGN_OR_RETURN(std::vector<CaseSpec> all, ExpandCases(shapes));
+  // The run's salt, and the cases it draws: shards of one run must agree on both.
+  if (!o.salt && o.shard_count > 1 && !o.exported_layout) {
+    return InvalidInput("--shard " + std::to_string(o.shard_index) + "/" +
+                        std::to_string(o.shard_count) +
+                        " needs --salt HEX, the same on every shard of the run: each run draws "
+                        "fresh inputs and cases from its salt (doc/sharding.md)");
+  }
+  const uint64_t salt = o.salt ? *o.salt : o.exported_layout ? 0 : FreshSalt();
+  for (CaseSpec& c : DrawCases(shapes, all, salt, o.exported_layout ? 0 : cfg.drawn_cases))
+    all.push_back(std::move(c));
+  for (CaseSpec& c : all) c.salt = salt;
   AV_RETURN_IF_ERROR(CheckTolerancesCover(tol, all));
   NumericsRun run;
   run.total_cases = static_cast<int64_t>(all.size());
@@ -442,10 +559,13 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
   run.shard_count = o.shard_count;
   run.filter = o.filter;
   run.sweep_id = o.sweep_id;
+  run.salt = SaltHex(salt);
   run.cases_sha256 = CaseListSha256(all);
   AV_ASSIGN_OR_RETURN(run.shapes_sha256, Sha256File(cfg.shapes));
   AV_ASSIGN_OR_RETURN(run.tolerances_sha256, Sha256File(cfg.tolerances));
   AV_RETURN_IF_ERROR(SelectCases(o, all, &run));
+  run.drawn_cases = std::count_if(run.cases.begin(), run.cases.end(),
+                                  [](const CaseResult& c) { return c.spec.drawn; });
   // A symbolic link at the work folder is refused; one at work/cases (committed by the
   // repository, or left by a candidate) is replaced, and nothing it points to touched.
   AV_ASSIGN_OR_RETURN(run.warnings, PrepareWorkFolder(cfg.work_dir));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,14 @@ struct NumericsOptions {
   // --sweep-id: the same for every shard of one submission (a job array's id), so that
   // `merge` can tell a shard left by an earlier run (numerics.json "run_identity").
   std::string sweep_id;
+  // --salt: the run's salt (sweep/rng.h StreamKey; the drawn cases' seed). Unset: a fresh
+  // random one, so no two runs see the same inputs; every shard of one run must be given
+  // the same (a sharded run without one is refused).
+  std::optional<uint64_t> salt;
+  // `judge`: the cases are those `cases --export` wrote (salt 0 unless given, no drawn
+  // cases), in folders named by their ids with the full case.json, since the "candidate"
+  // is attnverify copying outputs computed elsewhere by case id.
+  bool exported_layout = false;
   int jobs = 1;
   ProcessRunner* runner = nullptr;
   // Tests only: changes the fast reference's outputs of a case before they are used (a
@@ -108,6 +117,11 @@ struct NumericsRun {
   // The run identity's parts (schema/numerics_json.h RunIdentity): --sweep-id and the
   // digests of the full expansion's case ids and of the shard plan.
   std::string sweep_id, cases_sha256, shard_plan_sha256;
+  // The salt every input was drawn with, as 16 hex digits (numerics.json config.salt;
+  // `numerics --salt` with it draws the same inputs and cases again), and how many of the
+  // run's cases were drawn from the sweeps' parameter space (CaseSpec::drawn).
+  std::string salt;
+  int64_t drawn_cases = 0;
   // The commands are the config's argv ([candidate] command and prepare), not copied here.
   std::string prepare_status;  // "exit 0", ...; empty: no prepare ran
   double prepare_ms = 0;
@@ -126,6 +140,10 @@ struct NumericsRun {
   int64_t passed() const;
   int64_t failed() const;
 };
+
+// Parses --salt: 1 to 16 hex digits.
+Result<uint64_t> ParseSalt(const std::string& text);
+std::string SaltHex(uint64_t salt);
 
 // Parses "i/N" (0 <= i < N).
 Status ParseShard(const std::string& text, int* index, int* count);

@@ -180,8 +180,10 @@ uint64_t Fnv1a64(std::string_view bytes) {
   return h;
 }
 
-uint64_t StreamKey(std::string_view case_id, std::string_view tensor, uint64_t seed) {
-  return SplitMix64Mix(Fnv1a64(case_id) ^ SplitMix64Mix(Fnv1a64(tensor) + seed));
+uint64_t StreamKey(std::string_view case_id, std::string_view tensor, uint64_t seed,
+                   uint64_t salt) {
+  return SplitMix64Mix(Fnv1a64(case_id) ^ SplitMix64Mix(Fnv1a64(tensor) + seed) ^
+                       SplitMix64Mix(salt));
 }
 
 void NormalPairs(uint64_t key, uint64_t counter, int64_t pairs, double* out) {

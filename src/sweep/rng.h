@@ -3,9 +3,11 @@
 // differ between libstdc++ and libc++) or from libm (whose log/cos may differ in the last
 // ulp), and nothing is fused: every value is a fixed sequence of IEEE-754 +, -, *, / and
 // sqrt, each correctly rounded.
-// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed): the case
-// builder passes the group's id, or for the key/value side the input family's
-// (case_builder.h InputFamily). Uniforms take the top 53 bits. Normals come in
+// A stream is SplitMix64 over a counter keyed by (case id, tensor name, seed, salt): the
+// case builder passes the group's id, or for the key/value side the input family's
+// (case_builder.h InputFamily). The salt is the run's (numerics.json config.salt): a fresh
+// one per run makes every input new bytes, so outputs an earlier run produced cannot be
+// served again; salt 0 leaves every key as it was before salts existed. Uniforms take the top 53 bits. Normals come in
 // Box-Muller pairs (cosine, then sine) from two consecutive stream outputs, with log, cos
 // and sin as fixed polynomials. The generator's name, "av-normal/3", covers both the
 // algorithm and the stream keys: /2 had the same normals, keyed every stream by the case. The algorithm and its constants are in doc/formats/shapes-json.md
@@ -29,8 +31,11 @@ inline constexpr const char* kNormalGenerator = "av-normal/3";
 uint64_t SplitMix64Mix(uint64_t x);
 // FNV-1a, 64-bit: stable hash of names into keys.
 uint64_t Fnv1a64(std::string_view bytes);
-// The key of one tensor's stream: Mix(Fnv1a(case_id) ^ Mix(Fnv1a(tensor) + seed)).
-uint64_t StreamKey(std::string_view case_id, std::string_view tensor, uint64_t seed);
+// The key of one tensor's stream:
+// Mix(Fnv1a(case_id) ^ Mix(Fnv1a(tensor) + seed) ^ Mix(salt)). Mix(0) = 0, so salt 0 gives
+// the unsalted keys (and every golden value pinned before salts existed).
+uint64_t StreamKey(std::string_view case_id, std::string_view tensor, uint64_t seed,
+                   uint64_t salt = 0);
 
 // Box-Muller pairs p = 0 .. pairs-1 of the stream `key`: out[2p] = r cos(2 pi u2),
 // out[2p+1] = r sin(2 pi u2), r = sqrt(-2 ln u1), where u1 in (0, 1] and u2 in [0, 1)

@@ -74,6 +74,11 @@ struct CaseSpec {
   ParamMap params;  // fixed + grid point or explicit case (+ generator)
   DType dtype = DType::kBF16;
   uint64_t seed = 0;
+  // The run's salt, mixed into every input stream (sweep/rng.h StreamKey); 0: unsalted.
+  uint64_t salt = 0;
+  // Drawn by the run from the sweep's parameter space (sweep/drawn_cases.h), not listed
+  // in shapes.json: a shape the candidate has not seen before.
+  bool drawn = false;
   int64_t index = 0;  // position in the full expansion, variants included
   // Invariance variants (sweep/invariance.h). A base case is its own group.
   std::string variant = "base";  // "base", "num_splits=4", "rerun=1", "seed=1", ...

@@ -180,7 +180,8 @@ class CandidateProtocolTest : public ::testing::Test {
   }
   NumericsOptions Options(const std::string& command) {
     std::string toml =
-        "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n[candidate]\ncommand = " +
+        "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\ndrawn_cases = 0\n"
+        "[candidate]\ncommand = " +
         command + "\ntimeout_s = 5\n";
     EXPECT_TRUE(WriteFileAtomically(dir_.File("attnverify.toml"), toml).ok());
     auto cfg = LoadNumericsConfig(dir_.File("attnverify.toml"));
@@ -251,8 +252,11 @@ TEST_F(CandidateProtocolTest, PerCaseOutcomesCrashTimeoutWrongShapeNaNAndPass) {
 TEST_F(CandidateProtocolTest, AllCasesRunReadsEachOutputAndNamesEachProblem) {
   NumericsOptions o = Options(R"(["cand", "{cases}"])");
   FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
+    // cases.json lists the case folders in their shuffled order: case 1 is the 2 x 2 one.
     auto index = nlohmann::json::parse(*ReadFileToString(req.argv[1]));
     std::string c0 = index["cases"][0]["dir"], c1 = index["cases"][1]["dir"];
+    auto spec = nlohmann::json::parse(*ReadFileToString(c0 + "/case.json"));
+    if (spec["params"]["m"] == 2) std::swap(c0, c1);
     WriteGemm(c0, [](Tensor& d) {
       for (int64_t i = 0; i < d.numel(); ++i) d.SetDouble(d.Unravel(i), NAN);
     });
@@ -292,9 +296,9 @@ TEST_F(CandidateProtocolTest, TimeoutAndModifiedInputsFail) {
       << run->cases[1].reason;
 }
 
-// Rerun variants link to the base case's inputs file, but only while it is known intact:
-// a candidate that scribbles on the base's inputs fails the base case, and the variants
-// still get (and pass on) the true bytes.
+// Rerun variants get their own copy of the base case's inputs, never a candidate's edit of
+// them: a candidate that scribbles on the base's inputs fails the base case, and the
+// variants still get (and pass on) the true bytes.
 TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
   auto run = RunRerunsTampering(0, [](const std::string& case_dir) {
     EXPECT_TRUE(WriteFileAtomically(case_dir + "/inputs.safetensors", "tampered").ok());
@@ -311,22 +315,36 @@ TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
   }
 }
 
-// A candidate that writes through a variant's link changes its base case's file: that
-// variant fails, and the next variant of the group gets a fresh file of its own, not a
-// link to the changed one.
-TEST_F(CandidateProtocolTest, AWriteThroughAVariantsLinkIsNotPassedOn) {
-  auto run = RunRerunsTampering(1, [](const std::string& case_dir) {
-    std::ofstream(case_dir + "/inputs.safetensors", std::ios::binary | std::ios::trunc) << "x";
-  });
+// Issue 35 (variant_copy_base): a rerun could find its base case (case.json named it) and
+// copy the base's outputs. Now, by the time a rerun runs, the base case's out/ folder is
+// empty: no case folder but the rerun's own holds an output, and the folders are opaque.
+TEST_F(CandidateProtocolTest, ARerunFindsNoOtherCasesOutputsToCopy) {
+  int found_elsewhere = 0, calls = 0;
+  auto run = RunRerunsTampering(-1, [](const std::string&) {});
   ASSERT_TRUE(run.ok()) << run.status().message();
-  ASSERT_EQ(run->cases.size(), 3u);
-  EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
-  EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u)
-      << run->cases[1].reason;
-  const CaseResult& next = run->cases[2];
-  EXPECT_EQ(next.verdict, "pass") << next.reason;
-  EXPECT_FALSE(std::filesystem::is_symlink(next.case_dir + "/inputs.safetensors"));
-  EXPECT_EQ(*Sha256File(next.case_dir + "/inputs.safetensors"), next.inputs_sha256);
+  EXPECT_EQ(run->cases.size(), 3u);
+  for (const CaseResult& c : run->cases) EXPECT_EQ(c.verdict, "pass") << c.reason;
+  // Again, now looking around the work folder before writing.
+  NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
+  FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
+    ++calls;
+    const std::filesystem::path mine = req.argv[1];
+    EXPECT_EQ(mine.filename().string().rfind("c000", 0), 0u) << mine;
+    for (const auto& e : std::filesystem::directory_iterator(mine.parent_path())) {
+      if (e.path() == mine || !std::filesystem::is_directory(e.path() / "out")) continue;
+      for (const auto& f : std::filesystem::directory_iterator(e.path() / "out")) {
+        ++found_elsewhere;
+        ADD_FAILURE() << "visible to " << mine << ": " << f.path();
+      }
+    }
+    WriteGemm(req.argv[1], [](Tensor&) {});
+    return MakeExitedResult(0, "", "");
+  });
+  o.runner = &runner;
+  auto again = RunNumericsSweep(o);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(found_elsewhere, 0);
 }
 
 // The real binary, the real numpy candidate, a small sweep: all pass; the planted

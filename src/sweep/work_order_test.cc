@@ -34,7 +34,7 @@ TEST(WorkOrderTest, EachCacheIsGeneratedOnceWhenSqRaisesTheLengths) {
   ASSERT_TRUE(
       WriteFileAtomically(dir.File("attnverify.toml"),
                           "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"tol.json\"\n"
-                          "reference = \"fast\"\n"
+                          "reference = \"fast\"\ndrawn_cases = 0\n"
                           "[candidate]\ncommand = [\"cand\", \"{case_dir}\"]\n")
           .ok());
   Result<NumericsConfig> cfg = LoadNumericsConfig(dir.File("attnverify.toml"));

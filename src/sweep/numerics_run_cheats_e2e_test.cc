@@ -1,0 +1,123 @@
+// Issue 35: a kernel cannot game the sweep. Cheating candidates from the reward-hacking
+// catalogue (testdata/cheats/cheat_candidate.py, built on the numpy example) run through
+// the real binary on a small MLA sweep with reruns and num_splits variants; each must
+// fail. They run with --sandbox none, the stronger adversary: whatever they store outside
+// the package survives from one run to the next. Fixed salts keep the runs reproducible.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/file.h"
+#include "testing/test_util.h"
+
+namespace av {
+namespace {
+
+using nlohmann::json;
+
+class CheatingCandidateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    py_ = testing::FindPythonWithNumpy();
+    if (py_.empty()) GTEST_SKIP() << "no python3 with numpy";
+    std::filesystem::create_directories(dir_.File("pkg"));
+    // The lattice of unseen shapes is wide (s_k 20..140 by 20, s_q 1..3): two salts draw
+    // different cases.
+    ASSERT_TRUE(WriteFileAtomically(dir_.File("pkg/shapes.json"), R"({"version": 1, "sweeps": [
+      {"name": "mla", "op": "mla_decode", "fixed": {"b": 2, "d": 32, "dv": 16, "causal": true},
+       "grid": {"s_q": [1, 3], "h_q": [4, 8], "s_k": [20, 140]},
+       "invariance": {"num_splits": [2], "reruns": 1}}]})")
+                    .ok());
+  }
+  // Runs `numerics` with the cheat; returns numerics.json and sets *rc.
+  json Run(const std::string& cheat, bool record, const std::string& salt, int* rc) {
+    const std::string src = testing::SourceDir();
+    std::string command = "[\"" + py_ + "\", \"" + src +
+                          "/testdata/cheats/cheat_candidate.py\", \"{cases}\", \"--cheat\", \"" +
+                          cheat + "\", \"--store\", \"" + dir_.File("store") + "\"" +
+                          (record ? ", \"--record\"" : "") + "]";
+    EXPECT_TRUE(WriteFileAtomically(dir_.File("pkg/attnverify.toml"),
+                                    "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"" + src +
+                                        "/config/tolerances.json\"\n[candidate]\ncommand = " +
+                                        command + "\n")
+                    .ok());
+    testing::CommandResult r = testing::RunShell(
+        std::string(ATTNVERIFY_BINARY) + " numerics --sandbox none --salt " + salt +
+        " --config " + dir_.File("pkg/attnverify.toml"));
+    *rc = r.exit_code;
+    Result<std::string> text = ReadFileToString(dir_.File("pkg/evidence/numerics.json"));
+    EXPECT_TRUE(text.ok()) << r.output;
+    return text.ok() ? json::parse(*text) : json::object();
+  }
+  static std::string Verdict(const json& doc, const std::string& check) {
+    std::string v = "missing";
+    for (const json& r : doc["invariance"]) {
+      if (r["check"] != check) continue;
+      if (v == "missing" || r["verdict"] == "fail") v = r["verdict"];
+    }
+    return v;
+  }
+  std::string py_;
+  testing::TempDir dir_;
+};
+
+// Catalogue #20: reruns and num_splits variants copy their base case's outputs. The base is
+// no longer named (case.json has no group or variant), and once the first candidate run
+// is judged its outputs are gone; the reruns run in a second process and must compute.
+TEST_F(CheatingCandidateTest, VariantCopyBaseFailsTheDeterminismCheck) {
+  int rc = -1;
+  json doc = Run("variant_copy_base", false, "c0ffee", &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(Verdict(doc, "determinism"), "fail") << doc["invariance"].dump(1);
+}
+
+// Catalogue #12: a nondeterministic kernel memoised by the inputs' hash. The rerun's inputs
+// are its own copy and it runs in a second process: the memo is empty there.
+TEST_F(CheatingCandidateTest, MemoByInputHashFailsTheDeterminismCheck) {
+  int rc = -1;
+  json doc = Run("memo_by_input_hash", false, "c0ffee", &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(Verdict(doc, "determinism"), "fail") << doc["invariance"].dump(1);
+}
+
+// Catalogue #12/#13: a broken kernel (zeros) replays what an honest run stored, keyed by
+// the inputs' hash. With the same salt the replay passes (so the cheat works as written);
+// a fresh salt gives every input new bytes and every case fails.
+TEST_F(CheatingCandidateTest, ReplayCacheOfAnEarlierRunFailsUnderAFreshSalt) {
+  int rc = -1;
+  json honest = Run("replay_cache", true, "1", &rc);
+  ASSERT_EQ(rc, 0) << honest["cases"].dump(1);
+  json same = Run("replay_cache", false, "1", &rc);
+  EXPECT_EQ(rc, 0) << "the control: the same salt, the same bytes, the replay passes";
+  json fresh = Run("replay_cache", false, "2", &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(fresh["config"]["salt"], "0000000000000002");
+  EXPECT_EQ(fresh["summary"]["failed"], fresh["summary"]["cases_run"]);
+}
+
+// Catalogue #14/#15: correct only on the shapes of the sweep it was tuned on (an earlier
+// run's, drawn cases included), zeros elsewhere. It passes every listed case and fails
+// this run's drawn cases, and only those.
+TEST_F(CheatingCandidateTest, TestedShapesOnlyFailsTheDrawnCases) {
+  int rc = -1;
+  json tuned = Run("tested_shapes_only", true, "1", &rc);
+  ASSERT_EQ(rc, 0) << tuned["cases"].dump(1);
+  json doc = Run("tested_shapes_only", false, "2", &rc);
+  EXPECT_EQ(rc, 1);
+  int drawn_failed = 0;
+  for (const json& c : doc["cases"]) {
+    const bool drawn = c.value("drawn", false);
+    if (drawn) {
+      EXPECT_EQ(c["verdict"], "fail") << c["id"];
+      ++drawn_failed;
+    } else {
+      EXPECT_EQ(c["verdict"], "pass") << c["id"] << ": " << c["reason"];
+    }
+  }
+  EXPECT_EQ(drawn_failed, 2) << "two drawn cases per sweep (the default [numerics] drawn_cases)";
+}
+
+}  // namespace
+}  // namespace av
