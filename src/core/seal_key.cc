@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <pwd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,9 +64,19 @@ std::string SealKeyPath() {
   if (std::string state = Env("XDG_STATE_HOME"); !state.empty() && state.front() == '/') {
     return state + "/attnverify/run-seal.key";
   }
-  if (std::string home = Env("HOME"); !home.empty()) {
-    return home + "/.local/state/attnverify/run-seal.key";
+  std::string home = Env("HOME");
+  if (home.empty()) {
+    // A process started without HOME (cron, a test that unset it): the user's home from
+    // the password database, so that it seals with the same key as the user's shell.
+    struct passwd pw;
+    struct passwd* found = nullptr;
+    char buf[4096];
+    if (::getpwuid_r(::getuid(), &pw, buf, sizeof(buf), &found) == 0 && found != nullptr &&
+        found->pw_dir != nullptr) {
+      home = found->pw_dir;
+    }
   }
+  if (!home.empty()) return home + "/.local/state/attnverify/run-seal.key";
   return "";
 }
 

@@ -22,8 +22,8 @@ struct SealKey {
 };
 
 // $ATTNVERIFY_KEY_FILE when set, else $XDG_STATE_HOME/attnverify/run-seal.key, else
-// $HOME/.local/state/attnverify/run-seal.key; empty when neither HOME nor XDG_STATE_HOME
-// is set.
+// $HOME/.local/state/attnverify/run-seal.key ($HOME unset: the user's home folder from
+// the password database); empty when none of them is known.
 std::string SealKeyPath();
 
 // The key at `path`. NotFound when there is none; InvalidInput naming the file when it is

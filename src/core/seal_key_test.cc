@@ -77,6 +77,13 @@ TEST(SealKeyTest, PathComesFromTheOverrideThenXdgStateThenHome) {
   EXPECT_EQ(SealKeyPath(), "/s/attnverify/run-seal.key");
   ::setenv(kSealKeyEnv, "/ci/key", 1);
   EXPECT_EQ(SealKeyPath(), "/ci/key");
+  // Regression: with HOME unset (a test fixture unset it) the ledger went unsealed.
+  ::unsetenv(kSealKeyEnv);
+  ::unsetenv("XDG_STATE_HOME");
+  ::unsetenv("HOME");
+  const std::string no_home = SealKeyPath();
+  EXPECT_FALSE(no_home.empty());
+  EXPECT_NE(no_home.find("/.local/state/attnverify/run-seal.key"), std::string::npos) << no_home;
   const char* names[3] = {kSealKeyEnv, "XDG_STATE_HOME", "HOME"};
   for (int i = 0; i < 3; ++i) {
     if (saved[i])
