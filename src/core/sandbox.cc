@@ -22,6 +22,11 @@ constexpr const char* kReportPrefix = "\nattnverify-sandbox: leftover_processes=
 // one writes after it; and reports the count as stderr's last line. Builtins only (dash):
 // nothing it runs after the program is a process to count.
 constexpr const char* kCountingShell =
+    // Caches that tools keep under $HOME (read-only here) go to the private /tmp, unless
+    // the candidate's environment names a place already.
+    ": \"${XDG_CACHE_HOME:=/tmp/.cache}\" \"${TRITON_CACHE_DIR:=/tmp/.triton/cache}\" "
+    "\"${CUDA_CACHE_PATH:=/tmp/.nv/ComputeCache}\" \"${DG_JIT_CACHE_DIR:=/tmp/.deep_gemm}\"\n"
+    "export XDG_CACHE_HOME TRITON_CACHE_DIR CUDA_CACHE_PATH DG_JIT_CACHE_DIR\n"
     "\"$@\"; rc=$?\n"
     "live() { n=0; for p in /proc/[0-9]*; do p=${p#/proc/}\n"
     "  [ \"$p\" = 1 ] || [ \"$p\" = $$ ] || { s=; { read -r s < /proc/$p/stat; } 2>/dev/null\n"
@@ -76,9 +81,9 @@ std::vector<std::string> BaseArgs(const std::string& bwrap) {
   for (const std::string& node : GpuDeviceNodes()) {
     a.insert(a.end(), {"--dev-bind", node, node});
   }
-  // A private /tmp, gone with the sandbox; $HOME's caches (pip, triton, CUDA's JIT) land
-  // in /tmp/home.
-  a.insert(a.end(), {"--tmpfs", "/tmp", "--dir", "/tmp/home"});
+  // A private /tmp, gone with the sandbox. $HOME stays where it is (read-only): pyenv,
+  // conda and the like find their interpreters through it.
+  a.insert(a.end(), {"--tmpfs", "/tmp"});
   // The run-seal key is attnverify's alone.
   const std::string key = SealKeyPath();
   struct stat st;
@@ -130,11 +135,7 @@ std::vector<std::string> BwrapArgv(const std::string& bwrap, const SandboxSpec& 
   }
   for (const std::string& p : spec.read_only) a.insert(a.end(), {"--ro-bind", p, p});
   for (const std::string& p : spec.writable) a.insert(a.end(), {"--bind", p, p});
-  a.insert(a.end(), {"--setenv", "TMPDIR", "/tmp", "--setenv", "HOME", "/tmp/home"});
-  // pip --user packages stay importable with $HOME moved.
-  if (!home.empty() && Env("PYTHONUSERBASE").empty()) {
-    a.insert(a.end(), {"--setenv", "PYTHONUSERBASE", home + "/.local"});
-  }
+  a.insert(a.end(), {"--setenv", "TMPDIR", "/tmp"});
   if (!spec.cwd.empty()) a.insert(a.end(), {"--chdir", spec.cwd});
   a.insert(a.end(), {"--", "/bin/sh", "-c", kCountingShell, kShellName});
   a.insert(a.end(), argv.begin(), argv.end());

@@ -1,6 +1,8 @@
 // The candidate's sandbox: bubblewrap (`bwrap`, Debian bubblewrap) around its argv. The
-// program sees the machine read-only (toolchain, python, the package, $HOME's files) with
-// a private, empty /tmp that is also its $HOME and $TMPDIR; it may write only the folders
+// program sees the machine read-only (toolchain, python, the package, $HOME) with a
+// private, empty /tmp that is its $TMPDIR and holds the caches tools would keep under
+// $HOME (XDG_CACHE_HOME, TRITON_CACHE_DIR, CUDA_CACHE_PATH, DG_JIT_CACHE_DIR, unless
+// set); it may write only the folders
 // the caller names (its cases' out/) and, where the caller's working folder is not the
 // package, that folder (where `prepare` builds; its .git stays read-only). It runs with no
 // capabilities, no network, in its own pid namespace, so everything it starts —

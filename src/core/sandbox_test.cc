@@ -43,7 +43,7 @@ TEST(SandboxTest, ArgvMountsTheRootReadOnlyAPrivateTmpThePackageThenItsOutFolder
   EXPECT_LT(tmp, ro);
   EXPECT_LT(ro, rw);  // the writable folder is mounted over the read-only package
   EXPECT_EQ(at({"--bind", "/p", "/p"}), end);  // a working folder in the package stays read-only
-  EXPECT_LT(at({"--setenv", "HOME", "/tmp/home"}), end);
+  EXPECT_EQ(at({"--setenv", "HOME"}), end);    // $HOME stays: pyenv and conda find python by it
   EXPECT_LT(at({"--setenv", "TMPDIR", "/tmp"}), end);
   EXPECT_LT(at({"--chdir", "/p"}), at({"/bin/cand", "c"}));
   EXPECT_TRUE(IsSandboxArgv(a));
@@ -140,7 +140,8 @@ TEST_F(RealSandboxTest, WritesOutsideOutAndTheRepositoryChangeNothingOnTheHost) 
           "for d in $(echo \"$PATH\" | tr : ' '); do echo x > \"$d/$n\" 2>/dev/null && echo "
           "\"wrote $d\"; done\n"
           "echo x > \"$real_home/$n\" 2>/dev/null && echo 'wrote home'\n"
-          "echo x > \"$HOME/$n\" && echo 'private home'\n"
+          "echo x > \"$XDG_CACHE_HOME/$n\" 2>/dev/null || { mkdir -p \"$XDG_CACHE_HOME\" && "
+          "echo x > \"$XDG_CACHE_HOME/$n\" && echo 'private cache'; }\n"
           "echo x > \"$host_tmp/$n\" 2>/dev/null && echo 'wrote host tmp'\n"
           "echo x > /tmp/$n && echo 'private tmp'\n"
           "echo forged > pkg/evidence/resources.json 2>/dev/null && echo 'wrote package'\n"
@@ -149,7 +150,7 @@ TEST_F(RealSandboxTest, WritesOutsideOutAndTheRepositoryChangeNothingOnTheHost) 
           "mkdir -p build && echo x > build/twin && echo 'wrote build'\n",
           {name, home ? home : "/nonexistent", host_.path()});
   EXPECT_TRUE(r.ok()) << r.Describe() << ": " << r.stderr_text;
-  EXPECT_EQ(r.stdout_text, "private home\nprivate tmp\nwrote out\nwrote build\n") << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "private cache\nprivate tmp\nwrote out\nwrote build\n") << r.stderr_text;
   // Nothing landed on the host, and the sandbox's /tmp and $HOME are gone.
   std::error_code ec;
   for (std::string d = path ? path : ""; !d.empty();) {
