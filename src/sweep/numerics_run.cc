@@ -170,7 +170,20 @@ Status SelectCases(const NumericsOptions& o, const std::vector<CaseSpec>& all, N
                           "\" is not a valid regular expression: " + e.what());
     }
   }
-  const ShardPlan plan = PlanShards(all, o.shard_count);
+  // The listed cases are planned as `cases --shard-plan` shows them; the run's drawn cases
+  // (appended last, one group each) are dealt round-robin on top, so they never move a
+  // listed group to another shard.
+  const size_t listed = static_cast<size_t>(
+      std::find_if(all.begin(), all.end(), [](const CaseSpec& c) { return c.drawn; }) -
+      all.begin());
+  ShardPlan plan = PlanShards(std::vector<CaseSpec>(all.begin(), all.begin() + listed),
+                              o.shard_count);
+  const int64_t first_drawn = listed < all.size() ? all[listed].group_index : 0;
+  for (size_t i = listed; i < all.size(); ++i) {
+    const size_t g = static_cast<size_t>(all[i].group_index);
+    if (plan.shard_of_group.size() <= g) plan.shard_of_group.resize(g + 1, 0);
+    plan.shard_of_group[g] = static_cast<int>((all[i].group_index - first_drawn) % o.shard_count);
+  }
   run->shard_plan_sha256 = ShardPlanSha256(plan);
   size_t i = 0;
   while (i < all.size()) {
