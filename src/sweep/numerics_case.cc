@@ -53,7 +53,7 @@ bool Inside(const std::string& path, const std::string& dir) {
 }  // namespace
 
 void SandboxRequest(const NumericsOptions& o, const std::vector<std::string>& writable,
-                    ProcessRequest* req) {
+                    ProcessRequest* req, bool cwd_writable) {
   if (o.bwrap.empty()) return;
   Result<std::string> program = ResolveProgram(req->argv[0], req->cwd, req->extra_env);
   if (!program.ok()) return;
@@ -64,6 +64,8 @@ void SandboxRequest(const NumericsOptions& o, const std::vector<std::string>& wr
   if (!Inside(work, package)) spec.read_only.push_back(work);
   for (const std::string& w : writable) spec.writable.push_back(Canonical(w));
   spec.cwd = req->cwd.empty() ? "" : Canonical(req->cwd);
+  if (!cwd_writable && !spec.cwd.empty() && !Inside(spec.cwd, package) && spec.cwd != package)
+    spec.read_only.push_back(spec.cwd);
   std::vector<std::string> argv = req->argv;
   argv[0] = *program;
   req->argv = BwrapArgv(o.bwrap, spec, argv);
@@ -127,6 +129,7 @@ CaseRunner::CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, Nu
     if (run->cases[i].spec.kind == VariantKind::kBase) base = i;
     if (SameInputBytes(run->cases[i].spec.kind)) {
       for (size_t j = base; j <= i; ++j) has_copies_[j] = 1;
+      any_copies_ = true;
     }
   }
 }
@@ -306,7 +309,7 @@ bool CaseRunner::ReadBack(size_t i, GroupState& g, Judging& w) {
   // The group's reruns and num_splits variants run after this (or, in a later run, in
   // these folders): they must compute their outputs, not find this case's (whatever its
   // folder holds is in our memory now).
-  if (HasCopies(i)) {
+  if (any_copies_) {
     Status removed = RemoveOutputs(wc);
     if (!removed.ok() && outs.ok()) {
       Fail(r, "its outputs could not be removed before its group's other runs: " +

@@ -30,10 +30,14 @@ inline double MsSince(SweepClock::time_point t) {
 }
 
 // Runs `req` inside the sandbox when there is one (o.bwrap): the package (and a work
-// folder outside it) read-only, `writable` (out/ folders) left writable. A program that
-// cannot be found is left unwrapped, so the runner's own "not found" names it.
+// folder outside it) read-only, `writable` (out/ folders) left writable. The working
+// folder is writable only for prepare (`cwd_writable`: it builds there); a candidate run
+// gets it read-only, so that with its private /tmp gone nothing it writes outlives it but
+// its outputs (the second run of a {cases} sweep must not find the first run's answers).
+// A program that cannot be found is left unwrapped, so the runner's own "not found"
+// names it.
 void SandboxRequest(const NumericsOptions& o, const std::vector<std::string>& writable,
-                    ProcessRequest* req);
+                    ProcessRequest* req, bool cwd_writable = false);
 
 class CaseRunner {
  public:
@@ -58,8 +62,9 @@ class CaseRunner {
   // of the second candidate run.
   bool PrepareCopy(size_t i, size_t base_index, const GroupState& g);
 
-  // Whether case i's group has reruns or num_splits variants (SameInputBytes): its
-  // cases' outputs are removed once read, and with {cases} those variants run in a second
+  // Whether case i's group has reruns or num_splits variants (SameInputBytes): with
+  // such a group in the run, every case's outputs are removed once read (nothing a
+  // candidate run left in an out/ folder reaches a later run), and with {cases} those variants run in a second
   // candidate run.
   bool HasCopies(size_t i) const { return has_copies_[i] != 0; }
 
@@ -119,6 +124,7 @@ class CaseRunner {
   // its base case (or a drawn case from a listed one).
   std::vector<std::string> folders_;
   std::vector<char> has_copies_;
+  bool any_copies_ = false;  // some group has them: every case's outputs go once read
   SharedInputs shared_;  // the key/value side, once per input family
   std::mutex mu_;
   Status first_error_;

@@ -274,7 +274,7 @@ Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
   req.extra_env["ATTNVERIFY_WORK_DIR"] = cfg.work_dir;
   req.timeout_ms = cfg.candidate.timeout_s * 1000;
   req.max_output_bytes = 1 << 20;
-  SandboxRequest(o, {}, &req);
+  SandboxRequest(o, {}, &req, /*cwd_writable=*/true);
   auto tp = SweepClock::now();
   Result<ProcessResult> pr = o.runner->Run(req);
   run->prepare_ms = MsSince(tp);

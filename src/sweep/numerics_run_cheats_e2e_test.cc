@@ -32,7 +32,8 @@ class CheatingCandidateTest : public ::testing::Test {
                     .ok());
   }
   // Runs `numerics` with the cheat; returns numerics.json and sets *rc.
-  json Run(const std::string& cheat, bool record, const std::string& salt, int* rc) {
+  json Run(const std::string& cheat, bool record, const std::string& salt, int* rc,
+           const std::string& sandbox = "none", const std::string& candidate_toml = "") {
     const std::string src = testing::SourceDir();
     std::string command = "[\"" + py_ + "\", \"" + src +
                           "/testdata/cheats/cheat_candidate.py\", \"{cases}\", \"--cheat\", \"" +
@@ -41,10 +42,10 @@ class CheatingCandidateTest : public ::testing::Test {
     EXPECT_TRUE(WriteFileAtomically(dir_.File("pkg/attnverify.toml"),
                                     "[numerics]\nshapes = \"shapes.json\"\ntolerances = \"" + src +
                                         "/config/tolerances.json\"\n[candidate]\ncommand = " +
-                                        command + "\n")
+                                        command + "\n" + candidate_toml)
                     .ok());
     testing::CommandResult r = testing::RunShell(
-        std::string(ATTNVERIFY_BINARY) + " numerics --sandbox none --salt " + salt +
+        std::string(ATTNVERIFY_BINARY) + " numerics --sandbox " + sandbox + " --salt " + salt +
         " --config " + dir_.File("pkg/attnverify.toml"));
     *rc = r.exit_code;
     Result<std::string> text = ReadFileToString(dir_.File("pkg/evidence/numerics.json"));
@@ -80,6 +81,22 @@ TEST_F(CheatingCandidateTest, MemoByInputHashFailsTheDeterminismCheck) {
   json doc = Run("memo_by_input_hash", false, "c0ffee", &rc);
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(Verdict(doc, "determinism"), "fail") << doc["invariance"].dump(1);
+}
+
+// The same memo kept on disk for the second candidate run: in $TMPDIR, its working folder
+// (here outside the package, where prepare may build), $HOME, and beside its outputs. In
+// the sandbox none of it survives the first run: the private /tmp goes with it, the
+// working folder and $HOME are read-only to a candidate run, and every out/ folder is
+// emptied once read. (Without the sandbox nothing can stop it: containment's job.)
+TEST_F(CheatingCandidateTest, MemoOnDiskFailsTheDeterminismCheckInTheSandbox) {
+  std::filesystem::create_directories(dir_.File("repo"));
+  int rc = -1;
+  json doc = Run("memo_on_disk", false, "c0ffee", &rc, "bwrap",
+                 "cwd = \"" + dir_.File("repo") + "\"\n");
+  if (doc["containment"]["sandbox"] != "bwrap") GTEST_SKIP() << "bwrap does not work here";
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(Verdict(doc, "determinism"), "fail") << doc["invariance"].dump(1);
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("repo/.av_memo")));
 }
 
 // Catalogue #12/#13: a broken kernel (zeros) replays what an honest run stored, keyed by
