@@ -45,6 +45,18 @@ RunLedger LoadLedgerOrEmpty(const std::string& package_dir, std::string* warning
                "must run again before the report uses their evidence";
     return RunLedger{};
   }
+  // Entries are carried over (and so sealed again) only from a ledger this machine can
+  // authenticate: otherwise editing run.json by hand and then running any stage would
+  // have attnverify seal the edit.
+  if (!ledger->stages.empty()) {
+    RunTrust trust = CheckRunSeal(*ledger, ReadSealKey(SealKeyPath()), package_dir);
+    if (trust.seal != SealState::kValid) {
+      *warning = trust.note +
+                 "; its entries are not carried over, and the stages recorded in it must run "
+                 "again before the report uses their evidence";
+      return RunLedger{};
+    }
+  }
   return *ledger;
 }
 

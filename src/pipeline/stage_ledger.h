@@ -22,8 +22,10 @@ inline constexpr const char* kRunJsonPath = "evidence/run.json";  // package-rel
 // ok (0), rejected (1), error (anything else).
 StageStatus StatusFromExitCode(int exit_code);
 
-// The ledger the package holds; an empty one when there is no run.json, or when it does
-// not parse (`warning` then says so: a broken ledger binds nothing, and is replaced).
+// The ledger the package holds; an empty one when there is no run.json, when it does not
+// parse, or when its seal is not this machine's valid seal for this package (edited by
+// hand, unsealed, another key or package: `warning` then says so). A ledger that binds
+// nothing is replaced, never sealed again with its entries.
 RunLedger LoadLedgerOrEmpty(const std::string& package_dir, std::string* warning);
 // Writes evidence/run.json sealed with this user's key (schema/run_seal.h), made on first
 // use; unsealed when no key can be read or made (the report then says so).

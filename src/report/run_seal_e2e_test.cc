@@ -182,5 +182,34 @@ TEST_F(RunSealE2E, HonestRunIsBoundHereAndOnlyHeldBackWhereTheKeyIsMissing) {
       << v.output;
 }
 
+TEST_F(RunSealE2E, AStageRunAfterTheEditNeverSealsIt) {
+  // attnverify as a signing oracle: edit run.json by hand, then run any stage, which
+  // rewrites the ledger sealed. The entries of a ledger whose seal fails are not carried.
+  const std::string pkg = MakePackage("repo", kBroken);
+  AddConfig(pkg, "av_src.toml", Honest());
+  ASSERT_EQ(Av("numerics --config " + pkg + "/av_src.toml").exit_code, 0);
+  const std::string saved = dir_.File("saved-numerics.json");
+  fs::copy_file(pkg + "/evidence/numerics.json", saved);
+  ASSERT_EQ(Av("numerics --config " + pkg + "/attnverify.toml").exit_code, 1);
+  const std::string root = dir_.File("repo");
+  const std::string git = "git -C '" + root + "' -c user.email=t@example.com -c user.name=t ";
+  ASSERT_EQ(testing::RunShell(git + "init -q && " + git + "add -A && " + git +
+                              "commit -qm one && echo x > '" + root + "/f.txt' && " + git +
+                              "add f.txt && " + git + "commit -qm two")
+                .exit_code,
+            0);
+  for (bool strip : {false, true}) {
+    LaunderLedger(pkg, saved, strip);
+    testing::CommandResult slice = Av("slice --config " + pkg + "/attnverify.toml");
+    ASSERT_EQ(slice.exit_code, 0) << slice.output;
+    json ledger = json::parse(*ReadFileToString(pkg + "/evidence/run.json"));
+    ASSERT_EQ(ledger["stages"].size(), 1u) << ledger.dump();
+    EXPECT_EQ(ledger["stages"][0]["name"], "slice");
+    Av("report --config " + pkg + "/attnverify.toml");
+    EXPECT_EQ(Check(pkg, "1.base_cases")["status"], "MISSING") << strip;
+    EXPECT_NE(Verdict(pkg), "accepted");
+  }
+}
+
 }  // namespace
 }  // namespace av
