@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -110,6 +111,21 @@ TEST_F(CheatingCandidateTest, ReplayCacheOfAnEarlierRunFailsUnderAFreshSalt) {
   EXPECT_EQ(rc, 0) << "the control: the same salt, the same bytes, the replay passes";
   json fresh = Run("replay_cache", false, "2", &rc);
   EXPECT_EQ(rc, 1);
+  // --salt reproduces a run exactly: the same cases (drawn ones included), inputs and
+  // folders; another salt changes every input.
+  auto inputs = [](const json& doc) {
+    std::map<std::string, std::string> by_id;
+    for (const json& c : doc["cases"])
+      by_id[c["id"]] = c["sha256"]["inputs"].get<std::string>() + " " + c["case_dir"].get<std::string>();
+    return by_id;
+  };
+  EXPECT_EQ(inputs(same), inputs(honest));
+  for (const auto& [id, sha] : inputs(fresh)) {
+    auto it = inputs(honest).find(id);
+    if (it != inputs(honest).end()) {
+      EXPECT_NE(sha.substr(0, 64), it->second.substr(0, 64)) << id;
+    }
+  }
   EXPECT_EQ(fresh["config"]["salt"], "0000000000000002");
   EXPECT_EQ(fresh["summary"]["failed"], fresh["summary"]["cases_run"]);
 }
