@@ -24,6 +24,7 @@
 #include "core/sandbox.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
+#include "sweep/run_salt.h"
 
 namespace av::cli {
 namespace {

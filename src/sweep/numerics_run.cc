@@ -1,14 +1,9 @@
 #include "sweep/numerics_run.h"
 
-#include <sys/random.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <chrono>
-#include <cstdio>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
@@ -29,6 +24,7 @@
 #include "sweep/group_checks.h"
 #include "sweep/invariance.h"
 #include "sweep/numerics_case.h"
+#include "sweep/run_salt.h"
 #include "sweep/shard_plan.h"
 #include "sweep/tolerances_config.h"
 
@@ -49,19 +45,6 @@ void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& body) {
     });
   }
   for (std::thread& t : threads) t.join();
-}
-
-// A run's salt when none is given: 64 bits from the kernel's random source (never 0,
-// which means unsalted).
-uint64_t FreshSalt() {
-  uint64_t v = 0;
-  while (v == 0) {
-    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) {
-      v = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-          (static_cast<uint64_t>(::getpid()) << 32);
-    }
-  }
-  return v;
 }
 
 // Why a failed prepare looks like a full disk rather than the candidate's fault: its
@@ -94,32 +77,6 @@ int64_t NumericsRun::passed() const {
                        [](const CaseResult& c) { return c.verdict == "pass"; });
 }
 int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
-
-Result<uint64_t> ParseSalt(const std::string& text) {
-  std::string_view hex = text;
-  if (hex.substr(0, 2) == "0x" || hex.substr(0, 2) == "0X") hex.remove_prefix(2);
-  uint64_t v = 0;
-  bool ok = !hex.empty() && hex.size() <= 16;
-  for (char c : hex) {
-    const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-                  : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
-                  : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
-                                                              : -1;
-    if (d < 0) ok = false;
-    v = v << 4 | static_cast<uint64_t>(d < 0 ? 0 : d);
-  }
-  if (!ok) {
-    return InvalidInput("--salt must be 1 to 16 hexadecimal digits (numerics.json config.salt), got \"" +
-                        text + "\"");
-  }
-  return v;
-}
-
-std::string SaltHex(uint64_t salt) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(salt));
-  return buf;
-}
 
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');

@@ -141,10 +141,6 @@ struct NumericsRun {
   int64_t failed() const;
 };
 
-// Parses --salt: 1 to 16 hex digits.
-Result<uint64_t> ParseSalt(const std::string& text);
-std::string SaltHex(uint64_t salt);
-
 // Parses "i/N" (0 <= i < N).
 Status ParseShard(const std::string& text, int* index, int* count);
 
