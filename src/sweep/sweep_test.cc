@@ -315,6 +315,26 @@ TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
   }
 }
 
+// Each shard of a run draws its inputs and cases from the run's salt: a shard that would
+// draw a fresh one of its own could never be merged, so it is refused before any work.
+TEST_F(CandidateProtocolTest, AShardWithoutASaltIsRefused) {
+  NumericsOptions o = Options(R"(["cand", "{cases}"])");
+  FakeProcessRunner runner(
+      [](const ProcessRequest&) -> Result<ProcessResult> { return MakeExitedResult(0, "", ""); });
+  o.runner = &runner;
+  o.shard_index = 1;
+  o.shard_count = 2;
+  auto refused = RunNumericsSweep(o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--shard 1/2 needs --salt HEX"), std::string::npos)
+      << refused.status().message();
+  EXPECT_TRUE(runner.requests().empty());
+  o.salt = 0x5a17;
+  auto run = RunNumericsSweep(o);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->salt, "0000000000005a17");
+}
+
 // Issue 35 (variant_copy_base): a rerun could find its base case (case.json named it) and
 // copy the base's outputs. Now, by the time a rerun runs, the base case's out/ folder is
 // empty: no case folder but the rerun's own holds an output, and the folders are opaque.
