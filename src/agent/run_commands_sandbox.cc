@@ -35,7 +35,17 @@ std::vector<std::string> CommandSandboxArgv(const std::string& bwrap,
   } else {
     a.insert(a.end(), {"--bind", spec.package_copy, spec.package_dir});
   }
-  if (!spec.bin_dir.empty()) a.insert(a.end(), {"--ro-bind", spec.bin_dir, spec.bin_dir});
+  if (!spec.bin_dir.empty()) {
+    a.insert(a.end(), {"--ro-bind", spec.bin_dir, spec.bin_dir});
+    // The attnverify its link names, when the tmpfs would hide it (a build under /tmp).
+    std::error_code ec;
+    const fs::path self = fs::read_symlink(fs::path(spec.bin_dir) / "attnverify", ec);
+    const std::string self_dir = self.parent_path().string();
+    if (!ec && self.is_absolute() && self_dir.rfind("/tmp/", 0) == 0 &&
+        fs::is_directory(self_dir, ec)) {
+      a.insert(a.end(), {"--ro-bind", self_dir, self_dir});
+    }
+  }
   for (const std::string& f : spec.hidden_files) a.insert(a.end(), {"--ro-bind", "/dev/null", f});
   a.insert(a.end(), {"--chdir", spec.repo_dir, "--"});
   a.insert(a.end(), argv.begin(), argv.end());

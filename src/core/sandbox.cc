@@ -110,14 +110,24 @@ std::vector<std::string> BwrapArgv(const std::string& bwrap, const SandboxSpec& 
                                    const std::vector<std::string>& argv) {
   std::vector<std::string> a = BaseArgs(bwrap);
   const std::string home = Env("HOME");
-  // The program's folder, when the private /tmp hides it (a repository under /tmp).
-  if (!argv.empty()) {
-    const std::string dir = fs::path(argv[0]).parent_path().string();
-    if (Inside(dir, "/tmp") && !InsideAny(dir, spec.read_only) &&
-        !(spec.cwd.empty() ? false : Inside(dir, spec.cwd)) && IsDir(dir)) {
-      a.insert(a.end(), {"--ro-bind", dir, dir});
-    }
+  // Folders the private /tmp would hide, bound back read-only (a checkout or build under
+  // /tmp): the program's, every absolute path the command names (a script given to
+  // python3), and attnverify's own (the build folder, where example candidates live).
+  std::vector<std::string> shown;
+  auto show = [&](const std::string& dir) {
+    if (dir.empty() || !Inside(dir, "/tmp") || fs::path(dir) == "/tmp") return;
+    if (InsideAny(dir, spec.read_only) || InsideAny(dir, shown)) return;
+    if (!spec.cwd.empty() && Inside(dir, spec.cwd)) return;
+    if (!IsDir(dir)) return;
+    shown.push_back(dir);
+    a.insert(a.end(), {"--ro-bind", dir, dir});
+  };
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i].empty() || argv[i][0] != '/') continue;
+    show(IsDir(argv[i]) ? argv[i] : fs::path(argv[i]).parent_path().string());
   }
+  std::error_code self_ec;
+  show(fs::read_symlink("/proc/self/exe", self_ec).parent_path().string());
   // The working folder outside the package: writable (prepare builds there), but its
   // .git stays read-only (no hooks planted). Never / or $HOME or above it.
   if (!spec.cwd.empty() && !InsideAny(spec.cwd, spec.read_only) && IsDir(spec.cwd)) {
