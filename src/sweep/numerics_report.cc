@@ -7,7 +7,6 @@
 #include "core/json_dump.h"
 #include "core/markup.h"
 #include "core/sha256.h"
-#include "core/shell_quote.h"
 #include "numerics/compare_writer.h"
 #include "reference/ref_ops.h"
 #include "sweep/rng.h"
@@ -79,7 +78,8 @@ RunIdentity RunIdentityOf(const NumericsRun& run, const NumericsConfig& config,
   id["shard_count"] = std::to_string(run.shard_count);
   id["shard_plan_sha256"] = run.shard_plan_sha256;
   id["filter"] = run.filter;
-  id["candidate_argv"] = ShellJoin(config.candidate.command);
+  // The argv itself is config.candidate_argv (an array); the identity compares its digest.
+  id["candidate_argv_sha256"] = Sha256Hex(nlohmann::json(config.candidate.command).dump());
   id["input_generator"] = r.config.input_generator;
   id["salt"] = run.salt;
   id["tool_version"] = r.provenance.tool_version;
