@@ -2,6 +2,7 @@
 // citations, the reviewer's findings and, for MISSING checks, the command in a code block.
 #include "report/report_writers.h"
 
+#include "core/markup.h"
 #include "core/utf8.h"
 
 namespace av {
@@ -61,25 +62,11 @@ std::string AgentVerify(const AgentQuestion& q, const std::string& quote) {
   return s + ")";
 }
 
-// The [report] title comes from a file the reviewed repository may have written: as text,
-// never as HTML a Markdown renderer would pass through.
-std::string TitleText(const std::string& title) {
-  std::string out;
-  for (char c : title) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
-  std::string out = "# " + TitleText(r.title) + "\n\n";
+  // The [report] title comes from a file the reviewed repository may have written: text,
+  // never HTML a Markdown renderer would pass through (its control characters shown first,
+  // which EscapeMarkup would turn into '?').
+  std::string out = "# " + EscapeMarkup(ShowControlCharacters(r.title)) + "\n\n";
   std::string verdict = r.verdict;
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
