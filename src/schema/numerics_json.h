@@ -158,8 +158,8 @@ struct ContainmentRecord {
 // identity"): `merge` refuses shards whose identities differ in any key. Keys written by
 // `numerics`: sweep_id (--sweep-id, shared by the shards of one submission), config_sha256
 // (attnverify.toml), shapes_sha256, tolerances_sha256, cases_sha256 (the full expansion's
-// case ids in order), shard_count, shard_plan_sha256, filter, candidate_argv_sha256 (of config.candidate_argv
-// as a JSON array), input_generator, tool_version. A string per key so that a stage may add its own.
+// case ids in order), shard_count, shard_plan_sha256, filter, candidate_argv_sha256 (of config.candidate_argv,
+// each word NUL-ended), input_generator, tool_version. A string per key so that a stage may add its own.
 using RunIdentity = std::map<std::string, std::string>;
 
 struct NumericsRecord {

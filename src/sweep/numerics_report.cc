@@ -78,8 +78,11 @@ RunIdentity RunIdentityOf(const NumericsRun& run, const NumericsConfig& config,
   id["shard_count"] = std::to_string(run.shard_count);
   id["shard_plan_sha256"] = run.shard_plan_sha256;
   id["filter"] = run.filter;
-  // The argv itself is config.candidate_argv (an array); the identity compares its digest.
-  id["candidate_argv_sha256"] = Sha256Hex(nlohmann::json(config.candidate.command).dump());
+  // The argv itself is config.candidate_argv (an array); the identity compares its digest,
+  // over the words' bytes each ended by NUL (a word may be a path that is not UTF-8).
+  std::string argv_bytes;
+  for (const std::string& word : config.candidate.command) argv_bytes.append(word).push_back('\0');
+  id["candidate_argv_sha256"] = Sha256Hex(argv_bytes);
   id["input_generator"] = r.config.input_generator;
   id["salt"] = run.salt;
   id["tool_version"] = r.provenance.tool_version;
