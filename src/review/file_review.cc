@@ -46,6 +46,7 @@ void FileReview::Run() {
     MemoryOrdering(b);
     NamedBarriers(b);
     BarriersAdded(b);
+    SpinWaits(b);
     Accumulators(b);
     Constants(b);
     Candidates(b);
@@ -55,12 +56,14 @@ void FileReview::Run() {
     Tma(b);
     EarlyReturns(b);
     Clamps(b);
+    Conditions(b);
     Guards(b);
     Boundaries(b);
     LaunchGrid(b);
     BlockIndex(b);
-    Interface(b);
     Widths(b);
+    ChangedDefinitions(b);
+    Interface(b);
     Masks(b);
     CombineAndSoftmax(b);
   }
@@ -230,7 +233,9 @@ size_t CommonSuffix(const std::string& a, const std::string& b) {
 }
 
 // The same question, about different lines: the messages end alike.
-bool SharesQuestion(const std::string& a, const std::string& b) {
+bool SharesQuestion(const std::string& a, const std::string& b, std::string_view rule) {
+  // A changed definition's message is its own (its value, its uses): never one question.
+  if (rule == rule_id::kDefinition) return a == b;
   return a == b || CommonSuffix(a, b) >= 40;
 }
 
@@ -266,7 +271,7 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
       const bool touching = f.line <= it->end_line + 1;
       const bool same_function_near = f.function == it->function &&
                                       f.line <= it->end_line + kMergeGap &&
-                                      SharesQuestion(it->message, f.message);
+                                      SharesQuestion(it->message, f.message, f.rule);
       if (it->rule == f.rule && (touching || same_function_near) &&
           std::max(it->end_line, f.end_line) - it->line < kMaxFindingSpan) {
         it->end_line = std::max(it->end_line, f.end_line);
@@ -292,7 +297,8 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
     std::vector<size_t> same;
     for (size_t j = i + 1; j < out.size(); ++j) {
       if (!gone[j] && out[j].rule == out[i].rule && !out[i].function.empty() &&
-          out[j].function == out[i].function && SharesQuestion(out[i].message, out[j].message)) {
+          out[j].function == out[i].function &&
+          SharesQuestion(out[i].message, out[j].message, out[i].rule)) {
         same.push_back(j);
       }
     }

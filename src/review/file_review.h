@@ -8,12 +8,13 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "review/change_blocks.h"
 #include "review/finding.h"
+#include "review/change_blocks.h"
 #include "review/rules.h"
 
 namespace av {
@@ -30,6 +31,8 @@ inline constexpr std::string_view kGuard = "guard.bound_loosened";
 inline constexpr std::string_view kClamp = "guard.clamp_added";
 inline constexpr std::string_view kBoundary = "guard.boundary_changed";
 inline constexpr std::string_view kEarlyReturn = "guard.early_return_added";
+inline constexpr std::string_view kCondition = "guard.condition_changed";
+inline constexpr std::string_view kDefinition = "value.definition_changed";
 inline constexpr std::string_view kMask = "mask.expression_changed";
 inline constexpr std::string_view kCombine = "splitk.combine_changed";
 inline constexpr std::string_view kSoftmax = "softmax.stability_changed";
@@ -100,6 +103,25 @@ class FileReview {
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
   void Widths(ChangeBlock& b);
+  // rules_conditions.cc
+  void Conditions(ChangeBlock& b);
+  void ChangedDefinitions(ChangeBlock& b);
+  void SpinWaits(ChangeBlock& b);
+  // The whole statement a line belongs to on its side (several lines when it is split),
+  // from the whole file when read, else from the block's lines.
+  struct Statement {
+    std::string code;
+    std::vector<Token> tokens;
+    int64_t first = 0, last = 0;  // side lines
+  };
+  Statement StatementAround(const CodeLine& l) const;
+  // Side lines of this file's added (or removed) lines.
+  std::set<int64_t> ChangedLines(bool added) const;
+  // Unchanged head lines that use `name` (not its declaration): in the function around `l`
+  // (the whole file when `l` is not in a function), outside the statement `own`; those after
+  // it first, then (unless `after_only`) those before; "N (`code`), ...".
+  std::string UnchangedUses(const CodeLine& l, const std::string& name, const Statement& own,
+                            size_t limit, bool after_only) const;
   // rules_kernel.cc
   void Interface(ChangeBlock& b);
   void LaunchGrid(ChangeBlock& b);

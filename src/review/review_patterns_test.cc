@@ -314,5 +314,58 @@ TEST(ReviewPatterns, RewriteMovedCodeAndDeletedFiles) {
   EXPECT_EQ(f.size(), 2u) << Dump(f);
 }
 
+// Statement-level changes, one per kind (patterns/changed_statements, written for this test):
+// the question comes from what changed in the statement read whole, not from the words on
+// the line, and no fix is reported as a loosened bound.
+TEST(ReviewPatterns, ChangedStatementsAskWhatChanged) {
+  Reviewed r = ReviewPattern("changed_statements", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/decode_epilogue.cuh";
+  const std::vector<Finding>& f = r.with_files;
+  // A member's type: its uses, not "the interface".
+  EXPECT_TRUE(Mentions(At(f, "value.definition_changed", file, 9),
+                       "`valid` is now declared `int32_t` (was `bool`)"))
+      << Dump(f);
+  // A clamp moved from the row into the element index: a warning that says so.
+  const Finding* moved = At(f, "guard.condition_changed", file, 16);
+  ASSERT_NE(moved, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(moved, "clamp moved: `min(lane / 4, last)` removed at line 13"))
+      << moved->message;
+  // An assertion dropped.
+  EXPECT_TRUE(Mentions(At(f, "guard.condition_changed", file, 25), "assertion `assert(kBlockM == 64);` removed"))
+      << Dump(f);
+  // A changed offset, with the unchanged lines that read it after.
+  const Finding* def = At(f, "value.definition_changed", file, 26);
+  ASSERT_NE(def, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(def, "unchanged uses at lines 27 (`float* row_out = out + row_offset"))
+      << def->message;
+  // A condition widened with ||, its branch an early exit.
+  const Finding* wide = At(f, "guard.condition_changed", file, 28);
+  ASSERT_NE(wide, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(wide, "now also when `kVarlen`")) << wide->message;
+  EXPECT_TRUE(Mentions(wide, "leaves early (`return`), now in more cases")) << wide->message;
+  // A bound replaced: `get<0>(...)` is a template, not a comparison, so nothing "loosened".
+  const Finding* bound = At(f, "guard.condition_changed", file, 32);
+  ASSERT_NE(bound, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(bound, "bound `get<0>(make_shape(total_rows, 1)) - m_block * kBlockM` -> "
+                              "`lens[batch] - m_block * kBlockM`"))
+      << bound->message;
+  EXPECT_FALSE(Mentions(bound, "barrier")) << bound->message;  // the next statement's
+  // A barrier's condition dropped a term.
+  EXPECT_TRUE(Mentions(At(f, "guard.condition_changed", file, 35),
+                       "the barrier in the branch (`__syncthreads`) now runs in more cases"))
+      << Dump(f);
+  // A cast to 64 bits in a statement split over lines: one width question, nothing else.
+  EXPECT_NE(At(f, "arith.width_changed", file, 39), nullptr) << Dump(f);
+  // A spin-wait on a relaxed load.
+  EXPECT_TRUE(Mentions(At(f, "sync.barrier_added", file, 46), "spin-wait added")) << Dump(f);
+  for (const Finding& x : f) {
+    EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+    EXPECT_NE(x.rule, "kernel.interface_changed") << Dump(f);
+    EXPECT_NE(x.rule, "splitk.combine_changed") << Dump(f);
+    EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
+  }
+  EXPECT_EQ(f.size(), 9u) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av

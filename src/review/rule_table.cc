@@ -65,6 +65,25 @@ const std::vector<RuleInfo>& Rules() {
        "if/for/while/ternary comparisons removed or < turned into <=; C++ min/max clamps of an "
        "index or length dropped",
        4},
+      {kCondition,
+       Severity::kWarning,
+       2,
+       {4},
+       "branch condition changed",
+       VerifyWith::kNumerics,
+       "a condition read whole (also over several lines): a term added or dropped, a term "
+       "widened with ||, a bound replaced, a comparison tightened; a clamp moved to another "
+       "expression; an assertion removed. Asks about the barrier or early exit in the branch",
+       4},
+      {kDefinition,
+       Severity::kWarning,
+       2,
+       {6},
+       "definition changed",
+       VerifyWith::kNumerics,
+       "an index, offset, length or wait whose value or declared type changed, with the "
+       "unchanged lines that still read it and the operands it no longer reads",
+       4},
       {kClamp,
        Severity::kWarning,
        2,

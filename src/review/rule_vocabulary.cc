@@ -447,13 +447,67 @@ bool IsDispatchCondition(const CodeLine& l) {
 
 // Comparisons on guard lines, plus min/max clamps on C++ lines that bound an index or a
 // length (not an SM-count heuristic): how much bounding a set of lines does.
+namespace {
+
+// `get<0>(x)`, `static_cast<int64_t>(v)`, `Int<kBlockM>{}`: the angle brackets of a template
+// argument list, not comparisons. The `<` follows a name, the matching `>` comes within a
+// few tokens of names, numbers, `::`, `,`, `*`, `&` (nested lists allowed) and is followed
+// by what follows a type or call.
+bool IsTemplateOpen(const std::vector<Token>& t, size_t i, size_t* close) {
+  if (i == 0 || t[i].text != "<" || t[i - 1].kind != TokenKind::kIdentifier) return false;
+  int depth = 0;
+  for (size_t k = i; k < t.size() && k <= i + 16; ++k) {
+    const std::string& x = t[k].text;
+    if (x == "<") {
+      ++depth;
+    } else if (x == ">") {
+      if (--depth == 0) {
+        const bool after_ok =
+            k + 1 >= t.size() || t[k + 1].text == "(" || t[k + 1].text == "{" ||
+            t[k + 1].text == "::" || t[k + 1].text == ">" || t[k + 1].text == "," ||
+            t[k + 1].text == ")" || t[k + 1].text == ";" || t[k + 1].kind == TokenKind::kIdentifier;
+        if (after_ok && close != nullptr) *close = k;
+        return after_ok;
+      }
+    } else if (!(t[k].kind == TokenKind::kIdentifier || t[k].kind == TokenKind::kNumber ||
+                 x == "::" || x == "," || x == "*" || x == "&")) {
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<bool> TemplateAngles(const std::vector<Token>& t) {
+  std::vector<bool> angle(t.size(), false);
+  for (size_t i = 0; i < t.size(); ++i) {
+    size_t close = 0;
+    if (!angle[i] && IsTemplateOpen(t, i, &close)) {
+      angle[i] = true;
+      angle[close] = true;
+    }
+  }
+  return angle;
+}
+
+bool IsComparisonAt(const std::vector<Token>& t, size_t i) {
+  if (i >= t.size() || t[i].kind != TokenKind::kOperator) return false;
+  const std::string& x = t[i].text;
+  if (x == "<=" || x == ">=" || x == "==" || x == "!=") return true;
+  if (x != "<" && x != ">") return false;
+  return !TemplateAngles(t)[i];
+}
+
 int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp) {
   int n = 0;
   for (const CodeLine* l : lines) {
     const bool guard = IsGuardLine(*l) && !IsDispatchCondition(*l);
     const bool clamps = cpp && !NamesSmCount(*l) && !(!l->code.empty() && l->code[0] == '#');
-    for (const Token& t : l->tokens) {
-      if ((guard && IsComparison(t)) || (clamps && IsClampToken(t))) ++n;
+    const std::vector<bool> angle = TemplateAngles(l->tokens);
+    for (size_t i = 0; i < l->tokens.size(); ++i) {
+      const Token& t = l->tokens[i];
+      if ((guard && IsComparison(t) && !angle[i]) || (clamps && IsClampToken(t))) ++n;
     }
   }
   return n;
@@ -461,8 +515,9 @@ int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp) {
 
 std::vector<std::string> ComparisonOps(const CodeLine& l) {
   std::vector<std::string> ops;
-  for (const Token& t : l.tokens) {
-    if (IsComparison(t)) ops.push_back(t.text);
+  const std::vector<bool> angle = TemplateAngles(l.tokens);
+  for (size_t i = 0; i < l.tokens.size(); ++i) {
+    if (IsComparison(l.tokens[i]) && !angle[i]) ops.push_back(l.tokens[i].text);
   }
   return ops;
 }

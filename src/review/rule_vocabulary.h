@@ -52,6 +52,10 @@ bool IsClampToken(const Token& t);    // min, max, fminf, fmaxf, clamp
 bool NamesSmCount(const CodeLine& l);
 bool IsDispatchCondition(const CodeLine& l);
 int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp);
+// Per token: the angle brackets of a template argument list (`get<0>(x)`), not comparisons.
+std::vector<bool> TemplateAngles(const std::vector<Token>& t);
+// t[i] is < <= > >= == != and not a template bracket.
+bool IsComparisonAt(const std::vector<Token>& t, size_t i);
 std::vector<std::string> ComparisonOps(const CodeLine& l);
 double Similarity(const CodeLine& a, const CodeLine& b);  // shared tokens, in [0, 1]
 // The line on the other side of `block` most similar to `line` (a line of `block`), at

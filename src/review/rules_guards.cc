@@ -328,7 +328,8 @@ void FileReview::Widths(ChangeBlock& b) {
   };
   std::vector<CodeLine*> widened;
   for (CodeLine& a : b.added) {
-    if (a.claimed) continue;
+    // A kernel's parameter is its interface first (kernel.interface_changed asks).
+    if (a.claimed || a.in_kernel_signature) continue;
     CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
     if (r == nullptr || r->claimed) continue;
     // `B*H*Q * sizeof(T)` -> `sizeof(T) * B*H*Q`: the product now starts in size_t.
@@ -341,6 +342,18 @@ void FileReview::Widths(ChangeBlock& b) {
     if (sizeof_first || declared_wide || cast) {
       widened.push_back(r);
       widened.push_back(&a);
+      // The rest of a statement split over lines goes with it (one question, not a second
+      // rule's on its continuation lines).
+      const Statement now = StatementAround(a), was = StatementAround(*r);
+      for (auto* side : {&b.removed, &b.added}) {
+        for (CodeLine& x : *side) {
+          const Statement& st = x.added ? now : was;
+          if (!x.claimed && &x != &a && &x != r && x.side_line() >= st.first &&
+              x.side_line() <= st.last) {
+            widened.push_back(&x);
+          }
+        }
+      }
     }
   }
   if (widened.empty()) return;

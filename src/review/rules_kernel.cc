@@ -179,8 +179,14 @@ void FileReview::Interface(ChangeBlock& b) {
     for (CodeLine& l : *side) {
       if (l.claimed) continue;
       bool hit = l.in_kernel_signature && cpp();
-      for (size_t i = 0; i < l.tokens.size() && !hit; ++i)
-        hit = IsLayoutToken(l.tokens, i, python());
+      // A stride *name* in an expression is not an interface: the index or definition rules
+      // ask about the expression. Only a declared stride (a parameter, a struct member) is.
+      const bool declares = l.in_signature || l.scope_keyword == "struct" ||
+                            l.scope_keyword == "class" || python();
+      for (size_t i = 0; i < l.tokens.size() && !hit; ++i) {
+        hit = IsLayoutToken(l.tokens, i, python()) &&
+              (declares || !HasWord(l.tokens[i].text, {"stride", "strides"}));
+      }
       if (hit) lines.push_back(&l);
     }
   }

@@ -442,6 +442,77 @@ TEST(RulesTest, BarriersAddedWidthsAndLayouts) {
   EXPECT_EQ(f[0].rule, "launch.block_index_remapped");
 }
 
+// Regressions from real kernel history (FlashMLA/DeepGEMM trials and the development set of
+// doc/review.md), written as our own snippets: a fix is never reported as a loosened bound,
+// a condition is read whole over its lines, and the question follows what changed, not the
+// names on the line.
+TEST(RulesTest, StatementChangesRegressions) {
+  // Template brackets are not comparisons: `get<0>(...)` -> a length is a bound replaced.
+  auto f = ReviewText(
+      "--- a/e.hpp\n+++ b/e.hpp\n@@ -1,2 +1,2 @@ void store(int row, int m_block) {\n"
+      "-  if (row < get<0>(layout.shape()) - m_block * kBlockM) { out[row] = 0; }\n"
+      "+  if (row < seq.len - m_block * kBlockM) { out[row] = 0; }\n   done();\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].message.find("bound `get<0>(layout.shape()) - m_block * kBlockM` -> "
+                              "`seq.len - m_block * kBlockM`"),
+            std::string::npos)
+      << f[0].message;
+  // A term added over two lines, naming a stride and an LSE pointer: the condition, not
+  // "the interface" nor "split-k combine".
+  f = ReviewText(
+      "--- a/e.h\n+++ b/e.h\n@@ -1,2 +1,3 @@ bool advance(int head) {\n"
+      "-  if (n == 1 && k_stride == 0) {\n"
+      "+  if (n == 1 && k_stride == 0 &&\n+      lse_ptr == nullptr) {\n"
+      "     fold = true;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_NE(f[0].message.find("now also requires `lse_ptr == nullptr`"), std::string::npos)
+      << f[0].message;
+  // A tightened comparison is asked about, never called loosened.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  if (start != n) { tail(start); }\n"
+      "+  if (start < n) { tail(start); }\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  // `<` -> `<=` is still a loosened bound (an error).
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  if (i < n) { x[i] = 0; }\n"
+      "+  if (i <= n) { x[i] = 0; }\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.bound_loosened");
+  // An assertion reworded is not removed; one dropped is.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-  static_assert(gcd(kN, kK) == kN - kK, \"x\");\n"
+      "+  static_assert(constexpr_gcd(kN, kK) == kN - kK, \"x\");\n");
+  EXPECT_TRUE(f.empty()) << Dump(f);
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1 @@\n-  assert(num_iters == 1);\n   step();\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  // A wait on another barrier: the arrive side and the phase.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n-    ready = try_wait(bar_addr, phase);\n"
+      "+    ready = try_wait(smem_addr(&bars[stage]), phase);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "value.definition_changed");
+  EXPECT_NE(f[0].message.find("Does the arrive side signal this same barrier"), std::string::npos)
+      << f[0].message;
+  // A stride swapped inside an expression is a definition change, not an interface change.
+  f = ReviewText(
+      "--- a/k.h\n+++ b/k.h\n@@ -1,2 +1,2 @@ void bwd(const Params& params) {\n"
+      "-  index_t off_o = m_block * kBlockM * params.do_row_stride + h * params.o_head_stride;\n"
+      "+  index_t off_o = m_block * kBlockM * params.o_row_stride + h * params.o_head_stride;\n"
+      "   load(off_o);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "value.definition_changed");
+  // A declared stride parameter still is the interface.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n void launch(float* q,\n"
+      "-            int row_stride);\n+            int64_t row_stride);\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "value.definition_changed") << Dump(f);
+}
+
 TEST(CodeTextTest, WordsAndComments) {
   EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
   EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));
@@ -474,7 +545,7 @@ TEST(RulesTest, RuleTableIsComplete) {
     EXPECT_LE(r.checklist_item, 8);
     EXPECT_NE(ParseSeverity(SeverityName(r.severity)), std::nullopt);
   }
-  EXPECT_EQ(ids.size(), 26u);
+  EXPECT_EQ(ids.size(), 28u);
 }
 
 }  // namespace

@@ -1,0 +1,772 @@
+// Rules that read a changed statement whole (also when it spans lines) and pick the question
+// from what changed in it: a branch condition (a term added or dropped, a bound replaced, a
+// clamp moved, an assertion dropped), a definition (its value, its type, an operand
+// swapped, with the unchanged lines that still read it), and spin-waits. They run before
+// the rules that match words, so a guard is not asked about "split-k" because it names
+// logsumexp_ptr, nor an index fix about "the interface" because it names a stride.
+#include <algorithm>
+#include <set>
+
+#include "review/file_review.h"
+#include "review/rule_vocabulary.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT
+
+std::string Join(const std::vector<Token>& t, size_t from, size_t to) {
+  std::string s;
+  const std::vector<bool> angle = TemplateAngles(t);
+  for (size_t i = from; i < to && i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    const bool tight = s.empty() || angle[i] || (i > 0 && angle[i - 1] && t[i - 1].text == "<") ||
+                       (i > 0 && angle[i - 1] && t[i - 1].text == ">" && x == "(") || x == "(" || x == ")" || x == "[" || x == "]" || x == "," ||
+                       x == "." || x == "->" || x == "::" || x == ";" || s.back() == '(' ||
+                       s.back() == '[' || s.back() == '.' || s.back() == '!' ||
+                       (s.size() >= 2 && (s.substr(s.size() - 2) == "->" ||
+                                          s.substr(s.size() - 2) == "::"));
+    s += (tight ? "" : " ") + x;
+  }
+  return s;
+}
+
+bool IsOpen(const std::string& x) { return x == "(" || x == "[" || x == "{"; }
+bool IsClose(const std::string& x) { return x == ")" || x == "]" || x == "}"; }
+
+// The index of the bracket closing the one at `open`, or t.size().
+size_t Closing(const std::vector<Token>& t, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    if (IsOpen(t[i].text)) ++depth;
+    if (IsClose(t[i].text) && --depth == 0) return i;
+  }
+  return t.size();
+}
+
+// A branch condition: its terms at depth 0, split at && and ||.
+struct Condition {
+  bool found = false;
+  std::vector<std::string> terms;
+  bool has_or = false;
+  std::string text;
+};
+
+std::string StripParens(std::string s) {
+  while (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
+    int depth = 0;
+    bool wraps = true;
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0) {
+        wraps = false;
+        break;
+      }
+    }
+    if (!wraps) break;
+    s = s.substr(1, s.size() - 2);
+  }
+  return s;
+}
+
+Condition ConditionOf(const std::vector<Token>& t) {
+  Condition c;
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if ((t[i].text != "if" && t[i].text != "while") || t[i + 1].text != "(") continue;
+    const size_t close = Closing(t, i + 1);
+    if (close >= t.size()) return c;
+    c.found = true;
+    c.text = Join(t, i + 2, close);
+    int depth = 0;
+    size_t start = i + 2;
+    for (size_t k = i + 2; k <= close; ++k) {
+      const std::string& x = t[k].text;
+      if (k < close && IsOpen(x)) ++depth;
+      if (k < close && IsClose(x)) --depth;
+      if (k == close || (depth == 0 && (x == "&&" || x == "||"))) {
+        c.terms.push_back(StripParens(Join(t, start, k)));
+        c.has_or = c.has_or || x == "||";
+        start = k + 1;
+      }
+    }
+    return c;
+  }
+  return c;
+}
+
+// Comparison of one term: "a < b" -> {a, "<", b}; empty op when it is not one.
+struct Comparison {
+  std::string lhs, op, rhs;
+};
+Comparison SplitComparison(const std::string& term) {
+  const std::vector<Token> t = Tokenize(term);
+  int depth = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (IsOpen(t[i].text)) ++depth;
+    if (IsClose(t[i].text)) --depth;
+    const std::string& x = t[i].text;
+    if (depth != 0 || t[i].kind != TokenKind::kOperator) continue;
+    if (x == "<" || x == "<=" || x == ">" || x == ">=" || x == "==" || x == "!=") {
+      if (IsComparisonAt(t, i)) return {Join(t, 0, i), x, Join(t, i + 1, t.size())};
+    }
+  }
+  return {};
+}
+
+bool Loosens(const std::string& from, const std::string& to) {
+  return (from == "<" && to == "<=") || (from == ">" && to == ">=");
+}
+
+bool IsIdentifierToken(const Token& t) {
+  return t.kind == TokenKind::kIdentifier && !IsKeywordOrGuard(t.text);
+}
+
+std::set<std::string> Identifiers(const std::vector<Token>& t, size_t from, size_t to) {
+  std::set<std::string> ids;
+  for (size_t i = from; i < to && i < t.size(); ++i) {
+    // Member names are read through their object: `params.s_q` counts as s_q.
+    if (IsIdentifierToken(t[i])) ids.insert(t[i].text);
+  }
+  return ids;
+}
+
+bool IsBarrierWord(const Token& t) {
+  if (t.kind != TokenKind::kIdentifier) return false;
+  return t.text == "__syncthreads" || t.text == "__syncwarp" || t.text == "sync" ||
+         t.text == "arrive_and_wait" || t.text == "cluster_sync" || t.text == "cluster_wait" ||
+         t.text == "barrier_sync" || t.text == "bar_sync";
+}
+
+bool IsExit(const Token& t) {
+  return t.text == "return" || t.text == "continue" || t.text == "break";
+}
+
+bool IsAssertion(const CodeLine& l) {
+  if (l.tokens.size() < 2 || l.tokens[1].text != "(") return false;
+  const std::string& x = l.tokens[0].text;
+  return x == "assert" || x == "static_assert" || x == "TORCH_CHECK" || x == "CUTE_STATIC_ASSERT" ||
+         x == "CUTE_STATIC_ASSERT_V" || x == "CUTLASS_ASSERT" ||
+         (x.size() > 7 && x.substr(x.size() - 6) == "ASSERT");
+}
+
+// A definition or assignment: `T NAME = v;`, `NAME += v;`, `T const NAME{v};`,
+// `p[i][j] = v;`. Not branch, loop or return statements.
+struct Definition {
+  bool found = false;
+  std::string name;  // NAME, or the array's name for p[i] = v
+  std::string lhs;   // the left side as written (`ckv_offset[mma_kv][j]`)
+  std::string type;  // the declared type, "" for a plain assignment
+  std::string op;    // "=", "+=", "{"
+  size_t value_from = 0, value_to = 0;  // token range of the value
+};
+
+Definition DefinitionOf(const std::vector<Token>& t) {
+  Definition d;
+  if (t.empty() || IsKeywordOrGuard(t[0].text) || t[0].text == "return" || t[0].text == "#" ||
+      t[0].text == "case" || t[0].text == "else" || t[0].text == "do") {
+    return d;
+  }
+  int depth = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (x == "(" || x == "[") {
+      if (x == "(" && depth == 0) return d;  // a call statement, not a definition
+      ++depth;
+      continue;
+    }
+    if (x == ")" || x == "]") {
+      --depth;
+      continue;
+    }
+    if (depth != 0) continue;
+    const bool assign = x == "=" || x == "+=" || x == "-=" || x == "*=" || x == "/=" ||
+                        x == "%=" || x == "<<=" || x == ">>=" || x == "|=" || x == "&=";
+    const bool brace = x == "{" && i >= 2 && t[i - 1].kind == TokenKind::kIdentifier &&
+                       (t[i - 2].kind == TokenKind::kIdentifier || t[i - 2].text == "*" ||
+                        t[i - 2].text == "&" || t[i - 2].text == ">");
+    if (!assign && !brace) {
+      if (x == "{" || x == ";" || x == "?" || x == "}") return d;
+      continue;
+    }
+    if (i == 0) return d;
+    // The name: the identifier before the operator, or before its subscripts.
+    size_t n = i - 1;
+    while (t[n].text == "]") {
+      int dd = 0;
+      while (n > 0) {
+        if (t[n].text == "]") ++dd;
+        if (t[n].text == "[" && --dd == 0) break;
+        --n;
+      }
+      if (n == 0) return d;
+      --n;
+    }
+    if (t[n].kind != TokenKind::kIdentifier) return d;
+    size_t lhs_from = n;
+    while (lhs_from >= 2 && (t[lhs_from - 1].text == "." || t[lhs_from - 1].text == "->") &&
+           t[lhs_from - 2].kind == TokenKind::kIdentifier) {
+      lhs_from -= 2;
+    }
+    d.found = true;
+    d.name = t[n].text;
+    d.lhs = Join(t, lhs_from, i);
+    d.type = Join(t, 0, lhs_from);
+    d.op = x;
+    d.value_from = i + 1;
+    d.value_to = brace ? Closing(t, i) : t.size();
+    if (!brace) {
+      for (size_t k = i + 1; k < t.size(); ++k) {
+        if (t[k].text == ";") {
+          d.value_to = k;
+          break;
+        }
+      }
+    }
+    return d;
+  }
+  return d;
+}
+
+// The operands of index arithmetic in a value, as a sorted list: binary operators and the
+// names and numbers next to them, subscripts, and the arguments of CuTe layout builders
+// (make_stride(...)). A function swapped (logf -> log2f), a pointer passed to another call
+// or a load's spelling (__ldg(p + 4) -> *(p + 4)) leaves them as they were.
+std::vector<std::string> IndexOperands(const std::vector<Token>& t, size_t from, size_t to) {
+  std::vector<std::string> out;
+  to = std::min(to, t.size());
+  auto binary = [&](size_t i) {
+    const std::string& x = t[i].text;
+    if (x == "+" || x == "/" || x == "%" || x == "<<" || x == ">>" || x == "[" || x == "]") {
+      return true;
+    }
+    if (x != "*" && x != "-") return false;
+    // Unary `*p` / `-x`: after an operator, an opening bracket, `,`, `=` or at the start.
+    if (i == from) return false;
+    const Token& p = t[i - 1];
+    return p.kind != TokenKind::kOperator || p.text == ")" || p.text == "]";
+  };
+  int layout_depth = 0, depth = 0;
+  for (size_t i = from; i < to; ++i) {
+    const std::string& x = t[i].text;
+    if (x == "(") {
+      ++depth;
+      if (layout_depth == 0 && i > from &&
+          (t[i - 1].text == "make_stride" || t[i - 1].text == "make_shape" ||
+           t[i - 1].text == "make_layout" || t[i - 1].text == "make_coord")) {
+        layout_depth = depth;
+      }
+    } else if (x == ")") {
+      if (depth == layout_depth) layout_depth = 0;
+      --depth;
+    }
+    if (t[i].kind == TokenKind::kOperator) {
+      if (binary(i)) out.push_back(x);
+      continue;
+    }
+    const bool next_to_op = (i > from && binary(i - 1)) || (i + 1 < to && binary(i + 1)) || layout_depth > 0;
+    const bool member_of_op =
+        i >= from + 2 && t[i - 1].text == "." &&
+        ((i + 1 < to && binary(i + 1)) || (i >= from + 3 && binary(i - 3)) || layout_depth > 0);
+    if ((next_to_op && !(i + 1 < to && t[i + 1].text == "(")) || member_of_op) {
+      out.push_back(x);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Identifiers too common to say anything when they are "still used" somewhere.
+bool IsPlainWord(const std::string& s) {
+  return s.size() < 3 || s == "const" || s == "auto" || s == "int" || s == "uint32_t" ||
+         s == "int32_t" || s == "int64_t" || s == "size_t" || s == "float" || s == "static_cast" ||
+         s == "params" || s == "args" || s == "this" || s == "std" || s == "cute" ||
+         s == "cutlass" || s == "get" || s == "size" || s == "shape" || s == "make_stride" ||
+         s == "make_tensor" || s == "make_shape" || s == "make_layout";
+}
+
+}  // namespace
+
+FileReview::Statement FileReview::StatementAround(const CodeLine& l) const {
+  Statement s;
+  const SourceOutline* o = Outline(l.added);
+  const int64_t at = l.side_line();
+  // Lines of the same side: the whole file when read, else the block's own lines.
+  std::map<int64_t, std::string> block_lines;
+  if (o == nullptr) {
+    for (const ChangeBlock& b : blocks_) {
+      for (const CodeLine& x : l.added ? b.added : b.removed) block_lines[x.side_line()] = x.code;
+    }
+  }
+  auto code_at = [&](int64_t n, bool* known) -> std::string {
+    if (o != nullptr) {
+      *known = n >= 1 && !o->Line(n).empty();
+      std::string_view raw = o->Line(n);
+      if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
+      return CommentStripper(code_.language).Strip(raw);
+    }
+    auto it = block_lines.find(n);
+    *known = it != block_lines.end();
+    return *known ? it->second : std::string();
+  };
+  auto ends_statement = [](const std::string& c) {
+    if (c.empty()) return false;
+    const char e = c.back();
+    return e == ';' || e == '{' || e == '}' || c[0] == '#' || e == ':';
+  };
+  int64_t first = at;
+  for (int64_t n = at - 1; n >= at - 6 && n >= 1; --n) {
+    bool known = false;
+    const std::string c = code_at(n, &known);
+    if (!known || ends_statement(c)) break;
+    if (c.empty()) continue;  // a comment line inside the statement
+    first = n;
+  }
+  std::string text;
+  int depth = 0;
+  int64_t last = first;
+  for (int64_t n = first; n <= first + 10; ++n) {
+    bool known = n == at;
+    std::string c = n == at ? l.code : code_at(n, &known);
+    if (!known) break;
+    last = n;
+    if (c.empty()) continue;
+    text += (text.empty() ? "" : " ") + c;
+    for (char ch : c) depth += (ch == '(' || ch == '[') ? 1 : (ch == ')' || ch == ']') ? -1 : 0;
+    if (n >= at && depth <= 0 && ends_statement(c)) break;
+  }
+  s.code = text;
+  s.tokens = Tokenize(text);
+  s.first = first;
+  s.last = last;
+  return s;
+}
+
+std::set<int64_t> FileReview::ChangedLines(bool added) const {
+  std::set<int64_t> lines;
+  for (const ChangeBlock& b : blocks_) {
+    for (const CodeLine& x : added ? b.added : b.removed) lines.insert(x.side_line());
+  }
+  return lines;
+}
+
+std::string FileReview::UnchangedUses(const CodeLine& l, const std::string& name,
+                                      const Statement& own, size_t limit,
+                                      bool after_only) const {
+  const SourceOutline* o = Outline(true);
+  if (o == nullptr || name.empty()) return "";
+  const std::set<int64_t> changed = ChangedLines(true);
+  // Head-side lines: the function around an added line, else the whole file.
+  const OutlineFunction* f = l.added ? o->FunctionAt(l.side_line()) : nullptr;
+  int64_t lo = f != nullptr ? f->header_line : 1, hi = f != nullptr ? f->close_line : 0;
+  if (f == nullptr) {
+    hi = 1;
+    while (!o->Line(hi + 1).empty() || !o->Line(hi + 2).empty()) ++hi;  // the file's end
+    hi += 2;
+  }
+  std::vector<std::pair<int64_t, std::string>> after, before;
+  CommentStripper strip(code_.language);
+  for (int64_t n = lo; n <= hi; ++n) {
+    std::string_view raw = o->Line(n);
+    if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
+    const std::string code = strip.Strip(raw);
+    const bool in_own = l.added && n >= own.first && n <= own.last;
+    if (code.empty() || changed.count(n) || in_own) continue;
+    if (after_only && n < own.first) continue;
+    const std::vector<Token> t = Tokenize(code);
+    bool uses = false;
+    for (size_t i = 0; i < t.size() && !uses; ++i) {
+      if (t[i].text != name) continue;
+      // Its own declaration (`int32_t const name{...}`, `T name = ...;`) is not a use.
+      const bool declared = i > 0 && (t[i - 1].kind == TokenKind::kIdentifier ||
+                                      t[i - 1].text == "*" || t[i - 1].text == "&") &&
+                            !IsKeywordOrGuard(t[i - 1].text) && t[i - 1].text != "return" &&
+                            i + 1 < t.size() &&
+                            (t[i + 1].text == "=" || t[i + 1].text == "{" || t[i + 1].text == ";" ||
+                             t[i + 1].text == "," || t[i + 1].text == ")");
+      uses = !declared;
+    }
+    if (!uses) continue;
+    (n > own.last ? after : before).push_back({n, code});
+  }
+  std::vector<std::pair<int64_t, std::string>> pick = after;
+  pick.insert(pick.end(), before.begin(), before.end());
+  if (pick.size() > limit) pick.resize(limit);
+  std::sort(pick.begin(), pick.end());
+  std::string out;
+  for (const auto& [n, code] : pick) {
+    out += std::string(out.empty() ? "" : ", ") + std::to_string(n) + " (`" + Shorten(code, 90) +
+           "`)";
+  }
+  return out;
+}
+
+void FileReview::Conditions(ChangeBlock& b) {
+  if (!cpp()) return;
+  // Assertions removed and not made again: the cases they excluded now run.
+  for (CodeLine& r : b.removed) {
+    if (r.claimed || !IsAssertion(r)) continue;
+    bool again = false;
+    // Made again, maybe reworded (`gcd` -> `constexpr_gcd`): not removed.
+    for (const ChangeBlock& x : blocks_) {
+      for (const CodeLine& a : x.added) {
+        again = again || a.norm == r.norm || (IsAssertion(a) && Similarity(a, r) >= 0.6);
+      }
+    }
+    if (again) continue;
+    Report(kCondition, {&r},
+           "assertion " + Example({&r}, false) + " removed" + InFunction({&r}) +
+               ": the cases it excluded now run. Which code after it assumed it, and do the "
+               "tests sweep the cases it used to reject?");
+  }
+  // A clamp that moved from one expression to another: the same min/max bound, removed
+  // here and added elsewhere in the function. Not a removed bounds check.
+  for (CodeLine& r : b.removed) {
+    if (r.claimed) continue;
+    for (size_t i = 0; i + 1 < r.tokens.size(); ++i) {
+      if (!IsClampToken(r.tokens[i]) || r.tokens[i + 1].text != "(") continue;
+      const size_t close = Closing(r.tokens, i + 1);
+      if (close >= r.tokens.size()) continue;
+      size_t comma = close;
+      for (size_t k = close; k > i + 1; --k) {
+        if (r.tokens[k].text == ",") {
+          comma = k;
+          break;
+        }
+      }
+      const std::string bound = Join(r.tokens, comma + 1, close);
+      const std::string call = Join(r.tokens, i, close + 1);
+      CodeLine* moved_to = nullptr;
+      for (ChangeBlock& x : blocks_) {
+        for (CodeLine& a : x.added) {
+          if (moved_to != nullptr || a.claimed || a.function != r.function) continue;
+          const std::string& ac = a.code;
+          if (ac.find(r.tokens[i].text + "(") == std::string::npos ||
+              ac.find(call) != std::string::npos) {
+            continue;
+          }
+          for (size_t k = 0; k + 1 < a.tokens.size(); ++k) {
+            if (a.tokens[k].text != r.tokens[i].text || a.tokens[k + 1].text != "(") continue;
+            const size_t c2 = Closing(a.tokens, k + 1);
+            size_t m2 = c2;
+            for (size_t q = c2; q > k + 1 && c2 < a.tokens.size(); --q) {
+              if (a.tokens[q].text == ",") {
+                m2 = q;
+                break;
+              }
+            }
+            if (c2 < a.tokens.size() && Join(a.tokens, m2 + 1, c2) == bound) moved_to = &a;
+          }
+        }
+      }
+      if (moved_to == nullptr) continue;
+      std::vector<CodeLine*> lines = {&r, moved_to};
+      for (CodeLine& x : b.removed) {
+        if (&x != &r && !x.claimed) lines.push_back(&x);
+      }
+      for (CodeLine& x : b.added) {
+        if (!x.claimed) lines.push_back(&x);
+      }
+      Report(kCondition, lines,
+             "clamp moved: `" + call + "` removed at line " + std::to_string(r.line->old_line) +
+                 ", `" + Shorten(moved_to->code, 100) + "` added at line " +
+                 std::to_string(moved_to->line->new_line) + InFunction(lines) +
+                 ": the same bound now limits another value. Is `" + Shorten(bound, 60) +
+                 "` the right limit for it (the last valid element or a count; elements or "
+                 "rows), and do the lanes it now clamps read a value they may use?");
+      break;
+    }
+  }
+  // Branch conditions that changed: terms added or dropped, a bound replaced.
+  for (CodeLine& a : b.added) {
+    if (a.claimed || !IsGuardLine(a)) continue;
+    const Statement now = StatementAround(a);
+    const Condition nc = ConditionOf(now.tokens);
+    if (!nc.found) continue;
+    // The removed statement it replaces: the removed guard line most like it.
+    const CodeLine* r = BestMatch(a, b, 0.3);
+    if (r == nullptr || r->claimed) continue;
+    const Statement was = StatementAround(*r);
+    const Condition oc = ConditionOf(was.tokens);
+    if (!oc.found || oc.text == nc.text) continue;
+    std::vector<std::string> added, dropped;
+    for (const std::string& t : nc.terms) {
+      if (std::find(oc.terms.begin(), oc.terms.end(), t) == oc.terms.end()) added.push_back(t);
+    }
+    for (const std::string& t : oc.terms) {
+      if (std::find(nc.terms.begin(), nc.terms.end(), t) == nc.terms.end()) dropped.push_back(t);
+    }
+    std::string what, tail;
+    enum { kNarrower, kWider, kBound, kOther } how = kOther;
+    if (dropped.empty() && !added.empty() && !nc.has_or) {
+      how = kNarrower;
+      what = "now also requires `" + Shorten(added.front(), 80) + "`";
+      for (size_t i = 1; i < added.size(); ++i) what += " and `" + Shorten(added[i], 80) + "`";
+    } else if (added.empty() && !dropped.empty() && !oc.has_or) {
+      how = kWider;
+      what = "no longer requires `" + Shorten(dropped.front(), 80) + "`";
+    } else if (added.size() == 1 && dropped.size() == 1 &&
+               added[0].find(dropped[0]) != std::string::npos &&
+               added[0].find("||") != std::string::npos) {
+      how = kWider;
+      std::string extra = added[0];
+      extra.erase(extra.find(dropped[0]), dropped[0].size());
+      while (!extra.empty() && (extra[0] == '|' || extra[0] == ' ')) extra.erase(0, 1);
+      while (!extra.empty() && (extra.back() == '|' || extra.back() == ' ')) extra.pop_back();
+      what = "`" + dropped[0] + "` widened to `" + Shorten(added[0], 80) + "`: now also when `" +
+             Shorten(extra, 60) + "`";
+    } else if (added.size() == 1 && dropped.size() == 1) {
+      const Comparison o = SplitComparison(dropped[0]), n = SplitComparison(added[0]);
+      if (!o.op.empty() && !n.op.empty() && o.op == n.op && (o.lhs == n.lhs || o.rhs == n.rhs)) {
+        how = kBound;
+        const bool left = o.lhs != n.lhs;
+        what = "bound `" + Shorten(left ? o.lhs : o.rhs, 80) + "` -> `" +
+               Shorten(left ? n.lhs : n.rhs, 80) + "` in `" + Shorten(added[0], 80) + "`";
+      } else if (!o.op.empty() && o.lhs == n.lhs && o.rhs == n.rhs && o.op != n.op) {
+        if (Loosens(o.op, n.op)) continue;  // guard.bound_loosened asks this, as an error
+        how = kBound;
+        what = "comparison `" + dropped[0] + "` -> `" + added[0] + "`";
+      }
+    }
+    if (how == kOther) {
+      // A condition rewritten into named booleans or reshaped says nothing by itself.
+      continue;
+    }
+    // What the branch does: a barrier or an early exit in it decides the question.
+    // The branch: the rest of the statement, and while its braces stay open the lines after
+    // it (or the one statement after a brace-less `if (...)`), at most 8 lines.
+    std::vector<Token> body = now.tokens;
+    int braces = 0;
+    for (const Token& t : now.tokens) braces += t.text == "{" ? 1 : t.text == "}" ? -1 : 0;
+    const bool braceless = !now.code.empty() && now.code.back() == ')';
+    const SourceOutline* o = Outline(true);
+    if (o != nullptr && (braces > 0 || braceless)) {
+      CommentStripper strip(code_.language);
+      for (int64_t n = now.last + 1; n <= now.last + 8; ++n) {
+        const std::vector<Token> t = Tokenize(strip.Strip(o->Line(n)));
+        for (const Token& x : t) {
+          braces += x.text == "{" ? 1 : x.text == "}" ? -1 : 0;
+          if (braces < 0) break;
+          body.push_back(x);
+        }
+        if (braces <= 0 && !(braceless && t.empty())) break;
+      }
+    }
+    std::string barrier, exit;
+    for (const Token& t : body) {
+      if (barrier.empty() && IsBarrierWord(t)) barrier = t.text;
+      if (exit.empty() && IsExit(t)) exit = t.text;
+    }
+    if (!barrier.empty()) {
+      tail = std::string(": the barrier in the branch (`") + barrier + "`) now runs " +
+             (how == kNarrower ? "in fewer cases" : how == kWider ? "in more cases"
+                                                                  : "under another condition") +
+             ". Does every thread that must meet at it evaluate the condition alike (a "
+             "compile-time or block-uniform value), and which shared-memory write does it order "
+             "before which read in the cases that changed?";
+    } else if (!exit.empty()) {
+      tail = std::string(": the branch leaves early (`") + exit + "`), now " +
+             (how == kNarrower ? "in fewer cases" : how == kWider ? "in more cases"
+                                                                  : "under another condition") +
+             ". For the cases that changed, are the outputs (O, LSE) still written, and do the "
+             "other threads or warps that meet this one at a barrier or pipeline take the same "
+             "path?";
+    } else if (how == kNarrower) {
+      tail =
+          ": the cases where it is false now take the other path. Is that path right for them "
+          "(and fast enough), and is this the only place that assumed the old condition?";
+    } else if (how == kWider) {
+      tail =
+          ": the branch now runs for cases it skipped. Is it right for them, and do the other "
+          "places that test the old condition agree?";
+    } else {
+      std::string still;
+      const Comparison oc1 = SplitComparison(dropped[0]), nc1 = SplitComparison(added[0]);
+      const std::string old_side = oc1.lhs != nc1.lhs ? oc1.lhs : oc1.rhs;
+      const std::string new_side = oc1.lhs != nc1.lhs ? nc1.lhs : nc1.rhs;
+      const std::set<std::string> gone_ids = [&] {
+        const std::vector<Token> ot = Tokenize(old_side), nt = Tokenize(new_side);
+        // Objects (`epilogue_params.`) say little; the member or value read does.
+        std::set<std::string> g;
+        for (size_t i = 0; i < ot.size(); ++i) {
+          const bool object = i + 1 < ot.size() && (ot[i + 1].text == "." || ot[i + 1].text == "->");
+          if (IsIdentifierToken(ot[i]) && !object) g.insert(ot[i].text);
+        }
+        for (const std::string& x : Identifiers(nt, 0, nt.size())) g.erase(x);
+        return g;
+      }();
+      for (const std::string& id : gone_ids) {
+        if (IsPlainWord(id)) continue;
+        const std::string uses = UnchangedUses(a, id, now, 2, false);
+        if (!uses.empty()) {
+          still = " `" + id + "` is still used at line" +
+                  (uses.find(", ") != std::string::npos ? "s " : " ") + uses + ".";
+          break;
+        }
+      }
+      tail =
+          ": which elements does the new bound admit? Is it the length the index counts (this "
+          "sequence's or the whole tensor's; inclusive or exclusive), and do the other guards "
+          "and copies of the same buffer use the same bound?" +
+          still;
+    }
+    std::vector<CodeLine*> lines = {&a, const_cast<CodeLine*>(r)};
+    for (auto* side : {&b.removed, &b.added}) {
+      for (CodeLine& x : *side) {
+        const bool in_statement = x.added ? (x.side_line() >= now.first && x.side_line() <= now.last)
+                                          : (x.side_line() >= was.first && x.side_line() <= was.last);
+        if (in_statement && !x.claimed && &x != &a && &x != r) lines.push_back(&x);
+      }
+    }
+    Report(kCondition, lines, "condition " + what + InFunction(lines) + tail);
+  }
+}
+
+void FileReview::ChangedDefinitions(ChangeBlock& b) {
+  if (!cpp()) return;
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    const Statement now = StatementAround(a);
+    const Definition nd = DefinitionOf(now.tokens);
+    if (!nd.found) continue;
+    // A causal offset or window bound is the mask rule's question (it runs later).
+    bool mask_words = false;
+    for (const Token& t : now.tokens) {
+      mask_words = mask_words || (t.kind == TokenKind::kIdentifier && IsMaskIdentifier(t.text, false));
+    }
+    if (mask_words && !gemm()) continue;
+    const CodeLine* r = BestMatch(a, b, 0.3);
+    if (r == nullptr || r->claimed) continue;
+    const Statement was = StatementAround(*r);
+    const Definition od = DefinitionOf(was.tokens);
+    if (!od.found || od.lhs != nd.lhs || od.op != nd.op) continue;
+    const std::string ov = Join(was.tokens, od.value_from, od.value_to);
+    const std::string nv = Join(now.tokens, nd.value_from, nd.value_to);
+    const bool type_changed = !od.type.empty() && !nd.type.empty() && od.type != nd.type;
+    // Only a cast to 64 bits added: arith.width_changed's question, not a new value.
+    auto Is64 = [](const std::string& x) {
+      return x == "int64_t" || x == "uint64_t" || x == "size_t" || x == "index_t" ||
+             x == "ptrdiff_t" || x == "long";
+    };
+    auto without_casts = [&](const std::vector<Token>& t, size_t from, size_t to) {
+      std::string v;
+      for (size_t i = from; i < to && i < t.size(); ++i) {
+        if (t[i].text == "static_cast" && i + 3 < t.size() && t[i + 1].text == "<" &&
+            t[i + 3].text == ">" && Is64(t[i + 2].text)) {
+          i += 3;
+          continue;
+        }
+        if (t[i].text == "(" && i + 2 < t.size() && Is64(t[i + 1].text) && t[i + 2].text == ")") {
+          i += 2;
+          continue;
+        }
+        if (t[i].text == "(" || t[i].text == ")") continue;
+        v += t[i].text + " ";
+      }
+      return v;
+    };
+    if (without_casts(was.tokens, od.value_from, od.value_to) ==
+            without_casts(now.tokens, nd.value_from, nd.value_to) &&
+        od.type == nd.type) {
+      continue;
+    }
+    const bool value_changed = Tokenize(ov).size() != Tokenize(nv).size() || ov != nv;
+    auto waits_on = [&](const Statement& st) {
+      for (size_t i = nd.value_from; i < nd.value_to && i < st.tokens.size(); ++i) {
+        if (st.tokens[i].text.find("wait") != std::string::npos) return true;
+      }
+      return false;
+    };
+    std::vector<CodeLine*> lines = {&a, const_cast<CodeLine*>(r)};
+    std::string message;
+    const std::string uses = UnchangedUses(a, nd.name, now, 3, true);
+    if (type_changed) {
+      message = "`" + nd.name + "` is now declared `" + nd.type + "` (was `" + od.type + "`)" +
+                InFunction(lines) +
+                ": the type decides its size, its layout in what holds it and how it converts. "
+                "Do every copy, initializer and exchange of it (shuffles, shared memory, a struct "
+                "passed to a kernel) agree with the new type?";
+      if (!uses.empty()) message += " It is used unchanged at lines " + uses + ".";
+    } else if (value_changed && (waits_on(now) || IndexOperands(was.tokens, od.value_from, od.value_to) !=
+                                     IndexOperands(now.tokens, nd.value_from, nd.value_to))) {
+      std::set<std::string> gone = Identifiers(was.tokens, od.value_from, od.value_to);
+      for (const std::string& x :
+           Identifiers(now.tokens, nd.value_from, nd.value_to)) {
+        gone.erase(x);
+      }
+      std::string still;
+      for (const std::string& id : gone) {
+        if (IsPlainWord(id) || id == nd.name) continue;
+        const std::string at = UnchangedUses(a, id, now, 2, false);
+        if (!at.empty()) {
+          still = " `" + id + "`, which it no longer reads, is still used at line" +
+                  (at.find(", ") != std::string::npos ? "s " : " ") + at +
+                  ": should those change too?";
+          break;
+        }
+      }
+      bool waits = false;
+      for (size_t i = nd.value_from; i < nd.value_to && i < now.tokens.size(); ++i) {
+        waits = waits || now.tokens[i].text.find("wait") != std::string::npos;
+      }
+      message = OldToNew(lines) + " (`" + Shorten(nd.lhs, 60) + "`)" + InFunction(lines);
+      if (waits) {
+        message +=
+            ": the wait now watches another barrier. Does the arrive side signal this same "
+            "barrier (the same stage), and is the phase the one that barrier flips?";
+      } else if (!uses.empty()) {
+        message += ": the value changed for every later reader. Do its unchanged uses at line" +
+                   std::string(uses.find(", ") != std::string::npos ? "s " : " ") + uses +
+                   " want the new value?";
+      } else {
+        message +=
+            ": which element does it address now? Is it right at the edges (the first and last "
+            "tile, a length of 0 or 1, the largest shapes)?";
+      }
+      message += still;
+    } else {
+      continue;
+    }
+    // The rest of the statement's changed lines go with it.
+    for (auto* side : {&b.removed, &b.added}) {
+      for (CodeLine& x : *side) {
+        const bool in_statement = x.added ? (x.side_line() >= now.first && x.side_line() <= now.last)
+                                          : (x.side_line() >= was.first && x.side_line() <= was.last);
+        if (in_statement && !x.claimed && &x != &a && &x != r) lines.push_back(&x);
+      }
+    }
+    Report(kDefinition, lines, message);
+  }
+}
+
+void FileReview::SpinWaits(ChangeBlock& b) {
+  if (!cpp()) return;
+  // An added loop that spins on a load: `while (flag.load(...) < n);`, `do { asm volatile
+  // ("ld...") } while (v > 0);`. It is a barrier between threads, blocks or devices.
+  for (size_t i = 0; i < b.added.size(); ++i) {
+    CodeLine& a = b.added[i];
+    if (a.claimed) continue;
+    const auto& t = a.tokens;
+    const bool do_loop = !t.empty() && t[0].text == "do";
+    const bool bare_while = t.size() > 2 && t[0].text == "while" && t.back().text == ";";
+    if (!do_loop && !bare_while) continue;
+    std::vector<CodeLine*> lines = {&a};
+    bool loads = false;
+    for (size_t j = i; j < b.added.size() && j <= i + 8; ++j) {
+      if (j > i) lines.push_back(&b.added[j]);
+      for (const Token& x : b.added[j].tokens) {
+        loads = loads || x.text == "asm" || x.text == "load" || x.text == "volatile" ||
+                x.text.find("atomic") != std::string::npos || x.text.find("ld_") == 0;
+      }
+      if (j > i && !b.added[j].tokens.empty() && b.added[j].tokens[0].text == "}") break;
+      if (bare_while) break;
+    }
+    if (!loads) continue;
+    Report(kBarrierAdded, lines,
+           "spin-wait added: " + Example({&a}, true) + InFunction(lines) +
+               ": the loop waits for other threads, blocks or devices to write. Does every one "
+               "of them reach that write on every path (else this hangs), and does the read "
+               "order what follows it (a relaxed load orders nothing; acquire or a fence does)?");
+  }
+}
+
+}  // namespace av
