@@ -15,6 +15,69 @@ namespace {
 
 using nlohmann::json;
 
+// Pure helpers over a document's bytes (no parser state).
+std::string Printable(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 80)) out += (c >= 0x20 && c != '"' && c != '\\') ? c : '?';
+  return out + (s.size() > 80 ? "..." : "");
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool Hex4(std::string_view text, size_t at, uint32_t* out) {
+  *out = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const int d = at + i < text.size() ? HexDigit(text[at + i]) : -1;
+    if (d < 0) return false;
+    *out = *out * 16 + static_cast<uint32_t>(d);
+  }
+  return true;
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | (cp >> 6));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out += static_cast<char>(0xE0 | (cp >> 12));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xF0 | (cp >> 18));
+    *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The length of the UTF-8 sequence starting at `at` (1..4), or 0 when it is invalid
+// (overlong, a surrogate, above U+10FFFF, cut short).
+size_t Utf8Length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) {
+    return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u;
+  };
+  const unsigned c = byte(0);
+  const auto cont = [&](size_t i) { return (byte(i) & 0xC0) == 0x80; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    return byte(1) >= lo && byte(1) <= hi && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return byte(1) >= lo && byte(1) <= hi && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
 // A recursive-descent parser over the bytes of one document. nlohmann's own parser
 // cannot say where a key was, lets the last of two equal keys win, and throws on a number
 // it cannot hold; this one refuses all three with a position.
@@ -23,350 +86,32 @@ class Parser {
   Parser(std::string_view text, const std::string& file, const JsonLimits& limits)
       : text_(text), file_(file), limits_(limits) {}
 
-  Result<json> Document() {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
-    json value;
-    SkipSpace();
-    if (!Value(&value, 1)) return error_;
-    SkipSpace();
-    if (pos_ < text_.size()) {
-      Fail(pos_, "unexpected " + Describe(pos_) + " after the JSON value");
-      return error_;
-    }
-    return value;
-  }
+  Result<json> Document();
 
  private:
   struct Where {
     size_t line = 1, col = 1;
   };
 
-  Where WhereIs(size_t at) const {
-    Where w;
-    for (size_t i = 0; i < at && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++w.line;
-        w.col = 1;
-      } else {
-        ++w.col;
-      }
-    }
-    return w;
-  }
-
+  // Positions and the first error.
+  Where WhereIs(size_t at) const;
   static std::string Text(Where w) { return std::to_string(w.line) + ":" + std::to_string(w.col); }
-
   // Records the first error (at byte `at`) and returns false, so callers `return Fail(...)`.
-  bool Fail(size_t at, const std::string& what) {
-    if (failed_) return false;
-    failed_ = true;
-    error_ = InvalidInput(file_ + ":" + Text(WhereIs(at)) + ": " + what);
-    return false;
-  }
+  bool Fail(size_t at, const std::string& what);
+  std::string Describe(size_t at) const;
+  void SkipSpace();
 
-  std::string Describe(size_t at) const {
-    if (at >= text_.size()) return "end of file";
-    const unsigned char c = static_cast<unsigned char>(text_[at]);
-    if (c >= 0x21 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "0x%02X", c);
-    return std::string("byte ") + buf;
-  }
+  // Structure: a value, an object, an array (depth counts the open brackets).
+  bool Value(json* out, int depth);
+  bool ObjectValue(json* out, int depth);
+  bool ArrayValue(json* out, int depth);
 
-  void SkipSpace() {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
-      ++pos_;
-    }
-  }
-
-  bool Value(json* out, int depth) {
-    if (pos_ >= text_.size()) return Fail(pos_, "unexpected end of file: expected a value");
-    const char c = text_[pos_];
-    if (c == '{' || c == '[') {
-      if (depth > limits_.max_depth) {
-        return Fail(pos_, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
-      }
-      return c == '{' ? ObjectValue(out, depth) : ArrayValue(out, depth);
-    }
-    if (c == '"') {
-      std::string s;
-      if (!String(&s)) return false;
-      *out = std::move(s);
-      return true;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) return Number(out);
-    for (auto [word, value] :
-         {std::pair<std::string_view, json>{"true", true}, {"false", false}, {"null", nullptr}}) {
-      if (text_.substr(pos_, word.size()) == word) {
-        pos_ += word.size();
-        *out = value;
-        return true;
-      }
-    }
-    return Fail(pos_, "unexpected " + Describe(pos_) + ": expected a value");
-  }
-
-  bool ObjectValue(json* out, int depth) {
-    *out = json::object();
-    std::map<std::string, size_t> seen;  // key -> where it started
-    ++pos_;
-    SkipSpace();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
-      if (pos_ >= text_.size() || text_[pos_] != '"') {
-        return Fail(pos_, "unexpected " + Describe(pos_) + ": expected a key in quotes");
-      }
-      const size_t key_at = pos_;
-      std::string key;
-      if (!String(&key)) return false;
-      auto [it, fresh] = seen.emplace(key, key_at);
-      if (!fresh) {
-        return Fail(key_at, "duplicate key \"" + Printable(key) + "\" (first at " +
-                                Text(WhereIs(it->second)) + "): one file must not mean two things");
-      }
-      SkipSpace();
-      if (pos_ >= text_.size() || text_[pos_] != ':') {
-        return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ':' after a key");
-      }
-      ++pos_;
-      SkipSpace();
-      json value;
-      if (!Value(&value, depth + 1)) return false;
-      (*out)[key] = std::move(value);
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        return true;
-      }
-      return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ',' or '}' in an object");
-    }
-  }
-
-  bool ArrayValue(json* out, int depth) {
-    *out = json::array();
-    ++pos_;
-    SkipSpace();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
-      json value;
-      if (!Value(&value, depth + 1)) return false;
-      out->push_back(std::move(value));
-      SkipSpace();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        return true;
-      }
-      return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ',' or ']' in an array");
-    }
-  }
-
-  static std::string Printable(const std::string& s) {
-    std::string out;
-    for (char c : s.substr(0, 80)) out += (c >= 0x20 && c != '"' && c != '\\') ? c : '?';
-    return out + (s.size() > 80 ? "..." : "");
-  }
-
-  static int HexDigit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-
-  bool Hex4(size_t at, uint32_t* out) const {
-    *out = 0;
-    for (size_t i = 0; i < 4; ++i) {
-      const int d = at + i < text_.size() ? HexDigit(text_[at + i]) : -1;
-      if (d < 0) return false;
-      *out = *out * 16 + static_cast<uint32_t>(d);
-    }
-    return true;
-  }
-
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      *out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      *out += static_cast<char>(0xC0 | (cp >> 6));
-      *out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      *out += static_cast<char>(0xE0 | (cp >> 12));
-      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      *out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      *out += static_cast<char>(0xF0 | (cp >> 18));
-      *out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      *out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
+  // Scalars: a string with its escapes, a number.
+  bool String(std::string* out);
   // One escape after the backslash at pos_ - 1.
-  bool Escape(std::string* out) {
-    if (pos_ >= text_.size()) return Fail(pos_, "unexpected end of file in a string");
-    const size_t at = pos_ - 1;
-    const char c = text_[pos_++];
-    switch (c) {
-      case '"':
-      case '\\':
-      case '/':
-        *out += c;
-        return true;
-      case 'b':
-        *out += '\b';
-        return true;
-      case 'f':
-        *out += '\f';
-        return true;
-      case 'n':
-        *out += '\n';
-        return true;
-      case 'r':
-        *out += '\r';
-        return true;
-      case 't':
-        *out += '\t';
-        return true;
-      case 'u':
-        break;
-      default:
-        return Fail(at, std::string("invalid escape \\") + (c >= 0x21 && c < 0x7F ? c : '?'));
-    }
-    uint32_t cp = 0;
-    if (!Hex4(pos_, &cp)) return Fail(at, "\\u must be followed by four hex digits");
-    pos_ += 4;
-    if (cp >= 0xDC00 && cp <= 0xDFFF) return Fail(at, "unpaired low surrogate \\u in a string");
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-      uint32_t low = 0;
-      if (text_.substr(pos_, 2) != "\\u" || !Hex4(pos_ + 2, &low) || low < 0xDC00 || low > 0xDFFF) {
-        return Fail(at, "unpaired high surrogate \\u in a string");
-      }
-      pos_ += 6;
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-    }
-    AppendUtf8(cp, out);
-    return true;
-  }
-
-  // The length of the UTF-8 sequence starting at `at` (1..4), or 0 when it is invalid
-  // (overlong, a surrogate, above U+10FFFF, cut short).
-  size_t Utf8Length(size_t at) const {
-    const auto byte = [&](size_t i) {
-      return at + i < text_.size() ? static_cast<unsigned char>(text_[at + i]) : 0u;
-    };
-    const unsigned c = byte(0);
-    const auto cont = [&](size_t i) { return (byte(i) & 0xC0) == 0x80; };
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-      const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-      return byte(1) >= lo && byte(1) <= hi && cont(2) ? 3 : 0;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-      const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-      return byte(1) >= lo && byte(1) <= hi && cont(2) && cont(3) ? 4 : 0;
-    }
-    return 0;
-  }
-
-  bool String(std::string* out) {
-    const size_t start = pos_++;
-    while (true) {
-      if (pos_ >= text_.size()) return Fail(start, "string not closed before the end of file");
-      const unsigned char c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (c == '\\') {
-        ++pos_;
-        if (!Escape(out)) return false;
-        continue;
-      }
-      if (c < 0x20) return Fail(pos_, "control character " + Describe(pos_) + " in a string");
-      const size_t n = Utf8Length(pos_);
-      if (n == 0) return Fail(pos_, "invalid UTF-8 (" + Describe(pos_) + ") in a string");
-      out->append(text_.substr(pos_, n));
-      pos_ += n;
-    }
-  }
-
-  bool Digits(size_t* at) {
-    const size_t begin = *at;
-    while (*at < text_.size() && text_[*at] >= '0' && text_[*at] <= '9') ++*at;
-    return *at > begin;
-  }
-
-  bool Number(json* out) {
-    const size_t start = pos_;
-    size_t at = pos_;
-    if (text_[at] == '-') ++at;
-    if (at < text_.size() && text_[at] == '0') {
-      ++at;
-    } else if (!Digits(&at)) {
-      return Fail(start, "invalid number: expected a digit after '-'");
-    }
-    bool integral = true;
-    if (at < text_.size() && text_[at] == '.') {
-      ++at;
-      integral = false;
-      if (!Digits(&at)) return Fail(start, "invalid number: expected a digit after '.'");
-    }
-    if (at < text_.size() && (text_[at] == 'e' || text_[at] == 'E')) {
-      ++at;
-      integral = false;
-      if (at < text_.size() && (text_[at] == '+' || text_[at] == '-')) ++at;
-      if (!Digits(&at)) return Fail(start, "invalid number: expected a digit in the exponent");
-    }
-    pos_ = at;
-    const std::string token(text_.substr(start, at - start));
-    if (integral) {
-      errno = 0;
-      char* end = nullptr;
-      if (token[0] == '-') {
-        const long long v = std::strtoll(token.c_str(), &end, 10);
-        if (errno == 0) {
-          *out = static_cast<int64_t>(v);
-          return true;
-        }
-      } else {
-        const unsigned long long v = std::strtoull(token.c_str(), &end, 10);
-        if (errno == 0) {
-          *out = static_cast<uint64_t>(v);
-          return true;
-        }
-      }
-      // Beyond 64 bits: a double, as nlohmann does.
-    }
-    // The grammar above admits only what strtod reads the same in every locale, save the
-    // decimal point: attnverify never sets a locale, so it is '.'.
-    errno = 0;
-    const double v = std::strtod(token.c_str(), nullptr);
-    if (std::isinf(v)) {
-      return Fail(start, "number out of range: " + token.substr(0, 40) +
-                             " does not fit in a double (the largest is about 1.8e308)");
-    }
-    *out = v;
-    return true;
-  }
+  bool Escape(std::string* out);
+  bool Digits(size_t* at);
+  bool Number(json* out);
 
   std::string_view text_;
   const std::string& file_;
@@ -375,6 +120,281 @@ class Parser {
   bool failed_ = false;
   Status error_;
 };
+
+Result<json> Parser::Document() {
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  json value;
+  SkipSpace();
+  if (!Value(&value, 1)) return error_;
+  SkipSpace();
+  if (pos_ < text_.size()) {
+    Fail(pos_, "unexpected " + Describe(pos_) + " after the JSON value");
+    return error_;
+  }
+  return value;
+}
+
+Parser::Where Parser::WhereIs(size_t at) const {
+  Where w;
+  for (size_t i = 0; i < at && i < text_.size(); ++i) {
+    if (text_[i] == '\n') {
+      ++w.line;
+      w.col = 1;
+    } else {
+      ++w.col;
+    }
+  }
+  return w;
+}
+
+bool Parser::Fail(size_t at, const std::string& what) {
+  if (failed_) return false;
+  failed_ = true;
+  error_ = InvalidInput(file_ + ":" + Text(WhereIs(at)) + ": " + what);
+  return false;
+}
+
+std::string Parser::Describe(size_t at) const {
+  if (at >= text_.size()) return "end of file";
+  const unsigned char c = static_cast<unsigned char>(text_[at]);
+  if (c >= 0x21 && c < 0x7F) return std::string("'") + static_cast<char>(c) + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02X", c);
+  return std::string("byte ") + buf;
+}
+
+void Parser::SkipSpace() {
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
+    ++pos_;
+  }
+}
+
+bool Parser::Value(json* out, int depth) {
+  if (pos_ >= text_.size()) return Fail(pos_, "unexpected end of file: expected a value");
+  const char c = text_[pos_];
+  if (c == '{' || c == '[') {
+    if (depth > limits_.max_depth) {
+      return Fail(pos_, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+    }
+    return c == '{' ? ObjectValue(out, depth) : ArrayValue(out, depth);
+  }
+  if (c == '"') {
+    std::string s;
+    if (!String(&s)) return false;
+    *out = std::move(s);
+    return true;
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) return Number(out);
+  for (auto [word, value] :
+       {std::pair<std::string_view, json>{"true", true}, {"false", false}, {"null", nullptr}}) {
+    if (text_.substr(pos_, word.size()) == word) {
+      pos_ += word.size();
+      *out = value;
+      return true;
+    }
+  }
+  return Fail(pos_, "unexpected " + Describe(pos_) + ": expected a value");
+}
+
+bool Parser::ObjectValue(json* out, int depth) {
+  *out = json::object();
+  std::map<std::string, size_t> seen;  // key -> where it started
+  ++pos_;
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == '}') {
+    ++pos_;
+    return true;
+  }
+  while (true) {
+    SkipSpace();
+    if (pos_ >= text_.size() || text_[pos_] != '"') {
+      return Fail(pos_, "unexpected " + Describe(pos_) + ": expected a key in quotes");
+    }
+    const size_t key_at = pos_;
+    std::string key;
+    if (!String(&key)) return false;
+    auto [it, fresh] = seen.emplace(key, key_at);
+    if (!fresh) {
+      return Fail(key_at, "duplicate key \"" + Printable(key) + "\" (first at " +
+                              Text(WhereIs(it->second)) + "): one file must not mean two things");
+    }
+    SkipSpace();
+    if (pos_ >= text_.size() || text_[pos_] != ':') {
+      return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ':' after a key");
+    }
+    ++pos_;
+    SkipSpace();
+    json value;
+    if (!Value(&value, depth + 1)) return false;
+    (*out)[key] = std::move(value);
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == ',') {
+      ++pos_;
+      continue;
+    }
+    if (pos_ < text_.size() && text_[pos_] == '}') {
+      ++pos_;
+      return true;
+    }
+    return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ',' or '}' in an object");
+  }
+}
+
+bool Parser::ArrayValue(json* out, int depth) {
+  *out = json::array();
+  ++pos_;
+  SkipSpace();
+  if (pos_ < text_.size() && text_[pos_] == ']') {
+    ++pos_;
+    return true;
+  }
+  while (true) {
+    SkipSpace();
+    json value;
+    if (!Value(&value, depth + 1)) return false;
+    out->push_back(std::move(value));
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == ',') {
+      ++pos_;
+      continue;
+    }
+    if (pos_ < text_.size() && text_[pos_] == ']') {
+      ++pos_;
+      return true;
+    }
+    return Fail(pos_, "unexpected " + Describe(pos_) + ": expected ',' or ']' in an array");
+  }
+}
+
+bool Parser::String(std::string* out) {
+  const size_t start = pos_++;
+  while (true) {
+    if (pos_ >= text_.size()) return Fail(start, "string not closed before the end of file");
+    const unsigned char c = static_cast<unsigned char>(text_[pos_]);
+    if (c == '"') {
+      ++pos_;
+      return true;
+    }
+    if (c == '\\') {
+      ++pos_;
+      if (!Escape(out)) return false;
+      continue;
+    }
+    if (c < 0x20) return Fail(pos_, "control character " + Describe(pos_) + " in a string");
+    const size_t n = Utf8Length(text_, pos_);
+    if (n == 0) return Fail(pos_, "invalid UTF-8 (" + Describe(pos_) + ") in a string");
+    out->append(text_.substr(pos_, n));
+    pos_ += n;
+  }
+}
+
+bool Parser::Escape(std::string* out) {
+  if (pos_ >= text_.size()) return Fail(pos_, "unexpected end of file in a string");
+  const size_t at = pos_ - 1;
+  const char c = text_[pos_++];
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+      *out += c;
+      return true;
+    case 'b':
+      *out += '\b';
+      return true;
+    case 'f':
+      *out += '\f';
+      return true;
+    case 'n':
+      *out += '\n';
+      return true;
+    case 'r':
+      *out += '\r';
+      return true;
+    case 't':
+      *out += '\t';
+      return true;
+    case 'u':
+      break;
+    default:
+      return Fail(at, std::string("invalid escape \\") + (c >= 0x21 && c < 0x7F ? c : '?'));
+  }
+  uint32_t cp = 0;
+  if (!Hex4(text_, pos_, &cp)) return Fail(at, "\\u must be followed by four hex digits");
+  pos_ += 4;
+  if (cp >= 0xDC00 && cp <= 0xDFFF) return Fail(at, "unpaired low surrogate \\u in a string");
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    uint32_t low = 0;
+    if (text_.substr(pos_, 2) != "\\u" || !Hex4(text_, pos_ + 2, &low) || low < 0xDC00 ||
+        low > 0xDFFF) {
+      return Fail(at, "unpaired high surrogate \\u in a string");
+    }
+    pos_ += 6;
+    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+  }
+  AppendUtf8(cp, out);
+  return true;
+}
+
+bool Parser::Digits(size_t* at) {
+  const size_t begin = *at;
+  while (*at < text_.size() && text_[*at] >= '0' && text_[*at] <= '9') ++*at;
+  return *at > begin;
+}
+
+bool Parser::Number(json* out) {
+  const size_t start = pos_;
+  size_t at = pos_;
+  if (text_[at] == '-') ++at;
+  if (at < text_.size() && text_[at] == '0') {
+    ++at;
+  } else if (!Digits(&at)) {
+    return Fail(start, "invalid number: expected a digit after '-'");
+  }
+  bool integral = true;
+  if (at < text_.size() && text_[at] == '.') {
+    ++at;
+    integral = false;
+    if (!Digits(&at)) return Fail(start, "invalid number: expected a digit after '.'");
+  }
+  if (at < text_.size() && (text_[at] == 'e' || text_[at] == 'E')) {
+    ++at;
+    integral = false;
+    if (at < text_.size() && (text_[at] == '+' || text_[at] == '-')) ++at;
+    if (!Digits(&at)) return Fail(start, "invalid number: expected a digit in the exponent");
+  }
+  pos_ = at;
+  const std::string token(text_.substr(start, at - start));
+  if (integral) {
+    errno = 0;
+    char* end = nullptr;
+    if (token[0] == '-') {
+      const long long v = std::strtoll(token.c_str(), &end, 10);
+      if (errno == 0) {
+        *out = static_cast<int64_t>(v);
+        return true;
+      }
+    } else {
+      const unsigned long long v = std::strtoull(token.c_str(), &end, 10);
+      if (errno == 0) {
+        *out = static_cast<uint64_t>(v);
+        return true;
+      }
+    }
+    // Beyond 64 bits: a double, as nlohmann does.
+  }
+  // The grammar above admits only what strtod reads the same in every locale, save the
+  // decimal point: attnverify never sets a locale, so it is '.'.
+  errno = 0;
+  const double v = std::strtod(token.c_str(), nullptr);
+  if (std::isinf(v)) {
+    return Fail(start, "number out of range: " + token.substr(0, 40) +
+                           " does not fit in a double (the largest is about 1.8e308)");
+  }
+  *out = v;
+  return true;
+}
 
 }  // namespace
 
