@@ -58,6 +58,7 @@ void FileReview::Run() {
     Clamps(b);
     Conditions(b);
     Guards(b);
+    ComparisonsAndExits(b);
     Boundaries(b);
     LaunchGrid(b);
     BlockIndex(b);

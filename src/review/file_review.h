@@ -99,12 +99,15 @@ class FileReview {
   void SmemLayout(ChangeBlock& b);
   // rules_guards.cc
   void Guards(ChangeBlock& b);
+  // GuardStrength of one line, counting the comparisons of a guard's continuation lines.
+  int StatementGuardStrength(const CodeLine& l) const;
   void Clamps(ChangeBlock& b);
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
   void Widths(ChangeBlock& b);
   // rules_conditions.cc
   void Conditions(ChangeBlock& b);
+  void ComparisonsAndExits(ChangeBlock& b);
   void ChangedDefinitions(ChangeBlock& b);
   void SpinWaits(ChangeBlock& b);
   // The whole statement a line belongs to on its side (several lines when it is split),

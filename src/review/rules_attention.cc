@@ -58,6 +58,34 @@ bool AccumulatesOnly(const CodeLine& l) {
 
 }  // namespace
 
+namespace {
+
+// The tokens that differ between two versions of a line (after their common prefix and
+// suffix) name a mask or length, or the line sets a mask-named value (`causal = ...`).
+bool MaskInChange(const CodeLine& a, const CodeLine& b) {
+  const auto& x = a.tokens;
+  const auto& y = b.tokens;
+  size_t pre = 0;
+  while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
+  size_t suf = 0;
+  while (suf < x.size() - pre && suf < y.size() - pre &&
+         x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
+    ++suf;
+  }
+  for (const auto* t : {&x, &y}) {
+    for (size_t i = pre; i + suf < t->size(); ++i) {
+      if ((*t)[i].kind == TokenKind::kIdentifier && IsMaskIdentifier((*t)[i].text, true)) return true;
+    }
+    for (size_t i = 0; i < t->size(); ++i) {
+      if ((*t)[i].text == "=" || (*t)[i].text == "(") break;
+      if ((*t)[i].kind == TokenKind::kIdentifier && IsMaskIdentifier((*t)[i].text, false)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void FileReview::Masks(ChangeBlock& b) {
   if (gemm()) return;  // GroupedMasked is a layout, smem padding is not key padding
   std::vector<CodeLine*> lines;
@@ -68,8 +96,28 @@ void FileReview::Masks(ChangeBlock& b) {
       const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin;
       bool hit = fn;
       const bool comparing = Compares(l);
-      for (const Token& t : l.tokens) {
-        if (t.kind == TokenKind::kIdentifier && IsMaskIdentifier(t.text, comparing)) hit = true;
+      // The mask names with their neighbours: when the line's counterpart has the same, the
+      // change is elsewhere on the line (`cu_seqlens_q == nullptr ? 0 : ...` in an offset
+      // whose stride changed).
+      auto mask_windows = [&](const CodeLine& x, bool cmp) {
+        std::multiset<std::string> w;
+        for (size_t i = 0; i < x.tokens.size(); ++i) {
+          if (x.tokens[i].kind != TokenKind::kIdentifier || !IsMaskIdentifier(x.tokens[i].text, cmp)) {
+            continue;
+          }
+          w.insert((i > 0 ? x.tokens[i - 1].text : "") + " " + x.tokens[i].text + " " +
+                   (i + 1 < x.tokens.size() ? x.tokens[i + 1].text : ""));
+        }
+        return w;
+      };
+      const std::multiset<std::string> mine = mask_windows(l, comparing);
+      hit = hit || !mine.empty();
+      if (!fn && !mine.empty()) {
+        const CodeLine* other = BestMatch(l, b, 0.5);
+        if (other != nullptr && mask_windows(*other, Compares(*other)) == mine &&
+            ComparisonOps(*other) == ComparisonOps(l) && !MaskInChange(l, *other)) {
+          hit = false;
+        }
       }
       if (hit) {
         lines.push_back(&l);

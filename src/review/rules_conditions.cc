@@ -137,6 +137,13 @@ bool IsBarrierWord(const Token& t) {
          t.text == "barrier_sync" || t.text == "bar_sync";
 }
 
+bool HasToken(const std::vector<Token>& t, const std::string& text) {
+  for (const Token& x : t) {
+    if (x.text == text) return true;
+  }
+  return false;
+}
+
 bool IsExit(const Token& t) {
   return t.text == "return" || t.text == "continue" || t.text == "break";
 }
@@ -317,7 +324,11 @@ FileReview::Statement FileReview::StatementAround(const CodeLine& l) const {
   for (int64_t n = at - 1; n >= at - 6 && n >= 1; --n) {
     bool known = false;
     const std::string c = code_at(n, &known);
-    if (!known || ends_statement(c)) break;
+    if (!known) break;
+    // `for (int i = 0;` ends in ';' but leaves its '(' open: the statement goes on.
+    int open = 0;
+    for (char ch : c) open += (ch == '(' || ch == '[') ? 1 : (ch == ')' || ch == ']') ? -1 : 0;
+    if (ends_statement(c) && open <= 0) break;
     if (c.empty()) continue;  // a comment line inside the statement
     first = n;
   }
@@ -618,6 +629,77 @@ void FileReview::Conditions(ChangeBlock& b) {
       }
     }
     Report(kCondition, lines, "condition " + what + InFunction(lines) + tail);
+  }
+}
+
+void FileReview::ComparisonsAndExits(ChangeBlock& b) {
+  if (!cpp()) return;
+  // A line whose only change is a comparison operator (`f(n == 0)` -> `f(n <= 0)`), outside
+  // a guard (a loosened guard is guard.bound_loosened's error).
+  for (CodeLine& a : b.added) {
+    if (a.claimed || IsGuardLine(a)) continue;
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
+    if (r == nullptr || r->claimed || r->tokens.size() != a.tokens.size()) continue;
+    std::string from, to;
+    bool only_ops = true;
+    for (size_t i = 0; i < a.tokens.size() && only_ops; ++i) {
+      if (a.tokens[i].text == r->tokens[i].text) continue;
+      if (IsComparisonAt(a.tokens, i) && IsComparisonAt(r->tokens, i) && from.empty()) {
+        from = r->tokens[i].text;
+        to = a.tokens[i].text;
+      } else {
+        only_ops = false;
+      }
+    }
+    if (!only_ops || from.empty()) continue;
+    Report(kCondition, {&a, r},
+           "comparison `" + from + "` -> `" + to + "` in " + Example({&a}, true) + InFunction({&a}) +
+               ": the test now holds for other values (" +
+               (to.size() > from.size() || from == "==" ? "the ones past the old edge too"
+                                                        : "fewer of them") +
+               "). Can the value reach them (a count of 0 or below, an index past the end), and "
+               "do the other tests of the same value agree?");
+  }
+  // A new branch that leaves early when a comparison holds: the work after it is skipped.
+  if (added_file()) return;
+  for (CodeLine& a : b.added) {
+    if (a.claimed || !IsGuardLine(a) || HasToken(a.tokens, "constexpr")) continue;
+    const CodeLine* r = BestMatch(a, b, 0.3);
+    if (r != nullptr && IsGuardLine(*r)) continue;  // a changed condition, not a new branch
+    const Statement now = StatementAround(a);
+    const Condition c = ConditionOf(now.tokens);
+    if (!c.found || SplitComparison(c.terms.front()).op.empty()) continue;
+    std::vector<Token> body = now.tokens;
+    const SourceOutline* o = Outline(true);
+    int braces = 0;
+    for (const Token& t : now.tokens) braces += t.text == "{" ? 1 : t.text == "}" ? -1 : 0;
+    if (o != nullptr && braces > 0) {
+      CommentStripper strip(code_.language);
+      for (int64_t n = now.last + 1; n <= now.last + 24 && braces > 0; ++n) {
+        for (const Token& x : Tokenize(strip.Strip(o->Line(n)))) {
+          braces += x.text == "{" ? 1 : x.text == "}" ? -1 : 0;
+          if (braces > 0) body.push_back(x);
+        }
+      }
+    }
+    std::string exit;
+    for (const Token& t : body) {
+      if (exit.empty() && IsExit(t)) exit = t.text;
+    }
+    if (exit.empty()) continue;
+    std::vector<CodeLine*> lines = {&a};
+    for (CodeLine& x : b.added) {
+      if (&x != &a && !x.claimed && x.side_line() > a.side_line() &&
+          x.side_line() <= now.last + 24 && HasToken(x.tokens, exit)) {
+        lines.push_back(&x);
+        break;
+      }
+    }
+    Report(kCondition, lines,
+           "new early exit (`" + exit + "`) when `" + Shorten(c.text, 100) + "`" + InFunction(lines) +
+               ": the work after it no longer runs in those cases. Are their outputs (O, LSE, "
+               "dK/dV, split counts) still written, by this branch or another, and do the "
+               "threads that leave skip no barrier or pipeline step the others wait at?");
   }
 }
 

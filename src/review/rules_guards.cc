@@ -130,18 +130,34 @@ bool IsEmptyTest(const CodeLine& l) {
 
 }  // namespace
 
+int FileReview::StatementGuardStrength(const CodeLine& l) const {
+  int n = GuardStrength({&l}, cpp());
+  if (IsGuardLine(l) || !cpp()) return n;
+  // A continuation line of an `if`/`for`/`while` split over lines carries its comparisons
+  // (`for (int i = 0;` / `i < n;`, `if (a ||` / `(i < n &&`).
+  const Statement st = StatementAround(l);
+  const auto& t = st.tokens;
+  const bool guard = !t.empty() && (t[0].text == "if" || t[0].text == "for" ||
+                                    t[0].text == "while" || t[0].text == "else");
+  if (!guard || st.first == l.side_line()) return n;
+  const std::vector<bool> angle = TemplateAngles(l.tokens);
+  for (size_t i = 0; i < l.tokens.size(); ++i) {
+    if (IsComparison(l.tokens[i]) && !angle[i]) ++n;
+  }
+  return n;
+}
+
 void FileReview::Guards(ChangeBlock& b) {
-  std::vector<const CodeLine*> rem, add;
-  for (CodeLine& l : b.removed) rem.push_back(&l);
-  for (CodeLine& l : b.added) add.push_back(&l);
   std::vector<CodeLine*> lines;
   std::string what;
-  const int before = GuardStrength(rem, cpp()), after = GuardStrength(add, cpp());
+  int before = 0, after = 0;
+  for (const CodeLine& l : b.removed) before += StatementGuardStrength(l);
+  for (const CodeLine& l : b.added) after += StatementGuardStrength(l);
   for (CodeLine& r : b.removed) {
-    const int strength = GuardStrength({&r}, cpp());
+    const int strength = StatementGuardStrength(r);
     if (r.claimed || strength == 0) continue;
     CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.5));
-    if (a == nullptr || a->claimed || GuardStrength({a}, cpp()) == 0) {
+    if (a == nullptr || a->claimed || StatementGuardStrength(*a) == 0) {
       if (after < before) {
         lines.push_back(&r);
         if (what.empty()) what = "bounds check " + Example({&r}, false) + " removed";
@@ -155,7 +171,7 @@ void FileReview::Guards(ChangeBlock& b) {
         if ((o[i] == "<" && n[i] == "<=") || (o[i] == ">" && n[i] == ">=")) loosened = true;
       }
     }
-    if (GuardStrength({a}, cpp()) < strength) loosened = true;
+    if (StatementGuardStrength(*a) < strength) loosened = true;
     if (loosened) {
       lines.push_back(&r);
       lines.push_back(a);
@@ -236,6 +252,15 @@ void FileReview::EarlyReturns(ChangeBlock& b) {
   for (size_t i = 0; i < b.added.size(); ++i) {
     CodeLine& cond = b.added[i];
     if (cond.claimed || !IsGuardLine(cond) || !IsEmptyTest(cond)) continue;
+    // `if constexpr (axis == 0) { return ...; }` dispatches at compile time; and a test the
+    // removed side already made is not a new early return.
+    if (Mentions(cond.tokens, "constexpr")) continue;
+    const CodeLine* was = BestMatch(cond, b, 0.5);
+    if (was != nullptr && IsGuardLine(*was) && IsEmptyTest(*was) &&
+        ComparisonOps(*was) == ComparisonOps(cond) && Mentions(was->tokens, "return") ==
+                                                         Mentions(cond.tokens, "return")) {
+      continue;
+    }
     // A return on the same line or within the next few added lines of the branch.
     std::vector<CodeLine*> lines = {&cond};
     bool returns = Mentions(cond.tokens, "return");

@@ -454,18 +454,32 @@ void FileReview::BarriersAdded(ChangeBlock& b) {
   };
   std::vector<CodeLine*> lines;
   std::string group;
+  bool barrier_init = false;
   for (CodeLine& a : b.added) {
     if (a.claimed) continue;
     for (const BarrierUse& u : BarrierUses(a)) {
       if (count(c.added[index_], u.key) <= count(c.removed[index_], u.key)) continue;  // moved
       lines.push_back(&a);
-      if (group.empty()) group = BarrierGroup(u.key);
+      // A fence orders; it waits for nothing (fence_barrier_init, fence_view_async_shared).
+      if (group.empty()) {
+        group = u.key.find("fence") != std::string::npos && u.key != "cp_async_fence"
+                    ? "fence"
+                    : BarrierGroup(u.key);
+      }
+      barrier_init = barrier_init || u.key.find("barrier_init") != std::string::npos;
       break;
     }
   }
   if (lines.empty()) return;
   Report(kBarrierAdded, lines, [&](const std::vector<CodeLine*>& run) {
     const std::string what = Example(run, true) + " added" + InFunction(run);
+    if (group == "fence" && barrier_init) {
+      return what +
+             ": it makes the barriers' initialisation visible to the asynchronous units and the "
+             "cluster. Does a CTA or cluster sync follow it before any thread (or another CTA) "
+             "arrives at or waits on those barriers, and does every thread that initialises "
+             "reach it?";
+    }
     if (group == "fence") {
       return what +
              ": what does it order now that was unordered before (tensor-memory or global "

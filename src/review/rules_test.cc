@@ -513,6 +513,55 @@ TEST(RulesTest, StatementChangesRegressions) {
   for (const Finding& x : f) EXPECT_NE(x.rule, "value.definition_changed") << Dump(f);
 }
 
+// More regressions of the same kind: a loop header split over lines, a compile-time
+// dispatch, a mask name on a line whose change is elsewhere, a comparison-only change in a
+// call, a new early exit, a barrier-initialisation fence.
+TEST(RulesTest, SplitStatementsAndExitsRegressions) {
+  // The loop's bound moved to the next line with the new start: nothing was removed.
+  auto f = ReviewText(
+      "--- a/k.h\n+++ b/k.h\n@@ -1,3 +1,4 @@ void loop(int key) {\n"
+      "-  for (int q = 0; q < num_queries;\n"
+      "+  for (int q = first_query(key);\n+       q < num_queries;\n"
+      "        q += kBlock) {\n     step(q);\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  // `if constexpr (...) { return ...; }` is a compile-time choice, not an early return.
+  f = ReviewText(
+      "--- a/k.h\n+++ b/k.h\n@@ -1 +1 @@\n"
+      "-  if constexpr (axis == 0) { return rows() * cols(); }\n"
+      "+  if constexpr (axis == 0) { return (size_t)rows() * cols(); }\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.early_return_added") << Dump(f);
+  // A mask name the change does not touch: the offset's stride changed, not the varlen test.
+  f = ReviewText(
+      "--- a/a.h\n+++ b/a.h\n@@ -1,2 +1,2 @@ void bwd(const Params& params) {\n"
+      "-  off += (m + (params.cu_seqlens_q == nullptr ? 0 : 128 * b)) * params.h * params.d;\n"
+      "+  off += (m + (params.cu_seqlens_q == nullptr ? 0 : 128 * b)) * row_stride;\n   use(off);\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
+  // Only a comparison changed, inside a call.
+  f = ReviewText(
+      "--- a/m.h\n+++ b/m.h\n@@ -1 +1 @@\n-  it.set_residual(iters == 1);\n"
+      "+  it.set_residual(iters <= 1);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_NE(f[0].message.find("comparison `==` -> `<=`"), std::string::npos) << f[0].message;
+  // A new branch that returns when a row index passes the length.
+  f = ReviewText(
+      "--- a/k.h\n+++ b/k.h\n@@ -1,2 +1,3 @@ void tile(int begin) {\n   int steps = n - begin;\n"
+      "+  if (begin * kM >= seqlen_q) return;\n   load(begin);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_NE(f[0].message.find("new early exit (`return`) when `begin * kM >= seqlen_q`"),
+            std::string::npos)
+      << f[0].message;
+  // A barrier-initialisation fence is asked about the sync after it, not a wait's phase.
+  f = ReviewText(
+      "--- a/p.hpp\n+++ b/p.hpp\n@@ -1,2 +1,3 @@ void init(Storage& s) {\n   init_barriers(s);\n"
+      "+  cutlass::arch::fence_barrier_init();\n }\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "sync.barrier_added");
+  EXPECT_NE(f[0].message.find("Does a CTA or cluster sync follow it"), std::string::npos)
+      << f[0].message;
+}
+
 TEST(CodeTextTest, WordsAndComments) {
   EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
   EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));
