@@ -471,11 +471,11 @@ void FileReview::Conditions(ChangeBlock& b) {
       }
       if (moved_to == nullptr) continue;
       std::vector<CodeLine*> lines = {&r, moved_to};
-      for (CodeLine& x : b.removed) {
-        if (&x != &r && !x.claimed) lines.push_back(&x);
-      }
-      for (CodeLine& x : b.added) {
-        if (!x.claimed) lines.push_back(&x);
+      // The block's other body lines go with it (the index it fed); a signature does not.
+      for (auto* side : {&b.removed, &b.added}) {
+        for (CodeLine& x : *side) {
+          if (&x != &r && &x != moved_to && !x.claimed && !x.in_signature) lines.push_back(&x);
+        }
       }
       Report(kCondition, lines,
              "clamp moved: `" + call + "` removed at line " + std::to_string(r.line->old_line) +
@@ -652,6 +652,20 @@ void FileReview::ComparisonsAndExits(ChangeBlock& b) {
       }
     }
     if (!only_ops || from.empty()) continue;
+    // `sizeof(T) == 2` -> `sizeof(T) <= 2`: the path is chosen by the element type.
+    bool by_type = false;
+    for (size_t i = 0; i + 1 < a.tokens.size(); ++i) {
+      by_type = by_type || (a.tokens[i].text == "sizeof" && a.tokens[i + 1].text == "(");
+    }
+    if (by_type) {
+      Report(kCondition, {&a, r},
+             "comparison `" + from + "` -> `" + to + "` on a type's size in " + Example({&a}, true) +
+                 InFunction({&a}) +
+                 ": other element types now take this path (8-bit types when `== 2` becomes "
+                 "`<= 2`). Do the warp layout, shared-memory sizes and helpers this flag selects "
+                 "hold for them, and do the other places that choose by the same type agree?");
+      continue;
+    }
     Report(kCondition, {&a, r},
            "comparison `" + from + "` -> `" + to + "` in " + Example({&a}, true) + InFunction({&a}) +
                ": the test now holds for other values (" +

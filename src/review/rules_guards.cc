@@ -1,6 +1,7 @@
 // Boundary rules: guards loosened or removed, clamps added, tile-edge branches, early
 // returns for empty work.
 #include <algorithm>
+#include <cctype>
 
 #include "review/file_review.h"
 #include "review/rule_vocabulary.h"
@@ -336,6 +337,14 @@ void FileReview::Widths(ChangeBlock& b) {
       const bool functional = i + 1 < t.size() && t[i + 1].text == "(" &&
                               (i == 0 || t[i - 1].kind != TokenKind::kIdentifier);
       n += static_cast_arg || c_cast || functional;
+    }
+    // 64-bit literals: `128ll * bidb`, `1ull << k`.
+    for (const Token& x : t) {
+      if (x.kind != TokenKind::kNumber || x.text.size() < 3) continue;
+      std::string suffix;
+      for (size_t k = x.text.size(); k > 0 && std::isalpha(static_cast<unsigned char>(x.text[k - 1])); --k)
+        suffix.insert(suffix.begin(), static_cast<char>(std::tolower(x.text[k - 1])));
+      n += suffix == "ll" || suffix == "ull" || suffix == "llu" || suffix == "ul" || suffix == "lu";
     }
     return n;
   };

@@ -178,7 +178,19 @@ void FileReview::Interface(ChangeBlock& b) {
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed) continue;
-      bool hit = l.in_kernel_signature && cpp();
+      // A __global__ or __device__ function's template header and parameters: every call
+      // and instantiation must follow (a parameter inserted mid-list shifts them all).
+      // Only a function both sides have: a new function's signature is not a change.
+      bool device_signature = cpp() && l.in_signature && l.function_kind == FunctionKind::kDevice;
+      if (device_signature) {
+        const SourceOutline* other = Outline(!l.added);
+        bool both = false;
+        for (size_t k = 0; other != nullptr && k < other->functions.size() && !both; ++k) {
+          both = other->functions[k].name == l.function;
+        }
+        device_signature = both;
+      }
+      bool hit = (l.in_kernel_signature && cpp()) || device_signature;
       // A stride *name* in an expression is not an interface: the index or definition rules
       // ask about the expression. Only a declared stride (a parameter, a struct member) is.
       const bool declares = l.in_signature || l.scope_keyword == "struct" ||
@@ -192,9 +204,29 @@ void FileReview::Interface(ChangeBlock& b) {
   }
   if (lines.empty()) return;
   Report(kInterface, lines, [&](const std::vector<CodeLine*>& run) {
-    std::vector<CodeLine*> signature;
+    std::vector<CodeLine*> signature, device;
+    bool layout = false;
     for (CodeLine* l : run) {
       if (l->in_kernel_signature && cpp()) signature.push_back(l);
+      if (l->in_signature && l->function_kind == FunctionKind::kDevice && cpp()) device.push_back(l);
+      for (const Token& t : l->tokens) {
+        layout = layout || t.text == "make_tensor" || t.text == "make_shape" ||
+                 t.text == "make_layout" || t.text == "get_tma_tensor";
+      }
+    }
+    if (signature.empty() && !device.empty()) {
+      const std::string& fn = device.front()->function;
+      return "signature of device function " + (fn.empty() ? std::string("?") : fn + "()") +
+             ": " + OldToNew(device) +
+             ". Do every call and explicit instantiation pass the new template arguments and "
+             "parameters in the same order and types (a parameter inserted mid-list shifts "
+             "every call after it)?";
+    }
+    if (signature.empty() && layout && cpp()) {
+      return OldToNew(run) +
+             ": the tensor's shape or layout is built differently. Do its shape and its stride "
+             "(and a TMA descriptor made for it on the host) still describe the same tensor, "
+             "dimension by dimension?";
     }
     if (signature.empty()) {
       return OldToNew(run) +

@@ -562,6 +562,33 @@ TEST(RulesTest, SplitStatementsAndExitsRegressions) {
       << f[0].message;
 }
 
+// Widening by a literal suffix, a layout chosen by the element type's size, a CuTe shape
+// built differently (diff-only: the device-signature case needs whole files, see
+// ReviewPatterns).
+TEST(RulesTest, LiteralWidthsTypeChoicesAndShapes) {
+  auto f = ReviewText(
+      "--- a/k.h\n+++ b/k.h\n@@ -1 +1 @@\n-  off += (m + 128 * bidb) * row_stride;\n"
+      "+  off += (m + 128ll * bidb) * row_stride;\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "arith.width_changed");
+  f = ReviewText(
+      "--- a/p.cuh\n+++ b/p.cuh\n@@ -1 +1 @@\n"
+      "-  constexpr bool kSplit = (sizeof(DTypeKV) == 2) && (HEAD_DIM >= 512);\n"
+      "+  constexpr bool kSplit = (sizeof(DTypeKV) <= 2) && (HEAD_DIM >= 512);\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_NE(f[0].message.find("on a type's size"), std::string::npos) << f[0].message;
+  f = ReviewText(
+      "--- a/m.hpp\n+++ b/m.hpp\n@@ -1 +1,2 @@\n"
+      "-  Tensor mV = make_tensor(make_gmem_ptr(ptr_V), shape_K, stride_V);\n"
+      "+  auto shape_V = make_shape(headdim_v, get<0>(shape_K), get<2>(shape_K));\n"
+      "+  Tensor mV = make_tensor(make_gmem_ptr(ptr_V), shape_V, stride_V);\n");
+  ASSERT_FALSE(f.empty()) << Dump(f);
+  EXPECT_EQ(f[0].rule, "kernel.interface_changed");
+  EXPECT_NE(f[0].message.find("Do its shape and its stride"), std::string::npos) << f[0].message;
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+}
+
 TEST(CodeTextTest, WordsAndComments) {
   EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
   EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));

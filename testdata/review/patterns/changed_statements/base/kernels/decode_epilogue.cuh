@@ -45,3 +45,8 @@ __device__ void store_rows(float* out, float* lse, const int* lens, int batch, i
     atomicAdd(flag, 1u);
   }
 }
+
+__device__ float first_scale(const float* scales) {
+  const float s = load_scale(scales, 0u, 1u);
+  return s;
+}

@@ -9,7 +9,7 @@ struct TileInfo {
   int32_t valid = 0;
 };
 
-__device__ float load_scale(const float* scales, uint32_t lane, uint32_t last) {
+__device__ float load_scale(const float* scales, uint32_t stride, uint32_t lane, uint32_t last) {
   uint32_t const offset = (lane / 4) * 4;
   float s = 0.f;
   for (uint32_t j = 0; j < 4; ++j) {
@@ -46,4 +46,9 @@ __device__ void store_rows(float* out, float* lse, const int* lens, int batch, i
       asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(seen) : "l"(flag) : "memory");
     } while (seen < static_cast<unsigned>(num_peers));
   }
+}
+
+__device__ float first_scale(const float* scales) {
+  const float s = load_scale(scales, 4, 0u, 1u);
+  return s;
 }
