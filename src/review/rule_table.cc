@@ -73,7 +73,8 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "a condition read whole (also over several lines): a term added or dropped, a term "
        "widened with ||, a bound replaced, a comparison tightened; a clamp moved to another "
-       "expression; an assertion removed. Asks about the barrier or early exit in the branch",
+       "expression; an assertion removed; a comparison-only change; a new early exit. Asks "
+       "about the barrier or early exit in the branch",
        4},
       {kDefinition,
        Severity::kWarning,
