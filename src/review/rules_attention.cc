@@ -34,7 +34,9 @@ bool IsCombine(const CodeLine& l, bool splits_count, bool attention) {
     const bool pointer = !w.empty() && (w.back() == "ptr" || w.back() == "ptrs");
     for (const std::string& x : w) {
       if (attention && (x == "lse" || x == "logsumexp" || x == "oaccum")) return true;
-      if (x == "combine" || x == "partial" || x == "partials") return true;
+      if (x == "combine") return true;
+      // "partial" is a combine word only inside a combine (a partial warp is not a split).
+      if ((x == "partial" || x == "partials") && splits_count) return true;
       if (x == "splits" && splits_count && !pointer) return true;
       if (accumulates && (x == "acc" || x == "accum")) return true;
     }
@@ -111,6 +113,25 @@ void FileReview::Masks(ChangeBlock& b) {
         return w;
       };
       const std::multiset<std::string> mine = mask_windows(l, comparing);
+      // A name whose only mask word is "mask" (FINAL_MASK, kFullWarpMask, is_mask) is a bit
+      // or lane mask unless the line also compares a sequence length; preprocessor lines
+      // define, they do not mask.
+      bool attention_mask = false, length = false;
+      for (const Token& t : l.tokens) {
+        if (t.kind != TokenKind::kIdentifier) continue;
+        if (IsMaskIdentifier(t.text, comparing)) {
+          const bool mask_only =
+              HasWord(t.text, {"mask", "masked", "masking"}) &&
+              !HasWord(t.text, {"causal", "window", "sliding", "seqlen", "seqlens", "attn",
+                                "attention", "local"});
+          if (!mask_only) attention_mask = true;
+        }
+        if (comparing && IsMaskIdentifier(t.text, true) && !IsMaskIdentifier(t.text, false)) {
+          length = true;
+        }
+      }
+      const bool preprocessor = !l.code.empty() && l.code[0] == '#';
+      if (!fn && !mine.empty() && (preprocessor || (!attention_mask && !length))) continue;
       hit = hit || !mine.empty();
       if (!fn && !mine.empty()) {
         const CodeLine* other = BestMatch(l, b, 0.5);
@@ -148,7 +169,8 @@ void FileReview::CombineAndSoftmax(ChangeBlock& b) {
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed || IsCheckMacro(l)) continue;
-      const bool in_combine = splits || HasWord(l.function, {"combine", "reduce"});
+      // A function named combine; not *reduce* (warpReduceSum is a warp reduction).
+      const bool in_combine = splits || HasWord(l.function, {"combine"});
       const bool c = IsCombine(l, in_combine, !gemm());
       const bool s = !gemm() && std::any_of(l.tokens.begin(), l.tokens.end(), IsSoftmaxToken);
       if (c) {

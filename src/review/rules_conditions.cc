@@ -20,8 +20,12 @@ std::string Join(const std::vector<Token>& t, size_t from, size_t to) {
   const std::vector<bool> angle = TemplateAngles(t);
   for (size_t i = from; i < to && i < t.size(); ++i) {
     const std::string& x = t[i].text;
+    // `f(x)`, `a[i]`: tight after a name; `a < (b + 1)`: a space before a grouping paren.
+    const bool call = (x == "(" || x == "[") && i > 0 &&
+                      (t[i - 1].kind == TokenKind::kIdentifier || t[i - 1].text == ">" ||
+                       t[i - 1].text == ")" || t[i - 1].text == "]");
     const bool tight = s.empty() || angle[i] || (i > 0 && angle[i - 1] && t[i - 1].text == "<") ||
-                       (i > 0 && angle[i - 1] && t[i - 1].text == ">" && x == "(") || x == "(" || x == ")" || x == "[" || x == "]" || x == "," ||
+                       call || x == ")" || x == "]" || x == "," ||
                        x == "." || x == "->" || x == "::" || x == ";" || s.back() == '(' ||
                        s.back() == '[' || s.back() == '.' || s.back() == '!' ||
                        (s.size() >= 2 && (s.substr(s.size() - 2) == "->" ||
@@ -493,8 +497,19 @@ void FileReview::Conditions(ChangeBlock& b) {
     const Statement now = StatementAround(a);
     const Condition nc = ConditionOf(now.tokens);
     if (!nc.found) continue;
-    // The removed statement it replaces: the removed guard line most like it.
+    // The removed statement it replaces: the removed guard line most like it, else the
+    // nearest removed `if`/`while` line of the block (a condition rewritten whole).
     const CodeLine* r = BestMatch(a, b, 0.3);
+    if (r == nullptr) {
+      const std::string kw = now.tokens.empty() ? "" : now.tokens[0].text;
+      for (const CodeLine& x : b.removed) {
+        if (!x.claimed && !x.tokens.empty() && x.tokens[0].text == kw &&
+            (kw == "if" || kw == "while")) {
+          r = &x;
+          break;
+        }
+      }
+    }
     if (r == nullptr || r->claimed) continue;
     const Statement was = StatementAround(*r);
     const Condition oc = ConditionOf(was.tokens);
@@ -512,6 +527,10 @@ void FileReview::Conditions(ChangeBlock& b) {
       how = kNarrower;
       what = "now also requires `" + Shorten(added.front(), 80) + "`";
       for (size_t i = 1; i < added.size(); ++i) what += " and `" + Shorten(added[i], 80) + "`";
+    } else if (dropped.empty() && !added.empty() && nc.has_or && !oc.has_or &&
+               oc.terms.size() == 1) {
+      how = kWider;
+      what = "now also taken when `" + Shorten(added.front(), 80) + "`";
     } else if (added.empty() && !dropped.empty() && !oc.has_or) {
       how = kWider;
       what = "no longer requires `" + Shorten(dropped.front(), 80) + "`";
@@ -539,8 +558,27 @@ void FileReview::Conditions(ChangeBlock& b) {
       }
     }
     if (how == kOther) {
-      // A condition rewritten into named booleans or reshaped says nothing by itself.
-      continue;
+      // A condition rewritten into named booleans says nothing by itself; one rewritten into
+      // other tests is asked about, never called a removed bounds check.
+      bool named_only = true;
+      for (const std::string& t : added) {
+        const std::vector<Token> tt = Tokenize(t);
+        named_only = named_only && tt.size() == 1 && tt[0].kind == TokenKind::kIdentifier;
+      }
+      if (named_only) continue;
+      // Only a reshaped condition (another number of terms); a term renamed or loosened in
+      // place is the mask or the guard rule's question.
+      if (oc.terms.size() == nc.terms.size()) continue;
+      bool mask_term = false;
+      for (const auto* terms : {&added, &dropped}) {
+        for (const std::string& t : *terms) {
+          for (const Token& x : Tokenize(t)) {
+            mask_term = mask_term || (x.kind == TokenKind::kIdentifier && IsMaskIdentifier(x.text, true));
+          }
+        }
+      }
+      if (mask_term && !gemm()) continue;
+      what = "rewritten: `" + Shorten(oc.text, 80) + "` -> `" + Shorten(nc.text, 80) + "`";
     }
     // What the branch does: a barrier or an early exit in it decides the question.
     // The branch: the rest of the statement, and while its braces stay open the lines after
@@ -589,6 +627,10 @@ void FileReview::Conditions(ChangeBlock& b) {
       tail =
           ": the branch now runs for cases it skipped. Is it right for them, and do the other "
           "places that test the old condition agree?";
+    } else if (how == kOther) {
+      tail =
+          ": the cases where the two conditions differ now take the other path. Which are they, "
+          "and is each right (a value the old test caught, a layout the new one adds)?";
     } else {
       std::string still;
       const Comparison oc1 = SplitComparison(dropped[0]), nc1 = SplitComparison(added[0]);

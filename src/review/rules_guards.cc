@@ -120,6 +120,10 @@ bool IsEdgeName(std::string_view s) {
 
 bool IsEmptyTest(const CodeLine& l) {
   const auto& t = l.tokens;
+  // `k % pack == 0` tests divisibility, not emptiness.
+  for (const Token& x : t) {
+    if (x.text == "%") return false;
+  }
   for (size_t i = 0; i + 1 < t.size(); ++i) {
     const bool zero =
         t[i + 1].kind == TokenKind::kNumber && (t[i + 1].text == "0" || t[i + 1].text == "0u");

@@ -589,6 +589,43 @@ TEST(RulesTest, LiteralWidthsTypeChoicesAndShapes) {
   for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
 }
 
+// Word rules ask less: a bit or lane mask is not an attention mask, a partial warp is not a
+// split, a warp reduction is not a combine, a divisibility test is not empty work, and a
+// condition rewritten into other tests is asked about, not called a removed bounds check.
+TEST(RulesTest, WordRulesAskLess) {
+  auto f = ReviewText(
+      "--- a/r.cuh\n+++ b/r.cuh\n@@ -1,2 +1,2 @@ __device__ float warpReduceSum(float v) {\n"
+      "-  v += __shfl_xor_sync(FINAL_MASK, v, 16, 32);\n"
+      "+  v += __shfl_xor_sync(kFullWarpMask, v, 16, kWarpSize);\n   return v;\n");
+  for (const Finding& x : f) {
+    EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
+    EXPECT_NE(x.rule, "splitk.combine_changed") << Dump(f);
+  }
+  f = ReviewText(
+      "--- a/r.cuh\n+++ b/r.cuh\n@@ -1,2 +1,2 @@ __device__ float blockReduceSum(float v) {\n"
+      "-  bool is_mask = threadIdx.x < (blockDim.x >> 5);\n"
+      "+  bool is_mask = threadIdx.x < warp_count;\n   use(is_mask);\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "mask.expression_changed") << Dump(f);
+  f = ReviewText(
+      "--- a/r.cuh\n+++ b/r.cuh\n@@ -1,2 +1,3 @@ __device__ float blockReduceSum(float v) {\n"
+      "+  bool is_partial_warp = tail_lanes != 0 && wid == warp_count - 1;\n"
+      "   int lane = threadIdx.x & 31;\n   return v;\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "splitk.combine_changed") << Dump(f);
+  f = ReviewText(
+      "--- a/ops.py\n+++ b/ops.py\n@@ -1,2 +1,4 @@ def supports(d):\n"
+      "+    if (d.k % pack) == 0 and (d.k // pack) <= buffer_size:\n+        return True\n"
+      "     x = 1\n     return False\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.early_return_added") << Dump(f);
+  f = ReviewText(
+      "--- a/p.h\n+++ b/p.h\n@@ -1,3 +1,3 @@ void init(Options& o) {\n"
+      "-  if (!isPaged(o.layout) && !isContiguous(o.layout) && stride < 0) {\n"
+      "+  if (isSeparate(o.layout)) {\n     stride = 0;\n   }\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].message.find("condition rewritten"), std::string::npos) << f[0].message;
+}
+
 TEST(CodeTextTest, WordsAndComments) {
   EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
   EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));
