@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "policy/command_policy.h"
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "core/seal_key.h"
 #include "core/toml_config.h"
 #include "llm/redact.h"
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 namespace av {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
+#include "agentconfig/agent_emit.h"
+#include "agentconfig/claude_settings.h"
 #include "core/git.h"
 #include "core/toml_config.h"
-#include "policy/agent_emit.h"
-#include "policy/claude_settings.h"
 
 namespace av {
 namespace {

@@ -40,7 +40,7 @@ Result<RunCommandsPolicy> LoadRunCommandsPolicy(const AgentPackage& package,
                                                 const RunCommandsPolicyOptions& options);
 
 // Adds the least-privilege review rules `agent-config emit --tool claude-code` writes
-// (policy/agent_emit.h), each with the source "built-in review rules".
+// (agentconfig/agent_emit.h), each with the source "built-in review rules".
 Status AddBuiltinReviewRules(PermissionSettings* settings);
 
 // Adds the rules of [policy] agent_commands = { allow = [...], ask = [...], deny = [...] }

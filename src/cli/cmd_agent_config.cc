@@ -8,17 +8,17 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "agentconfig/agent_emit.h"
+#include "agentconfig/audit_writers.h"
+#include "agentconfig/config_audit.h"
+#include "agentconfig/provider_table.h"
 #include "cli/commands.h"
 #include "cli/parse.h"
 #include "core/file.h"
+#include "core/private_file.h"
 #include "core/shell_quote.h"
 #include "core/version.h"
 #include "llm/redact.h"
-#include "policy/agent_emit.h"
-#include "policy/audit_writers.h"
-#include "policy/config_audit.h"
-#include "policy/private_file.h"
-#include "policy/provider_table.h"
 
 namespace av::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "agentconfig/claude_settings.h"
 #include "cli/commands.h"
 #include "cli/parse.h"
-#include "policy/claude_settings.h"
 #include "policy/command_policy.h"
 
 namespace av::cli {

@@ -1,7 +1,7 @@
 // The one table of credential shapes attnverify knows (Anthropic, OpenAI, AWS, GitHub,
 // Slack, Google, Hugging Face keys, JWTs, bearer tokens, auth header values, private key
 // blocks). Both the outgoing redaction (llm/redact.h) and the agent-config audit's
-// scanner (policy/secret_scan.h) read it, so a shape added here is redacted and audited
+// scanner (agentconfig/secret_scan.h) read it, so a shape added here is redacted and audited
 // alike. Each row is a hand-written linear scanner (no regex engine on hostile text;
 // doc/provider.md says why). Pure functions; any thread.
 #pragma once

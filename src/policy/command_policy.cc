@@ -10,9 +10,9 @@
 #include <set>
 #include <string>
 
-#include "policy/exec_wrappers.h"
-#include "policy/shell_parse.h"
 #include "policy/tool_options.h"
+#include "shell/exec_wrappers.h"
+#include "shell/shell_parse.h"
 
 namespace av {
 namespace {

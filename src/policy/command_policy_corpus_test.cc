@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "policy/command_policy.h"
-#include "policy/exec_wrappers.h"
+#include "shell/exec_wrappers.h"
 #include "testing/test_util.h"
 
 namespace av {

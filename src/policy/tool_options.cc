@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <string_view>
 
-#include "policy/exec_wrappers.h"
 #include "policy/tool_option_tables.h"
+#include "shell/exec_wrappers.h"
 
 namespace av {
 namespace {
@@ -474,19 +474,6 @@ void ReadAttnverify(const std::vector<ShellWord>& words, ToolEffects* out) {
 }
 
 }  // namespace
-
-std::string MayBecomeOption(const ShellWord& w) {
-  if (w.Literal()) return "";
-  if (w.splits) {
-    return "the argument " + w.source +
-           " is split into words when it runs, and any may be an "
-           "option";
-  }
-  if (w.FixedPrefix().empty()) {
-    return "the argument " + w.source + " is only known when it runs, and may be an option";
-  }
-  return "";
-}
 
 ToolEffects ToolOptionEffects(const std::vector<ShellWord>& words) {
   ToolEffects out;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 namespace av {
 
@@ -25,9 +25,5 @@ struct ToolEffects {
 // `words` is a whole command, words[0] its program (compared by its basename; git's global
 // options already removed by the caller's view or not: both are read).
 ToolEffects ToolOptionEffects(const std::vector<ShellWord>& words);
-
-// Why bash may hand `w` to a program as an option (or as several words) although it is not
-// written as one; empty when it cannot. Shared with the wrapper tables.
-std::string MayBecomeOption(const ShellWord& w);
 
 }  // namespace av

@@ -1,4 +1,4 @@
-#include "policy/text_diff.h"
+#include "core/text_diff.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "policy/agent_emit.h"
+#include "agentconfig/agent_emit.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "agentconfig/config_audit.h"
+#include "agentconfig/provider_table.h"
 #include "core/file.h"
-#include "policy/config_audit.h"
-#include "policy/private_file.h"
-#include "policy/provider_table.h"
+#include "core/private_file.h"
 #include "testing/test_util.h"
 
 namespace av {

@@ -1,4 +1,4 @@
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "policy/shell_parser.h"
+#include "shell/shell_parser.h"
 
 namespace av::shell_internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/provider_table.h"
+#include "agentconfig/provider_table.h"
 
 #include <cctype>
 

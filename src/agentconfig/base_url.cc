@@ -1,4 +1,4 @@
-#include "policy/base_url.h"
+#include "agentconfig/base_url.h"
 
 #include <algorithm>
 #include <cctype>

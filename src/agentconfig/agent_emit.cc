@@ -1,8 +1,8 @@
-#include "policy/agent_emit.h"
+#include "agentconfig/agent_emit.h"
 
 #include <nlohmann/json.hpp>
 
-#include "policy/base_url.h"
+#include "agentconfig/base_url.h"
 
 namespace av {
 namespace {

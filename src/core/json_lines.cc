@@ -1,4 +1,4 @@
-#include "policy/json_lines.h"
+#include "core/json_lines.h"
 
 #include <nlohmann/json.hpp>
 #include <set>

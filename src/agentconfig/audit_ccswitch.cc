@@ -1,10 +1,10 @@
 // The audit of CC Switch provider JSON: the workflow's triad (provider, models, scope),
 // CC Switch's own stored provider (settingsConfig.env, meta.apiKeyField, alone, inside
 // "ccSwitchProvider", or in a "providers" map), and credentials that do not belong there.
-#include "policy/audit_internal.h"
+#include "agentconfig/audit_internal.h"
 
 #include <nlohmann/json.hpp>
-#include "policy/secret_scan.h"
+#include "agentconfig/secret_scan.h"
 
 namespace av::audit_internal {
 namespace {

@@ -1,4 +1,4 @@
-// The recursive-descent parser behind ParseShell (shell_parse.h); internal to policy/.
+// The recursive-descent parser behind ParseShell (shell_parse.h); internal to shell/.
 // One object reads one string: shell_words.cc holds the lexer (tokens, words, quotes,
 // substitutions, heredoc bodies), shell_parse.cc the grammar (lists, pipelines, compound
 // commands, simple commands). $(...) and <(...) are parsed in place, as bash does;
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 namespace av::shell_internal {
 

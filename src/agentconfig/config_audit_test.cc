@@ -1,4 +1,4 @@
-#include "policy/config_audit.h"
+#include "agentconfig/config_audit.h"
 
 #include <gtest/gtest.h>
 
@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "agentconfig/agent_emit.h"
+#include "agentconfig/audit_writers.h"
+#include "agentconfig/secret_scan.h"
 #include "core/file.h"
 #include "llm/redact.h"
 #include "llm/secret_patterns.h"
-#include "policy/agent_emit.h"
-#include "policy/audit_writers.h"
-#include "policy/secret_scan.h"
 #include "testing/test_util.h"
 
 namespace av {

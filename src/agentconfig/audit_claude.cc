@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "policy/audit_internal.h"
-#include "policy/exec_wrappers.h"
-#include "policy/secret_scan.h"
+#include "agentconfig/audit_internal.h"
+#include "agentconfig/secret_scan.h"
+#include "shell/exec_wrappers.h"
 
 namespace av::audit_internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/claude_settings.h"
+#include "agentconfig/claude_settings.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "agentconfig/provider_table.h"
 #include "core/status.h"
-#include "policy/provider_table.h"
 #include "review/finding.h"
 
 namespace av {

@@ -3,9 +3,9 @@
 // and the sandbox and approval settings a read-only review should keep.
 #include <set>
 
+#include "agentconfig/audit_internal.h"
+#include "agentconfig/secret_scan.h"
 #include "core/toml_config.h"
-#include "policy/audit_internal.h"
-#include "policy/secret_scan.h"
 
 namespace av::audit_internal {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 namespace av {
 
@@ -46,5 +46,10 @@ struct Unwrapped {
 Unwrapped Unwrap(const std::vector<ShellWord>& words);
 
 std::string Basename(const std::string& path);
+
+// Why bash may hand `w` to a program as an option (or as several words) although it is not
+// written as one; empty when it cannot. Used by the wrapper tables and the policy's tool
+// option tables.
+std::string MayBecomeOption(const ShellWord& w);
 
 }  // namespace av

@@ -6,7 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "policy/config_audit.h"
+#include "agentconfig/config_audit.h"
 
 namespace av {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/provider_table.h"
+#include "agentconfig/provider_table.h"
 
 namespace av {
 

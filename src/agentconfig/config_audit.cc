@@ -1,17 +1,17 @@
 // The audit's driver: loads each file, tells its kind from its content, runs the per-tool
 // checks, then the cross-file ones (the same Base URL, key variable and models as
 // [provider] and as each other), and numbers the findings.
-#include "policy/config_audit.h"
+#include "agentconfig/config_audit.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "agentconfig/audit_internal.h"
+#include "agentconfig/base_url.h"
+#include "agentconfig/secret_scan.h"
 #include "core/file.h"
 #include "core/sha256.h"
-#include "policy/audit_internal.h"
-#include "policy/base_url.h"
-#include "policy/secret_scan.h"
 
 namespace av {
 namespace audit_internal {

@@ -1,4 +1,4 @@
-#include "policy/private_file.h"
+#include "core/private_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "policy/text_diff.h"
+#include "core/text_diff.h"
 
 namespace av {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/secret_scan.h"
+#include "agentconfig/secret_scan.h"
 
 #include <algorithm>
 #include <cctype>

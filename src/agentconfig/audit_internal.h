@@ -1,14 +1,14 @@
 // Shared by the audit's per-tool checks (audit_claude.cc, audit_codex.cc,
-// audit_ccswitch.cc) and its driver (config_audit.cc); internal to policy/.
+// audit_ccswitch.cc) and its driver (config_audit.cc); internal to agentconfig/.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agentconfig/claude_settings.h"
+#include "agentconfig/config_audit.h"
 #include "llm/redact.h"
-#include "policy/claude_settings.h"
-#include "policy/config_audit.h"
 
 namespace av::audit_internal {
 

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_lines.h"
 #include "core/json_value.h"
 #include "core/status.h"
 #include "policy/command_policy.h"
-#include "policy/json_lines.h"
 
 namespace av {
 

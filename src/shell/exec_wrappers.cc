@@ -1,10 +1,9 @@
-#include "policy/exec_wrappers.h"
+#include "shell/exec_wrappers.h"
 
 #include <algorithm>
 #include <string_view>
 
-#include "policy/shell_parser.h"
-#include "policy/tool_options.h"
+#include "shell/shell_parser.h"
 
 namespace av {
 namespace {
@@ -465,6 +464,19 @@ Unwrapped UnwrapFind(const std::vector<ShellWord>& words) {
 }
 
 }  // namespace
+
+std::string MayBecomeOption(const ShellWord& w) {
+  if (w.Literal()) return "";
+  if (w.splits) {
+    return "the argument " + w.source +
+           " is split into words when it runs, and any may be an "
+           "option";
+  }
+  if (w.FixedPrefix().empty()) {
+    return "the argument " + w.source + " is only known when it runs, and may be an option";
+  }
+  return "";
+}
 
 std::string Basename(const std::string& path) {
   size_t slash = path.find_last_of('/');

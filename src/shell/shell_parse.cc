@@ -2,12 +2,12 @@
 // newlines, && and || chains, pipelines (| and |&, with time and !), subshells ( ), groups
 // { }, if / while / until / for, [[ ]] and (( )), simple commands with assignments and
 // redirections. case, select, coproc and `function` are refused: the policy asks.
-#include "policy/shell_parse.h"
+#include "shell/shell_parse.h"
 
 #include <algorithm>
 #include <string>
 
-#include "policy/shell_parser.h"
+#include "shell/shell_parser.h"
 
 namespace av {
 namespace shell_internal {

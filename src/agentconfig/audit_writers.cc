@@ -1,4 +1,4 @@
-#include "policy/audit_writers.h"
+#include "agentconfig/audit_writers.h"
 
 #include <nlohmann/json.hpp>
 
