@@ -1,7 +1,8 @@
 // The recursive-descent parser behind ParseShell (shell_parse.h); internal to shell/.
-// One object reads one string: shell_words.cc holds the lexer (tokens, words, quotes,
-// substitutions, heredoc bodies), shell_parse.cc the grammar (lists, pipelines, compound
-// commands, simple commands). $(...) and <(...) are parsed in place, as bash does;
+// One object reads one string: the lexer is shell_words.cc (tokens, words, heredoc
+// bodies), shell_quoting.cc (quotes) and shell_expansions.cc (substitutions and other
+// expansions); shell_parse.cc is the grammar (lists, pipelines, compound commands, simple
+// commands). $(...) and <(...) are parsed in place, as bash does;
 // backquoted text and unquoted heredoc bodies are parsed by a child parser one level
 // deeper. Every parser of one ParseShell call appends to the same ShellScript.
 #pragma once
@@ -100,5 +101,18 @@ class ShellParser {
 
 // True for NAME=, NAME+= (and NAME[...]= with `subscript` set) at the start of `source`.
 bool IsAssignmentWord(std::string_view source, bool* subscript);
+
+// Character classes and a word helper shared by the lexer's files (shell_words.cc,
+// shell_quoting.cc, shell_expansions.cc).
+inline bool IsNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsControl(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f; }
+// The value from here on is only known when the command runs (ShellWord::fixed).
+inline void MarkDynamic(ShellWord* w) {
+  if (w->fixed == std::string::npos) w->fixed = w->value.size();
+}
 
 }  // namespace av::shell_internal
