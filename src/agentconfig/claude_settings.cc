@@ -52,8 +52,8 @@ Result<SettingsDocument> ParseSettingsDocument(std::string text, const std::stri
     return InvalidInput(path + ": not JSON: " + e.what());
   }
   if (!doc.json->is_object()) return InvalidInput(path + ":1: a settings file is a JSON object");
-  Result<JsonLines> lines = LocateJsonValues(doc.text);
-  if (!lines.ok()) return lines.status().WithContext(path);
+  Result<JsonLines> lines = LocateJsonValues(doc.text, path);
+  if (!lines.ok()) return lines.status();
   doc.lines = std::move(*lines);
   return doc;
 }

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json_lines.h"
+#include "core/json_reader.h"
 #include "core/json_value.h"
 #include "core/status.h"
 #include "policy/command_policy.h"

@@ -80,11 +80,13 @@ size_t Utf8Length(std::string_view text, size_t at) {
 
 // A recursive-descent parser over the bytes of one document. nlohmann's own parser
 // cannot say where a key was, lets the last of two equal keys win, and throws on a number
-// it cannot hold; this one refuses all three with a position.
+// it cannot hold; this one refuses all three with a position. With `locate` it records
+// where each value starts and lets the last of two equal keys win, listing them.
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file, const JsonLimits& limits)
-      : text_(text), file_(file), limits_(limits) {}
+  Parser(std::string_view text, const std::string& file, const JsonLimits& limits,
+         JsonLines* locate = nullptr)
+      : text_(text), file_(file), limits_(limits), locate_(locate) {}
 
   Result<json> Document();
 
@@ -100,6 +102,8 @@ class Parser {
   bool Fail(size_t at, const std::string& what);
   std::string Describe(size_t at) const;
   void SkipSpace();
+  // Locate mode: the 1-based line of byte `at` (`at` never decreases between calls).
+  int LineAt(size_t at);
 
   // Structure: a value, an object, an array (depth counts the open brackets).
   bool Value(json* out, int depth);
@@ -119,6 +123,11 @@ class Parser {
   size_t pos_ = 0;
   bool failed_ = false;
   Status error_;
+  // Locate mode: the JSON pointer of the value being read, and LineAt's place.
+  JsonLines* locate_ = nullptr;
+  std::string pointer_;
+  size_t line_at_ = 0;
+  int line_ = 1;
 };
 
 Result<json> Parser::Document() {
@@ -163,6 +172,13 @@ std::string Parser::Describe(size_t at) const {
   return std::string("byte ") + buf;
 }
 
+int Parser::LineAt(size_t at) {
+  for (; line_at_ < at && line_at_ < text_.size(); ++line_at_) {
+    if (text_[line_at_] == '\n') ++line_;
+  }
+  return line_;
+}
+
 void Parser::SkipSpace() {
   while (pos_ < text_.size()) {
     const char c = text_[pos_];
@@ -172,6 +188,7 @@ void Parser::SkipSpace() {
 }
 
 bool Parser::Value(json* out, int depth) {
+  if (locate_ != nullptr) locate_->lines[pointer_] = LineAt(pos_);
   if (pos_ >= text_.size()) return Fail(pos_, "unexpected end of file: expected a value");
   const char c = text_[pos_];
   if (c == '{' || c == '[') {
@@ -215,8 +232,12 @@ bool Parser::ObjectValue(json* out, int depth) {
     const size_t key_at = pos_;
     std::string key;
     if (!String(&key)) return false;
+    const size_t parent = pointer_.size();
+    if (locate_ != nullptr) pointer_ += "/" + JsonPointerToken(key);
     auto [it, fresh] = seen.emplace(key, key_at);
-    if (!fresh) {
+    if (!fresh && locate_ != nullptr) {
+      locate_->duplicate_keys.push_back(pointer_);
+    } else if (!fresh) {
       return Fail(key_at, "duplicate key \"" + Printable(key) + "\" (first at " +
                               Text(WhereIs(it->second)) + "): one file must not mean two things");
     }
@@ -228,6 +249,7 @@ bool Parser::ObjectValue(json* out, int depth) {
     SkipSpace();
     json value;
     if (!Value(&value, depth + 1)) return false;
+    pointer_.resize(parent);
     (*out)[key] = std::move(value);
     SkipSpace();
     if (pos_ < text_.size() && text_[pos_] == ',') {
@@ -250,10 +272,13 @@ bool Parser::ArrayValue(json* out, int depth) {
     ++pos_;
     return true;
   }
-  while (true) {
+  for (size_t i = 0;; ++i) {
     SkipSpace();
+    const size_t parent = pointer_.size();
+    if (locate_ != nullptr) pointer_ += "/" + std::to_string(i);
     json value;
     if (!Value(&value, depth + 1)) return false;
+    pointer_.resize(parent);
     out->push_back(std::move(value));
     SkipSpace();
     if (pos_ < text_.size() && text_[pos_] == ',') {
@@ -401,6 +426,39 @@ bool Parser::Number(json* out) {
 Result<json> ParseJson(std::string_view text, const std::string& file, const JsonLimits& limits) {
   Parser parser(text, file, limits);
   return parser.Document();
+}
+
+int JsonLines::LineOf(const std::string& pointer) const {
+  std::string p = pointer;
+  for (;;) {
+    auto it = lines.find(p);
+    if (it != lines.end()) return it->second;
+    size_t slash = p.rfind('/');
+    if (slash == std::string::npos) return 1;
+    p.resize(slash);
+  }
+}
+
+Result<JsonLines> LocateJsonValues(std::string_view text, const std::string& file) {
+  JsonLines lines;
+  Parser parser(text, file, JsonLimits{256}, &lines);
+  Result<json> doc = parser.Document();
+  if (!doc.ok()) return doc.status();
+  return lines;
+}
+
+std::string JsonPointerToken(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 Result<json> JsonReader::ParseObject(std::string_view text, const JsonLimits& limits) const {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
@@ -34,6 +35,27 @@ struct JsonLimits {
 // own parser makes them; integers beyond 64 bits become doubles.
 Result<nlohmann::json> ParseJson(std::string_view text, const std::string& file,
                                  const JsonLimits& limits = {});
+
+// Where each value of a JSON document starts, by JSON pointer ("/permissions/allow/2" ->
+// line 14), so findings about a file a person edits (an agent's settings) can say
+// file:line. Duplicate object keys are listed: a reviewer reading the first may miss the
+// one that counts.
+struct JsonLines {
+  std::map<std::string, int> lines;         // pointer -> 1-based line of the value
+  std::vector<std::string> duplicate_keys;  // pointers of keys seen twice in one object
+
+  // The line of `pointer`, else of its nearest ancestor that has one, else 1.
+  int LineOf(const std::string& pointer) const;
+};
+
+// ParseJson's parser, with two differences for files written for other programs: a
+// duplicate key is accepted (the last one wins, as in nlohmann and JavaScript) and listed
+// in `duplicate_keys`, and the line of every value is recorded. Nesting is capped at 256
+// levels. Errors are ParseJson's ("FILE:LINE:COL: what").
+Result<JsonLines> LocateJsonValues(std::string_view text, const std::string& file);
+
+// RFC 6901 escaping of one reference token ("a/b" -> "a~1b").
+std::string JsonPointerToken(std::string_view key);
 
 // Typed, path-aware reads of one parsed document; every error is "FILE: WHERE: what",
 // WHERE a JSON path ("$.cases[3].outputs"). Absent keys and nulls leave the output

@@ -171,5 +171,57 @@ TEST(JsonRegression, DumpReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_EQ(text.back(), '\n');
 }
 
+TEST(JsonLocate, RecordsTheLineOfEveryValueByPointer) {
+  const std::string text =
+      "{\n"
+      "  \"permissions\": {\n"
+      "    \"allow\": [\n"
+      "      \"Bash(ls)\",\n"
+      "      \"Bash(git status)\"\n"
+      "    ]\n"
+      "  },\n"
+      "  \"a/b~c\": {\"x\": [1, {\"y\": null}]}\n"
+      "}\n";
+  Result<JsonLines> r = LocateJsonValues(text, "settings.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->lines.at(""), 1);
+  EXPECT_EQ(r->lines.at("/permissions"), 2);
+  EXPECT_EQ(r->lines.at("/permissions/allow"), 3);
+  EXPECT_EQ(r->lines.at("/permissions/allow/0"), 4);
+  EXPECT_EQ(r->lines.at("/permissions/allow/1"), 5);
+  EXPECT_EQ(r->lines.at("/a~1b~0c/x/1/y"), 8);
+  EXPECT_TRUE(r->duplicate_keys.empty());
+  // A pointer without a value of its own takes its nearest ancestor's line.
+  EXPECT_EQ(r->LineOf("/permissions/allow/7"), 3);
+  EXPECT_EQ(r->LineOf("/nowhere"), 1);
+  EXPECT_EQ(JsonPointerToken("a/b~c"), "a~1b~0c");
+}
+
+TEST(JsonLocate, ListsDuplicateKeysAndTheLastOneWins) {
+  const std::string text =
+      "{\"env\": {\"A\": 1,\n"
+      "  \"A\": 2},\n"
+      " \"env\": {\"B\": 3}}";
+  Result<JsonLines> r = LocateJsonValues(text, "settings.json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->duplicate_keys, (std::vector<std::string>{"/env/A", "/env"}));
+  EXPECT_EQ(r->lines.at("/env/A"), 2);  // the later value's line
+  EXPECT_EQ(r->lines.at("/env"), 3);
+  // ParseJson itself still refuses the same text.
+  EXPECT_NE(ErrorOf(text).find("duplicate key \"A\""), std::string::npos) << ErrorOf(text);
+}
+
+TEST(JsonLocate, RefusesWhatIsNotJsonNamingFileAndLine) {
+  Result<JsonLines> r = LocateJsonValues("{\n  \"a\": [1,]\n}", "settings.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("settings.json:2:", 0), 0u) << r.status().message();
+  std::string deep(300, '[');
+  deep += std::string(300, ']');
+  Result<JsonLines> d = LocateJsonValues(deep, "deep.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("nesting deeper than 256"), std::string::npos)
+      << d.status().message();
+}
+
 }  // namespace
 }  // namespace av
