@@ -1,42 +1,26 @@
 // The command policy's regression suite: each row pins one way a deny rule was walked
 // around, or an allow rule over-granted, in a real agent tool (Claude Code's tracker
 // numbers where there is one), or a bash rule the parser must follow. The row's name is the
-// test's name.
+// test's name. The rows for the allowed tools' own options are in tool_options_test.cc.
 #include "policy/command_policy.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "testing/test_util.h"
+#include "policy/command_policy_test_util.h"
 
 namespace av {
 namespace {
 
-// The allow and deny lists `attnverify agent-config emit` writes.
-const std::vector<std::string> kWorkflowAllow = {
-    "Read",         "Bash(git diff:*)",         "Bash(git status:*)",
-    "Bash(nvcc:*)", "Bash(python -m pytest:*)", "Bash(pytest:*)",
-    "Bash(ncu:*)",  "Bash(attnverify:*)"};
-const std::vector<std::string> kWorkflowDeny = {
-    "Bash(git push:*)", "Bash(rm:*)", "Bash(curl:*)", "Bash(wget:*)",
-    "Bash(ssh:*)",      "Edit",       "Write"};
-// The workflow's how-to, as written there.
-const std::vector<std::string> kHowToAllow = {
-    "Read",           "Bash(git diff:*)", "Bash(git status:*)", "Bash(nvcc:*)",
-    "Bash(python:*)", "Bash(pytest:*)",   "Bash(ncu:*)"};
-const std::vector<std::string> kHowToDeny = {"Bash(git push:*)", "Bash(rm:*)",
-                                             "Bash(curl:*production*)"};
-
-struct Case {
-  const char* name;
-  std::vector<std::string> allow, deny, ask;
-  const char* command;
-  Verdict expected;
-};
+using policy_test::Case;
+using policy_test::CommandPolicyRegression;
+using policy_test::kHowToAllow;
+using policy_test::kHowToDeny;
+using policy_test::kWorkflowAllow;
+using policy_test::kWorkflowDeny;
+using policy_test::Rules;
 
 std::vector<Case> Cases() {
   const auto& WA = kWorkflowAllow;
@@ -444,296 +428,6 @@ std::vector<Case> Cases() {
       {"NvccRunOption", WA, WD, {}, "nvcc --run k.cu", Verdict::kAsk},
       {"GitDiffOutputWritesFile", WA, WD, {}, "git diff --output=/etc/x", Verdict::kAsk},
       {"BareExecRedirectsDescriptors", WA, WD, {}, "exec 2>&1; git status", Verdict::kAllow},
-      // Allowed tools' own options (issue 34): programs they run, paths they write.
-      {"NvccOptionsFileIsNotAllowed", WA, WD, {}, "nvcc -optf evil.opts -c x.cu", Verdict::kAsk},
-      {"NvccLongOptionsFileIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc --options-file evil.opts -c x.cu",
-       Verdict::kAsk},
-      {"NvccOptionsFileWithEqualsIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc --options-file=evil.opts -c x.cu",
-       Verdict::kAsk},
-      {"NvccXcompilerWrapperIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xcompiler -wrapper,/tmp/w.sh -c x.cu",
-       Verdict::kAsk},
-      {"NvccXcompilerBDirIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xcompiler -B/tmp/e -c x.cu",
-       Verdict::kAsk},
-      {"NvccXcompilerBDirSpacedIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xcompiler '-O2 -B /tmp/e' -c x.cu",
-       Verdict::kAsk},
-      {"NvccCompilerOptionsBDirIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc --compiler-options=-B/tmp/e -c x.cu",
-       Verdict::kAsk},
-      {"NvccXcompilerPluginIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xcompiler -fplugin=/tmp/p.so -c x.cu",
-       Verdict::kAsk},
-      {"NvccXcompilerSpecsIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xcompiler=-specs=/tmp/s -c x.cu",
-       Verdict::kAsk},
-      {"NvccXlinkerPluginIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -Xlinker -plugin=/tmp/p.so x.cu",
-       Verdict::kAsk},
-      {"NvccForwardUnknownToHostIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -forward-unknown-to-host-compiler -wrapper=/tmp/w x.cu",
-       Verdict::kAsk},
-      {"NvccOutputOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -o /home/u/.bashrc -E x.cu",
-       Verdict::kAsk},
-      {"NvccDependencyFileOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -M -MF /tmp/x.d x.cu",
-       Verdict::kAsk},
-      {"NvccKeepDirOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -keep --keep-dir /tmp/k -c x.cu",
-       Verdict::kAsk},
-      {"NvccOdirOutsidePackageIsNotAllowed", WA, WD, {}, "nvcc -odir /tmp -c x.cu", Verdict::kAsk},
-      {"NvccUnknownOptionIsAsked", WA, WD, {}, "nvcc --no-such-option -c x.cu", Verdict::kAsk},
-      {"NvccArgsFileIsAsked", WA, WD, {}, "nvcc @args.txt", Verdict::kAsk},
-      {"NvccOutputInsidePackageIsAllowed",
-       WA,
-       WD,
-       {},
-       "nvcc -O3 -std=c++17 -arch=sm_90 -gencode arch=compute_90a,code=sm_90a -lineinfo "
-       "-I/usr/include -DNDEBUG -Xcompiler -fPIC,-O3,-Wall -Xptxas -v,-warn-spills "
-       "--expt-relaxed-constexpr -c x.cu -o attention-verify/build/x.o",
-       Verdict::kAllow},
-      {"GitDiffOutputBehindBraceExpansionIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "git diff {--output=/tmp/p,--stat}",
-       Verdict::kAsk},
-      {"GitDiffOutputBehindVariableIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "o=--output=/tmp/p; git diff $o",
-       Verdict::kAsk},
-      {"GitDiffOutputBehindQuotedVariableIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "o=--output=/tmp/p; git diff \"$o\"",
-       Verdict::kAsk},
-      {"GitDiffOutputBehindDefaultExpansionIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "git diff ${o:---output=/tmp/p}",
-       Verdict::kAsk},
-      {"GitDiffOutputBehindGlobIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "git diff --outpu[t]=/tmp/p",
-       Verdict::kAsk},
-      {"GitDiffOutputValueBehindVariableIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "git diff --output=\"$F\"",
-       Verdict::kAsk},
-      {"GitDiffSubstitutedRevisionIsAsked",
-       WA,
-       WD,
-       {},
-       "git diff $(git merge-base HEAD main)",
-       Verdict::kAsk},
-      {"GitDiffAbbreviatedOptionIsAsked", WA, WD, {}, "git diff --outp=/tmp/p", Verdict::kAsk},
-      {"GitDiffExtDiffIsAsked", WA, WD, {}, "git diff --ext-diff HEAD", Verdict::kAsk},
-      {"GitDiffOutputInsidePackageIsAllowed",
-       WA,
-       WD,
-       {},
-       "git diff --stat=120 -U5 -w --output=attention-verify/diff/x.diff HEAD~1",
-       Verdict::kAllow},
-      {"GitDiffExpandedPathsAfterDoubleDashAreAllowed",
-       WA,
-       WD,
-       {},
-       "git diff HEAD -- \"$F\" src/*.cu $(echo x)",
-       Verdict::kAsk},  // echo has no rule; the paths themselves are fine
-      {"GitDiffGlobbedPathsAfterDoubleDashAreAllowed",
-       WA,
-       WD,
-       {},
-       "git diff HEAD -- \"$F\" src/*.cu {a,b}.h",
-       Verdict::kAllow},
-      {"GitStatusOptionsAllowed",
-       WA,
-       WD,
-       {},
-       "git status -sb --porcelain=v2 -uno",
-       Verdict::kAllow},
-      {"PytestBasetempOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "pytest --basetemp=/tmp/victim tests",
-       Verdict::kAsk},
-      {"PytestSpacedBasetempOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "pytest -q --basetemp /tmp/victim tests",
-       Verdict::kAsk},
-      {"PythonPytestBasetempIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "python -m pytest --basetemp=/home",
-       Verdict::kAsk},
-      {"HowToPythonPytestBasetempIsNotAllowed",
-       kHowToAllow,
-       kHowToDeny,
-       {},
-       "python3 -u -m pytest --basetemp=/home",
-       Verdict::kAsk},
-      {"PytestPastebinIsNotAllowed", WA, WD, {}, "pytest --pastebin=all", Verdict::kAsk},
-      {"PytestJunitxmlOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "pytest --junitxml=/home/u/.bashrc",
-       Verdict::kAsk},
-      {"PytestDebugFileOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "pytest --debug=/tmp/x",
-       Verdict::kAsk},
-      {"PytestRootdirOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "pytest --rootdir=/tmp",
-       Verdict::kAsk},
-      {"PytestPluginIsNotAllowed", WA, WD, {}, "pytest -p evil_plugin", Verdict::kAsk},
-      {"PytestConfigFileIsNotAllowed", WA, WD, {}, "pytest -c /tmp/evil.ini", Verdict::kAsk},
-      {"PytestOverrideIniIsNotAllowed", WA, WD, {}, "pytest -o cache_dir=/tmp/c", Verdict::kAsk},
-      {"PytestArgsFileIsNotAllowed", WA, WD, {}, "pytest @args.txt", Verdict::kAsk},
-      {"PytestUnknownPluginOptionIsAsked", WA, WD, {}, "pytest -n 4", Verdict::kAsk},
-      {"PytestOptionBehindVariableIsNotAllowed", WA, WD, {}, "pytest $OPTS tests", Verdict::kAsk},
-      {"PytestUsualOptionsAreAllowed",
-       WA,
-       WD,
-       {},
-       "pytest -q -x -p no:cacheprovider -k 'not slow' -rA --tb=short "
-       "--junitxml=attention-verify/logs/j.xml --basetemp=attention-verify/work/tmp "
-       "tests/test_a.py::test_b",
-       Verdict::kAllow},
-      {"NcuExportOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "ncu -o /tmp/x python -m pytest -q",
-       Verdict::kAsk},
-      {"NcuLongExportOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "ncu --export=/tmp/x python -m pytest -q",
-       Verdict::kAsk},
-      {"NcuLogFileOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "ncu --log-file /home/u/.profile nvcc --version",
-       Verdict::kAsk},
-      {"NcuSectionFolderIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "ncu --section-folder /tmp/sections python -m pytest -q",
-       Verdict::kAsk},
-      {"NcuWrappedNvccOptionsFileIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "ncu --set full nvcc -optf evil.opts x.cu",
-       Verdict::kAsk},
-      {"NcuExportInsidePackageIsAllowed",
-       WA,
-       WD,
-       {},
-       "ncu --set full -o attention-verify/profile/head -f python -m pytest -q",
-       Verdict::kAllow},
-      {"NsysOutputOutsidePackageIsNotAllowed",
-       {"Bash(nsys:*)", "Bash(python -m pytest:*)"},
-       WD,
-       {},
-       "nsys profile -o /tmp/r python -m pytest -q",
-       Verdict::kAsk},
-      {"AttnverifyAgentConfigEmitIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "attnverify agent-config emit --out /tmp/x --force",
-       Verdict::kAsk},
-      {"AttnverifyOutputOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "attnverify merge --out=/tmp/n.json a.json b.json",
-       Verdict::kAsk},
-      {"AttnverifyProviderIsNotAllowed", WA, WD, {}, "attnverify provider check", Verdict::kAsk},
-      {"AttnverifySandboxOffIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "attnverify numerics --sandbox none",
-       Verdict::kAsk},
-      {"AttnverifyConfigOutsidePackageIsNotAllowed",
-       WA,
-       WD,
-       {},
-       "attnverify run -c /tmp/evil.toml",
-       Verdict::kAsk},
-      {"AttnverifyPackageCommandsAreAllowed",
-       WA,
-       WD,
-       {},
-       "attnverify report && attnverify judge --package attention-verify && attnverify "
-       "numerics --sandbox bwrap --evidence attention-verify/evidence/n.json",
-       Verdict::kAllow},
       // Found by the corpus test (command_policy_corpus_test.cc).
       {"AttnverifyGlobbedOutputOutsidePackageIsNotAllowed",
        WA,
@@ -779,34 +473,6 @@ std::vector<Case> Cases() {
        "/dev/null && python -m pytest -q tests/",
        Verdict::kAllow},
   };
-}
-
-// gtest prints a failing row by its name rather than as bytes.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
-
-class CommandPolicyRegression : public ::testing::TestWithParam<Case> {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new testing::TempDir();
-    std::filesystem::create_directories(dir_->File("attention-verify/logs"));
-    ::symlink("/etc", dir_->File("attention-verify/link").c_str());
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
-  static testing::TempDir* dir_;
-};
-testing::TempDir* CommandPolicyRegression::dir_ = nullptr;
-
-std::vector<PermissionRule> Rules(const std::vector<std::string>& texts) {
-  std::vector<PermissionRule> out;
-  for (const std::string& t : texts) {
-    Result<PermissionRule> r = ParsePermissionRule(t);
-    EXPECT_TRUE(r.ok()) << t;
-    if (r.ok()) out.push_back(*r);
-  }
-  return out;
 }
 
 TEST_P(CommandPolicyRegression, Decides) {
