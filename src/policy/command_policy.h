@@ -1,6 +1,6 @@
 // The command policy: allow, ask or deny for one shell command string under Claude Code's
 // permission rules (permission_rule.h), deny > ask > allow. The string is parsed as bash
-// would (shell_parse.h); every subcommand, nested or wrapped, is decided on its own, and the
+// would (shell/shell_parse.h); every subcommand, nested or wrapped, is decided on its own, and the
 // whole is allowed only when every subcommand is. Anything the parser or the policy does
 // not understand is ask, never allow. `attnverify policy check` prints a Decision; the
 // agent runner decides with it which suggested commands attnverify runs. doc/policy.md is
