@@ -49,7 +49,7 @@ oracle_sample = 64           # cases cross-checked by the oracle (stable hash of
 # adapter = "torch_sdpa"     # instead of command: flash_mla, deep_gemm, flash_attn, torch_sdpa
 # timeout_s = 600
 
-[policy]                     # attnverify report: items that must PASS for "accepted"
+[policy]                     # attnverify report: items that must PASS to accept
 required = [1, 2, 3, 4, 5, 6, 7, 8]
 # The GPU-only checks (4.perf: timings before and after; 3.bank_conflicts: ncu) are
 # required only when a GPU host produces that evidence for this package. Offline they

@@ -246,23 +246,23 @@ void DecideVerdict(const ReportConfig& cfg, ChecklistReport* report) {
     }
   }
   if (!failed.empty()) {
-    report->verdict = "rejected";
+    report->verdict = ReportVerdict::kRejected;
     report->verdict_reason = "evidence says no: item " + checklist::JoinList(failed) + " FAIL";
   } else if (std::string mixed = MixedHeads(report->bindings);
              all_required_pass && !mixed.empty()) {
     // Bound evidence that judged different HEADs is not one change's acceptance.
-    report->verdict = "incomplete";
+    report->verdict = ReportVerdict::kIncomplete;
     report->verdict_reason = mixed + "; re-run the stages on one commit";
   } else if (const Check* agent = RequiredAgentReviewMissing(cfg, *report);
              all_required_pass && agent != nullptr) {
-    report->verdict = "incomplete";
+    report->verdict = ReportVerdict::kIncomplete;
     report->verdict_reason =
         "[policy] require_agent_review: the agent review is MISSING (" + agent->summary + ")";
   } else if (all_required_pass) {
-    report->verdict = "accepted";
+    report->verdict = ReportVerdict::kAccepted;
     report->verdict_reason = "every required item passes, each with cited evidence";
   } else {
-    report->verdict = "incomplete";
+    report->verdict = ReportVerdict::kIncomplete;
     report->verdict_reason =
         "required item " + checklist::JoinList(lacking) + " lack evidence (MISSING)";
   }
@@ -320,6 +320,8 @@ ChecklistReport ComputeChecklist(const Evidence& given, const ReportConfig& give
   return report;
 }
 
-int VerdictExitCode(const ChecklistReport& report) { return report.verdict == "accepted" ? 0 : 1; }
+int VerdictExitCode(const ChecklistReport& report) {
+  return report.verdict == ReportVerdict::kAccepted ? 0 : 1;
+}
 
 }  // namespace av

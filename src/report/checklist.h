@@ -120,7 +120,7 @@ struct PerfBar {
 
 struct ChecklistReport {
   std::string title, tool_version, config;
-  std::string verdict;  // "accepted", "rejected", "incomplete"
+  ReportVerdict verdict = ReportVerdict::kIncomplete;
   std::string verdict_reason;
   std::vector<int> required;
   std::vector<ItemResult> items;       // always eight, in order

@@ -138,7 +138,7 @@ TEST_F(AgentQuestionsTest, AFindingOfItem9OrNoItemIsListedUnderItem8Only) {
 }
 
 TEST_F(AgentQuestionsTest, AnOpenHighQuestionHoldsTheVerdictButNeverRejects) {
-  EXPECT_EQ(Compute(Item6Passes(), "[policy]\nrequired = [6]\n").verdict, "accepted");
+  EXPECT_EQ(Compute(Item6Passes(), "[policy]\nrequired = [6]\n").verdict, ReportVerdict::kAccepted);
   WriteAgentReview({AgentFinding(6, "high", kCmd)});
   ChecklistReport r = Compute(Item6Passes(), "[policy]\nrequired = [6]\n");
   const Check* q = FindCheck(r, "6.agent_questions");
@@ -146,7 +146,7 @@ TEST_F(AgentQuestionsTest, AnOpenHighQuestionHoldsTheVerdictButNeverRejects) {
   EXPECT_EQ(q->status, CheckStatus::kMissing);
   EXPECT_TRUE(q->required);
   EXPECT_NE(q->missing_command.find("attnverify agent run-commands --config"), std::string::npos);
-  EXPECT_EQ(r.verdict, "incomplete") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete) << r.verdict_reason;
   // Its item's other checks are judged as without the agent.
   EXPECT_EQ(FindCheck(r, "6.output_contract")->status, CheckStatus::kPass);
 }
@@ -160,7 +160,7 @@ TEST_F(AgentQuestionsTest, ItsCommandExitingZeroAnswersIt) {
   EXPECT_FALSE(r.items[5].agent_findings[0].open);
   EXPECT_NE(r.items[5].agent_findings[0].resolution.find("logs/agent-cmd-01.log"),
             std::string::npos);
-  EXPECT_EQ(r.verdict, "accepted") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kAccepted) << r.verdict_reason;
 }
 
 TEST_F(AgentQuestionsTest, ItsCommandFailingLeavesItOpenAndDoesNotReject) {
@@ -173,7 +173,7 @@ TEST_F(AgentQuestionsTest, ItsCommandFailingLeavesItOpenAndDoesNotReject) {
   ASSERT_FALSE(q->details.empty());
   EXPECT_NE(q->details[0].find("exit 1 (logs/agent-cmd-01.log)"), std::string::npos)
       << q->details[0];
-  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete);
 }
 
 TEST_F(AgentQuestionsTest, AWaiverOrALowSeverityLeavesTheVerdictToTheChecks) {
@@ -182,13 +182,13 @@ TEST_F(AgentQuestionsTest, AWaiverOrALowSeverityLeavesTheVerdictToTheChecks) {
       Item6Passes(),
       "[policy]\nrequired = [6]\nwaive = { \"6.agent_questions\" = \"checked by hand\" }\n");
   EXPECT_EQ(FindCheck(waived, "6.agent_questions")->waiver, "checked by hand");
-  EXPECT_EQ(waived.verdict, "accepted") << waived.verdict_reason;
+  EXPECT_EQ(waived.verdict, ReportVerdict::kAccepted) << waived.verdict_reason;
 
   WriteAgentReview({AgentFinding(6, "medium", kCmd), AgentFinding(6, "low", "")});
   ChecklistReport low = Compute(Item6Passes(), "[policy]\nrequired = [6]\n");
   EXPECT_EQ(FindCheck(low, "6.agent_questions"), nullptr);
   EXPECT_EQ(low.items[5].agent_findings.size(), 2u);
-  EXPECT_EQ(low.verdict, "accepted");
+  EXPECT_EQ(low.verdict, ReportVerdict::kAccepted);
 }
 
 TEST_F(AgentQuestionsTest, AFindingNeverTurnsACheckPassOrFail) {
@@ -217,7 +217,7 @@ TEST_F(AgentQuestionsTest, AFailingCaseStaysFailWhateverTheAgentSays) {
   WriteCommandLog(kCmd, "exit 0");
   ChecklistReport r = Compute(ev);
   EXPECT_EQ(FindCheck(r, "4.unaligned_gemm")->status, CheckStatus::kFail);
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
 }
 
 // [policy] require_agent_review
@@ -229,7 +229,7 @@ TEST_F(AgentQuestionsTest, RequiredAgentReviewAbsentIsMissingAndIncomplete) {
   EXPECT_EQ(c->status, CheckStatus::kMissing);
   EXPECT_TRUE(c->required);
   EXPECT_NE(c->summary.find("required by [policy] require_agent_review"), std::string::npos);
-  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete);
   EXPECT_NE(r.verdict_reason.find("require_agent_review"), std::string::npos) << r.verdict_reason;
   EXPECT_EQ(VerdictExitCode(r), 1);
 }
@@ -237,18 +237,18 @@ TEST_F(AgentQuestionsTest, RequiredAgentReviewAbsentIsMissingAndIncomplete) {
 TEST_F(AgentQuestionsTest, RequiredAgentReviewWithAFailedStageIsNotAccepted) {
   const std::string toml = "[policy]\nrequired = [6]\nrequire_agent_review = true\n";
   WriteAgentReview({}, "failed");
-  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, "incomplete");
+  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, ReportVerdict::kIncomplete);
   WriteAgentReview({}, "ok");
-  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, "accepted");
+  EXPECT_EQ(Compute(Item6Passes(), toml).verdict, ReportVerdict::kAccepted);
 }
 
 TEST_F(AgentQuestionsTest, AgentReviewIsNotRequiredByDefault) {
   ChecklistReport r = Compute(Item6Passes(), "[policy]\nrequired = [6, 8]\n");
   ChecklistReport only6 = Compute(Item6Passes(), "[policy]\nrequired = [6]\n");
   EXPECT_FALSE(FindCheck(only6, "8.agent_review")->required);
-  EXPECT_EQ(only6.verdict, "accepted");
+  EXPECT_EQ(only6.verdict, ReportVerdict::kAccepted);
   WriteAgentReview({}, "failed");
-  EXPECT_EQ(Compute(Item6Passes(), "[policy]\nrequired = [6]\n").verdict, "accepted");
+  EXPECT_EQ(Compute(Item6Passes(), "[policy]\nrequired = [6]\n").verdict, ReportVerdict::kAccepted);
   EXPECT_FALSE(FindCheck(r, "8.agent_review")->required);
 }
 

@@ -108,7 +108,7 @@ TEST(ChecklistAttributionTest, OneMaskBugFailsOneCheckAndTheOthersPassWithANote)
   EXPECT_EQ(FindCheck(r, "1.dtypes")->status, CheckStatus::kPass);
   EXPECT_EQ(r.items[0].status, CheckStatus::kFail);
   EXPECT_EQ(r.items[1].status, CheckStatus::kFail);
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistAttributionTest, ACategoryFailingOnCasesNotExplainedElsewhereStillFails) {

@@ -56,7 +56,7 @@ void ExpectRefused(const ChecklistReport& r, const std::string& why) {
   EXPECT_EQ(bound->status, CheckStatus::kMissing);
   ASSERT_EQ(bound->details.size(), 1u);
   EXPECT_NE(bound->details[0].find(why), std::string::npos) << bound->details[0];
-  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
   // Read and shown, not used.
   bool listed = false;
   for (const EvidenceFile& f : r.evidence)
@@ -138,11 +138,11 @@ TEST(ChecklistBindingTest, FailingEvidenceOfAFailedStageIsNotAFail) {
   Evidence ev;
   ev.numerics = Numerics({Case("a", "attention", R"({"s_k": 64})", false)});
   ev = Bound(ev);
-  EXPECT_EQ(Judge(ev).verdict, "rejected");
+  EXPECT_EQ(Judge(ev).verdict, ReportVerdict::kRejected);
   NumericsStage(&ev).status = StageStatus::kError;
   ChecklistReport r = Judge(ev);
   EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kMissing);
-  EXPECT_NE(r.verdict, "rejected");
+  EXPECT_NE(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistBindingTest, WhatARefusedFileCitesIsNotCheckedOrShown) {
@@ -163,7 +163,7 @@ TEST(ChecklistBindingTest, EvidenceOfDifferentHeadCommitsIsNeverAccepted) {
   ev.numerics->file.head_commit = "1111111111111111111111111111111111111111";
   ev = Bound(ev);
   const std::string only6 = "[policy]\nrequired = [6]\n";
-  EXPECT_EQ(ComputeChecklist(ev, Config(only6), "0.1.0").verdict, "accepted");
+  EXPECT_EQ(ComputeChecklist(ev, Config(only6), "0.1.0").verdict, ReportVerdict::kAccepted);
   Result<ReviewEvidence> review = ParseReviewEvidence(
       R"({"provenance": {"run_id": "test-run", "head_commit": "2222222222222222222222222222222222222222"},
           "findings": []})",
@@ -172,7 +172,7 @@ TEST(ChecklistBindingTest, EvidenceOfDifferentHeadCommitsIsNeverAccepted) {
   ev.review = *review;
   ev = Bound(ev);
   ChecklistReport r = ComputeChecklist(ev, Config(only6), "0.1.0");
-  EXPECT_EQ(r.verdict, "incomplete") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete) << r.verdict_reason;
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("evidence from different head commits"), std::string::npos);
   EXPECT_EQ(FindCheck(r, "8.evidence_bound")->status, CheckStatus::kMissing);
@@ -232,7 +232,7 @@ TEST(ChecklistBindingTest, EvidenceReplayedFromAnotherConfigIsRefused) {
   EXPECT_EQ(bound->status, CheckStatus::kMissing);
   ASSERT_EQ(bound->details.size(), 2u);  // the file, and why the ledger proves nothing
   EXPECT_NE(bound->details[1].find("cannot be authenticated"), std::string::npos);
-  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
 }
 
 TEST(ChecklistBindingTest, EvidenceWrittenUnderOtherConfigBytesIsRefused) {
@@ -251,8 +251,8 @@ TEST(ChecklistBindingTest, UnauthenticatedLedgerIsJudgedButNeverAccepted) {
   EXPECT_EQ(bound->status, CheckStatus::kMissing);
   EXPECT_NE(bound->summary.find("cannot be authenticated: sealed with key k2"), std::string::npos)
       << bound->summary;
-  EXPECT_NE(r.verdict, "accepted");
-  EXPECT_NE(r.verdict, "rejected");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
+  EXPECT_NE(r.verdict, ReportVerdict::kRejected);
 }
 
 const ItemResult* Item8(const ChecklistReport& r) {

@@ -69,7 +69,7 @@ TEST(ChecklistJUnit, AJUnitPassNeverMakesAFailedCasePass) {
   EXPECT_NE(c->details[0].find("reports/pytest.xml:1 test_main_attention["), std::string::npos);
   EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kFail);
   EXPECT_EQ(r.items[0].status, CheckStatus::kFail);
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistJUnit, AJUnitFailOnAPassingCaseHoldsTheVerdict) {
@@ -78,8 +78,8 @@ TEST(ChecklistJUnit, AJUnitFailOnAPassingCaseHoldsTheVerdict) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, CheckStatus::kMissing);
   EXPECT_NE(c->summary.find("5 JUnit cases disagree"), std::string::npos) << c->summary;
-  EXPECT_NE(r.verdict, "accepted");
-  EXPECT_NE(r.verdict, "rejected");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
+  EXPECT_NE(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistJUnit, ACaseNumericsJsonDoesNotHoldOrNoPluginPropertiesIsMissing) {

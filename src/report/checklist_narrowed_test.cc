@@ -43,7 +43,7 @@ const char* kOnly6 = "[policy]\nrequired = [6]\n";
 TEST(ChecklistNarrowed, TheWholeSweepPassesAndIsAccepted) {
   ChecklistReport r = Compute(
       With(Numerics2({kPassing}, R"("summary": {"cases_total": 1}, "verdict": "pass")")), kOnly6);
-  EXPECT_EQ(r.verdict, "accepted") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kAccepted) << r.verdict_reason;
   const Check* c = FindCheck(r, "1.sweep_complete");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->status, CheckStatus::kPass) << c->summary;
@@ -60,7 +60,7 @@ TEST(ChecklistNarrowed, PartialMergeIsNeverAccepted) {
                            "count": 4}]},
                         "summary": {"cases_total": 4}, "verdict": "fail")")),
       kOnly6);
-  EXPECT_NE(r.verdict, "accepted") << r.verdict_reason;
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted) << r.verdict_reason;
   const Check* contract = FindCheck(r, "6.output_contract");
   ASSERT_NE(contract, nullptr);
   EXPECT_EQ(contract->status, CheckStatus::kMissing);
@@ -83,7 +83,7 @@ TEST(ChecklistNarrowed, FilteredEvidenceIsNeverAPass) {
       With(Numerics2({kPassing},
                      R"("filter": "sp", "summary": {"cases_total": 1}, "verdict": "pass")")),
       kOnly6);
-  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
   const Check* sweep = FindCheck(r, "1.sweep_complete");
   ASSERT_NE(sweep, nullptr);
   EXPECT_EQ(sweep->status, CheckStatus::kMissing);
@@ -95,7 +95,7 @@ TEST(ChecklistNarrowed, FailuresOnNarrowedEvidenceStillCount) {
   ChecklistReport r = Compute(
       With(Numerics2({kPassing, kFailing},
                      R"("summary": {"cases_total": 9}, "verdict": "fail")")));
-  EXPECT_EQ(r.verdict, "rejected") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected) << r.verdict_reason;
   const Check* base = FindCheck(r, "1.base_cases");
   ASSERT_NE(base, nullptr);
   EXPECT_EQ(base->status, CheckStatus::kFail);
@@ -109,7 +109,7 @@ TEST(ChecklistNarrowed, AnUnmergedShardIsNarrowed) {
       With(Numerics2({kPassing}, R"("shard": {"index": 1, "count": 2},
                                     "summary": {"cases_total": 1}, "verdict": "pass")")),
       kOnly6);
-  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
   EXPECT_NE(FindCheck(r, "1.sweep_complete")->summary.find("shard 1/2 of the sweep, not merged"),
             std::string::npos);
 }
@@ -117,7 +117,7 @@ TEST(ChecklistNarrowed, AnUnmergedShardIsNarrowed) {
 TEST(ChecklistNarrowed, AFailVerdictItsCasesDoNotExplainIsNotAPass) {
   ChecklistReport r = Compute(
       With(Numerics2({kPassing}, R"("summary": {"cases_total": 1}, "verdict": "fail")")), kOnly6);
-  EXPECT_NE(r.verdict, "accepted");
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
   EXPECT_NE(FindCheck(r, "1.sweep_complete")->summary.find("its own verdict is fail"),
             std::string::npos);
 }

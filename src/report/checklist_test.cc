@@ -47,7 +47,7 @@ TEST(ChecklistTest, SlidingWindowMissingEvenThoughAHundredOtherCasesPassed) {
   EXPECT_EQ(r.items[1].status, CheckStatus::kMissing);
   EXPECT_EQ(r.items[0].status, CheckStatus::kMissing);  // softmax stability: no large_logits case
   EXPECT_EQ(FindCheck(r, "1.base_cases")->status, CheckStatus::kPass);
-  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete);
   EXPECT_EQ(VerdictExitCode(r), 1);
 }
 
@@ -88,7 +88,7 @@ TEST(ChecklistTest, NumericsFailureCitesTheWorstCaseWithCoordinatesAndHints) {
   EXPECT_EQ(FindCheck(r, "2.causal")->status, CheckStatus::kMissing);
   EXPECT_EQ(FindCheck(r, "2.causal")->attributed_to,
             std::vector<std::string>{"2.causal_alignment"});
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistTest, ReferenceErrorIsUnjudgedNotAFailure) {
@@ -105,7 +105,7 @@ TEST(ChecklistTest, ReferenceErrorIsUnjudgedNotAFailure) {
             std::string::npos)
       << base->summary;
   EXPECT_EQ(FindCheck(r, "2.block_edges")->status, CheckStatus::kMissing);  // s_k 65 was not judged
-  EXPECT_NE(r.verdict, "rejected");
+  EXPECT_NE(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistTest, FindingsAreListedUnderTheirItemAndRelatedItems) {
@@ -137,7 +137,7 @@ TEST(ChecklistTest, NoNumericsIsMissingWithTheCommand) {
             "attnverify review --config attention-verify/attnverify.toml");
   for (const ItemResult& item : r.items)
     EXPECT_EQ(item.status, CheckStatus::kMissing) << item.number;
-  EXPECT_EQ(r.verdict, "incomplete");
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete);
 }
 
 ResourcesEvidence Resources(const std::string& status, const std::string& gates,
@@ -325,7 +325,7 @@ TEST(ChecklistTest, EvidenceItemChecksDigestsAndVerifyCommands) {
   EXPECT_EQ(FindCheck(r, "8.findings_verifiable")->status, CheckStatus::kFail);
   EXPECT_EQ(FindCheck(r, "8.review")->status, CheckStatus::kPass);
   EXPECT_EQ(r.items[7].status, CheckStatus::kFail);
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistTest, EveryPassOrFailCitesEvidence) {
@@ -352,12 +352,12 @@ TEST(ChecklistTest, AcceptedWhenEveryRequiredItemPassesAndNothingFails) {
   ev.numerics = Numerics({Case("sp", "sparse_attention", R"({"indices": "mixed"})", true)});
   ChecklistReport r = Compute(ev, "[policy]\nrequired = [6]\n");
   EXPECT_EQ(r.items[5].status, CheckStatus::kPass);
-  EXPECT_EQ(r.verdict, "accepted") << r.verdict_reason;
+  EXPECT_EQ(r.verdict, ReportVerdict::kAccepted) << r.verdict_reason;
   EXPECT_EQ(VerdictExitCode(r), 0);
   // A FAIL outside the required items still rejects: the evidence says no.
   ev.numerics = Numerics({Case("sp", "sparse_attention", R"({"indices": "mixed"})", true),
                           Case("g", "fp8_gemm", R"({"m": 3})", false)});
-  EXPECT_EQ(Compute(ev, "[policy]\nrequired = [6]\n").verdict, "rejected");
+  EXPECT_EQ(Compute(ev, "[policy]\nrequired = [6]\n").verdict, ReportVerdict::kRejected);
 }
 
 TEST(ChecklistTest, WaiverCoversMissingEvidenceButNeverAFailure) {

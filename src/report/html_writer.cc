@@ -144,8 +144,8 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
                     EscapeMarkup(r.title) + "</title>\n" + kStyle + "</head><body>\n<h1>" +
                     EscapeMarkup(r.title) + "</h1>\n";
-  out += "<p class=\"verdict v-" + EscapeMarkup(r.verdict) + "\">Verdict: <b>" +
-         EscapeMarkup(r.verdict) + "</b> — " + EscapeMarkup(r.verdict_reason) + "</p>\n";
+  out += "<p class=\"verdict v-" + std::string(ReportVerdictName(r.verdict)) + "\">Verdict: <b>" +
+         ReportVerdictName(r.verdict) + "</b> — " + EscapeMarkup(r.verdict_reason) + "</p>\n";
   for (const std::string& w : r.warnings)
     out += "<p class=\"missing\">warning: " + EscapeMarkup(w) + "</p>\n";
   out += "<p class=\"cite\">config <code>" + EscapeMarkup(r.config) + "</code> · attnverify " +

@@ -154,7 +154,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
           {"tool", {{"name", "attnverify"}, {"version", r.tool_version}}},
           {"title", r.title},
           {"config", r.config},
-          {"verdict", r.verdict},
+          {"verdict", ReportVerdictName(r.verdict)},
           {"verdict_reason", r.verdict_reason},
           {"warnings", r.warnings},
           {"required", r.required},

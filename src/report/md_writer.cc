@@ -67,7 +67,7 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
   // never HTML a Markdown renderer would pass through (its control characters shown first,
   // which EscapeMarkup would turn into '?').
   std::string out = "# " + EscapeMarkup(ShowControlCharacters(r.title)) + "\n\n";
-  std::string verdict = r.verdict;
+  std::string verdict = ReportVerdictName(r.verdict);
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "**Verdict: " + verdict + "** — " + r.verdict_reason + "\n\n";
   for (const std::string& w : r.warnings) out += "> warning: " + w + "\n\n";
@@ -180,7 +180,7 @@ std::string FormatVerdictTable(const ChecklistReport& r) {
         item.reason.size() > 110 ? item.reason.substr(0, 107) + "..." : item.reason;
     out += std::string(buf) + (item.required ? "" : "(not required) ") + reason + "\n";
   }
-  std::string verdict = r.verdict;
+  std::string verdict = ReportVerdictName(r.verdict);
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out += "\nverdict: " + verdict + " (" + r.verdict_reason + ")\n";
   return ShowControlCharacters(out);

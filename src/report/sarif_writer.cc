@@ -67,7 +67,7 @@ void AddCheckResults(const ChecklistReport& r, SarifTable& t) {
            {{"checklist_item", item.number},
             {"check", c.id},
             {"status", CheckStatusName(c.status)},
-            {"verdict", r.verdict}}}};
+            {"verdict", ReportVerdictName(r.verdict)}}}};
       t.results.push_back(std::move(result));
     }
   }
@@ -113,7 +113,7 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& r) {
                              {"version", r.tool_version},
                              {"rules", t.rules}}}}},
                          {"results", t.results},
-                         {"properties", {{"verdict", r.verdict}}}}})}};
+                         {"properties", {{"verdict", ReportVerdictName(r.verdict)}}}}})}};
 }
 
 }  // namespace av

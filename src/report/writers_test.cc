@@ -92,7 +92,7 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
 
 TEST(ReportWritersTest, FixtureVerdictAndItems) {
   ChecklistReport r = FixtureReport();
-  EXPECT_EQ(r.verdict, "rejected");
+  EXPECT_EQ(r.verdict, ReportVerdict::kRejected);
   ASSERT_EQ(r.items.size(), 8u);
   EXPECT_EQ(r.items[0].status, CheckStatus::kFail);  // the causal case
   EXPECT_EQ(r.items[1].status, CheckStatus::kFail);
@@ -196,7 +196,7 @@ TEST(ReportWritersTest, SarifCarriesEveryFailingCheck) {
     }
   }
   EXPECT_GT(failing, 0) << "the fixture package is meant to be rejected";
-  EXPECT_EQ(s["runs"][0]["properties"]["verdict"], report.verdict);
+  EXPECT_EQ(s["runs"][0]["properties"]["verdict"], ReportVerdictName(report.verdict));
 }
 
 TEST(ReportWritersTest, HtmlIsSelfContained) {

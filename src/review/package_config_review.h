@@ -1,6 +1,6 @@
 // The package's own configuration, reviewed: a change between the base and head revisions
-// to the tolerances, the shape sweep or attnverify.toml's [policy] decides what "accepted"
-// means, so a PR that loosens them in the same commit is a finding (error when anything
+// to the tolerances, the shape sweep or attnverify.toml's [policy] decides what an accepted
+// verdict means, so a PR that loosens them in the same commit is a finding (error when anything
 // is loosened) and review.json lists every changed setting with old -> new
 // (doc/review.md "The package's own config"). Comparisons are pure functions; the stage
 // reads both revisions through ReviewSources.

@@ -18,7 +18,7 @@ enum class InvarianceVerdict { kPass, kFail, kFlagged };
 enum class StageStatus { kOk, kRejected, kError, kSkipped };
 // A check of the acceptance checklist: "PASS", "FAIL", "MISSING".
 enum class CheckStatus { kPass, kFail, kMissing };
-// The report's verdict: "accepted", "rejected", "incomplete".
+// The report's verdict: accepted, rejected, incomplete (ReportVerdictName has the words).
 enum class ReportVerdict { kAccepted, kRejected, kIncomplete };
 // A finding's (or a compiler diagnostic's) severity: "error", "warning", "note".
 enum class Severity { kError, kWarning, kNote };
