@@ -250,130 +250,101 @@ bool IsAssignment(std::string_view v) {
   return shell_internal::IsAssignmentWord(v, &subscript) && !subscript;
 }
 
-// Reads the options of `spec` from words[first]; on return `*i` is the first word after
-// them (and after `spec.positional` words). False when nothing is run or an option is
-// unknown; `u` then says which.
-bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const OptionSpec& spec,
-                 Unwrapped* u, size_t* i, bool* runs) {
-  *runs = true;
-  std::string prog(spec.name);
-  auto unknown = [&](const std::string& opt) {
-    u->understood = false;
-    u->reason = "cannot tell which command " + prog + " runs: option " + opt +
-                " is not one the policy knows";
+// Reads the options of one wrapper (its OptionSpec) from the wrapper's words: which words
+// are options and values, what the options themselves do (Unwrapped::written, ::runs), and
+// where the wrapped command starts.
+class OptionScanner {
+ public:
+  OptionScanner(const std::vector<ShellWord>& words, const OptionSpec& spec, Unwrapped* u)
+      : words_(words), spec_(spec), u_(u), prog_(spec.name) {}
+
+  // Reads the options from words[first]; on return `*i` is the first word after them (and
+  // after `spec.positional` words). False when nothing is run (`*runs` false) or an option
+  // is unknown (`u` says which).
+  bool Scan(size_t first, size_t* i, bool* runs);
+
+ private:
+  bool Unknown(const std::string& opt) {
+    u_->understood = false;
+    u_->reason = "cannot tell which command " + prog_ + " runs: option " + opt +
+                 " is not one the policy knows";
     return false;
-  };
+  }
   // A value in a word of its own: if bash can split it or turn it into an option
   // (`nice -n $x git status` with x='1 rm -rf ~'), the wrapped command is not the one we see.
-  auto value_word = [&](const std::string& opt, size_t at) {
-    std::string why = MayBecomeOption(words[at]);
+  bool ValueWord(const std::string& opt, size_t at) {
+    std::string why = MayBecomeOption(words_[at]);
     if (!why.empty()) {
-      u->understood = false;
-      u->reason = "cannot tell which command " + prog + " runs: the value of " + opt + ": " + why;
+      u_->understood = false;
+      u_->reason = "cannot tell which command " + prog_ + " runs: the value of " + opt + ": " + why;
       return false;
     }
     return true;
-  };
+  }
   // What the option does beyond choosing the wrapped command.
-  auto effect = [&](std::string_view opt, const ShellWord& value) {
-    if (Contains(spec.write_values, opt)) u->written.push_back(value);
-    for (const auto& [name, why] : spec.run_options) {
-      if (name == opt && u->runs.empty())
-        u->runs = prog + " " + std::string(name) + " " + std::string(why);
+  void Effect(std::string_view opt, const ShellWord& value) {
+    if (Contains(spec_.write_values, opt)) u_->written.push_back(value);
+    for (const auto& [name, why] : spec_.run_options) {
+      if (name == opt && u_->runs.empty())
+        u_->runs = prog_ + " " + std::string(name) + " " + std::string(why);
     }
-  };
-  size_t n = words.size();
+  }
+  // --name, --name=VALUE or --name VALUE at words[*i]; false: Scan returns false.
+  bool LongOption(size_t* i);
+  // -abc, -nVALUE or -n VALUE at words[*i]; false: Scan returns false.
+  bool ShortOptions(size_t* i, bool* runs);
+
+  const std::vector<ShellWord>& words_;
+  const OptionSpec& spec_;
+  Unwrapped* u_;
+  std::string prog_;
+};
+
+bool OptionScanner::Scan(size_t first, size_t* i, bool* runs) {
+  *runs = true;
+  size_t n = words_.size();
   *i = first;
   while (*i < n) {
-    const ShellWord& w = words[*i];
+    const ShellWord& w = words_[*i];
     const std::string& v = w.value;
     if (!w.Literal()) {
       if (!v.empty() && v[0] != '-' && !IsAssignment(v)) break;  // the command, expanded
-      u->understood = false;
-      u->reason = "cannot tell which command " + prog +
-                  " runs: an option is only known "
-                  "when it runs (" +
-                  w.source + ")";
+      u_->understood = false;
+      u_->reason = "cannot tell which command " + prog_ +
+                   " runs: an option is only known "
+                   "when it runs (" +
+                   w.source + ")";
       return false;
     }
     if (v == "--") {
       ++*i;
       break;
     }
-    if (spec.assignments && IsAssignment(v)) {
-      u->assignments.push_back(w);
+    if (spec_.assignments && IsAssignment(v)) {
+      u_->assignments.push_back(w);
       ++*i;
       continue;
     }
-    if (spec.name == "env" && v == "-") {  // env - is env -i
+    if (spec_.name == "env" && v == "-") {  // env - is env -i
       ++*i;
       continue;
     }
     if (v.size() > 2 && v[0] == '-' && v[1] == '-') {
-      size_t eq = v.find('=');
-      std::string name = v.substr(0, eq);
-      if (eq != std::string::npos) {
-        if (!Contains(spec.long_values, name) && !Contains(spec.long_flags, name)) {
-          return unknown(name);
-        }
-        ShellWord value = w;
-        value.value = v.substr(eq + 1);
-        effect(name, value);
-        ++*i;
-      } else if (Contains(spec.long_flags, name)) {
-        effect(name, w);
-        ++*i;
-      } else if (Contains(spec.long_values, name)) {
-        if (*i + 1 >= n) return unknown(name + " (no value)");
-        if (!value_word(name, *i + 1)) return false;
-        effect(name, words[*i + 1]);
-        *i += 2;
-      } else {
-        return unknown(name);
-      }
+      if (!LongOption(i)) return false;
       continue;
     }
     if (v.size() > 1 && v[0] == '-') {
-      if (spec.numeric_flag && v.find_first_not_of("0123456789", 1) == std::string::npos) {
-        ++*i;
-        continue;
-      }
-      size_t consumed = 1;
-      for (size_t j = 1; j < v.size(); ++j) {
-        char c = v[j];
-        if (spec.no_command.find(c) != std::string_view::npos) {
-          *runs = false;
-          return false;
-        }
-        if (spec.flags.find(c) != std::string_view::npos) continue;
-        if (spec.optional.find(c) != std::string_view::npos) break;  // the rest is its value
-        if (spec.values.find(c) != std::string_view::npos) {
-          std::string opt = std::string("-") + c;
-          if (j + 1 == v.size()) {
-            if (*i + 1 >= n) return unknown(opt + " (no value)");
-            if (!value_word(opt, *i + 1)) return false;
-            effect(opt, words[*i + 1]);
-            consumed = 2;
-          } else {
-            ShellWord value = w;
-            value.value = v.substr(j + 1);
-            effect(opt, value);
-          }
-          break;
-        }
-        return unknown(std::string("-") + c);
-      }
-      *i += consumed;
+      if (!ShortOptions(i, runs)) return false;
       continue;
     }
     break;
   }
-  for (int k = 0; k < spec.positional; ++k) {
+  for (int k = 0; k < spec_.positional; ++k) {
     if (*i >= n) {
       *runs = false;
       return false;
     }
-    if (!value_word("its argument " + words[*i].source, *i)) return false;
+    if (!ValueWord("its argument " + words_[*i].source, *i)) return false;
     ++*i;
   }
   if (*i >= n) {
@@ -381,6 +352,76 @@ bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const Option
     return false;
   }
   return true;
+}
+
+bool OptionScanner::LongOption(size_t* i) {
+  const ShellWord& w = words_[*i];
+  const std::string& v = w.value;
+  size_t n = words_.size();
+  size_t eq = v.find('=');
+  std::string name = v.substr(0, eq);
+  if (eq != std::string::npos) {
+    if (!Contains(spec_.long_values, name) && !Contains(spec_.long_flags, name)) {
+      return Unknown(name);
+    }
+    ShellWord value = w;
+    value.value = v.substr(eq + 1);
+    Effect(name, value);
+    ++*i;
+  } else if (Contains(spec_.long_flags, name)) {
+    Effect(name, w);
+    ++*i;
+  } else if (Contains(spec_.long_values, name)) {
+    if (*i + 1 >= n) return Unknown(name + " (no value)");
+    if (!ValueWord(name, *i + 1)) return false;
+    Effect(name, words_[*i + 1]);
+    *i += 2;
+  } else {
+    return Unknown(name);
+  }
+  return true;
+}
+
+bool OptionScanner::ShortOptions(size_t* i, bool* runs) {
+  const ShellWord& w = words_[*i];
+  const std::string& v = w.value;
+  size_t n = words_.size();
+  if (spec_.numeric_flag && v.find_first_not_of("0123456789", 1) == std::string::npos) {
+    ++*i;
+    return true;
+  }
+  size_t consumed = 1;
+  for (size_t j = 1; j < v.size(); ++j) {
+    char c = v[j];
+    if (spec_.no_command.find(c) != std::string_view::npos) {
+      *runs = false;
+      return false;
+    }
+    if (spec_.flags.find(c) != std::string_view::npos) continue;
+    if (spec_.optional.find(c) != std::string_view::npos) break;  // the rest is its value
+    if (spec_.values.find(c) != std::string_view::npos) {
+      std::string opt = std::string("-") + c;
+      if (j + 1 == v.size()) {
+        if (*i + 1 >= n) return Unknown(opt + " (no value)");
+        if (!ValueWord(opt, *i + 1)) return false;
+        Effect(opt, words_[*i + 1]);
+        consumed = 2;
+      } else {
+        ShellWord value = w;
+        value.value = v.substr(j + 1);
+        Effect(opt, value);
+      }
+      break;
+    }
+    return Unknown(std::string("-") + c);
+  }
+  *i += consumed;
+  return true;
+}
+
+bool ScanOptions(const std::vector<ShellWord>& words, size_t first, const OptionSpec& spec,
+                 Unwrapped* u, size_t* i, bool* runs) {
+  return OptionScanner(words, spec, u).Scan(first, i, runs);
 }
 
 Unwrapped UnwrapShell(const std::vector<ShellWord>& words, const std::string& prog) {
