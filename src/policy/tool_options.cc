@@ -157,215 +157,226 @@ ShellWord Tail(const ShellWord& w, size_t at) {
   return t;
 }
 
+// Reads one tool's words against its Grammar: every option, its value, and what it does
+// (ToolEffects: why to ask, paths written).
 class ArgReader {
  public:
   ArgReader(const Grammar& g, const std::vector<ShellWord>& words, ToolEffects* out)
       : g_(g), words_(words), out_(out) {}
 
-  void Read(size_t first) {
-    bool options = true;
-    for (size_t i = first; i < words_.size();) {
-      const ShellWord& w = words_[i];
-      if (!options) {  // operands only: whatever they expand to, none is an option
-        ++i;
-        continue;
-      }
-      std::string why = MayBecomeOption(w);
-      if (!why.empty()) {
-        Ask(why);
-        ++i;
-        continue;
-      }
-      std::string_view fixed = w.FixedPrefix();
-      if (fixed.empty() || fixed[0] != '-' || w.value == "-") {
-        if (g_.at_files && !fixed.empty() && fixed[0] == '@') {
-          Ask("the argument " + w.source + " reads more arguments from a file");
-        }
-        ++i;
-        continue;
-      }
-      if (w.Literal() && (w.value == "--" || w.value == "--end-of-options") && g_.double_dash) {
-        options = false;
-        ++i;
-        continue;
-      }
-      i = ReadOption(i);
-    }
-  }
+  // Reads words_[first...]: options until "--" (where the tool has it), then operands.
+  void Read(size_t first);
 
  private:
-  const Opt* Find(std::string_view name) const {
-    for (const Opt& o : g_.options) {
-      if (o.name == name) return &o;
-    }
-    return nullptr;
-  }
-
+  const Opt* Find(std::string_view name) const;
   void Ask(const std::string& why) { out_->asks.push_back(std::string(g_.tool) + ": " + why); }
 
   // The option at words_[i]; returns the index after it (and its value).
-  size_t ReadOption(size_t i) {
-    const ShellWord& w = words_[i];
-    const std::string& v = w.value;
-    std::string_view fixed = w.FixedPrefix();
-    if (w.Literal()) {
-      if (const Opt* o = Find(v)) {
-        if (o->takes != Takes::kValue) {
-          Apply(*o, nullptr);
-          return i + 1;
-        }
-        if (i + 1 >= words_.size()) {
-          Ask(v + " has no value");
-          return i + 1;
-        }
-        const ShellWord& value = words_[i + 1];
-        bool passes_options = o->does == Does::kHostPass || o->does == Does::kPtxasPass;
-        std::string why = MayBecomeOption(value);
-        std::string_view vfixed = value.FixedPrefix();
-        if (!passes_options && why.empty() && !vfixed.empty() && vfixed[0] == '-') {
-          why = "its value " + value.source + " may be read as an option";
-        }
-        if (!why.empty()) {
-          Ask(v + ": " + why);
-          return i + 2;
-        }
-        Apply(*o, &value);
-        return i + 2;
-      }
-    }
-    size_t eq = v.find('=');
-    if (eq != std::string::npos && eq < fixed.size()) {
-      if (const Opt* o = Find(std::string_view(v).substr(0, eq))) {
-        if (o->takes != Takes::kNothing) {
-          ShellWord value = Tail(w, eq + 1);
-          Apply(*o, &value);
-          return i + 1;
-        }
-      }
-    }
-    if (g_.bundles && v.size() > 1 && v[1] != '-') return ReadBundle(i);
-    for (std::string_view prefix : g_.attached) {
-      if (StartsWith(fixed, prefix) && v.size() > prefix.size()) {
-        if (const Opt* o = Find(prefix)) {
-          ShellWord value = Tail(w, prefix.size());
-          Apply(*o, &value);
-          return i + 1;
-        }
-      }
-    }
-    std::string name(fixed.substr(0, std::min(fixed.find('='), fixed.size())));
-    if (!w.Literal() && name.size() == fixed.size()) {
-      Ask("the option " + w.source + " is only known when it runs");
-    } else {
-      Ask("option " + name + " is not one the policy knows");
-    }
-    return i + 1;
-  }
-
+  size_t ReadOption(size_t i);
   // -vx, -kEXPR, -U5: one-letter options, the first one that takes a value ends the word.
-  size_t ReadBundle(size_t i) {
-    const ShellWord& w = words_[i];
-    std::string_view fixed = w.FixedPrefix();
-    for (size_t j = 1; j < w.value.size(); ++j) {
-      if (j >= fixed.size()) {
-        Ask("the option " + w.source + " is only known when it runs");
-        return i + 1;
-      }
-      std::string letter = std::string("-") + w.value[j];
-      const Opt* o = Find(letter);
-      if (o == nullptr) {
-        Ask("option " + letter + (w.value.size() > 2 ? " (in " + w.source + ")" : "") +
-            " is not one the policy knows");
-        return i + 1;
-      }
-      if (o->takes == Takes::kNothing) {
-        Apply(*o, nullptr);
-        continue;
-      }
-      if (j + 1 < w.value.size()) {
-        ShellWord value = Tail(w, j + 1);
-        Apply(*o, &value);
-        return i + 1;
-      }
-      if (o->takes == Takes::kAttached) {
-        Apply(*o, nullptr);
-        return i + 1;
-      }
-      if (i + 1 >= words_.size()) {
-        Ask(letter + " has no value");
-        return i + 1;
-      }
-      const ShellWord& value = words_[i + 1];
-      std::string why = MayBecomeOption(value);
-      std::string_view vfixed = value.FixedPrefix();
-      if (why.empty() && !vfixed.empty() && vfixed[0] == '-') {
-        why = "its value " + value.source + " may be read as an option";
-      }
-      if (!why.empty()) {
-        Ask(letter + ": " + why);
-      } else {
-        Apply(*o, &value);
-      }
-      return i + 2;
-    }
-    return i + 1;
-  }
-
-  void Apply(const Opt& o, const ShellWord* value) {
-    std::string name(o.name);
-    switch (o.does) {
-      case Does::kNothing:
-        return;
-      case Does::kWrites:
-      case Does::kInPackage:
-        if (value != nullptr) out_->writes.push_back(*value);
-        return;
-      case Does::kRuns:
-      case Does::kNetwork:
-        Ask(name + " " + std::string(o.why));
-        return;
-      case Does::kPlugin:
-        if (value == nullptr || !value->Literal() || !StartsWith(value->value, "no:")) {
-          Ask(name + " loads a plugin module (-p no:NAME only disables one)");
-        }
-        return;
-      case Does::kSandbox:
-        if (value == nullptr || !value->Literal() || value->value != "bwrap") {
-          Ask(name + " other than bwrap runs the candidate outside the sandbox");
-        }
-        return;
-      case Does::kHostPass:
-      case Does::kPtxasPass: {
-        bool host = o.does == Does::kHostPass;
-        if (value == nullptr || !value->Literal()) {
-          Ask(name + " passes options only known when it runs");
-          return;
-        }
-        // nvcc splits the value at commas; a blank would start another option too.
-        std::string token;
-        for (size_t k = 0; k <= value->value.size(); ++k) {
-          char c = k < value->value.size() ? value->value[k] : ',';
-          if (c != ',' && c != ' ' && c != '\t' && c != '\n') {
-            token += c;
-            continue;
-          }
-          if (!token.empty() && !(host ? HostOptionIsSafe(token) : PtxasOptionIsSafe(token))) {
-            Ask(name + " passes " + token + " to the " + (host ? "host compiler" : "ptxas") +
-                ", which is not an option the policy knows to be harmless (-wrapper, -B, "
-                "-fplugin and -specs run programs)");
-            return;
-          }
-          token.clear();
-        }
-        return;
-      }
-    }
-  }
+  size_t ReadBundle(size_t i);
+  // What option `o` (with its value, if any) does: asks and written paths into out_.
+  void Apply(const Opt& o, const ShellWord* value);
 
   const Grammar& g_;
   const std::vector<ShellWord>& words_;
   ToolEffects* out_;
 };
+
+void ArgReader::Read(size_t first) {
+  bool options = true;
+  for (size_t i = first; i < words_.size();) {
+    const ShellWord& w = words_[i];
+    if (!options) {  // operands only: whatever they expand to, none is an option
+      ++i;
+      continue;
+    }
+    std::string why = MayBecomeOption(w);
+    if (!why.empty()) {
+      Ask(why);
+      ++i;
+      continue;
+    }
+    std::string_view fixed = w.FixedPrefix();
+    if (fixed.empty() || fixed[0] != '-' || w.value == "-") {
+      if (g_.at_files && !fixed.empty() && fixed[0] == '@') {
+        Ask("the argument " + w.source + " reads more arguments from a file");
+      }
+      ++i;
+      continue;
+    }
+    if (w.Literal() && (w.value == "--" || w.value == "--end-of-options") && g_.double_dash) {
+      options = false;
+      ++i;
+      continue;
+    }
+    i = ReadOption(i);
+  }
+}
+
+const Opt* ArgReader::Find(std::string_view name) const {
+  for (const Opt& o : g_.options) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+size_t ArgReader::ReadOption(size_t i) {
+  const ShellWord& w = words_[i];
+  const std::string& v = w.value;
+  std::string_view fixed = w.FixedPrefix();
+  if (w.Literal()) {
+    if (const Opt* o = Find(v)) {
+      if (o->takes != Takes::kValue) {
+        Apply(*o, nullptr);
+        return i + 1;
+      }
+      if (i + 1 >= words_.size()) {
+        Ask(v + " has no value");
+        return i + 1;
+      }
+      const ShellWord& value = words_[i + 1];
+      bool passes_options = o->does == Does::kHostPass || o->does == Does::kPtxasPass;
+      std::string why = MayBecomeOption(value);
+      std::string_view vfixed = value.FixedPrefix();
+      if (!passes_options && why.empty() && !vfixed.empty() && vfixed[0] == '-') {
+        why = "its value " + value.source + " may be read as an option";
+      }
+      if (!why.empty()) {
+        Ask(v + ": " + why);
+        return i + 2;
+      }
+      Apply(*o, &value);
+      return i + 2;
+    }
+  }
+  size_t eq = v.find('=');
+  if (eq != std::string::npos && eq < fixed.size()) {
+    if (const Opt* o = Find(std::string_view(v).substr(0, eq))) {
+      if (o->takes != Takes::kNothing) {
+        ShellWord value = Tail(w, eq + 1);
+        Apply(*o, &value);
+        return i + 1;
+      }
+    }
+  }
+  if (g_.bundles && v.size() > 1 && v[1] != '-') return ReadBundle(i);
+  for (std::string_view prefix : g_.attached) {
+    if (StartsWith(fixed, prefix) && v.size() > prefix.size()) {
+      if (const Opt* o = Find(prefix)) {
+        ShellWord value = Tail(w, prefix.size());
+        Apply(*o, &value);
+        return i + 1;
+      }
+    }
+  }
+  std::string name(fixed.substr(0, std::min(fixed.find('='), fixed.size())));
+  if (!w.Literal() && name.size() == fixed.size()) {
+    Ask("the option " + w.source + " is only known when it runs");
+  } else {
+    Ask("option " + name + " is not one the policy knows");
+  }
+  return i + 1;
+}
+
+size_t ArgReader::ReadBundle(size_t i) {
+  const ShellWord& w = words_[i];
+  std::string_view fixed = w.FixedPrefix();
+  for (size_t j = 1; j < w.value.size(); ++j) {
+    if (j >= fixed.size()) {
+      Ask("the option " + w.source + " is only known when it runs");
+      return i + 1;
+    }
+    std::string letter = std::string("-") + w.value[j];
+    const Opt* o = Find(letter);
+    if (o == nullptr) {
+      Ask("option " + letter + (w.value.size() > 2 ? " (in " + w.source + ")" : "") +
+          " is not one the policy knows");
+      return i + 1;
+    }
+    if (o->takes == Takes::kNothing) {
+      Apply(*o, nullptr);
+      continue;
+    }
+    if (j + 1 < w.value.size()) {
+      ShellWord value = Tail(w, j + 1);
+      Apply(*o, &value);
+      return i + 1;
+    }
+    if (o->takes == Takes::kAttached) {
+      Apply(*o, nullptr);
+      return i + 1;
+    }
+    if (i + 1 >= words_.size()) {
+      Ask(letter + " has no value");
+      return i + 1;
+    }
+    const ShellWord& value = words_[i + 1];
+    std::string why = MayBecomeOption(value);
+    std::string_view vfixed = value.FixedPrefix();
+    if (why.empty() && !vfixed.empty() && vfixed[0] == '-') {
+      why = "its value " + value.source + " may be read as an option";
+    }
+    if (!why.empty()) {
+      Ask(letter + ": " + why);
+    } else {
+      Apply(*o, &value);
+    }
+    return i + 2;
+  }
+  return i + 1;
+}
+
+void ArgReader::Apply(const Opt& o, const ShellWord* value) {
+  std::string name(o.name);
+  switch (o.does) {
+    case Does::kNothing:
+      return;
+    case Does::kWrites:
+    case Does::kInPackage:
+      if (value != nullptr) out_->writes.push_back(*value);
+      return;
+    case Does::kRuns:
+    case Does::kNetwork:
+      Ask(name + " " + std::string(o.why));
+      return;
+    case Does::kPlugin:
+      if (value == nullptr || !value->Literal() || !StartsWith(value->value, "no:")) {
+        Ask(name + " loads a plugin module (-p no:NAME only disables one)");
+      }
+      return;
+    case Does::kSandbox:
+      if (value == nullptr || !value->Literal() || value->value != "bwrap") {
+        Ask(name + " other than bwrap runs the candidate outside the sandbox");
+      }
+      return;
+    case Does::kHostPass:
+    case Does::kPtxasPass: {
+      bool host = o.does == Does::kHostPass;
+      if (value == nullptr || !value->Literal()) {
+        Ask(name + " passes options only known when it runs");
+        return;
+      }
+      // nvcc splits the value at commas; a blank would start another option too.
+      std::string token;
+      for (size_t k = 0; k <= value->value.size(); ++k) {
+        char c = k < value->value.size() ? value->value[k] : ',';
+        if (c != ',' && c != ' ' && c != '\t' && c != '\n') {
+          token += c;
+          continue;
+        }
+        if (!token.empty() && !(host ? HostOptionIsSafe(token) : PtxasOptionIsSafe(token))) {
+          Ask(name + " passes " + token + " to the " + (host ? "host compiler" : "ptxas") +
+              ", which is not an option the policy knows to be harmless (-wrapper, -B, "
+              "-fplugin and -specs run programs)");
+          return;
+        }
+        token.clear();
+      }
+      return;
+    }
+  }
+}
 
 bool IsPythonName(const std::string& base) {
   if (base == "python" || base == "python3") return true;
