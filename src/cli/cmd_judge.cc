@@ -145,7 +145,7 @@ int RunJudge(std::vector<std::string> args) {
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", c.evidence.c_str(), c.junit.c_str());
   for (const CaseResult& r : run->cases) {
-    if (r.verdict == "error") {
+    if (r.verdict == CaseVerdict::kError) {
       std::fprintf(stderr, "attnverify: %s: %s\n", r.spec.id.c_str(), r.reason.c_str());
       return finish(kExitInternal, r.spec.id + ": " + r.reason);
     }

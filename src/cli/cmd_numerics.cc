@@ -155,7 +155,7 @@ int RunNumerics(std::vector<std::string> args) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   ProgressLine progress(tty);
   options.on_case = [tty, &progress](const CaseResult& c, int64_t done, int64_t total) {
-    if (!tty && c.verdict != "pass") {
+    if (!tty && c.verdict != CaseVerdict::kPass) {
       std::fprintf(stderr, "FAIL %s: %s\n", c.spec.id.c_str(), c.reason.c_str());
     }
     const std::string line = progress.Update(done, total, c.spec.id);
@@ -190,7 +190,7 @@ int RunNumerics(std::vector<std::string> args) {
         config->evidence.c_str());
   }
   for (const CaseResult& c : run->cases) {
-    if (c.verdict == "error") return finish(kExitInternal, c.spec.id + ": " + c.reason);
+    if (c.verdict == CaseVerdict::kError) return finish(kExitInternal, c.spec.id + ": " + c.reason);
   }
   return finish(run->failed() == 0 ? kExitOk : kExitRejected);
 }

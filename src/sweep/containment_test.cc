@@ -85,7 +85,7 @@ TEST_F(SweepContainmentTest, SymlinkedCaseFolderIsReplacedAndNothingOutsideIsTou
   o.runner = &runner;
   auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kPass) << run->cases[0].reason;
   EXPECT_TRUE(VictimIntact());
   EXPECT_FALSE(fs::is_symlink(dir_.File("pkg/work/cases/" + CaseFolder())));
   ASSERT_EQ(run->warnings.size(), 1u);
@@ -106,7 +106,7 @@ TEST_F(SweepContainmentTest, SymlinkedCasesFolderIsReplacedAndALinkedWorkFolderR
   o.runner = &runner;
   auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kPass) << run->cases[0].reason;
   EXPECT_TRUE(VictimIntact());
 
   fs::remove_all(dir_.File("pkg/work"));
@@ -141,7 +141,7 @@ TEST_F(SweepContainmentTest, ACandidateThatRewritesAnotherStagesEvidenceFailsEve
   EXPECT_EQ(run->package_changes, (std::vector<std::string>{"evidence/resources.json changed",
                                                             "evidence/review.json created"}));
   ASSERT_EQ(run->cases.size(), 1u);
-  EXPECT_EQ(run->cases[0].verdict, "fail");
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kFail);
   EXPECT_EQ(run->cases[0].reason,
             "package files changed while the candidate ran (only its out/ folders may): "
             "evidence/resources.json changed, evidence/review.json created");
@@ -160,7 +160,7 @@ TEST_F(SweepContainmentTest, AnHonestCandidateChangesNothingThatIsChecked) {
   auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_TRUE(run->package_changes.empty()) << run->package_changes[0];
-  EXPECT_EQ(run->cases[0].verdict, "fail");
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kFail);
   EXPECT_EQ(run->cases[0].reason.rfind("d: ", 0), 0u) << run->cases[0].reason;
   EXPECT_FALSE(run->cases[0].heatmaps.empty());
 }
@@ -212,7 +212,7 @@ TEST_F(SweepContainmentTest, InputsReplacedByALinkOrAFifoFailTheCase) {
     o.runner = &runner;
     auto run = RunNumericsSweep(o);
     ASSERT_TRUE(run.ok()) << run.status().message();
-    EXPECT_EQ(run->cases[0].verdict, "fail");
+    EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kFail);
     EXPECT_NE(run->cases[0].reason.find(variant == 0 ? "is a symbolic link" : "is a FIFO"),
               std::string::npos)
         << run->cases[0].reason;

@@ -83,7 +83,7 @@ void GroupState::Compare(CaseResult& r, const NamedTensors& cand) {
                                            : " (bound " + FormatG(d.bound, 3) + ")"));
     t.failed = true;
     t.problems.push_back(what);
-    r.verdict = "fail";
+    r.verdict = CaseVerdict::kFail;
     if (r.reason.empty()) r.reason = "invariance " + check + ": " + what;
   }
   t.nonfinite_shared = std::max(t.nonfinite_shared, shared);
@@ -128,7 +128,9 @@ std::vector<InvarianceCheckResult> GroupState::Results(const std::string& group,
       r.check = name;
       r.group = group;
       r.cases = t.cases;
-      r.verdict = t.failed ? "fail" : t.flagged ? "flagged" : "pass";
+      r.verdict = t.failed    ? InvarianceVerdict::kFail
+                  : t.flagged ? InvarianceVerdict::kFlagged
+                              : InvarianceVerdict::kPass;
       r.max_abs_diff = t.max_abs_diff;
       r.tolerance = t.tolerance;
       if (!t.problems.empty()) {
@@ -158,7 +160,7 @@ std::vector<InvarianceCheckResult> GroupState::Results(const std::string& group,
       r.check = "reference_variance";
       r.group = group;
       r.cases = {group};
-      r.verdict = flat.empty() ? "pass" : "flagged";
+      r.verdict = flat.empty() ? InvarianceVerdict::kPass : InvarianceVerdict::kFlagged;
       r.tolerance = "standard deviation > 1e-6 x |mean| for every output";
       r.detail = flat.empty() ? "every reference output varies"
                               : flat + ": a candidate that returns a constant would pass this case";

@@ -14,7 +14,7 @@
 
 #include "core/buffer.h"
 #include "reference/ref_ops.h"
-#include "sweep/numerics_run.h"
+#include "sweep/case_result.h"
 
 namespace av {
 

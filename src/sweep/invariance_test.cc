@@ -165,7 +165,7 @@ TEST(CandidatePrepareTest, FailureFailsEveryCaseWithReasonAndStderrTail) {
   EXPECT_EQ(runner.requests()[0].timeout_ms, 7000);
   ASSERT_EQ(run->cases.size(), 2u);
   for (const CaseResult& c : run->cases) {
-    EXPECT_EQ(c.verdict, "fail");
+    EXPECT_EQ(c.verdict, CaseVerdict::kFail);
     EXPECT_EQ(c.reason.rfind("candidate prepare failed: make -C kernels: exit", 0), 0u) << c.reason;
     EXPECT_EQ(c.stderr_tail, "kernel.cu:12: error: identifier \"kBlockN\" is undefined\n");
   }
@@ -241,13 +241,13 @@ TEST(InvarianceRegression, AllNanOutputFailsItsCasesButNotTheInvarianceChecks) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 3u);
   for (const CaseResult& c : run->cases) {
-    EXPECT_EQ(c.verdict, "fail") << c.spec.id;
+    EXPECT_EQ(c.verdict, CaseVerdict::kFail) << c.spec.id;
     EXPECT_EQ(c.reason, "output d is entirely NaN") << c.spec.id;
   }
   ASSERT_EQ(run->invariance.size(), 3u);  // num_splits, determinism, reference_variance
   for (const InvarianceCheckResult& r : run->invariance) {
     if (r.check == "reference_variance") continue;
-    EXPECT_EQ(r.verdict, "pass") << r.check << ": " << r.detail;
+    EXPECT_EQ(r.verdict, InvarianceVerdict::kPass) << r.check << ": " << r.detail;
     EXPECT_NE(r.detail.find("NaN/inf positions compared: the same 15 in every run"),
               std::string::npos)
         << r.check << ": " << r.detail;

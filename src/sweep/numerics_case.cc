@@ -134,7 +134,7 @@ CaseRunner::CaseRunner(const NumericsOptions& o, const TolerancesConfig& tol, Nu
   }
 }
 
-void CaseRunner::Fail(CaseResult& r, const std::string& reason, const std::string& verdict) {
+void CaseRunner::Fail(CaseResult& r, const std::string& reason, CaseVerdict verdict) {
   r.verdict = verdict;
   if (r.reason.empty()) r.reason = reason;
 }
@@ -270,7 +270,7 @@ void CaseRunner::Finish(size_t i, GroupState& g) {
   r.reference_ms = MsSince(t_ref);
 
   auto t_cmp = SweepClock::now();
-  r.verdict = "pass";
+  r.verdict = CaseVerdict::kPass;
   // An all-NaN output fails the case (under allow_nan it could pass every comparison)
   // but is kept: a deterministic kernel's reruns and splits must still be judged on it.
   for (const std::string& name : w.all_nan) Fail(r, "output " + name + " is entirely NaN");
@@ -328,7 +328,7 @@ bool CaseRunner::ReadBack(size_t i, GroupState& g, Judging& w) {
   w.all_nan = outs->all_nan;
   Result<NamedTensors> cand = UnpermuteOutputs(r.spec, outs->tensors);
   if (!cand.ok()) {
-    Fail(r, cand.status().message(), "error");
+    Fail(r, cand.status().message(), CaseVerdict::kError);
     return false;
   }
   w.cand = std::move(*cand);
@@ -348,7 +348,8 @@ bool CaseRunner::ComputeReference(CaseResult& r, const WrittenCase& wc, GroupSta
     return true;
   }
   Result<const NamedTensors*> inputs = w.Inputs(wc);
-  if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error"), false;
+  if (!inputs.ok())
+    return Fail(r, "reference: " + inputs.status().message(), CaseVerdict::kError), false;
   RefImpl impl = o_.config.reference;
   impl.keep_f32_results = true;  // a float32 GEMM result judged as it is, not widened
   if (impl.kind == ImplKind::kFast && !FastReferenceJudges(r.spec.op))
@@ -359,7 +360,7 @@ bool CaseRunner::ComputeReference(CaseResult& r, const WrittenCase& wc, GroupSta
     impl.kind = ImplKind::kOracle;  // no fast path for this op: the oracle answers
     rr = RunReferenceOp(r.spec.op, **inputs, wc.op_params, impl);
   }
-  if (!rr.ok()) return Fail(r, "reference: " + rr.status().message(), "error"), false;
+  if (!rr.ok()) return Fail(r, "reference: " + rr.status().message(), CaseVerdict::kError), false;
   w.fast_ref = impl.kind == ImplKind::kFast;
   if (w.fast_ref && o_.fast_reference_hook) o_.fast_reference_hook(r.spec, &*rr);
   r.reference_impl = ImplName(impl.kind);
@@ -369,15 +370,16 @@ bool CaseRunner::ComputeReference(CaseResult& r, const WrittenCase& wc, GroupSta
       RefImpl lp{ImplKind::kLowprec, o_.config.reference.threads, r.spec.dtype};
       Result<NamedTensors> l = RunReferenceOp(r.spec.op, **inputs, wc.op_params, lp);
       if (!l.ok())
-        return Fail(r, "low-precision reference: " + l.status().message(), "error"), false;
+        return Fail(r, "low-precision reference: " + l.status().message(), CaseVerdict::kError),
+               false;
       Result<NamedTensors> lu = UnpermuteOutputs(r.spec, *l);
-      if (!lu.ok()) return Fail(r, lu.status().message(), "error"), false;
+      if (!lu.ok()) return Fail(r, lu.status().message(), CaseVerdict::kError), false;
       w.lowprec_local = std::move(*lu);
       r.reference_impl += "+lowprec_" + std::string(DTypeName(r.spec.dtype));
     }
   }
   Result<NamedTensors> ru = UnpermuteOutputs(r.spec, *rr);
-  if (!ru.ok()) return Fail(r, ru.status().message(), "error"), false;
+  if (!ru.ok()) return Fail(r, ru.status().message(), CaseVerdict::kError), false;
   w.ref_local = std::move(*ru);
   w.ref = &w.ref_local;
   w.lowprec = &w.lowprec_local;
@@ -393,7 +395,8 @@ bool CaseRunner::Referee(CaseResult& r, const WrittenCase& wc, Judging& w) {
   if (why.empty()) return true;
   auto t_oracle = SweepClock::now();
   Result<const NamedTensors*> inputs = w.Inputs(wc);
-  if (!inputs.ok()) return Fail(r, "reference: " + inputs.status().message(), "error"), false;
+  if (!inputs.ok())
+    return Fail(r, "reference: " + inputs.status().message(), CaseVerdict::kError), false;
   // Large fast results of this case's own wait on disk while the oracle runs; they are
   // replaced by its results below. A spill that fails only costs memory.
   std::optional<SpilledTensors> spilled;
@@ -405,9 +408,10 @@ bool CaseRunner::Referee(CaseResult& r, const WrittenCase& wc, Judging& w) {
     }
   }
   Result<NamedTensors> orr = RunReferenceOp(r.spec.op, **inputs, wc.op_params, {});
-  if (!orr.ok()) return Fail(r, "oracle referee: " + orr.status().message(), "error"), false;
+  if (!orr.ok())
+    return Fail(r, "oracle referee: " + orr.status().message(), CaseVerdict::kError), false;
   Result<NamedTensors> ou = UnpermuteOutputs(r.spec, *orr);
-  if (!ou.ok()) return Fail(r, ou.status().message(), "error"), false;
+  if (!ou.ok()) return Fail(r, ou.status().message(), CaseVerdict::kError), false;
   w.oracle_ref = std::move(*ou);
   r.reference_ms += MsSince(t_oracle);
   std::vector<std::string> names;
@@ -415,7 +419,7 @@ bool CaseRunner::Referee(CaseResult& r, const WrittenCase& wc, Judging& w) {
   const FastResults fast = spilled ? FastResults{nullptr, &*spilled} : FastResults{w.ref, nullptr};
   Status agree = CheckReferencesAgree(r.spec.id, r.spec.op, fast, w.oracle_ref, names);
   if (!agree.ok()) {
-    r.verdict = "error";
+    r.verdict = CaseVerdict::kError;
     r.reason = "internal error: " + agree.message();
     r.refereed_by = "oracle";
     r.referee_reason = why;
@@ -423,7 +427,7 @@ bool CaseRunner::Referee(CaseResult& r, const WrittenCase& wc, Judging& w) {
   }
   auto t_rejudge = SweepClock::now();
   ClearJudgement(r, wc);
-  r.verdict = "pass";
+  r.verdict = CaseVerdict::kPass;
   for (const std::string& name : w.all_nan) Fail(r, "output " + name + " is entirely NaN");
   CompareOutputs(r, wc, w.cand, w.oracle_ref, *w.lowprec);
   r.compare_ms += MsSince(t_rejudge);
@@ -443,7 +447,7 @@ bool CaseRunner::Referee(CaseResult& r, const WrittenCase& wc, Judging& w) {
 // variants to share), a seed variant must move the outputs, other variants must not.
 void CaseRunner::Record(CaseResult& r, GroupState& g, Judging& w) {
   if (r.spec.kind == VariantKind::kBase) {
-    if (r.verdict == "pass") g.base_pass = r.outputs;
+    if (r.verdict == CaseVerdict::kPass) g.base_pass = r.outputs;
     g.base_out = std::move(w.cand);
     g.have_out = true;
     if (w.ref == &w.ref_local) {
@@ -475,7 +479,7 @@ void CaseRunner::CompareOutputs(CaseResult& r, const WrittenCase& wc, const Name
                            : nullptr;
     const Tensor* ct = FindNamed(cand, e.name);
     if (rt == nullptr || ct == nullptr) {
-      Fail(r, "reference produced no " + e.name, "error");
+      Fail(r, "reference produced no " + e.name, CaseVerdict::kError);
       continue;
     }
     Result<CompareReport> rep = CompareTensors(*ct, *rt, lt, t->request);
@@ -521,7 +525,7 @@ std::string CaseRunner::RefereeReason(const CaseResult& r, const NamedTensors& c
 // Forgets a comparison before it is made again: verdict, outputs, localisation and the
 // heatmap files it wrote.
 void CaseRunner::ClearJudgement(CaseResult& r, const WrittenCase& wc) {
-  r.verdict.clear();
+  r.verdict.reset();
   r.reason.clear();
   r.outputs.clear();
   r.hints.clear();
@@ -563,7 +567,7 @@ void CaseRunner::Localise(CaseResult& r, const WrittenCase& wc, const std::strin
 void CaseRunner::Report(size_t i, double total_ms) {
   CaseResult& r = run_->cases[i];
   r.total_ms = total_ms;
-  if (r.verdict.empty()) Fail(r, "not run (an earlier error stopped the sweep)", "error");
+  if (!r.verdict) Fail(r, "not run (an earlier error stopped the sweep)", CaseVerdict::kError);
   if (!o_.on_case) return;
   std::lock_guard<std::mutex> lock(mu_);
   o_.on_case(r, ++done_, static_cast<int64_t>(run_->cases.size()));

@@ -98,7 +98,7 @@ class CaseRunner {
  private:
   struct Judging;  // one Finish call's tensors and references (numerics_case.cc)
 
-  void Fail(CaseResult& r, const std::string& reason, const std::string& verdict = "fail");
+  void Fail(CaseResult& r, const std::string& reason, CaseVerdict verdict = CaseVerdict::kFail);
   void RecordError(const Status& st);
   bool ReadBack(size_t i, GroupState& g, Judging& w);
   bool ComputeReference(CaseResult& r, const WrittenCase& wc, GroupState& g, Judging& w);

@@ -98,7 +98,7 @@ TEST_F(NumericsRefereeTest, PlantedBugStillFailsAfterTheOracleRejudgesIt) {
   auto run = Run(/*error=*/0.5);
   ASSERT_TRUE(run.ok()) << run.status().message();
   for (const CaseResult& c : run->cases) {
-    EXPECT_EQ(c.verdict, "fail") << c.spec.id;
+    EXPECT_EQ(c.verdict, CaseVerdict::kFail) << c.spec.id;
     EXPECT_EQ(c.reference_impl, "fast") << c.reason;
     EXPECT_EQ(c.refereed_by, "oracle");
     EXPECT_EQ(c.referee_reason, "fail");
@@ -113,7 +113,7 @@ TEST_F(NumericsRefereeTest, CaseWithinTheMarginIsRejudgedOthersAreNot) {
   auto near = Run(/*error=*/6e-4);
   ASSERT_TRUE(near.ok()) << near.status().message();
   for (const CaseResult& c : near->cases) {
-    EXPECT_EQ(c.verdict, "pass") << c.spec.id << ": " << c.reason;
+    EXPECT_EQ(c.verdict, CaseVerdict::kPass) << c.spec.id << ": " << c.reason;
     EXPECT_EQ(c.refereed_by, "oracle") << c.spec.id;
     EXPECT_EQ(c.referee_reason, "margin") << c.spec.id;
   }
@@ -121,7 +121,7 @@ TEST_F(NumericsRefereeTest, CaseWithinTheMarginIsRejudgedOthersAreNot) {
   auto clear = Run(/*error=*/3e-4);
   ASSERT_TRUE(clear.ok()) << clear.status().message();
   for (const CaseResult& c : clear->cases) {
-    EXPECT_EQ(c.verdict, "pass") << c.spec.id << ": " << c.reason;
+    EXPECT_EQ(c.verdict, CaseVerdict::kPass) << c.spec.id << ": " << c.reason;
     EXPECT_EQ(c.refereed_by, "") << c.spec.id;
     EXPECT_EQ(c.reference_impl, "fast");
   }
@@ -148,8 +148,8 @@ TEST_F(NumericsRefereeTest, BrokenFastReferenceIsAnInternalErrorNotAVerdict) {
     ASSERT_TRUE(run.ok()) << run.status().message();
     ASSERT_FALSE(run->cases.empty());
     for (const CaseResult& c : run->cases) {
-      EXPECT_EQ(c.verdict, "error") << c.spec.id;
-      EXPECT_NE(c.verdict, "pass");
+      EXPECT_EQ(c.verdict, CaseVerdict::kError) << c.spec.id;
+      EXPECT_NE(c.verdict, CaseVerdict::kPass);
       EXPECT_EQ(c.refereed_by, "oracle");
       // The case id, the output, both references' values and the bound are in the message.
       EXPECT_NE(c.reason.find("internal error: case " + c.spec.id +
@@ -170,7 +170,7 @@ TEST_F(NumericsRefereeTest, OracleSamplePicksTheSameCasesEveryRun) {
   auto all = Run(/*error=*/0, /*oracle_sample=*/1);
   ASSERT_TRUE(all.ok()) << all.status().message();
   for (const CaseResult& c : all->cases) {
-    EXPECT_EQ(c.verdict, "pass") << c.reason;
+    EXPECT_EQ(c.verdict, CaseVerdict::kPass) << c.reason;
     EXPECT_EQ(c.referee_reason, "sample") << c.spec.id;
   }
   std::set<std::string> first, second, expected;

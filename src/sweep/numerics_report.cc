@@ -41,7 +41,7 @@ NumericsCase CaseRecord(const CaseResult& c, const std::string& package_dir) {
   r.index = c.spec.index;
   r.variant = c.spec.variant;
   r.group = c.spec.group_id();
-  r.verdict = ParseCaseVerdict(c.verdict).value_or(CaseVerdict::kError);
+  r.verdict = c.verdict.value_or(CaseVerdict::kError);  // unjudged: the sweep stopped first
   r.reason = c.reason;
   for (const OutputVerdict& v : c.outputs) r.outputs.push_back(OutputRecord(v));
   r.reference_impl = c.reference_impl;
@@ -97,10 +97,9 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   NumericsRecord r;
   for (const CaseResult& c : run.cases) r.cases.push_back(CaseRecord(c, pkg));
   for (const InvarianceCheckResult& v : run.invariance) {
-    r.invariance.push_back({v.check, v.group, v.cases,
-                            ParseInvarianceVerdict(v.verdict).value_or(InvarianceVerdict::kFail),
-                            v.max_abs_diff, v.tolerance, v.detail});
-    ++r.summary.invariance[v.check][v.verdict];
+    r.invariance.push_back(
+        {v.check, v.group, v.cases, v.verdict, v.max_abs_diff, v.tolerance, v.detail});
+    ++r.summary.invariance[v.check][InvarianceVerdictName(v.verdict)];
   }
   NumericsConfigRecord& cfg = r.config;
   cfg.attnverify_toml = PackageRelative(pkg, config.path);
@@ -212,7 +211,7 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
   for (const CaseResult& c : run.cases) {
     Row& r = rows[c.spec.sweep];
     ++r.cases;
-    r.passed += c.verdict == "pass";
+    r.passed += c.verdict == CaseVerdict::kPass;
     r.ms += c.total_ms;
   }
   std::string out;
@@ -246,23 +245,26 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
                   t[3] / 1000, std::max(0.0, own - t[0] - t[3] - t[4]) / 1000);
     out += buf;
   }
-  std::map<std::string, std::map<std::string, int>> inv;
+  std::map<std::string, std::map<InvarianceVerdict, int>> inv;
   for (const InvarianceCheckResult& r : run.invariance) ++inv[r.check][r.verdict];
   for (const auto& [check, verdicts] : inv) {
     std::snprintf(buf, sizeof buf, "invariance %-22s pass %d  fail %d  flagged %d\n", check.c_str(),
-                  verdicts.count("pass") ? verdicts.at("pass") : 0,
-                  verdicts.count("fail") ? verdicts.at("fail") : 0,
-                  verdicts.count("flagged") ? verdicts.at("flagged") : 0);
+                  n(InvarianceVerdict::kPass), n(InvarianceVerdict::kFail),
+                  n(InvarianceVerdict::kFlagged));
     out += buf;
   }
   for (const InvarianceCheckResult& r : run.invariance) {
-    if (r.verdict != "pass")
-      out += (r.verdict == "fail" ? "FAIL " : "FLAG ") + r.check + " " + r.group + ": " + r.detail +
-             "\n";
+    if (r.verdict != InvarianceVerdict::kPass)
+      out += (r.verdict == InvarianceVerdict::kFail ? "FAIL " : "FLAG ") + r.check + " " + r.group +
+             ": " + r.detail + "\n";
+    const auto n = [&verdicts = verdicts](InvarianceVerdict v) {
+      auto it = verdicts.find(v);
+      return it == verdicts.end() ? 0 : it->second;
+    };
   }
   size_t shown = 0;
   for (const CaseResult& c : run.cases) {
-    if (c.verdict == "pass") continue;
+    if (c.verdict == CaseVerdict::kPass) continue;
     if (shown++ == max_failures) {
       out += "  ... " + std::to_string(run.failed() - static_cast<int64_t>(max_failures)) +
              " more failing cases in the evidence\n";

@@ -240,9 +240,9 @@ TEST_F(CandidateProtocolTest, PerCaseOutcomesCrashTimeoutWrongShapeNaNAndPass) {
   auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 2u);
-  EXPECT_EQ(run->cases[0].verdict, "pass") << run->cases[0].reason;
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kPass) << run->cases[0].reason;
   EXPECT_EQ(run->cases[0].candidate_metadata.at("kernel"), "tiled");
-  EXPECT_EQ(run->cases[1].verdict, "fail");
+  EXPECT_EQ(run->cases[1].verdict, CaseVerdict::kFail);
   EXPECT_NE(run->cases[1].reason.find("killed by signal 11"), std::string::npos)
       << run->cases[1].reason;
   EXPECT_EQ(run->cases[1].stderr_tail, "Segmentation fault in tile 3\n");
@@ -290,7 +290,7 @@ TEST_F(CandidateProtocolTest, TimeoutAndModifiedInputsFail) {
   o.runner = &runner;
   auto run = RunNumericsSweep(o);
   ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->cases[0].verdict, "fail");
+  EXPECT_EQ(run->cases[0].verdict, CaseVerdict::kFail);
   EXPECT_NE(run->cases[0].reason.find("timed out"), std::string::npos) << run->cases[0].reason;
   EXPECT_EQ(run->cases[1].reason.rfind("the candidate changed inputs.safetensors", 0), 0u)
       << run->cases[1].reason;
@@ -309,7 +309,7 @@ TEST_F(CandidateProtocolTest, VariantsNeverLinkToInputsACandidateChanged) {
       << run->cases[0].reason;
   for (size_t i = 1; i < 3; ++i) {
     const CaseResult& c = run->cases[i];
-    EXPECT_EQ(c.verdict, "pass") << c.spec.id << ": " << c.reason;
+    EXPECT_EQ(c.verdict, CaseVerdict::kPass) << c.spec.id << ": " << c.reason;
     EXPECT_EQ(c.inputs_sha256, run->cases[0].inputs_sha256);
     EXPECT_EQ(*Sha256File(c.case_dir + "/inputs.safetensors"), c.inputs_sha256) << c.spec.id;
   }
@@ -343,7 +343,7 @@ TEST_F(CandidateProtocolTest, ARerunFindsNoOtherCasesOutputsToCopy) {
   auto run = RunRerunsTampering(-1, [](const std::string&) {});
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->cases.size(), 3u);
-  for (const CaseResult& c : run->cases) EXPECT_EQ(c.verdict, "pass") << c.reason;
+  for (const CaseResult& c : run->cases) EXPECT_EQ(c.verdict, CaseVerdict::kPass) << c.reason;
   // Again, now looking around the work folder before writing.
   NumericsOptions o = Options(R"(["cand", "{case_dir}"])");
   FakeProcessRunner runner([&](const ProcessRequest& req) -> Result<ProcessResult> {
