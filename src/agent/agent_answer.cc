@@ -67,10 +67,11 @@ Result<AgentFinding> ParseFinding(const json& j, const std::string& path) {
   int64_t item = 0;
   AV_RETURN_IF_ERROR(Integer(j, "item", path, true, 1, 8, &item));
   f.item = static_cast<int>(item);
-  AV_RETURN_IF_ERROR(String(j, "severity", path, true, &f.severity));
-  if (f.severity != "high" && f.severity != "medium" && f.severity != "low") {
-    return Bad(path + ".severity", "not \"high\", \"medium\" or \"low\"");
-  }
+  std::string severity;
+  AV_RETURN_IF_ERROR(String(j, "severity", path, true, &severity));
+  std::optional<Severity> s = ParseAgentSeverity(severity);
+  if (!s) return Bad(path + ".severity", "not \"high\", \"medium\" or \"low\"");
+  f.severity = *s;
   AV_RETURN_IF_ERROR(String(j, "claim", path, true, &f.claim));
   if (Trim(f.claim).empty()) return Bad(path + ".claim", "empty");
   AV_RETURN_IF_ERROR(String(j, "evidence", path, false, &f.evidence));

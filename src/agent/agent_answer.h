@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "schema/outcome.h"
 
 namespace av {
 
@@ -20,7 +21,8 @@ struct AgentFinding {
   int64_t end_line = 0;      // == line when not given
   std::string side = "new";  // "new", or "old" for deleted lines
   int item = 0;              // checklist item 1..8
-  std::string severity;      // "high", "medium", "low"
+  // Written "high", "medium", "low" (schema/outcome.h AgentSeverityName).
+  Severity severity = Severity::kWarning;
   std::string claim;
   std::string evidence;  // "diff", "evidence/numerics.json#<id>", "logs/build.log:<line>"
   std::string command;   // "" when none was suggested

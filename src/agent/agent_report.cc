@@ -70,10 +70,6 @@ std::string ChecksTable(const std::vector<AgentCheckRecord>& checks, bool with_s
   return out;
 }
 
-Severity SeverityOf(const std::string& s) {
-  return s == "high" ? Severity::kError : s == "medium" ? Severity::kWarning : Severity::kNote;
-}
-
 // The suggested command as argv when it is plain words (no quoting, expansion or
 // operators: splitting at spaces is then what a shell would do); otherwise it stays a line,
 // shown as written and never parsed.
@@ -102,7 +98,7 @@ std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out) {
     std::snprintf(id, sizeof(id), "A%03zu", findings.size() + 1);
     f.id = id;
     f.rule = "agent." + r.stage;
-    f.severity = SeverityOf(a.severity);
+    f.severity = a.severity;
     f.component = r.kernel;
     f.file = a.file;
     f.line = a.line;
@@ -203,7 +199,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
                         {"end_line", f.end_line},
                         {"side", f.side},
                         {"item", f.item},
-                        {"severity", f.severity},
+                        {"severity", AgentSeverityName(f.severity)},
                         {"claim", f.claim},
                         {"evidence", f.evidence},
                         {"command", f.command}};

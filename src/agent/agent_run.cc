@@ -49,7 +49,7 @@ std::string EarlierFindingsJson(const std::vector<AgentFindingRecord>& records) 
                    {"file", f.file},
                    {"line", f.line},
                    {"item", f.item},
-                   {"severity", f.severity},
+                   {"severity", AgentSeverityName(f.severity)},
                    {"claim", f.claim},
                    {"evidence", f.evidence},
                    {"command", f.command}});

@@ -45,7 +45,7 @@ class EvidenceCheckTest : public ::testing::Test {
     f.line = line;
     f.end_line = line;
     f.item = 5;
-    f.severity = "high";
+    f.severity = Severity::kError;
     f.claim = std::move(claim);
     f.evidence = std::move(evidence);
     return f;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,9 +63,10 @@ struct EvidenceBinding {
 // local command it names ran and exited 0 (logs/agent-cmd-NN.log) or [policy] waives the
 // item's N.agent_questions check; an open one keeps that check MISSING (doc/report.md).
 struct AgentQuestion {
-  std::string id;        // "A001": its place among the kept findings of agent_review.json
-  int item = 0;          // as the agent named it (0 when it named none)
-  std::string severity;  // "high", "medium", "low"
+  std::string id;  // "A001": its place among the kept findings of agent_review.json
+  int item = 0;    // as the agent named it (0 when it named none)
+  // Written "high", "medium", "low" (AgentSeverityWord); unset for any other word.
+  std::optional<Severity> severity;
   std::string claim;
   std::string place;     // "src/x.h:63-64", "" when none
   std::string evidence;  // what it cites: "diff", "evidence/numerics.json#case", "logs/b.log:12"
@@ -78,6 +80,12 @@ struct AgentQuestion {
   bool open = false;             // high severity and not resolved
   std::string resolution;        // how it was resolved, or why it is still open
 };
+
+// A question's severity as the writers show it: "high", "medium", "low"; "" for a word
+// agent_review.json should not hold.
+inline const char* AgentSeverityWord(const std::optional<Severity>& s) {
+  return s ? AgentSeverityName(*s) : "";
+}
 
 struct ItemResult {
   int number = 0;

@@ -151,7 +151,7 @@ void Resolve(const std::string& waive_id, const std::string& run_commands, Agent
     q->resolution = "answered: its command ran and exited 0 (" + q->command_log + ")";
     return;
   }
-  if (q->severity != "high") return;  // medium and low ones are listed, never held open
+  if (q->severity != Severity::kError) return;  // medium and low ones are listed, never held open
   q->open = true;
   std::string how;
   if (ran) {
@@ -194,7 +194,7 @@ void LoadAgentQuestions(Context* ctx) {
     std::snprintf(id, sizeof(id), "A%03zu", ctx->agent_questions.size() + 1);
     q.id = id;
     q.item = static_cast<int>(std::clamp<int64_t>(Int(f, "item"), 0, 99));
-    q.severity = Str(f, "severity");
+    q.severity = ParseAgentSeverity(Str(f, "severity"));
     q.claim = Str(f, "claim");
     q.place = PlaceOf(f);
     q.evidence = Str(f, "evidence");

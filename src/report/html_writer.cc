@@ -223,7 +223,7 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
           "<p>Agent findings (the agent reviewer's questions on this item; they pass and fail "
           "nothing):</p><ul>\n";
       for (const AgentQuestion& q : item.agent_findings) {
-        out += "<li><code>" + EscapeMarkup(q.id) + "</code> " + EscapeMarkup(q.severity) +
+        out += "<li><code>" + EscapeMarkup(q.id) + "</code> " + AgentSeverityWord(q.severity) +
                (q.open ? " <span class=\"missing\">open</span>" : "") + " <code>" +
                EscapeMarkup(q.place.empty() ? "(no place)" : q.place) + "</code> — " +
                EscapeMarkup(q.claim) + "<div class=\"cite\">from: " + EscapeMarkup(AgentSource(q)) +

@@ -48,7 +48,7 @@ json CheckJson(const Check& c) {
 json AgentQuestionJson(const AgentQuestion& q) {
   return {{"id", q.id},
           {"item", q.item},
-          {"severity", q.severity},
+          {"severity", AgentSeverityWord(q.severity)},
           {"claim", q.claim},
           {"place", OrNull(q.place)},
           {"evidence", OrNull(q.evidence)},

@@ -146,9 +146,10 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& r) {
           "\nAgent findings (the agent reviewer's questions on this item; they pass and fail "
           "nothing):\n\n";
       for (const AgentQuestion& q : item.agent_findings) {
-        out += "- `" + q.id + "` " + q.severity + (q.open ? " **open**" : "") + " " +
-               (q.place.empty() ? std::string("(no place)") : q.place) + " — " + Cell(q.claim) +
-               "\n  from: " + AgentSource(q) + "\n  verify: " + AgentVerify(q, "`") + "\n";
+        out += "- `" + q.id + "` " + AgentSeverityWord(q.severity) + (q.open ? " **open**" : "") +
+               " " + (q.place.empty() ? std::string("(no place)") : q.place) + " — " +
+               Cell(q.claim) + "\n  from: " + AgentSource(q) +
+               "\n  verify: " + AgentVerify(q, "`") + "\n";
         if (!q.resolution.empty()) out += "  " + Cell(q.resolution) + "\n";
       }
     }

@@ -13,6 +13,7 @@ constexpr std::array<const char*, 4> kStageStatuses = {"ok", "rejected", "error"
 constexpr std::array<const char*, 3> kCheckStatuses = {"PASS", "FAIL", "MISSING"};
 constexpr std::array<const char*, 3> kVerdicts = {"accepted", "rejected", "incomplete"};
 constexpr std::array<const char*, 3> kSeverities = {"error", "warning", "note"};
+constexpr std::array<const char*, 3> kAgentSeverities = {"high", "medium", "low"};
 
 template <typename E, size_t N>
 const char* NameOf(const std::array<const char*, N>& names, E value) {
@@ -36,6 +37,7 @@ const char* StageStatusName(StageStatus s) { return NameOf(kStageStatuses, s); }
 const char* CheckStatusName(CheckStatus s) { return NameOf(kCheckStatuses, s); }
 const char* ReportVerdictName(ReportVerdict v) { return NameOf(kVerdicts, v); }
 const char* SeverityName(Severity s) { return NameOf(kSeverities, s); }
+const char* AgentSeverityName(Severity s) { return NameOf(kAgentSeverities, s); }
 
 std::optional<CaseVerdict> ParseCaseVerdict(std::string_view w) {
   return ParseOf<CaseVerdict>(kCaseVerdicts, w);
@@ -54,6 +56,9 @@ std::optional<ReportVerdict> ParseReportVerdict(std::string_view w) {
 }
 std::optional<Severity> ParseSeverity(std::string_view w) {
   return ParseOf<Severity>(kSeverities, w);
+}
+std::optional<Severity> ParseAgentSeverity(std::string_view w) {
+  return ParseOf<Severity>(kAgentSeverities, w);
 }
 
 const char* CaseVerdictWords() { return "\"pass\", \"fail\" or \"error\""; }

@@ -29,6 +29,9 @@ const char* StageStatusName(StageStatus s);
 const char* CheckStatusName(CheckStatus s);
 const char* ReportVerdictName(ReportVerdict v);
 const char* SeverityName(Severity s);
+// The agent reviewer's words for the same scale (doc/formats/agent-findings.md): "high"
+// (kError), "medium" (kWarning), "low" (kNote).
+const char* AgentSeverityName(Severity s);
 
 // nullopt for any other word (case-sensitive: the files are written by attnverify).
 std::optional<CaseVerdict> ParseCaseVerdict(std::string_view word);
@@ -37,6 +40,7 @@ std::optional<StageStatus> ParseStageStatus(std::string_view word);
 std::optional<CheckStatus> ParseCheckStatus(std::string_view word);
 std::optional<ReportVerdict> ParseReportVerdict(std::string_view word);
 std::optional<Severity> ParseSeverity(std::string_view word);
+std::optional<Severity> ParseAgentSeverity(std::string_view word);
 
 // "\"pass\", \"fail\" or \"error\"": the words Parse accepts, for error messages.
 const char* CaseVerdictWords();
