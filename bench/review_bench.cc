@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "review/diff.h"
+#include "diff/diff.h"
 #include "review/rules.h"
 
 namespace av {

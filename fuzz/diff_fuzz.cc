@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "review/diff.h"
+#include "diff/diff.h"
 #include "review/rules.h"
 #include "review/source_outline.h"
 

@@ -6,9 +6,9 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
+#include "diff/slice.h"
 #include "review/review_config.h"
 #include "review/rules.h"
-#include "review/slice.h"
 
 namespace av {
 namespace {

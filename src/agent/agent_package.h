@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "review/diff.h"
+#include "diff/diff.h"
 
 namespace av {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
-#include "review/review_writers.h"
+#include "findings/finding_writers.h"
 
 namespace av {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "agent/agent_run.h"
+#include "findings/finding.h"
 #include "llm/redact.h"
-#include "review/finding.h"
 
 namespace av {
 

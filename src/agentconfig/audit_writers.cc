@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "review/review_writers.h"
+#include "findings/finding_writers.h"
 
 namespace av {
 

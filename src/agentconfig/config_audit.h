@@ -4,7 +4,7 @@
 // differ from [provider] or from each other or carry a query, fragment or UTM parameters,
 // ANTHROPIC_* in a Codex config, allow rules that grant arbitrary execution, deny rules that
 // cannot hold, bypassPermissions, missing denies, deprecated Codex keys. Findings use the
-// reviewer's model (review/finding.h) and writers. doc/agent-configs.md lists every rule.
+// reviewer's model (findings/finding.h) and writers. doc/agent-configs.md lists every rule.
 // Reads the files it is given; any thread.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 #include "agentconfig/provider_table.h"
 #include "core/status.h"
-#include "review/finding.h"
+#include "findings/finding.h"
 
 namespace av {
 

@@ -2,7 +2,7 @@
 // network: hooks, fsmonitor, external diff, pager, transports (protocol.allow=never, no
 // lazy fetch of a partial clone), signature programs, submodule recursion and the
 // repository's filter drivers are disabled on the command line, system config is ignored
-// and prompts are off. The one way attnverify runs git: `slice` (review/git_diff),
+// and prompts are off. The one way attnverify runs git: `slice` (diff/git_diff),
 // `build --base` (evidence/git_worktree) and the reviewer's blob reads. doc/review.md and
 // doc/formats/attnverify-toml-build.md list what is switched off. Any thread; each call
 // is independent.

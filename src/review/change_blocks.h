@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "diff/diff.h"
 #include "review/code_text.h"
 #include "review/component_kind.h"
-#include "review/diff.h"
 #include "review/source_outline.h"
 
 namespace av {

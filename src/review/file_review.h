@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "review/finding.h"
+#include "findings/finding.h"
 #include "review/change_blocks.h"
 #include "review/rules.h"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "review/diff.h"
-#include "review/finding.h"
+#include "diff/diff.h"
+#include "findings/finding.h"
 #include "review/review_sources.h"
 #include "review/rules.h"
 

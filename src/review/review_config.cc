@@ -6,7 +6,7 @@
 #include "core/file.h"
 #include "core/package_schema.h"
 #include "core/toml_config.h"
-#include "review/glob.h"
+#include "diff/glob.h"
 
 namespace av {
 namespace {
@@ -128,13 +128,12 @@ Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
   return ParseReviewPackageConfig(text, path, known_rules);
 }
 
+std::vector<SliceSpec> SliceSpecs(const std::vector<ComponentSpec>& components) {
+  return std::vector<SliceSpec>(components.begin(), components.end());
+}
+
 std::string AssignComponent(const std::vector<ComponentSpec>& components, std::string_view path) {
-  for (const ComponentSpec& c : components) {
-    for (const std::string& g : c.globs) {
-      if (GlobMatch(g, path)) return c.name;
-    }
-  }
-  return "";
+  return AssignComponent(SliceSpecs(components), path);
 }
 
 const ComponentSpec* FindComponent(const std::vector<ComponentSpec>& components,

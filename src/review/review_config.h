@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "core/status.h"
+#include "diff/slice.h"
 #include "review/component_kind.h"
 
 namespace av {
 
-struct ComponentSpec {
-  std::string name;  // [A-Za-z0-9_.-]+, not "unassigned"
-  std::vector<std::string> globs;
+// A component: its name ([A-Za-z0-9_.-]+, not "unassigned") and globs, as the slicer
+// takes them, and what kind of code it holds.
+struct ComponentSpec : SliceSpec {
   // `name = { paths = [...], kind = "gemm" }`; absent: inferred (component_kind.h).
   std::optional<ComponentKind> kind;
 };
@@ -37,6 +38,9 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
                                                      const std::vector<std::string>& known_rules);
 Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
                                                     const std::vector<std::string>& known_rules);
+
+// The components as the slicer takes them (diff/slice.h), in the same order.
+std::vector<SliceSpec> SliceSpecs(const std::vector<ComponentSpec>& components);
 
 // The first component whose globs match `path`; empty when none does ("unassigned").
 std::string AssignComponent(const std::vector<ComponentSpec>& components, std::string_view path);

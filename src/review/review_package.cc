@@ -83,7 +83,7 @@ Result<SliceOutcome> SlicePackage(ProcessRunner& runner, const SliceRequest& req
   slice.base_commit = git.base_commit;
   slice.head_commit = git.head_commit;
   slice.diff = std::move(diff);
-  SliceDiff(config.components, &slice);
+  SliceDiff(SliceSpecs(config.components), &slice);
   AV_ASSIGN_OR_RETURN(out.written, WriteSlice(config.package_dir, slice));
   return out;
 }

@@ -9,9 +9,9 @@
 
 #include "core/process.h"
 #include "core/status.h"
-#include "review/finding.h"
-#include "review/git_diff.h"
-#include "review/slice.h"
+#include "diff/git_diff.h"
+#include "diff/slice.h"
+#include "findings/finding.h"
 #include "schema/provenance.h"
 
 namespace av {

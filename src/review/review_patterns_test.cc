@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "core/process.h"
-#include "review/diff.h"
-#include "review/git_diff.h"
+#include "diff/diff.h"
+#include "diff/git_diff.h"
 #include "review/review_sources.h"
 #include "review/rules.h"
 #include "testing/test_util.h"

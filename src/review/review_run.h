@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/process.h"
-#include "review/finding.h"
+#include "findings/finding.h"
 #include "review/review_sources.h"
 #include "review/rules.h"
 

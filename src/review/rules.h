@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "diff/diff.h"
+#include "findings/finding.h"
 #include "review/component_kind.h"
-#include "review/diff.h"
-#include "review/finding.h"
 #include "review/source_outline.h"
 
 namespace av {

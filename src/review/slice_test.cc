@@ -1,8 +1,8 @@
-// Globs, the [slice]/[components]/[review] tables, and slicing a real temporary git
-// repository (golden diffs in testdata/review/slice_golden/; UPDATE_GOLDEN=1 rewrites
-// them). Also: a repository's textconv, external-diff, filter, fsmonitor and pager
-// programs never run.
-#include "review/slice.h"
+// The [slice]/[components]/[review] tables, and slicing a real temporary git repository
+// through them (golden diffs in testdata/review/slice_golden/; UPDATE_GOLDEN=1 rewrites
+// them). Globs, writing a slice and git's diff: diff/glob_test.cc, diff/slice_test.cc,
+// diff/git_diff_test.cc.
+#include "diff/slice.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,7 @@
 #include "core/file.h"
 #include "core/process.h"
 #include "core/sha256.h"
-#include "review/git_diff.h"
-#include "review/glob.h"
+#include "diff/git_diff.h"
 #include "review/review_config.h"
 #include "review/rules.h"
 #include "testing/test_util.h"
@@ -25,28 +24,6 @@ namespace {
 
 using testing::RunShell;
 using testing::TempDir;
-
-TEST(GlobTest, Semantics) {
-  EXPECT_TRUE(GlobMatch("src/flash_mla/**", "src/flash_mla/a.cu"));
-  EXPECT_TRUE(GlobMatch("src/flash_mla/**", "src/flash_mla/x/y/z.h"));
-  EXPECT_FALSE(GlobMatch("src/flash_mla/**", "src/flash_mla_v2/a.cu"));
-  EXPECT_TRUE(GlobMatch("src/*.cu", "src/a.cu"));
-  EXPECT_FALSE(GlobMatch("src/*.cu", "src/x/a.cu"));
-  EXPECT_TRUE(GlobMatch("**/*.py", "a.py"));
-  EXPECT_TRUE(GlobMatch("**/*.py", "x/y/a.py"));
-  EXPECT_TRUE(GlobMatch("src/**/kernel.cu", "src/kernel.cu"));
-  EXPECT_TRUE(GlobMatch("src/**/kernel.cu", "src/a/b/kernel.cu"));
-  EXPECT_FALSE(GlobMatch("src/**/kernel.cu", "src/a/b/kernel.cuh"));
-  EXPECT_TRUE(GlobMatch("a?c", "abc"));
-  EXPECT_FALSE(GlobMatch("a?c", "a/c"));
-  EXPECT_TRUE(GlobMatch("**", "anything/at/all"));
-  EXPECT_FALSE(GlobMatch("", "x"));
-  // No exponential blow-up on pathological patterns.
-  EXPECT_FALSE(GlobMatch("**a**a**a**a**a**a**a**b", std::string(3000, 'a')));
-  EXPECT_FALSE(ValidateGlob("/abs/**").ok());
-  EXPECT_FALSE(ValidateGlob("src/../x").ok());
-  EXPECT_TRUE(ValidateGlob("src/**").ok());
-}
 
 TEST(ReviewConfigTest, ReadsTablesInFileOrder) {
   const char* toml =
@@ -93,155 +70,10 @@ TEST(ReviewConfigTest, ErrorsNameFileLineColumn) {
             "p/attnverify.toml:2:12: \"disable\" must hold only strings");
 }
 
-TEST(GitDiffTest, SafeArgvDisablesRepositoryPrograms) {
-  std::vector<std::string> argv = SafeGitDiffArgv({"diff"}, {"lfs"});
-  std::string joined;
-  for (const std::string& a : argv) joined += a + " ";
-  for (const char* want :
-       {"core.hooksPath=/dev/null", "core.fsmonitor=false", "diff.external=", "core.pager=cat",
-        "filter.lfs.clean=", "filter.lfs.smudge=", "filter.lfs.process=", "--no-pager diff"}) {
-    EXPECT_NE(joined.find(want), std::string::npos) << want;
-  }
-  FakeProcessRunner fake([](const ProcessRequest& r) -> Result<ProcessResult> {
-    std::string last = r.argv.back();
-    if (std::find(r.argv.begin(), r.argv.end(), "--show-toplevel") != r.argv.end()) {
-      return MakeExitedResult(0, "/repo\n", "");
-    }
-    if (std::find(r.argv.begin(), r.argv.end(), "--get-regexp") != r.argv.end())
-      return MakeExitedResult(1, "", "");
-    if (std::find(r.argv.begin(), r.argv.end(), "rev-parse") != r.argv.end()) {
-      return MakeExitedResult(0, std::string(40, last[0] == 'H' ? 'b' : 'a') + "\n", "");
-    }
-    return MakeExitedResult(0, "", "");
-  });
-  auto out = RunGitDiff(fake, {"/repo/sub", "main", DiffMode::kCommit});
-  ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(out->base_commit, std::string(40, 'a'));
-  EXPECT_EQ(out->head_commit, std::string(40, 'b'));
-  const ProcessRequest& diff = fake.requests().back();
-  for (const char* flag : {"--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "-M"}) {
-    EXPECT_NE(std::find(diff.argv.begin(), diff.argv.end(), flag), diff.argv.end()) << flag;
-  }
-  EXPECT_EQ(diff.argv.back(), "--");
-  EXPECT_EQ(diff.extra_env.at("GIT_CONFIG_NOSYSTEM"), "1");
-  EXPECT_EQ(diff.extra_env.at("GIT_TERMINAL_PROMPT"), "0");
-  EXPECT_FALSE(RunGitDiff(fake, {"/repo", "--output=/tmp/x", DiffMode::kCommit}).ok());
-}
-
-// A repository whose config and .gitattributes name programs that would leave marker
-// files. Returns the repo folder.
-std::string MakeHostileRepo(const TempDir& dir) {
-  std::string repo = dir.File("repo");
-  std::string m = dir.path();
-  std::string script =
-      "set -e; mkdir -p '" + repo + "/src/flash_mla'; cd '" + repo +
-      "'; git init -q .; "
-      "git config user.name t; git config user.email t@example.com; "
-      "printf 'int a = 1;\\n' > src/flash_mla/k.cu; git add -A; git commit -qm base; "
-      "git config diff.evil.textconv \"touch '" +
-      m +
-      "/textconv.marker'; cat\"; "
-      "git config diff.evil.command \"touch '" +
-      m +
-      "/extdiff.marker'; true\"; "
-      "git config filter.evil.clean \"touch '" +
-      m +
-      "/clean.marker'; cat\"; "
-      "git config filter.evil.smudge \"touch '" +
-      m +
-      "/smudge.marker'; cat\"; "
-      "git config core.fsmonitor \"touch '" +
-      m +
-      "/fsmonitor.marker'; true\"; "
-      "git config core.pager \"touch '" +
-      m +
-      "/pager.marker'; cat\"; "
-      "git config diff.external \"touch '" +
-      m +
-      "/external.marker'; true\"; "
-      "printf '*.cu diff=evil filter=evil\\n' > .gitattributes; "
-      "printf 'int a = 2;\\n' > src/flash_mla/k.cu; "
-      "GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c filter.evil.smudge= -c "
-      "core.fsmonitor=false "
-      "add -A; GIT_CONFIG_NOSYSTEM=1 git -c filter.evil.clean= -c core.fsmonitor=false commit -qm "
-      "head; "
-      "printf 'int a = 3;\\n' > src/flash_mla/k.cu; rm -f '" +
-      m + "'/*.marker";
-  auto r = RunShell(script);
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  return repo;
-}
-
-std::vector<std::string> Markers(const TempDir& dir) {
-  std::vector<std::string> found;
-  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
-    if (e.path().extension() == ".marker") found.push_back(e.path().filename().string());
-  }
-  return found;
-}
-
-TEST(GitDiffTest, RepositoryProgramsNeverRun) {
-  TempDir dir;
-  std::string repo = MakeHostileRepo(dir);
-  PosixProcessRunner runner;
-  for (DiffMode mode : {DiffMode::kCommit, DiffMode::kStaged, DiffMode::kWorktree}) {
-    auto out = RunGitDiff(runner, {repo, "HEAD~1", mode});
-    ASSERT_TRUE(out.ok()) << out.status().message();
-    EXPECT_NE(out->text.find("+int a ="), std::string::npos) << out->text;
-    EXPECT_TRUE(Markers(dir).empty()) << Markers(dir)[0];
-  }
-  // The test means something: plain git does run the repository's textconv driver.
-  auto plain = RunShell("cd '" + repo +
-                        "' && GIT_CONFIG_NOSYSTEM=1 git -c core.fsmonitor=false --no-pager "
-                        "diff HEAD~1 HEAD >/dev/null");
-  EXPECT_EQ(plain.exit_code, 0) << plain.output;
-  EXPECT_FALSE(Markers(dir).empty());
-}
-
-TEST(GitDiffTest, NotARepositoryOrBadBaseIsAnError) {
-  TempDir dir;
-  PosixProcessRunner runner;
-  auto out = RunGitDiff(runner, {dir.path(), "HEAD~1", DiffMode::kCommit});
-  ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("not a git repository"), std::string::npos)
-      << out.status().message();
-  std::string repo = MakeHostileRepo(dir);
-  auto bad = RunGitDiff(runner, {repo, "no-such-branch", DiffMode::kCommit});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("no-such-branch"), std::string::npos);
-}
-
 // Writes `content` to repo/path (parents created).
 void Put(const std::string& repo, const std::string& path, const std::string& content) {
   std::filesystem::create_directories(std::filesystem::path(repo + "/" + path).parent_path());
   std::ofstream(repo + "/" + path, std::ios::binary) << content;
-}
-
-// A reviewed repository can commit attention-verify/diff as a link to a folder outside the
-// package: slice once wrote the component diffs through it, over a file of the same name.
-TEST(SliceTest, SymlinkedDiffFolderIsRefusedAndNothingOutsideIsWritten) {
-  TempDir dir;
-  const std::string package = dir.File("pkg");
-  const std::string outside = dir.File("outside");
-  std::filesystem::create_directories(package);
-  std::filesystem::create_directories(outside);
-  Put(outside, "kernel.diff", "someone's notes\n");
-  std::filesystem::create_directory_symlink("../outside", package + "/diff");
-  SliceResult slice;
-  slice.provenance = StartProvenance("slice", {"attnverify", "slice"});
-  SliceComponent c;
-  c.name = "kernel";
-  c.path = "diff/kernel.diff";
-  c.text = "diff --git a/k.cu b/k.cu\n";
-  slice.components.push_back(c);
-  auto written = WriteSlice(package, slice);
-  ASSERT_FALSE(written.ok());
-  EXPECT_NE(written.status().message().find("symbolic link"), std::string::npos)
-      << written.status().message();
-  EXPECT_NE(written.status().message().find("/diff"), std::string::npos);
-  EXPECT_EQ(*ReadFileToString(outside + "/kernel.diff"), "someone's notes\n");
-  EXPECT_FALSE(std::filesystem::exists(outside + "/unassigned.diff"));
-  EXPECT_FALSE(std::filesystem::exists(package + "/evidence/slice.json"));
 }
 
 TEST(SliceTest, GoldenSliceOfARealRepository) {
@@ -286,7 +118,7 @@ TEST(SliceTest, GoldenSliceOfARealRepository) {
   slice.base_commit = git->base_commit;
   slice.head_commit = git->head_commit;
   slice.diff = std::move(diff).value();
-  SliceDiff(config->components, &slice);
+  SliceDiff(SliceSpecs(config->components), &slice);
   auto written = WriteSlice(config->package_dir, slice);
   ASSERT_TRUE(written.ok()) << written.status().message();
   ASSERT_EQ(written->size(), 5u);

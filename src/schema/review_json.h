@@ -1,7 +1,7 @@
 // evidence/review.json as one model: what a reviewer (the built-in rules now, an LLM
 // later) raised about the sliced diffs. `attnverify review` writes a ReviewReport, the
 // report reads it back with ParseReview; a Finding is the one finding type (the rules,
-// the config audit and the report all use it; review/finding.h includes this header).
+// the config audit and the report all use it; findings/finding.h includes this header).
 // Schema /2 adds the provenance block, stores each finding's verify command as argv and
 // the package config changes; /1 files are still read. Format: doc/formats/review-json.md.
 // Pure values; any thread.

@@ -52,7 +52,7 @@ struct SliceRecord {
 nlohmann::json SliceToJson(const SliceRecord& record);
 // Strict: base, base_commit, head_commit and the components (each with a name and a
 // path) are required. Whether a path is safe to open is the reader's check
-// (review/slice.h LoadSliceRecord).
+// (diff/slice.h LoadSliceRecord).
 Result<SliceRecord> ParseSlice(std::string_view text, const std::string& path);
 
 }  // namespace av

@@ -1,4 +1,4 @@
-#include "review/git_diff.h"
+#include "diff/git_diff.h"
 
 #include "core/git.h"
 

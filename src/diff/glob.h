@@ -1,4 +1,4 @@
-// Path globs for [components] in attnverify.toml (doc/review.md): `*` matches any run of
+// Path globs for [components] in attnverify.toml (doc/review.md), which slice a diff: `*` matches any run of
 // characters except '/', `?` one character except '/', `**` any run including '/', and
 // `**/` zero or more whole folders ("src/**/x.cu" matches "src/x.cu"). Every other
 // character matches itself; there are no character classes. Pure functions.

@@ -1,19 +1,30 @@
-// Component slicing: each file of a diff goes to the first [components] entry whose glob
-// matches its path (the new path; the old one for a deletion), else to "unassigned".
+// Component slicing: each file of a diff goes to the first component whose glob matches
+// its path (the new path; the old one for a deletion), else to "unassigned". The components
+// are [components] of attnverify.toml (review/review_config.h reads them).
 // The slice is written into the acceptance package as diff/<component>.diff (byte-exact
 // parts of git's output, empty when nothing changed) and evidence/slice.json
 // (format in doc/review.md). Plain data; no threads.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "review/diff.h"
-#include "review/review_config.h"
+#include "diff/diff.h"
 #include "schema/provenance.h"
 #include "schema/slice_json.h"
 
 namespace av {
+
+// What the slicer needs of a component: its name and its path globs (diff/glob.h), in
+// priority order.
+struct SliceSpec {
+  std::string name;
+  std::vector<std::string> globs;
+};
+
+// The first component whose globs match `path`; empty when none does ("unassigned").
+std::string AssignComponent(const std::vector<SliceSpec>& components, std::string_view path);
 
 struct SliceComponent {
   std::string name;                // "unassigned" for the rest
@@ -34,7 +45,7 @@ struct SliceResult {
 };
 
 // Assigns files and renders each component's diff text and sha256.
-void SliceDiff(const std::vector<ComponentSpec>& specs, SliceResult* slice);
+void SliceDiff(const std::vector<SliceSpec>& specs, SliceResult* slice);
 
 // The evidence/slice.json record (schema/slice_json.h) of a slice.
 SliceRecord SliceResultToRecord(const SliceResult& slice);

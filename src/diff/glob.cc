@@ -1,4 +1,4 @@
-#include "review/glob.h"
+#include "diff/glob.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "review/diff.h"
+#include "diff/diff.h"
 
 #include <charconv>
 #include <optional>

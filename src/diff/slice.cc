@@ -1,4 +1,4 @@
-#include "review/slice.h"
+#include "diff/slice.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -6,12 +6,22 @@
 #include "core/file.h"
 #include "core/json_dump.h"
 #include "core/sha256.h"
+#include "diff/glob.h"
 
 namespace av {
 
-void SliceDiff(const std::vector<ComponentSpec>& specs, SliceResult* slice) {
+std::string AssignComponent(const std::vector<SliceSpec>& components, std::string_view path) {
+  for (const SliceSpec& c : components) {
+    for (const std::string& g : c.globs) {
+      if (GlobMatch(g, path)) return c.name;
+    }
+  }
+  return "";
+}
+
+void SliceDiff(const std::vector<SliceSpec>& specs, SliceResult* slice) {
   slice->components.clear();
-  for (const ComponentSpec& s : specs) {
+  for (const SliceSpec& s : specs) {
     SliceComponent c;
     c.name = s.name;
     c.globs = s.globs;
