@@ -61,7 +61,11 @@ class Session:
         self.reference = config.getoption("attnverify_reference")
         self.dir = None
         self.cases = None
+        self.ops = {}
         self.checked = []
+        # case id -> why no test checked it: a pytest skip (its reason), a marker's op
+        # selection, a deselection. Handed to attnverify judge as skipped, never judged.
+        self.skipped = {}
 
     def export(self):
         if self.cases is not None:
@@ -78,8 +82,14 @@ class Session:
             raise pytest.UsageError("attnverify %s failed (exit %d):\n%s" % (
                 " ".join(args), r.returncode, (r.stderr or r.stdout).strip()))
         with open(os.path.join(self.dir, "cases.json")) as f:
-            self.cases = [e["id"] for e in json.load(f)["cases"]]
+            entries = json.load(f)["cases"]
+        self.cases = [e["id"] for e in entries]
+        for e in entries:
+            self.ops[e["id"]] = e.get("op") or _case_op(self.dir, e["id"])
         return self.cases
+
+    def skip(self, case_id, reason):
+        self.skipped.setdefault(case_id, reason)
 
     def judge_args(self):
         args = ["judge"] + self.source + ["--outputs", self.dir]
@@ -88,6 +98,7 @@ class Session:
         return args
 
     def judge_one(self, case_id):
+        __tracebackhide__ = True
         n = len(self.checked)
         out = os.path.join(self.dir, "judged", str(n))
         args = self.judge_args() + ["--case", case_id, "--work", os.path.join(out, "work"),
@@ -109,12 +120,43 @@ class Session:
         args = self.judge_args()
         if self.filter:
             args += ["--filter", self.filter]
+        checked = set(self.checked)
+        skipped = [{"id": i, "reason": r} for i, r in self.skipped.items() if i not in checked]
+        if skipped:
+            path = os.path.join(self.dir, "skipped.json")
+            with open(path, "w") as f:
+                json.dump({"skipped": skipped}, f, indent=1)
+            args += ["--skipped", path]
         evidence = self.config.getoption("attnverify_evidence")
         if evidence:
             args += ["--evidence", os.path.abspath(evidence)]
         r = binary.run(args)
         shutil.rmtree(self.dir, ignore_errors=True)
         return r
+
+
+def _case_op(folder, case_id):
+    try:
+        with open(os.path.join(folder, "cases", case_id, "case.json")) as f:
+            return json.load(f).get("op", "")
+    except (OSError, ValueError):
+        return ""
+
+
+def _marker_ops(node):
+    """The ops `@pytest.mark.attnverify(op="attention")` (or ops=[...]) selects; None: all."""
+    ops = None
+    for m in node.iter_markers("attnverify"):
+        for key in ("op", "ops"):
+            value = m.kwargs.get(key)
+            if value is None:
+                continue
+            value = [value] if isinstance(value, str) else list(value)
+            ops = set(value) if ops is None else ops & set(value)
+        for value in m.args:
+            value = [value] if isinstance(value, str) else list(value)
+            ops = set(value) if ops is None else ops & set(value)
+    return ops
 
 
 def _message(case, invariance):
@@ -159,6 +201,7 @@ class AvCase(Case):
     def check(self, outputs, metadata=None):
         """Judges `outputs` ({name: array or tensor}) with attnverify judge; fails the test
         with attnverify's reason unless the case passes."""
+        __tracebackhide__ = True  # a failure shows the test's line and attnverify's reason
         arrays = {}
         for name, value in outputs.items():
             if hasattr(value, "detach"):
@@ -186,7 +229,9 @@ class AvCase(Case):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "attnverify: a test parametrized over attnverify cases")
+    config.addinivalue_line(
+        "markers", "attnverify(op=None, ops=None): av_case runs only the cases of these ops; the "
+        "others are recorded as skipped in the evidence")
     if config.getoption("shapes") or config.getoption("attnverify_config"):
         config._attnverify = Session(config)
 
@@ -201,8 +246,52 @@ def _session(config):
 def pytest_generate_tests(metafunc):
     if "av_case" not in metafunc.fixturenames:
         return
-    ids = _session(metafunc.config).export()
+    s = _session(metafunc.config)
+    ids = s.export()
+    ops = _marker_ops(metafunc.definition)
+    if ops is not None:
+        unknown = ops - set(s.ops.values())
+        if unknown:
+            raise pytest.UsageError("%s: attnverify marker names op %s, which no case of the sweep "
+                                    "has (ops: %s)" % (metafunc.definition.nodeid,
+                                                       ", ".join(sorted(unknown)),
+                                                       ", ".join(sorted(set(s.ops.values())))))
+        mine = [i for i in ids if s.ops.get(i) in ops]
+        for i in ids:
+            if s.ops.get(i) not in ops:
+                s.skip(i, "op %s: %s selects op %s" % (s.ops.get(i), metafunc.definition.name,
+                                                       ", ".join(sorted(ops))))
+        ids = mine
     metafunc.parametrize("av_case", ids, ids=ids, indirect=True)
+
+
+def _case_id(item):
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "av_case" not in callspec.params:
+        return None
+    return callspec.params["av_case"]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    s = getattr(item.config, "_attnverify", None)
+    case_id = _case_id(item)
+    if s is None or case_id is None or not report.skipped:
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if reason.startswith("Skipped: "):
+        reason = reason[len("Skipped: "):]
+    s.skip(case_id, "%s skipped it: %s" % (item.name.split("[")[0], reason))
+
+
+def pytest_deselected(items):
+    for item in items:
+        s = getattr(item.config, "_attnverify", None)
+        case_id = _case_id(item)
+        if s is not None and case_id is not None:
+            s.skip(case_id, "deselected (-k, -m or --deselect)")
 
 
 @pytest.fixture
@@ -222,7 +311,11 @@ def pytest_sessionfinish(session, exitstatus):
     if tr is not None:
         tr.write_line("")
         tr.write_line("attnverify judge (exit %d):" % r.returncode)
-        for line in text.splitlines()[-12:]:
+        lines = text.splitlines()
+        if len(lines) > 24:  # the sweep table and the skipped line first, then the tail
+            head = [l for l in lines[:-12] if l.startswith(("sweep ", "total ", "skipped "))]
+            lines = head + ["..."] + lines[-12:]
+        for line in lines:
             tr.write_line("  " + line)
     if r.returncode not in (0, 1) and session.exitstatus == 0:
         session.exitstatus = 3

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/case_source.h"
@@ -17,6 +18,7 @@
 #include "cli/stage_recording.h"
 #include "core/file.h"
 #include "core/json_dump.h"
+#include "core/json_reader.h"
 #include "schema/numerics_json.h"
 #include "schema/provenance.h"
 #include "sweep/numerics_report.h"
@@ -32,7 +34,8 @@ constexpr const char* kJudgeHelp =
     "`attnverify cases --export DIR` writes; the cases are generated again (their inputs'\n"
     "sha256 is in the evidence), the reference computed and every output compared under\n"
     "tolerances.json, with the invariance checks of the groups judged. A case without\n"
-    "outputs fails. Writes numerics.json (doc/formats/numerics-json.md) and JUnit XML.";
+    "outputs fails, unless --skipped lists it: then it is recorded as skipped, not judged.\n"
+    "Writes numerics.json (doc/formats/numerics-json.md) and JUnit XML.";
 
 std::string SelfExecutable() {
   std::error_code ec;
@@ -43,6 +46,31 @@ std::string SelfExecutable() {
 bool Inside(const fs::path& path, const fs::path& dir) {
   fs::path rel = path.lexically_relative(dir);
   return !rel.empty() && *rel.begin() != "..";
+}
+
+// --skipped FILE: {"skipped": [{"id": ID, "reason": WHY}, ...]}, the cases the tests
+// skipped (the pytest plugin writes it). Each is recorded as skipped, never judged.
+Result<std::map<std::string, std::string>> ReadSkipped(const std::string& path) {
+  Result<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  const JsonReader in(path);
+  AV_ASSIGN_OR_RETURN(nlohmann::json doc, in.ParseObject(*text));
+  AV_RETURN_IF_ERROR(in.CheckKeys(doc, "$", {"skipped"}));
+  AV_ASSIGN_OR_RETURN(const nlohmann::json* list, in.Array(doc, "skipped", "$"));
+  if (list == nullptr || !list->is_array()) return in.Error("$.skipped", "must be an array");
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string w = JsonReader::Index("$.skipped", i);
+    const nlohmann::json& e = (*list)[i];
+    if (!e.is_object()) return in.Error(w, "must be an object with \"id\" and \"reason\"");
+    AV_RETURN_IF_ERROR(in.CheckKeys(e, w, {"id", "reason"}));
+    std::string id, reason;
+    AV_RETURN_IF_ERROR(in.Str(e, "id", w, &id));
+    AV_RETURN_IF_ERROR(in.Str(e, "reason", w, &reason));
+    if (id.empty()) return in.Error(w + ".id", "missing");
+    out[id] = reason.empty() ? "skipped (no reason given)" : reason;
+  }
+  return out;
 }
 
 Status WriteEvidence(const std::string& path, const std::string& text) {
@@ -57,7 +85,7 @@ Status WriteEvidence(const std::string& path, const std::string& text) {
 int RunJudge(std::vector<std::string> args) {
   CLI::App app(kJudgeHelp, "attnverify judge");
   CaseSourceFlags flags;
-  std::string outputs, filter, evidence, junit, work, reference;
+  std::string outputs, filter, evidence, junit, work, reference, skipped;
   std::vector<std::string> ids;
   int jobs = 0;
   app.add_option("--config", flags.config, "attnverify.toml ([numerics])");
@@ -74,6 +102,9 @@ int RunJudge(std::vector<std::string> args) {
   app.add_option("--reference", reference, "oracle | fast (default: the toml's, else oracle)")
       ->check(CLI::IsMember({"oracle", "fast"}));
   app.add_option("--jobs,-j", jobs, "cases judged at once");
+  app.add_option("--skipped", skipped,
+                 "JSON {\"skipped\": [{\"id\", \"reason\"}]}: cases the tests skipped "
+                 "(recorded as skipped, not judged)");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (!ids.empty()) {
     if (!filter.empty()) return ReportError(InvalidInput("judge: --filter or --case, not both"));
@@ -114,6 +145,11 @@ int RunJudge(std::vector<std::string> args) {
   c.candidate.cwd = c.base_dir;
   c.candidate.sandbox = SandboxMode::kNone;
   options.filter = filter;
+  if (!skipped.empty()) {
+    Result<std::map<std::string, std::string>> list = ReadSkipped(skipped);
+    if (!list.ok()) return ReportError(list.status());
+    options.skipped = std::move(*list);
+  }
   options.exported_layout = true;  // the inputs and folders `cases --export` wrote
   options.jobs = jobs > 0 ? jobs : c.jobs;
   // Evidence written into a package takes its lock, as every writer of a package does.

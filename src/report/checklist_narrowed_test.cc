@@ -132,5 +132,81 @@ TEST(ChecklistNarrowed, ItemOneNotesTheSweepsSize) {
   EXPECT_TRUE(noted);
 }
 
+
+// Cases the tests skipped (numerics.json "skipped", from the pytest plugin): the sweep is
+// narrowed by them, so 1.sweep_complete is MISSING and no verdict is ACCEPTED on them; a
+// check none of the skipped cases could count for is judged on what ran, the skips listed;
+// a check that could have counted a skipped case never passes.
+const std::string kGemmOffTile =
+    Case("g", "gemm", R"({"m": 3, "n": 130, "k": 200})", true);
+const char* kSkippedAttention =
+    R"("skipped": [{"id": "a1", "op": "attention", "reason": "test_gemm skipped it: not gemm"},
+                   {"id": "a2", "op": "mla_decode", "reason": "test_gemm skipped it: not gemm"}])";
+
+TEST(ChecklistNarrowed, SkippedCasesNarrowTheSweepAndNeverPassAChecksTheyCouldCountFor) {
+  ChecklistReport r = Compute(
+      With(Numerics2({kGemmOffTile}, std::string(R"("summary": {"cases_total": 3}, "verdict": "pass", )") +
+                                         kSkippedAttention)),
+      "[policy]\nrequired = [4]\n");
+  const Check* sweep = FindCheck(r, "1.sweep_complete");
+  ASSERT_NE(sweep, nullptr);
+  EXPECT_EQ(sweep->status, CheckStatus::kMissing);
+  EXPECT_NE(sweep->summary.find("the tests skipped 2 cases (attention 1, mla_decode 1), not judged "
+                                "(first a1: test_gemm skipped it: not gemm)"),
+            std::string::npos)
+      << sweep->summary;
+  // Every op counts for 1.base_cases: one of three cases is not a pass of the sweep.
+  const Check* base = FindCheck(r, "1.base_cases");
+  ASSERT_NE(base, nullptr);
+  EXPECT_EQ(base->status, CheckStatus::kMissing) << base->summary;
+  // No skipped case is a GEMM: the tile check is judged on the GEMM case that ran.
+  const Check* gemm = FindCheck(r, "4.unaligned_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->status, CheckStatus::kPass) << gemm->summary;
+  bool listed = false;
+  for (const std::string& d : gemm->details)
+    listed |= d.find("the tests skipped 2 cases") != std::string::npos;
+  EXPECT_TRUE(listed);
+  // Item 4 alone required: judged on the GEMM cases that ran, it may accept; with item 1
+  // required too, the skipped cases keep the package from ACCEPTED.
+  EXPECT_EQ(r.verdict, ReportVerdict::kAccepted) << r.verdict_reason;
+  r = Compute(With(Numerics2({kGemmOffTile},
+                             std::string(R"("summary": {"cases_total": 3}, "verdict": "pass", )") +
+                                 kSkippedAttention)),
+              "[policy]\nrequired = [1, 4]\n");
+  EXPECT_EQ(r.verdict, ReportVerdict::kIncomplete) << r.verdict_reason;
+}
+
+TEST(ChecklistNarrowed, ASkippedGemmCaseKeepsTheTileCheckFromPassing) {
+  ChecklistReport r = Compute(
+      With(Numerics2({kGemmOffTile},
+                     R"("summary": {"cases_total": 2}, "verdict": "pass",
+                        "skipped": [{"id": "g2", "op": "fp8_gemm", "reason": "test skipped it"}])")),
+      "[policy]\nrequired = [4]\n");
+  const Check* gemm = FindCheck(r, "4.unaligned_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->status, CheckStatus::kMissing) << gemm->summary;
+  EXPECT_NE(gemm->summary.find("not judged on a narrowed sweep"), std::string::npos) << gemm->summary;
+  EXPECT_NE(r.verdict, ReportVerdict::kAccepted);
+}
+
+TEST(ChecklistNarrowed, SkipsBesideAFilterDemoteEveryPass) {
+  ChecklistReport r = Compute(
+      With(Numerics2({kGemmOffTile}, std::string(R"("filter": "^g", "summary": {"cases_total": 3}, "verdict": "pass", )") +
+                                         kSkippedAttention)),
+      "[policy]\nrequired = [4]\n");
+  const Check* gemm = FindCheck(r, "4.unaligned_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->status, CheckStatus::kMissing) << gemm->summary;
+}
+
+TEST(ChecklistNarrowed, ASkippedEntryWithoutAnIdIsAnError) {
+  Result<NumericsEvidence> n = ParseNumericsEvidence(
+      R"({"schema": "attnverify.numerics/2", "cases": [], "skipped": [{"op": "gemm", "reason": "x"}]})",
+      "evidence/numerics.json");
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("$.skipped[0].id"), std::string::npos) << n.status().message();
+}
+
 }  // namespace
 }  // namespace av

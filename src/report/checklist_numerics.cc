@@ -68,6 +68,38 @@ bool JudgesTheKernel(const std::string& id) {
   return id != "1.sweep_complete" && id != "1.junit_agrees";
 }
 
+// Whether a case of `op` could count for check `id`: the checks that look at one family of
+// ops only (masks and softmax at attention-like ops, the tile guards at GEMMs); every
+// other check judges every op. A check no skipped case could count for keeps its PASS.
+bool CheckConcernsOp(const std::string& id, const std::string& op) {
+  const bool gemm = op == "gemm" || op == "fp8_gemm";
+  if (id.rfind("2.", 0) == 0 || id == "1.softmax_stability") return IsSoftmaxOp(op);
+  if (id == "4.unaligned_gemm") return gemm;
+  return true;
+}
+
+// "255 cases (attention 96, mla_decode 126, ...)": the skipped cases by op.
+std::string SkippedByOp(const NumericsEvidence& n) {
+  std::map<std::string, size_t> by_op;
+  for (const SkippedCaseRecord& k : n.skipped) ++by_op[k.op];
+  std::string ops;
+  for (const auto& [op, k] : by_op) ops += (ops.empty() ? "" : ", ") + op + " " + std::to_string(k);
+  return Plural(n.skipped.size(), "case", "cases") + " (" + ops + ")";
+}
+
+// Only the tests' skips narrow the file: no filter, shard or missing shard, and every case
+// of the sweep is either judged or skipped.
+bool NarrowedOnlyBySkips(const NumericsEvidence& n) {
+  if (n.skipped.empty() || !n.filter.empty() || !n.shard.missing.empty() ||
+      (!n.shard.merged && n.shard.count > 1)) {
+    return false;
+  }
+  std::set<std::string> ids;
+  for (const NumericsCase& c : n.cases) ids.insert(c.id);
+  for (const SkippedCaseRecord& k : n.skipped) ids.insert(k.id);
+  return n.summary.cases_total > 0 && static_cast<int64_t>(ids.size()) == n.summary.cases_total;
+}
+
 }  // namespace
 
 std::string NarrowedNumerics(const NumericsEvidence& n) {
@@ -79,6 +111,11 @@ std::string NarrowedNumerics(const NumericsEvidence& n) {
   const bool v2 = n.schema == kNumericsJsonSchema;
   const int64_t total = n.summary.cases_total;
   if (v2 && total <= 0) why.push_back("it does not record how many cases its sweep has");
+  if (!n.skipped.empty()) {
+    why.push_back("the tests skipped " + SkippedByOp(n) + ", not judged (first " +
+                  n.skipped.front().id + ": " + n.skipped.front().reason + ")");
+    for (const SkippedCaseRecord& k : n.skipped) ids.insert(k.id);
+  }
   if (total > 0 && static_cast<int64_t>(ids.size()) < total) {
     why.push_back("it holds " + std::to_string(ids.size()) + " of the " + std::to_string(total) +
                   " cases of its sweep" + (n.config.shapes.empty() ? "" : " (" + n.config.shapes + ")"));
@@ -113,10 +150,21 @@ void DemoteNarrowedPasses(const Context& ctx, std::vector<Check>* checks,
   if (why.empty()) return;
   const std::string& file = ctx.ev.numerics->file.path;
   std::vector<std::string> demoted;
+  const NumericsEvidence& n = *ctx.ev.numerics;
+  const bool only_skips = NarrowedOnlyBySkips(n);
   for (Check& c : *checks) {
     if (!JudgesTheKernel(c.id)) continue;
     if (std::none_of(c.citations.begin(), c.citations.end(),
                      [&](const Citation& x) { return x.file == file; })) {
+      continue;
+    }
+    // Narrowed only by the tests' skips, a check none of the skipped cases could count
+    // for is judged on what ran, the skips listed; any other check may have lost a case.
+    if (only_skips && c.status == CheckStatus::kPass &&
+        std::none_of(n.skipped.begin(), n.skipped.end(),
+                     [&](const SkippedCaseRecord& k) { return CheckConcernsOp(c.id, k.op); })) {
+      c.details.push_back("judged on the cases that ran: the tests skipped " + SkippedByOp(n) +
+                          ", none of an op this check judges");
       continue;
     }
     if (c.status == CheckStatus::kPass) {

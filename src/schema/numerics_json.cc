@@ -477,6 +477,12 @@ json NumericsToJson(const NumericsRecord& r) {
           {"cases", std::move(cases)},
           {"invariance", std::move(invariance)}};
   if (!r.run_identity.empty()) doc["run_identity"] = r.run_identity;
+  if (!r.skipped.empty()) {
+    json skipped = json::array();
+    for (const SkippedCaseRecord& k : r.skipped)
+      skipped.push_back({{"id", k.id}, {"op", k.op}, {"reason", k.reason}});
+    doc["skipped"] = std::move(skipped);
+  }
   return doc;
 }
 
@@ -517,6 +523,18 @@ Result<NumericsRecord> ParseNumerics(std::string_view text, const std::string& p
     InvarianceRecord x;
     AV_RETURN_IF_ERROR(ReadInvariance(in, (*inv)[i], JsonReader::Index("$.invariance", i), &x));
     r.invariance.push_back(std::move(x));
+  }
+  AV_ASSIGN_OR_RETURN(const json* skipped, in.Array(doc, "skipped", "$"));
+  for (size_t i = 0; skipped != nullptr && i < skipped->size(); ++i) {
+    const std::string w = JsonReader::Index("$.skipped", i);
+    const json& k = (*skipped)[i];
+    if (!k.is_object()) return in.Error(w, "must be an object");
+    SkippedCaseRecord x;
+    AV_RETURN_IF_ERROR(in.Str(k, "id", w, &x.id));
+    AV_RETURN_IF_ERROR(in.Str(k, "op", w, &x.op));
+    AV_RETURN_IF_ERROR(in.Str(k, "reason", w, &x.reason));
+    if (x.id.empty()) return in.Error(w + ".id", "missing");
+    r.skipped.push_back(std::move(x));
   }
   return r;
 }

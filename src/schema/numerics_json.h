@@ -162,6 +162,12 @@ struct ContainmentRecord {
 // each word NUL-ended), input_generator, tool_version. A string per key so that a stage may add its own.
 using RunIdentity = std::map<std::string, std::string>;
 
+// A case the tests skipped (`judge --skipped`, the pytest plugin): not judged, not
+// counted as run, pass or fail; its file is narrower than its sweep (doc/formats/numerics-json.md).
+struct SkippedCaseRecord {
+  std::string id, op, reason;
+};
+
 struct NumericsRecord {
   std::string schema = kNumericsJsonSchema;  // as read ("" when absent); written: always /2
   Provenance provenance;
@@ -178,6 +184,7 @@ struct NumericsRecord {
   std::optional<ContainmentRecord> containment;  // absent in files that predate it
   std::vector<NumericsCase> cases;
   std::vector<InvarianceRecord> invariance;
+  std::vector<SkippedCaseRecord> skipped;  // "skipped"; absent when none
 };
 
 nlohmann::json NumericsToJson(const NumericsRecord& record);

@@ -116,6 +116,7 @@ NumericsRecord NumericsRunToRecord(const NumericsRun& run, const NumericsConfig&
   r.filter = run.filter;
   r.summary.cases_total = run.total_cases;
   r.summary.cases_run = static_cast<int64_t>(run.cases.size());
+  for (const SkippedCase& k : run.skipped) r.skipped.push_back({k.id, k.op, k.reason});
   r.summary.passed = run.passed();
   r.summary.failed = run.failed();
   r.summary.wall_ms = run.wall_ms;
@@ -229,6 +230,15 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
                 run.cases.size(), static_cast<long long>(run.passed()),
                 static_cast<long long>(run.failed()), run.wall_ms / 1000);
   out += buf;
+  if (!run.skipped.empty()) {
+    // Skipped by the tests (judge --skipped): not judged, listed by op with one reason.
+    std::map<std::string, int64_t> by_op;
+    for (const SkippedCase& k : run.skipped) ++by_op[k.op];
+    std::string ops;
+    for (const auto& [op, n] : by_op) ops += (ops.empty() ? "" : ", ") + op + " " + std::to_string(n);
+    out += "skipped " + std::to_string(run.skipped.size()) + " (by the tests, not judged: " + ops +
+           "; first " + run.skipped.front().id + ": " + run.skipped.front().reason + ")\n";
+  }
   double t[6] = {};  // generate, candidate, reference, compare, check, total
   for (const CaseResult& c : run.cases) {
     const double parts[6] = {c.generate_ms, c.candidate_ms, c.reference_ms,

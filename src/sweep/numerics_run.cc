@@ -11,6 +11,7 @@
 #include <numeric>
 #include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "core/package_lock.h"
@@ -74,7 +75,7 @@ std::string DiskFullReason(const ProcessResult& pr, const NumericsConfig& cfg) {
 
 int64_t NumericsRun::passed() const {
   return std::count_if(cases.begin(), cases.end(),
-                       [](const CaseResult& c) { return c.verdict == CaseVerdict::kPass; });
+                       [](const CaseResult& c) { return c.verdict == "pass"; });
 }
 int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
 
@@ -142,19 +143,41 @@ Status SelectCases(const NumericsOptions& o, const std::vector<CaseSpec>& all, N
     plan.shard_of_group[g] = static_cast<int>((all[i].group_index - first_drawn) % o.shard_count);
   }
   run->shard_plan_sha256 = ShardPlanSha256(plan);
+  std::set<std::string> unknown;
+  for (const auto& [id, reason] : o.skipped) unknown.insert(id);
+  for (const CaseSpec& c : all) unknown.erase(c.id);
+  if (!unknown.empty()) {
+    return InvalidInput("skipped case " + *unknown.begin() + " is not a case of " + cfg.shapes +
+                        (unknown.size() > 1 ? " (nor are " + std::to_string(unknown.size() - 1) +
+                                                  " more skipped ids)"
+                                            : ""));
+  }
   size_t i = 0;
   while (i < all.size()) {
     size_t j = i + 1;
     while (j < all.size() && all[j].kind != VariantKind::kBase) ++j;
     if (plan.shard_of_group[static_cast<size_t>(all[i].group_index)] == o.shard_index) {
-      bool any = false;
+      bool any = o.filter.empty();
       std::vector<bool> keep(j - i, o.filter.empty());
       for (size_t k = i; k < j && !o.filter.empty(); ++k)
         any |= (keep[k - i] = std::regex_search(all[k].id, filter));
-      if (o.filter.empty() || any) {
+      if (any) {
+        // A case the tests skipped is left out, with its reason; the group's base still
+        // runs when another member does (its checks compare against the base).
         keep[0] = true;
+        std::vector<bool> skip(j - i);
+        bool member_runs = false;
+        for (size_t k = i; k < j; ++k) {
+          skip[k - i] = keep[k - i] && o.skipped.count(all[k].id) > 0;
+          member_runs |= k > i && keep[k - i] && !skip[k - i];
+        }
+        if (member_runs) skip[0] = false;
         for (size_t k = i; k < j; ++k) {
           if (!keep[k - i]) continue;
+          if (skip[k - i]) {
+            run->skipped.push_back({all[k].id, all[k].op, o.skipped.at(all[k].id)});
+            continue;
+          }
           CaseResult r;
           r.spec = all[k];
           run->cases.push_back(std::move(r));
@@ -164,6 +187,11 @@ Status SelectCases(const NumericsOptions& o, const std::vector<CaseSpec>& all, N
     i = j;
   }
   if (!run->cases.empty()) return Status::Ok();
+  if (!run->skipped.empty()) {
+    return InvalidInput("no case to run: the tests skipped every selected case (" +
+                        std::to_string(run->skipped.size()) + ", first " + run->skipped.front().id +
+                        ": " + run->skipped.front().reason + ")");
+  }
   std::string why = all.empty() ? cfg.shapes + " expands to no case"
                     : !o.filter.empty()
                         ? "--filter \"" + o.filter + "\" matches none of the " +
@@ -211,7 +239,7 @@ void FailOnPackageChanges(TreeSnapshot* tracked, NumericsRun* run) {
   if (run->package_changes.size() > 3)
     list += " and " + std::to_string(run->package_changes.size() - 3) + " more";
   for (CaseResult& r : run->cases) {
-    r.verdict = CaseVerdict::kFail;
+    r.verdict = "fail";
     r.reason = "package files changed while the candidate ran (only its out/ folders may): " + list;
   }
 }
@@ -256,7 +284,7 @@ Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
   if (why.empty()) return false;
   int64_t done = 0;
   for (CaseResult& r : run->cases) {
-    r.verdict = CaseVerdict::kFail;
+    r.verdict = "fail";
     r.reason = "candidate prepare failed: " + shown + ": " + why;
     r.candidate_status = "prepare " + run->prepare_status;
     r.stderr_tail = tail;
