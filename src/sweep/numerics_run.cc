@@ -75,7 +75,7 @@ std::string DiskFullReason(const ProcessResult& pr, const NumericsConfig& cfg) {
 
 int64_t NumericsRun::passed() const {
   return std::count_if(cases.begin(), cases.end(),
-                       [](const CaseResult& c) { return c.verdict == "pass"; });
+                       [](const CaseResult& c) { return c.verdict == CaseVerdict::kPass; });
 }
 int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
 
@@ -239,7 +239,7 @@ void FailOnPackageChanges(TreeSnapshot* tracked, NumericsRun* run) {
   if (run->package_changes.size() > 3)
     list += " and " + std::to_string(run->package_changes.size() - 3) + " more";
   for (CaseResult& r : run->cases) {
-    r.verdict = "fail";
+    r.verdict = CaseVerdict::kFail;
     r.reason = "package files changed while the candidate ran (only its out/ folders may): " + list;
   }
 }
@@ -284,7 +284,7 @@ Result<bool> RunPrepare(const NumericsOptions& o, NumericsRun* run) {
   if (why.empty()) return false;
   int64_t done = 0;
   for (CaseResult& r : run->cases) {
-    r.verdict = "fail";
+    r.verdict = CaseVerdict::kFail;
     r.reason = "candidate prepare failed: " + shown + ": " + why;
     r.candidate_status = "prepare " + run->prepare_status;
     r.stderr_tail = tail;
