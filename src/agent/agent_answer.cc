@@ -85,10 +85,11 @@ Result<AgentCheck> ParseCheck(const json& j, const std::string& path) {
   int64_t item = 0;
   AV_RETURN_IF_ERROR(Integer(j, "item", path, true, 1, 8, &item));
   c.item = static_cast<int>(item);
-  AV_RETURN_IF_ERROR(String(j, "status", path, true, &c.status));
-  if (c.status != "ok" && c.status != "missing" && c.status != "fail") {
-    return Bad(path + ".status", "not \"ok\", \"missing\" or \"fail\"");
-  }
+  std::string status;
+  AV_RETURN_IF_ERROR(String(j, "status", path, true, &status));
+  std::optional<CheckStatus> s = ParseAgentCheckStatus(status);
+  if (!s) return Bad(path + ".status", "not \"ok\", \"missing\" or \"fail\"");
+  c.status = *s;
   AV_RETURN_IF_ERROR(String(j, "needs", path, false, &c.needs));
   AV_RETURN_IF_ERROR(String(j, "command", path, false, &c.command));
   return c;

@@ -30,7 +30,8 @@ struct AgentFinding {
 
 struct AgentCheck {
   int item = 0;
-  std::string status;  // "ok", "missing", "fail"
+  // Written "ok", "missing", "fail" (schema/outcome.h AgentCheckStatusName).
+  CheckStatus status = CheckStatus::kMissing;
   std::string needs;
   std::string command;
 };

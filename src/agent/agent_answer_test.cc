@@ -22,7 +22,7 @@ TEST(AgentAnswer, ReadsFindingsAndChecks) {
   EXPECT_EQ(a->findings[0].item, 5);
   EXPECT_EQ(a->findings[0].command, "attnverify numerics --filter num_splits");
   ASSERT_EQ(a->checks.size(), 1u);
-  EXPECT_EQ(a->checks[0].status, "missing");
+  EXPECT_EQ(a->checks[0].status, CheckStatus::kMissing);
 }
 
 TEST(AgentAnswer, ToleratesAJsonFence) {

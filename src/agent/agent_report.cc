@@ -62,8 +62,8 @@ std::string ChecksTable(const std::vector<AgentCheckRecord>& checks, bool with_s
                         ? "| item | status | needs | command | stage |\n|---|---|---|---|---|\n"
                         : "| item | status | needs | command |\n|---|---|---|---|\n";
   for (const AgentCheckRecord& c : checks) {
-    out += "| " + std::to_string(c.check.item) + " | " + c.check.status + " | " +
-           Cell(c.check.needs) + " | " +
+    out += "| " + std::to_string(c.check.item) + " | " + AgentCheckStatusName(c.check.status) +
+           " | " + Cell(c.check.needs) + " | " +
            (c.check.command.empty() ? "" : "`" + Cell(c.check.command) + "`") +
            (with_stage ? " | " + c.stage : "") + " |\n";
   }
@@ -220,7 +220,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
   j["checks"] = nlohmann::json::array();
   for (const AgentCheckRecord& c : out.checks) {
     j["checks"].push_back({{"item", c.check.item},
-                           {"status", c.check.status},
+                           {"status", AgentCheckStatusName(c.check.status)},
                            {"needs", c.check.needs},
                            {"command", c.check.command},
                            {"stage", c.stage},

@@ -14,6 +14,7 @@ constexpr std::array<const char*, 3> kCheckStatuses = {"PASS", "FAIL", "MISSING"
 constexpr std::array<const char*, 3> kVerdicts = {"accepted", "rejected", "incomplete"};
 constexpr std::array<const char*, 3> kSeverities = {"error", "warning", "note"};
 constexpr std::array<const char*, 3> kAgentSeverities = {"high", "medium", "low"};
+constexpr std::array<const char*, 3> kAgentCheckStatuses = {"ok", "fail", "missing"};
 
 template <typename E, size_t N>
 const char* NameOf(const std::array<const char*, N>& names, E value) {
@@ -38,6 +39,7 @@ const char* CheckStatusName(CheckStatus s) { return NameOf(kCheckStatuses, s); }
 const char* ReportVerdictName(ReportVerdict v) { return NameOf(kVerdicts, v); }
 const char* SeverityName(Severity s) { return NameOf(kSeverities, s); }
 const char* AgentSeverityName(Severity s) { return NameOf(kAgentSeverities, s); }
+const char* AgentCheckStatusName(CheckStatus s) { return NameOf(kAgentCheckStatuses, s); }
 
 std::optional<CaseVerdict> ParseCaseVerdict(std::string_view w) {
   return ParseOf<CaseVerdict>(kCaseVerdicts, w);
@@ -59,6 +61,9 @@ std::optional<Severity> ParseSeverity(std::string_view w) {
 }
 std::optional<Severity> ParseAgentSeverity(std::string_view w) {
   return ParseOf<Severity>(kAgentSeverities, w);
+}
+std::optional<CheckStatus> ParseAgentCheckStatus(std::string_view w) {
+  return ParseOf<CheckStatus>(kAgentCheckStatuses, w);
 }
 
 const char* CaseVerdictWords() { return "\"pass\", \"fail\" or \"error\""; }

@@ -32,6 +32,9 @@ const char* SeverityName(Severity s);
 // The agent reviewer's words for the same scale (doc/formats/agent-findings.md): "high"
 // (kError), "medium" (kWarning), "low" (kNote).
 const char* AgentSeverityName(Severity s);
+// The agent reviewer's words for a check's status: "ok" (kPass), "missing" (kMissing),
+// "fail" (kFail).
+const char* AgentCheckStatusName(CheckStatus s);
 
 // nullopt for any other word (case-sensitive: the files are written by attnverify).
 std::optional<CaseVerdict> ParseCaseVerdict(std::string_view word);
@@ -41,6 +44,7 @@ std::optional<CheckStatus> ParseCheckStatus(std::string_view word);
 std::optional<ReportVerdict> ParseReportVerdict(std::string_view word);
 std::optional<Severity> ParseSeverity(std::string_view word);
 std::optional<Severity> ParseAgentSeverity(std::string_view word);
+std::optional<CheckStatus> ParseAgentCheckStatus(std::string_view word);
 
 // "\"pass\", \"fail\" or \"error\"": the words Parse accepts, for error messages.
 const char* CaseVerdictWords();
