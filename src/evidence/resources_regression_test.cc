@@ -414,3 +414,50 @@ TEST(ResourcesRegression, ConsoleTableShowsTwoHundredRowsAndTheJsonEveryRow) {
 
 }  // namespace
 }  // namespace av
+
+namespace av {
+namespace {
+
+// Issue 38: real template names made 432-character rows (the kernel column fell back to
+// the full name whenever shortening made two names coincide). The column is bounded; a
+// long name keeps the kernel's name and the template arguments that tell its
+// instantiations apart, and every row stays distinct.
+TEST(ResourcesRegression, LongTemplateNamesAreBoundedAndKeepTheirDistinguishingArguments) {
+  BuildConfig c = Config("[build]\nblock_size = 128\n");
+  std::string text;
+  std::string many;  // 14 shared integer arguments, as CUTLASS tile shapes and stages are
+  for (int k = 1; k <= 14; ++k) many += "Li" + std::to_string(k * 16) + "E";
+  for (int splits : {32, 64, 96}) {
+    for (int causal : {0, 1}) {
+      text += Block("_ZN5flash6kernel24flash_fwd_splitkv_kernelIN7cutlass10bfloat16_tELi512ELi" +
+                        std::to_string(splits) + "ELi8ELb1ELb" + std::to_string(causal) + "E" +
+                        many + "EEv16Flash_fwd_params",
+                    "sm_90a", 128, 1, 4096);
+    }
+  }
+  PtxasReport head = ParsePtxasLog(text, "h.log").value();
+  ResourcesReport r = Report(c, head, nullptr, {"sm_90a"});
+  ASSERT_EQ(r.kernels.size(), 6u);
+  ASSERT_GT(r.kernels[0].demangled.size(), 120u) << r.kernels[0].demangled;
+  const std::string table = FormatResourcesTable(r);
+  size_t widest = 0;
+  std::set<std::string> names;
+  for (size_t at = 0, nl; at < table.size(); at = nl + 1) {
+    nl = table.find('\n', at);
+    if (nl == std::string::npos) nl = table.size();
+    const std::string line = table.substr(at, nl - at);
+    if (line.rfind("flash_fwd_splitkv_kernel<", 0) == 0) {
+      widest = std::max(widest, line.size());
+      names.insert(line.substr(0, line.find("  ")));
+    }
+  }
+  EXPECT_EQ(names.size(), 6u) << table;
+  for (const std::string& n : names) EXPECT_LE(n.size(), 72u) << n;
+  // The other columns take about 110 characters; the full names (about 190) made 300.
+  EXPECT_LE(widest, 190u) << table;
+  EXPECT_TRUE(names.count("flash_fwd_splitkv_kernel<..., 64, ..., true, ...>")) << table;
+  EXPECT_TRUE(names.count("flash_fwd_splitkv_kernel<..., 96, ..., false, ...>")) << table;
+}
+
+}  // namespace
+}  // namespace av

@@ -90,23 +90,104 @@ std::string DropQualifiers(const std::string& s) {
   return out;
 }
 
-// Names for the table's kernel column: shortened where that keeps every row's name
-// distinct (ten instantiations must not print as one prefix), in full where it would not.
+// "a...z": `s` cut in the middle to `width` characters.
+std::string ElideMiddle(const std::string& s, size_t width) {
+  if (s.size() <= width || width < 5) return s;
+  const size_t keep = width - 3;
+  return s.substr(0, (keep + 1) / 2) + "..." + s.substr(s.size() - keep / 2);
+}
+
+// "name<a, b<c, d>, e>(params)" -> "name" and {"a", "b<c, d>", "e"}; false when `s` has no
+// template argument list before its parameters.
+bool SplitTemplateArgs(const std::string& s, std::string* name, std::vector<std::string>* args) {
+  const size_t lt = s.find('<');
+  if (lt == std::string::npos || s.find('(') < lt) return false;
+  *name = s.substr(0, lt);
+  args->clear();
+  int depth = 0;
+  size_t start = lt + 1;
+  for (size_t i = lt; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (ch == '<' || ch == '(' || ch == '[') {
+      ++depth;
+    } else if (ch == '>' || ch == ')' || ch == ']') {
+      if (--depth == 0) {
+        std::string arg = s.substr(start, i - start);
+        while (!arg.empty() && arg.front() == ' ') arg.erase(0, 1);
+        args->push_back(arg);
+        return true;
+      }
+    } else if (ch == ',' && depth == 1) {
+      std::string arg = s.substr(start, i - start);
+      while (!arg.empty() && arg.front() == ' ') arg.erase(0, 1);
+      args->push_back(arg);
+      start = i + 1;
+    }
+  }
+  return false;
+}
+
+// Names for the table's kernel column, at most kWidth (+ " #n") characters whatever the
+// template: a name that does not fit keeps the kernel's name and the template arguments
+// that tell its instantiations apart ("..." for the ones every instantiation of that
+// kernel shares, each kept one cut to 20 characters), drops the parameter list, and is cut
+// in the middle if still too long. Names that still coincide get " #1", " #2", ... in row
+// order (resources.json holds every full name). A 400-character CUTLASS name no longer
+// widens every row of the table.
 std::vector<std::string> DisplayNames(const std::vector<KernelRow>& rows) {
-  constexpr size_t kWidth = 72;
-  std::vector<std::string> full, shown;
-  for (const KernelRow& row : rows) {
-    full.push_back(WithoutReturnType(row.demangled));
+  constexpr size_t kWidth = 72, kArg = 20;
+  std::vector<std::string> full, shown(rows.size());
+  std::vector<std::string> names(rows.size());
+  std::vector<std::vector<std::string>> args(rows.size());
+  std::vector<bool> split(rows.size(), false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    full.push_back(WithoutReturnType(rows[i].demangled));
     std::string s = full.back();
     if (s.size() > kWidth) s = DropQualifiers(s);
-    if (s.size() > kWidth)
-      s = s.substr(0, kWidth / 2 - 2) + "..." + s.substr(s.size() - kWidth / 2 + 1);
-    shown.push_back(s);
+    shown[i] = s;
+    if (s.size() > kWidth) split[i] = SplitTemplateArgs(s, &names[i], &args[i]);
+  }
+  // Per kernel name, the argument positions in which its instantiations differ.
+  std::map<std::string, std::vector<bool>> differs;
+  std::map<std::string, const std::vector<std::string>*> first;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!split[i]) continue;
+    auto it = first.emplace(names[i], &args[i]).first;
+    std::vector<bool>& d = differs[names[i]];
+    const std::vector<std::string>& f = *it->second;
+    d.resize(std::max({d.size(), f.size(), args[i].size()}), false);
+    for (size_t p = 0; p < d.size(); ++p) {
+      if (p >= f.size() || p >= args[i].size() || f[p] != args[i][p]) d[p] = true;
+    }
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (shown[i].size() <= kWidth) continue;
+    if (split[i]) {
+      const std::vector<bool>& d = differs[names[i]];
+      std::string list;
+      bool dots = false;
+      for (size_t p = 0; p < args[i].size(); ++p) {
+        if (p < d.size() && d[p]) {
+          list += (list.empty() ? "" : ", ") + ElideMiddle(args[i][p], kArg);
+          dots = false;
+        } else if (!dots) {
+          list += (list.empty() ? "" : ", ") + std::string("...");
+          dots = true;
+        }
+      }
+      shown[i] = names[i] + "<" + list + ">";
+    }
+    shown[i] = ElideMiddle(shown[i], kWidth);
   }
   std::map<std::string, std::set<std::string>> fulls_of;  // shown name -> the names it stands for
   for (size_t i = 0; i < rows.size(); ++i) fulls_of[shown[i]].insert(full[i]);
+  std::map<std::string, std::vector<std::string>> numbered;  // shown -> fulls in row order
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (fulls_of[shown[i]].size() > 1) shown[i] = full[i];
+    if (fulls_of[shown[i]].size() <= 1) continue;
+    std::vector<std::string>& seen = numbered[shown[i]];
+    auto at = std::find(seen.begin(), seen.end(), full[i]);
+    if (at == seen.end()) at = seen.insert(seen.end(), full[i]);
+    shown[i] += " #" + std::to_string(at - seen.begin() + 1);
   }
   return shown;
 }
