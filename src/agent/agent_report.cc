@@ -141,7 +141,8 @@ std::string AnswerMarkdown(const AgentRoundRecord& rec, const std::string& answe
   md += "- tokens: input " + std::to_string(rec.input_tokens) + ", output " +
         std::to_string(rec.output_tokens) + ", cache read " +
         std::to_string(rec.cache_read_tokens) + "\n";
-  md += "- status: " + rec.status + (rec.reason.empty() ? "" : " (" + rec.reason + ")") + "\n\n";
+  md += "- status: " + std::string(AgentRoundStatusName(rec.status)) +
+        (rec.reason.empty() ? "" : " (" + rec.reason + ")") + "\n\n";
   md += "The agent raises questions; local commands give the facts; the report decides.\n\n";
   if (parsed != nullptr) {
     AgentRunOutcome view;
@@ -173,7 +174,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
                            {"stage", s.stage},
                            {"kernel", s.kernel},
                            {"part", s.part},
-                           {"status", s.status},
+                           {"status", AgentRoundStatusName(s.status)},
                            {"reason", s.reason},
                            {"request_file", s.request_file},
                            {"report_file", s.report_file},
@@ -239,7 +240,7 @@ std::string AgentSummaryMarkdown(const AgentRunOutcome& out) {
       "## Rounds\n\n| # | stage | kernel | status | kept | dropped | input | output | answer |\n"
       "|---|---|---|---|---|---|---|---|---|\n";
   for (const AgentRoundRecord& s : out.stages) {
-    std::string status = s.status + (s.reason.empty() ? "" : ": " + s.reason);
+    std::string status = AgentRoundStatusName(s.status) + (s.reason.empty() ? "" : ": " + s.reason);
     md += "| " + (s.n > 0 ? std::to_string(s.n) : std::string("-")) + " | " + s.stage + " | " +
           (s.kernel.empty() ? "-" : s.kernel + (s.part > 0 ? "." + std::to_string(s.part) : "")) +
           " | " + Cell(status) + " | " + std::to_string(s.kept) + " | " +

@@ -85,14 +85,14 @@ class Runner {
       cr.messages = messages;
       cr.max_tokens = o_.max_tokens;
       if (Status s = WriteRedacted(rec.request_file, RequestJson(rec, cr)); !s.ok()) {
-        rec.status = "failed";
+        rec.status = AgentRoundStatus::kFailed;
         rec.reason = s.message();
         out->stages.push_back(rec);
         return false;
       }
       Result<CompletionResult> answer = client_.Complete(cr);
       if (!answer.ok()) {
-        rec.status = "failed";
+        rec.status = AgentRoundStatus::kFailed;
         rec.reason = RedactedText(answer.status().message(), ctx_);
         (void)WriteRedacted(rec.report_file, AnswerMarkdown(rec, "", nullptr, {}, {}));
         out->written.push_back(rec.report_file);
@@ -108,7 +108,7 @@ class Runner {
       const std::string& text = answer->response.text;
       Result<AgentAnswer> parsed = ParseAgentAnswer(text);
       if (!parsed.ok()) {
-        rec.status = attempt == 1 ? "retried" : "failed";
+        rec.status = attempt == 1 ? AgentRoundStatus::kRetried : AgentRoundStatus::kFailed;
         rec.reason = "the answer is not the JSON asked for: " + parsed.status().message();
         (void)WriteRedacted(rec.report_file, AnswerMarkdown(rec, text, nullptr, {}, {}));
         out->written.push_back(rec.request_file);
@@ -145,7 +145,7 @@ class Runner {
       for (const AgentCheck& c : parsed->checks) {
         checks.push_back({c, request.stage, rec.report_file});
       }
-      rec.status = "ok";
+      rec.status = AgentRoundStatus::kOk;
       (void)WriteRedacted(rec.report_file, AnswerMarkdown(rec, text, &*parsed, findings, checks));
       out->written.push_back(rec.request_file);
       out->written.push_back(rec.report_file);
@@ -198,7 +198,7 @@ class Runner {
   int n_ = 0;
 };
 
-AgentRoundRecord Unsent(const std::string& stage, const std::string& status, std::string reason) {
+AgentRoundRecord Unsent(const std::string& stage, AgentRoundStatus status, std::string reason) {
   AgentRoundRecord r;
   r.stage = stage;
   r.status = status;
@@ -252,7 +252,7 @@ Result<AgentRunOutcome> RunAgentReview(const AgentRunOptions& o) {
   for (const std::string& stage : AgentStages()) {
     if (std::find(stages.begin(), stages.end(), stage) == stages.end()) continue;
     if (stopped) {
-      out.stages.push_back(Unsent(stage, "not_run", "an earlier request failed"));
+      out.stages.push_back(Unsent(stage, AgentRoundStatus::kNotRun, "an earlier request failed"));
       continue;
     }
     RoundInputs in;
@@ -263,7 +263,7 @@ Result<AgentRunOutcome> RunAgentReview(const AgentRunOptions& o) {
     in.earlier_findings = EarlierFindingsJson(out.findings);
     AgentStagePlan plan = PlanStage(stage, in);
     if (plan.requests.empty()) {
-      out.stages.push_back(Unsent(stage, "skipped", plan.skipped));
+      out.stages.push_back(Unsent(stage, AgentRoundStatus::kSkipped, plan.skipped));
       continue;
     }
     runner.set_prompt_source(source);

@@ -39,10 +39,9 @@ struct AgentRoundRecord {
   int n = 0;  // the request number NN; 0 for a skipped stage
   std::string stage, kernel;
   int part = 0;
-  std::string status;  // "ok", "failed", "retried" (this answer was refused, the next tried),
-                       // "skipped", "not_run"
-  std::string reason;  // why failed / skipped / not run
-  std::string request_file, report_file;  // package-relative
+  AgentRoundStatus status = AgentRoundStatus::kOk;  // schema/outcome.h names its words
+  std::string reason;                               // why failed / skipped / not run
+  std::string request_file, report_file;            // package-relative
   std::string model, request_id, prompt_source;
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0;
   int kept = 0, dropped = 0;

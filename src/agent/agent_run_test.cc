@@ -83,8 +83,8 @@ TEST_F(AgentRunTest, AMalformedAnswerIsRetriedOnceQuotingTheError) {
   ASSERT_EQ(transport_.requests().size(), 2u);
   EXPECT_NE(transport_.requests()[1].body.find("could not be read: not JSON"), std::string::npos);
   ASSERT_EQ(out->stages.size(), 2u);
-  EXPECT_EQ(out->stages[0].status, "retried");
-  EXPECT_EQ(out->stages[1].status, "ok");
+  EXPECT_EQ(out->stages[0].status, AgentRoundStatus::kRetried);
+  EXPECT_EQ(out->stages[1].status, AgentRoundStatus::kOk);
   EXPECT_FALSE(out->failed);
 }
 
@@ -95,9 +95,9 @@ TEST_F(AgentRunTest, MalformedTwiceIsAFailedStageAndTheNextStagesStillRun) {
   EXPECT_TRUE(out->failed);
   ASSERT_EQ(out->stages.size(), 3u);
   EXPECT_EQ(out->stages[1].stage, "perf");
-  EXPECT_EQ(out->stages[1].status, "failed");
+  EXPECT_EQ(out->stages[1].status, AgentRoundStatus::kFailed);
   EXPECT_EQ(out->stages[2].stage, "final");
-  EXPECT_EQ(out->stages[2].status, "ok");
+  EXPECT_EQ(out->stages[2].status, AgentRoundStatus::kOk);
   json summary = json::parse(ReadText(dir_.package + "/evidence/agent_review.json"));
   EXPECT_TRUE(summary["failed"].get<bool>());
   std::string md = ReadText(dir_.package + "/reports/agent_review.md");
@@ -134,10 +134,10 @@ TEST_F(AgentRunTest, AProviderErrorStopsTheRunAndNamesIt) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->failed);
   EXPECT_EQ(refusing.requests().size(), 1u);  // 401 is never retried, and the run stops
-  EXPECT_EQ(out->stages[0].status, "failed");
+  EXPECT_EQ(out->stages[0].status, AgentRoundStatus::kFailed);
   EXPECT_NE(out->stages[0].reason.find("authentication_error"), std::string::npos)
       << out->stages[0].reason;
-  EXPECT_EQ(out->stages.back().status, "not_run");
+  EXPECT_EQ(out->stages.back().status, AgentRoundStatus::kNotRun);
 }
 
 TEST_F(AgentRunTest, ARoundWithNothingToJudgeIsSkippedWithTheReason) {
@@ -146,7 +146,7 @@ TEST_F(AgentRunTest, ARoundWithNothingToJudgeIsSkippedWithTheReason) {
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(transport_.requests().empty());
   ASSERT_EQ(out->stages.size(), 1u);
-  EXPECT_EQ(out->stages[0].status, "skipped");
+  EXPECT_EQ(out->stages[0].status, AgentRoundStatus::kSkipped);
   EXPECT_NE(out->stages[0].reason.find("no evidence/resources.json"), std::string::npos);
 }
 

@@ -95,11 +95,12 @@ void PrintOutcome(const AgentRunOutcome& out) {
     std::string what = s.stage + (s.kernel.empty() ? "" : " " + s.kernel) +
                        (s.part > 0 ? "." + std::to_string(s.part) : "");
     if (s.n == 0) {
-      std::printf("   %-28s %s: %s\n", what.c_str(), s.status.c_str(), s.reason.c_str());
+      std::printf("   %-28s %s: %s\n", what.c_str(), AgentRoundStatusName(s.status),
+                  s.reason.c_str());
       continue;
     }
-    std::printf("%02d %-28s %s", s.n, what.c_str(), s.status.c_str());
-    if (s.status == "ok") {
+    std::printf("%02d %-28s %s", s.n, what.c_str(), AgentRoundStatusName(s.status));
+    if (s.status == AgentRoundStatus::kOk) {
       std::printf(": %d kept, %d dropped; tokens in %lld, out %lld -> %s", s.kept, s.dropped,
                   static_cast<long long>(s.input_tokens), static_cast<long long>(s.output_tokens),
                   s.report_file.c_str());

@@ -20,6 +20,9 @@ enum class StageStatus { kOk, kRejected, kError, kSkipped };
 enum class CheckStatus { kPass, kFail, kMissing };
 // The report's verdict: accepted, rejected, incomplete (ReportVerdictName has the words).
 enum class ReportVerdict { kAccepted, kRejected, kIncomplete };
+// One request of the agent reviewer: "ok", "failed", "retried" (its answer was refused and
+// the next try sent), "skipped" (nothing to send), "not_run" (an earlier request failed).
+enum class AgentRoundStatus { kOk, kFailed, kRetried, kSkipped, kNotRun };
 // A finding's (or a compiler diagnostic's) severity: "error", "warning", "note".
 enum class Severity { kError, kWarning, kNote };
 
@@ -27,6 +30,7 @@ const char* CaseVerdictName(CaseVerdict v);
 const char* InvarianceVerdictName(InvarianceVerdict v);
 const char* StageStatusName(StageStatus s);
 const char* CheckStatusName(CheckStatus s);
+const char* AgentRoundStatusName(AgentRoundStatus s);
 const char* ReportVerdictName(ReportVerdict v);
 const char* SeverityName(Severity s);
 // The agent reviewer's words for the same scale (doc/formats/agent-findings.md): "high"
