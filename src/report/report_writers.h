@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "report/checklist.h"
 
@@ -17,6 +19,17 @@ std::string WriteAcceptanceMarkdown(const ChecklistReport& report);
 nlohmann::json AcceptanceToJson(const ChecklistReport& report);
 std::string WriteAcceptanceHtml(const ChecklistReport& report);
 nlohmann::json AcceptanceToSarif(const ChecklistReport& report);
+
+// One report format: its name (the file is reports/acceptance.<format>) and the text of
+// that file (JSON formats as core's JsonFileText writes them).
+struct ReportWriter {
+  std::string_view format;
+  std::string (*write)(const ChecklistReport& report);
+};
+// One writer per format of kReportFormats (report_config.h), in that order.
+const std::vector<ReportWriter>& ReportWriters();
+// The writer of `format`; null for a format no writer has.
+const ReportWriter* FindReportWriter(std::string_view format);
 
 // Item 4's time table (markdown) and bar chart (inline SVG) from report.perf; empty when
 // there is no perf.json (perf_view.cc).
