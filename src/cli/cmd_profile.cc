@@ -16,6 +16,7 @@
 #include "profile/ncu_run.h"
 #include "profile/perf_model.h"
 #include "profile/profile_config.h"
+#include "schema/provenance.h"
 
 namespace av::cli {
 namespace {
@@ -32,8 +33,11 @@ constexpr const char* kProfileHelp =
     "exit 2 without ncu) and imports both. --show prints the gates (exit 1 when one fails).\n"
     "Gates and [profile] keys: doc/profile.md.";
 
+// `provenance` gathers what this command read (the config, each export imported) and
+// names the import that wrote perf.json last.
 int Import(const std::string& file, const std::string& label, const std::string& shape,
-           const std::string& format_name, const std::string& perf_path) {
+           const std::string& format_name, const std::string& perf_path,
+           const std::string& package_dir, Provenance* provenance) {
   std::optional<ImportFormat> format = ParseImportFormat(format_name);
   if (!format) {
     return ReportError(InvalidInput(
@@ -42,7 +46,9 @@ int Import(const std::string& file, const std::string& label, const std::string&
   Result<std::vector<KernelProfile>> kernels =
       ImportProfileFile(file, *format, {label, shape, file, ""});
   if (!kernels.ok()) return ReportError(kernels.status());
-  Status s = AppendPerfJson(perf_path, *kernels);
+  if (Status st = AddInputFile(provenance, package_dir, file); !st.ok()) return ReportError(st);
+  provenance->finished = UtcNowRfc3339();
+  Status s = AppendPerfJson(perf_path, *kernels, provenance);
   if (!s.ok()) return ReportError(s);
   size_t launches = 0;
   for (const KernelProfile& k : *kernels) {
@@ -62,7 +68,7 @@ int Show(const ProfileConfig& cfg, const std::string& perf_path) {
       JudgePerfDoc(*doc, cfg, {}, "attnverify profile --run (or ncu --launch-count 5 ...)");
   bool failed = false;
   for (const GateResult& g : v.gates) {
-    failed |= g.status == GateStatus::kFail;
+    failed |= g.status == CheckStatus::kFail;
     // Kernel names and shapes come from an export made elsewhere: shown, never obeyed.
     std::printf("%-7s %-14s %s [%s]: %s\n", GateStatusName(g.status), g.gate.c_str(),
                 ShowControlCharacters(g.kernel).c_str(), ShowControlCharacters(g.shape).c_str(),
@@ -71,7 +77,8 @@ int Show(const ProfileConfig& cfg, const std::string& perf_path) {
   return failed ? kExitRejected : kExitOk;
 }
 
-int Run(const ProfileConfig& cfg, const std::string& package_dir, const std::string& perf_path) {
+int Run(const ProfileConfig& cfg, const std::string& package_dir, const std::string& perf_path,
+        Provenance* provenance) {
   if (FindExecutable("ncu").empty()) {
     std::fprintf(stderr,
                  "attnverify: ncu (Nsight Compute) is not on PATH: `profile --run` needs a GPU "
@@ -91,7 +98,8 @@ int Run(const ProfileConfig& cfg, const std::string& package_dir, const std::str
     std::string build_dir = (fs::path(package_dir) / dir).string();
     Result<NcuRunResult> r = RunNcu(runner, cfg, build_dir, logs, label);
     if (!r.ok()) return ReportError(r.status());
-    if (int code = Import(r->log_path, label, "", "ncu-raw", perf_path); code != kExitOk)
+    if (int code = Import(r->log_path, label, "", "ncu-raw", perf_path, package_dir, provenance);
+        code != kExitOk)
       return code;
   }
   return kExitOk;
@@ -128,18 +136,22 @@ int RunProfile(std::vector<std::string> args) {
       have_config ? fs::absolute(config_path).parent_path().string() : fs::current_path().string();
   if (perf_path.empty()) perf_path = (fs::path(package_dir) / "evidence" / "perf.json").string();
   ProfileConfig cfg;
+  Provenance provenance = StartProvenance("profile", RecordedArgv(args));
   if (have_config) {
     Result<ProfileConfig> c = LoadProfileConfig(config_path);
     if (!c.ok()) return ReportError(c.status());
     cfg = std::move(c).value();
+    provenance.config = PackageRelative(package_dir, config_path);
+    if (Status st = AddInputFile(&provenance, package_dir, config_path); !st.ok())
+      return ReportError(st);
   }
   if (show) return Show(cfg, perf_path);
-  if (run) return Run(cfg, package_dir, perf_path);
+  if (run) return Run(cfg, package_dir, perf_path, &provenance);
   if (label != "base" && label != "head") {
     return ReportError(InvalidInput("--label must be base or head, got \"" + label + "\""));
   }
   fs::create_directories(fs::path(perf_path).parent_path(), ec);
-  return Import(import_file, label, shape, format, perf_path);
+  return Import(import_file, label, shape, format, perf_path, package_dir, &provenance);
 }
 
 }  // namespace av::cli

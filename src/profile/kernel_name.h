@@ -9,14 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "schema/perf_json.h"
+
 namespace av::profile {
 
-struct KernelName {
-  std::string raw;         // as the tool printed it
-  std::string demangled;   // raw, or its demangling when raw is a mangled `_Z` name
-  std::string key;         // for matching: "kernel<int,int,__nv_bfloat16,...,0,1,7>"
-  std::string short_name;  // the function's own name, no templates: "kernel"
-};
+// raw, demangled, key, short_name (perf.json's "name").
+using KernelName = PerfKernelName;
 
 KernelName NormaliseKernelName(std::string_view raw);
 

@@ -136,6 +136,18 @@ Evidence BindEvidence(const Evidence& given, const Context& commands,
   if (ev.resources) bind(ev.resources, ev.resources->file, "build", commands.build_cmd);
   if (ev.review) bind(ev.review, ev.review->file, "review", commands.review_cmd);
   if (ev.slice) bind(ev.slice, *ev.slice, "slice", commands.slice_cmd);
+  // perf.json: no stage of `attnverify run` writes it (profiler exports are made on a GPU
+  // host and imported), so no ledger entry binds it and it is judged as imported. A /2
+  // file's provenance must still name the config this report judges, with its bytes now
+  // (rule 5); a /1 file, which has none, is judged as before. A refused one stays listed
+  // with the reason, and its record is dropped (4.perf and 3.bank_conflicts MISSING).
+  if (ev.perf) {
+    if (std::string other = ConfigMismatch(given, *ev.perf); !other.empty()) {
+      ev.perf->refused = other + "; import the profiles again under this config";
+      ev.perf->command = commands.profile_cmd;
+      ev.perf_doc.reset();
+    }
+  }
   // What a refused file cites is not checked for it either (8.files), nor shown.
   auto cited_by_refused = [&](const std::string& cited_by) {
     return std::any_of(refused_paths.begin(), refused_paths.end(), [&](const std::string& p) {

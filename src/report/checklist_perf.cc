@@ -35,6 +35,12 @@ profile::CompileSmem SmemOf(const Evidence& ev) {
   }
   return out;
 }
+// Why there is no perf evidence: `absent`, or why the binding refused perf.json.
+std::string NoPerf(const Context& ctx, const std::string& absent) {
+  if (!ctx.ev.perf || ctx.ev.perf->refused.empty()) return absent;
+  return ctx.ev.perf->path + " is not used: " + ctx.ev.perf->refused;
+}
+
 
 }  // namespace
 
@@ -67,7 +73,8 @@ std::vector<PerfBar> PerfBars(const Context& ctx) {
 }
 
 std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
-  Check c = Missing(def, "no evidence/perf.json: GPU timing needs a GPU host", ctx.profile_cmd);
+  Check c = Missing(def, NoPerf(ctx, "no evidence/perf.json: GPU timing needs a GPU host"),
+                    ctx.profile_cmd);
   c.required = ctx.cfg.gpu_evidence;  // GPU-only: required when a GPU host makes the evidence
   if (ctx.ev.perf_doc && ctx.ev.perf) {
     profile::PerfVerdict v = PerfVerdictOf(ctx);
@@ -122,9 +129,9 @@ std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
 }
 
 std::optional<Check> JudgeBankConflicts(const Context& ctx, const CheckDef& def) {
-  Check bank =
-      Missing(def, "not measured: bank conflicts need ncu on a GPU (no evidence/perf.json)",
-              ctx.bank_conflicts_cmd);
+  Check bank = Missing(
+      def, NoPerf(ctx, "not measured: bank conflicts need ncu on a GPU (no evidence/perf.json)"),
+      ctx.bank_conflicts_cmd);
   bank.required = ctx.cfg.gpu_evidence;
   if (!ctx.ev.perf_doc || !ctx.ev.perf) return bank;
   profile::PerfVerdict v = PerfVerdictOf(ctx);

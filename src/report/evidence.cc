@@ -74,17 +74,11 @@ Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::str
   return r;
 }
 
-Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path) {
-  const JsonReader in(path);
-  AV_ASSIGN_OR_RETURN(json doc, in.ParseObject(text));
-  Provenance p;
-  bool has_provenance = false;
-  AV_RETURN_IF_ERROR(ParseProvenance(in, doc, &p, &has_provenance));
-  std::string command, tool_version;
-  AV_RETURN_IF_ERROR(in.Str(doc, "command", "$", &command));
-  if (const json* tool = JsonReader::Get(doc, "tool"))
-    AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &tool_version));
-  return NewFile(text, path, p, has_provenance, command, tool_version);
+Result<PerfEvidence> ParsePerfEvidence(std::string_view text, const std::string& path) {
+  PerfEvidence p;
+  AV_ASSIGN_OR_RETURN(p.record, ParsePerf(text, path));
+  p.file = NewFile(text, path, p.record.provenance, p.record.has_provenance, "", "");
+  return p;
 }
 
 }  // namespace av

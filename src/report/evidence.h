@@ -18,6 +18,7 @@
 #include "profile/perf_model.h"
 #include "report/junit.h"
 #include "schema/numerics_json.h"
+#include "schema/perf_json.h"
 #include "schema/provenance.h"
 #include "schema/resources_json.h"
 #include "schema/review_json.h"
@@ -92,9 +93,9 @@ struct Evidence {
   std::optional<NumericsEvidence> numerics;
   std::optional<ResourcesEvidence> resources;
   std::optional<ReviewEvidence> review;
-  std::optional<EvidenceFile> slice;  // read with schema/slice_json.h; the report cites it
-  std::optional<EvidenceFile> perf;
-  std::optional<profile::PerfDoc> perf_doc;  // perf.json read whole (profile/perf_model.h)
+  std::optional<EvidenceFile> slice;         // read with schema/slice_json.h; the report cites it
+  std::optional<EvidenceFile> perf;          // perf.json as a file (path, sha256, provenance)
+  std::optional<profile::PerfDoc> perf_doc;  // and its record (schema/perf_json.h), one parse
   std::optional<ReportRunEvidence> run;
   std::optional<JUnitEvidence> junit;
   std::vector<ReferencedFile> referenced;
@@ -109,8 +110,13 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
 // slice.json (strictly, with its schema) for its provenance.
 Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path);
 Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path);
-// perf.json: only the schema-free provenance (provenance block or command, tool) is read.
-Result<EvidenceFile> ParseProvenanceOnly(std::string_view text, const std::string& path);
+// perf.json, parsed once: its record and the file (provenance from the /2 block; a /1
+// file has none).
+struct PerfEvidence {
+  PerfRecord record;
+  EvidenceFile file;
+};
+Result<PerfEvidence> ParsePerfEvidence(std::string_view text, const std::string& path);
 
 struct EvidenceRequest {
   std::string package_dir;  // absolute

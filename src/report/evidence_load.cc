@@ -153,8 +153,9 @@ Status LoadSliceAndPerf(const fs::path& package, const std::string& config, Evid
   }
   AV_ASSIGN_OR_RETURN(auto perf_text, ReadIfPresent(package, "evidence/perf.json"));
   if (perf_text) {
-    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseProvenanceOnly(*perf_text, "evidence/perf.json"));
-    AV_ASSIGN_OR_RETURN(e->perf_doc, profile::ParsePerfJson(*perf_text, "evidence/perf.json"));
+    AV_ASSIGN_OR_RETURN(PerfEvidence p, ParsePerfEvidence(*perf_text, "evidence/perf.json"));
+    EvidenceFile f = std::move(p.file);
+    e->perf_doc = std::move(p.record);
     if (f.command.empty())
       f.command = "attnverify profile --import ... --config " + ShellQuote(config);
     e->perf = std::move(f);
