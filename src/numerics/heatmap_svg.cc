@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "core/markup.h"
 
@@ -40,28 +42,69 @@ std::string Fmt(const char* fmt, double v) {
   return buf;
 }
 
+// `text` in lines of at most `max_chars` characters, broken at spaces (a word longer than
+// a line is cut), so a long case id never runs past the picture's right edge.
+std::vector<std::string> WrapWords(const std::string& text, size_t max_chars) {
+  std::vector<std::string> lines(1);
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find(' ', i);
+    if (j == std::string::npos) j = text.size();
+    std::string word = text.substr(i, j - i);
+    while (word.size() > max_chars) {
+      if (!lines.back().empty()) lines.emplace_back();
+      lines.back() = word.substr(0, max_chars);
+      word.erase(0, max_chars);
+      lines.emplace_back();
+    }
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > max_chars)
+      lines.emplace_back();
+    if (!word.empty()) lines.back() += (lines.back().empty() ? "" : " ") + word;
+    i = j + 1;
+  }
+  if (lines.size() > 1 && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
 }  // namespace
 
 std::string RenderHeatmapSvg(const Localisation& loc, const std::string& title) {
   const HeatGrid& h = loc.heat;
-  const double left = 120, top = 56, plot_w = 640, plot_h = 400;
+  const double left = 120, plot_w = 640, plot_h = 400;
   const double cw =
       std::clamp(plot_w / static_cast<double>(std::max<int64_t>(h.cols, 1)), 2.0, 32.0);
   const double ch =
       std::clamp(plot_h / static_cast<double>(std::max<int64_t>(h.rows, 1)), 1.5, 24.0);
   const double w = cw * static_cast<double>(h.cols), hh = ch * static_cast<double>(h.rows);
-  const double width = left + w + 200, height = std::max(top + hh + 70, 360.0);
+  const double width = left + w + 200;
+  // The title (13 px bold, about 8 px a character) and the line under it (11 px, about
+  // 6.5 px) are wrapped to the picture's width; the plot starts below them.
+  const std::vector<std::string> title_lines =
+      WrapWords(title, static_cast<size_t>((width - 16) / 8));
+  const std::string subtitle = std::to_string(loc.errors) + " of " +
+                               std::to_string(loc.elements) +
+                               " elements out of tolerance; colour = max error / tolerance per cell";
+  const std::vector<std::string> sub_lines =
+      WrapWords(subtitle, static_cast<size_t>((width - 16) / 6.5));
+  const double top = 56 + 16.0 * static_cast<double>(title_lines.size() - 1) +
+                     14.0 * static_cast<double>(sub_lines.size() - 1);
+  const double height = std::max(top + hh + 70, 360.0);
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Fmt("%.0f", width) + "\" height=\"" +
        Fmt("%.0f", height) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s += "<title>" + EscapeMarkup(title) +
        "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s += "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" + EscapeMarkup(title) +
-       "</text>\n";
-  s += "<text x=\"8\" y=\"36\">" +
-       EscapeMarkup(std::to_string(loc.errors) + " of " + std::to_string(loc.elements) +
-                    " elements out of tolerance; colour = max error / tolerance per cell") +
-       "</text>\n";
+  double text_y = 18;
+  for (const std::string& line : title_lines) {
+    s += "<text x=\"8\" y=\"" + Fmt("%.0f", text_y) + "\" font-size=\"13\" font-weight=\"bold\">" +
+         EscapeMarkup(line) + "</text>\n";
+    text_y += 16;
+  }
+  text_y += 2;
+  for (const std::string& line : sub_lines) {
+    s += "<text x=\"8\" y=\"" + Fmt("%.0f", text_y) + "\">" + EscapeMarkup(line) + "</text>\n";
+    text_y += 14;
+  }
   s += "<g shape-rendering=\"crispEdges\">\n";
   for (int64_t r = 0; r < h.rows; ++r) {
     for (int64_t c = 0; c < h.cols; ++c) {

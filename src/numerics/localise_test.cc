@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -406,6 +407,40 @@ TEST(HeatmapSvgTest, RendersCellsAxesAndLegend) {
   EXPECT_NE(svg.find("batch x query row"), std::string::npos);
   EXPECT_NE(svg.find(">b1</text>"), std::string::npos);
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+}
+
+// Issue 38: a heatmap's title (a real case id and its tolerance) ran past the picture's
+// right edge ("... (atol 0.000"). It is wrapped to the picture's width, every word kept,
+// and the plot starts below it.
+TEST(HeatmapSvgTest, ALongTitleIsWrappedInsideThePicture) {
+  Pair p = Make({2, 4, 8, 16}, [](const std::vector<int64_t>& i) { return i[1] < 3; });
+  auto l = LocaliseErrors("o", p.cand, p.ref, Allclose(), Attention(2, 4, {70, 130}, 8, true));
+  ASSERT_TRUE(l.ok());
+  const std::string title =
+      "attention_layouts.layout=paged.lengths=random.padded=true.page_size=16.bf16.s0."
+      "num_splits=2: o, max |cand - ref| over k * max |lowprec - ref| + atol (atol 0.00001, k 2)";
+  const std::string svg = RenderHeatmapSvg(*l, title);
+  const double width = std::stod(svg.substr(svg.find("width=\"") + 7));
+  size_t lines = 0;
+  std::string joined;
+  const std::string tag = "<text x=\"8\" y=\"";
+  for (size_t at = svg.find(tag); at != std::string::npos; at = svg.find(tag, at + 1)) {
+    const size_t open = svg.find('>', at);
+    if (svg.substr(at, open - at).find("bold") == std::string::npos) continue;  // the subtitle
+    const std::string line = svg.substr(open + 1, svg.find("</text>", open) - open - 1);
+    EXPECT_LE(8 + 8.0 * static_cast<double>(line.size()), width) << line;
+    joined += line;
+    ++lines;
+  }
+  EXPECT_GE(lines, 2u) << svg.substr(0, 600);
+  std::string unspaced = title;
+  unspaced.erase(std::remove(unspaced.begin(), unspaced.end(), ' '), unspaced.end());
+  joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+  EXPECT_EQ(joined, unspaced);  // every character of the title is shown
+  // The plot's frame starts below the title's and the subtitle's last lines.
+  const size_t frame = svg.find("<rect x=\"120\" y=\"");
+  ASSERT_NE(frame, std::string::npos);
+  EXPECT_GT(std::stod(svg.substr(frame + 17)), 16.0 * static_cast<double>(lines) + 18) << svg.substr(0, 900);
 }
 
 }  // namespace
