@@ -27,13 +27,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const av::AgentFinding& f : r->findings) {
     if (f.item < 1 || f.item > 8 || f.claim.empty()) __builtin_trap();
-    if (f.severity != "high" && f.severity != "medium" && f.severity != "low") __builtin_trap();
+    // The severity names one of the agent's words ("high", "medium", "low").
+    if (!av::ParseAgentSeverity(av::AgentSeverityName(f.severity))) __builtin_trap();
     if (f.line < 0 || (f.line > 0 && f.end_line < f.line)) __builtin_trap();
     if (f.side != "new" && f.side != "old") __builtin_trap();
   }
   for (const av::AgentCheck& c : r->checks) {
     if (c.item < 1 || c.item > 8) __builtin_trap();
-    if (c.status != "ok" && c.status != "missing" && c.status != "fail") __builtin_trap();
+    if (!av::ParseAgentCheckStatus(av::AgentCheckStatusName(c.status))) __builtin_trap();
   }
   return 0;
 }
