@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/markup.h"
+#include "report/chart_labels.h"
 #include "report/report_writers.h"
 
 namespace av {
@@ -43,6 +44,8 @@ table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ddd;paddin
 .v-accepted{background:#e3f4e6}.v-rejected{background:#fbe4e2}.v-incomplete{background:#fdf3d8}
 code,pre{font:12px ui-monospace,monospace;background:#f5f5f5} pre{padding:.5em;overflow-x:auto}
 .cite{color:#555;font-size:12px} li{margin:.25em 0} svg text{font:11px system-ui,sans-serif}
+figure.heatmap{margin:1em 0;padding:.4em;border:1px solid #ddd;border-radius:4px}
+figure.heatmap figcaption{margin-bottom:.3em} figure.heatmap img{display:block;max-width:100%;height:auto}
 </style>)";
 
 std::string CoverageSvg(const ChecklistReport& r) {
@@ -104,10 +107,13 @@ std::string ResourceSvg(const ChecklistReport& r) {
   auto width = [&](int64_t v) {
     return std::to_string(static_cast<int>(static_cast<double>(v) / scale * bar_w));
   };
+  std::vector<std::string> kernels;
+  for (const ResourceBar& b : r.resources) kernels.push_back(b.kernel);
+  const std::vector<std::string> labels = ChartLabels(kernels, 48);
   for (size_t i = 0; i < r.resources.size(); ++i) {
     const ResourceBar& b = r.resources[i];
     const int y = top + row_h * static_cast<int>(i);
-    std::string name = b.kernel.size() > 48 ? b.kernel.substr(0, 45) + "..." : b.kernel;
+    const std::string& name = labels[i];
     s += "<text x=\"0\" y=\"" + std::to_string(y + 18) + "\">" +
          EscapeMarkup(name + " (" + b.arch + ")") + "</text>\n";
     if (b.base_smem >= 0) {
@@ -168,9 +174,12 @@ std::string WriteAcceptanceHtml(const ChecklistReport& r) {
   if (!r.heatmaps.empty()) {
     out += "<h2>Error heatmaps of failing cases</h2>\n";
     for (const HeatmapSvg& h : r.heatmaps) {
-      out += "<figure><img alt=\"" + EscapeMarkup(h.path) + "\" src=\"data:image/svg+xml;base64," +
-             Base64(h.svg) + "\"><figcaption><code>" + EscapeMarkup(h.case_id) +
-             "</code> — <code>" + EscapeMarkup(h.path) + "</code></figcaption></figure>\n";
+      // The caption heads its own plot, inside one framed figure, so no caption sits
+      // nearer another heatmap than its own.
+      out += "<figure class=\"heatmap\"><figcaption><code>" + EscapeMarkup(h.case_id) +
+             "</code> — <code>" + EscapeMarkup(h.path) + "</code></figcaption><img alt=\"" +
+             EscapeMarkup(h.path) + "\" src=\"data:image/svg+xml;base64," + Base64(h.svg) +
+             "\"></figure>\n";
     }
   }
   for (const ItemResult& item : r.items) {

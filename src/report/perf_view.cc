@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/markup.h"
+#include "report/chart_labels.h"
 #include "report/report_writers.h"
 
 namespace av {
@@ -58,10 +59,13 @@ std::string PerfSvg(const ChecklistReport& r) {
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                   std::to_string(label_w + bar_w + 300) + "\" height=\"" + std::to_string(h) +
                   "\" role=\"img\" aria-label=\"median time per kernel, base and head\">\n";
+  std::vector<std::string> kernels;
+  for (const PerfBar& b : r.perf) kernels.push_back(b.kernel);
+  const std::vector<std::string> labels = ChartLabels(kernels, 44);
   for (size_t i = 0; i < r.perf.size(); ++i) {
     const PerfBar& b = r.perf[i];
     const int y = top + row_h * static_cast<int>(i);
-    std::string name = b.kernel.substr(0, 44) + (b.shape.empty() ? "" : " [" + b.shape + "]");
+    std::string name = labels[i] + (b.shape.empty() ? "" : " [" + b.shape + "]");
     s += "<text x=\"0\" y=\"" + std::to_string(y + 16) + "\">" + EscapeMarkup(name) + "</text>\n";
     s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 2) +
          "\" width=\"" + width(b.base_median_ns) +
