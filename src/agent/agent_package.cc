@@ -125,10 +125,15 @@ int64_t AgentPackage::LineCount(const std::string& rel) const {
 }
 
 Result<AgentPackage> LoadAgentPackage(const std::string& config_path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(config_path));
+  return LoadAgentPackage(package);
+}
+
+Result<AgentPackage> LoadAgentPackage(const PackageConfig& package) {
   AV_ASSIGN_OR_RETURN(ReviewPackageConfig config,
-                      LoadReviewPackageConfig(config_path, BuiltinRuleIds()));
+                      ParseReviewPackageConfig(package, BuiltinRuleIds()));
   AgentPackage p;
-  p.config_path = config_path;
+  p.config_path = package.path();
   p.package_dir = config.package_dir;
   p.repo_dir = config.repo_dir;
   p.base = config.base;

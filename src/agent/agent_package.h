@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "diff/diff.h"
 
@@ -59,5 +60,7 @@ Result<AgentPackage> LoadAgentPackage(const std::string& config_path);
 
 // Reads one package file (kRefuse links, capped); NotFound when absent.
 Result<std::string> ReadPackageFile(const std::string& package_dir, const std::string& rel);
+// The same from attnverify.toml already parsed (the agent command parses it once).
+Result<AgentPackage> LoadAgentPackage(const PackageConfig& package);
 
 }  // namespace av

@@ -228,8 +228,15 @@ Result<AgentRunOutcome> RunAgentReview(const AgentRunOptions& o) {
                           ": not a stage (diff_review, test_log, perf, cross_module, final, all)");
     }
   }
-  AV_ASSIGN_OR_RETURN(AgentPackage package, LoadAgentPackage(o.config_path));
-  AV_ASSIGN_OR_RETURN(ProviderConfig provider, LoadProviderConfig(o.config_path));
+  // attnverify.toml, parsed once: its [slice] [components] [review] and its [provider].
+  std::optional<PackageConfig> loaded;
+  if (o.config == nullptr) {
+    AV_ASSIGN_OR_RETURN(PackageConfig c, PackageConfig::Load(o.config_path));
+    loaded.emplace(std::move(c));
+  }
+  const PackageConfig& config = o.config != nullptr ? *o.config : *loaded;
+  AV_ASSIGN_OR_RETURN(AgentPackage package, LoadAgentPackage(config));
+  AV_ASSIGN_OR_RETURN(ProviderConfig provider, ParseProviderConfig(config));
   AV_ASSIGN_OR_RETURN(std::string model, provider.ResolveModel(o.model));
   AgentRunOutcome out;
   out.provider = provider.name;

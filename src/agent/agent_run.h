@@ -14,6 +14,7 @@
 
 #include "agent/agent_answer.h"
 #include "agent/evidence_check.h"
+#include "core/package_config.h"
 #include "core/status.h"
 #include "llm/http_transport.h"
 
@@ -21,6 +22,8 @@ namespace av {
 
 struct AgentRunOptions {
   std::string config_path = "attention-verify/attnverify.toml";
+  // config_path already parsed by the caller (not owned); null: RunAgentReview loads it.
+  const PackageConfig* config = nullptr;
   std::vector<std::string> stages;     // empty: every stage, in order
   std::string model = "default";       // a [provider] alias or model name
   HttpTransport* transport = nullptr;  // required; not owned (curl, or a cassette wrapper)

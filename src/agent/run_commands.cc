@@ -11,9 +11,9 @@
 #include "agent/run_commands_binding.h"
 #include "agent/run_commands_sandbox.h"
 #include "core/file.h"
+#include "core/package_config.h"
 #include "core/sandbox.h"
 #include "core/seal_key.h"
-#include "core/toml_config.h"
 #include "llm/redact.h"
 #include "shell/shell_parse.h"
 
@@ -65,11 +65,9 @@ std::string LogText(const CommandPlanEntry& e, const std::string& sandbox, const
 // work_dir (the sweep's builds; a stage rebuilds what it needs).
 std::set<std::string> WorkFolders(const std::string& config_path) {
   std::set<std::string> out = {"work"};
-  Result<std::string> text = ReadFileToString(config_path);
-  if (!text.ok()) return out;
-  Result<toml::table> doc = ParseTomlConfig(*text, config_path);
-  if (!doc.ok()) return out;
-  if (auto dir = (*doc)["numerics"]["work_dir"].value<std::string>()) {
+  Result<PackageConfig> config = PackageConfig::Load(config_path);
+  if (!config.ok()) return out;
+  if (auto dir = config->doc()["numerics"]["work_dir"].value<std::string>()) {
     fs::path p(*dir);
     if (p.is_relative() && !p.empty()) out.insert(p.begin()->string());
   }

@@ -21,6 +21,7 @@
 #include "cli/package_lock_cli.h"
 #include "cli/parse.h"
 #include "cli/stage_recording.h"
+#include "core/package_config.h"
 #include "llm/cassette.h"
 #include "llm/curl_transport.h"
 #include "llm/provider_config.h"
@@ -64,6 +65,7 @@ struct Transport {
   CurlHttpTransport curl;
   std::unique_ptr<HttpTransport> wrapper;
   RedactionContext ctx;
+  std::optional<PackageConfig> config;  // attnverify.toml, parsed once for the whole command
   HttpTransport* get() { return wrapper ? wrapper.get() : &curl; }
 };
 
@@ -71,11 +73,13 @@ Result<std::unique_ptr<Transport>> MakeTransport(const Common& c) {
   if (!c.record_dir.empty() && !c.replay_dir.empty()) {
     return InvalidInput("agent: --record and --replay exclude each other");
   }
-  AV_ASSIGN_OR_RETURN(ProviderConfig provider, LoadProviderConfig(c.config_path));
+  AV_ASSIGN_OR_RETURN(PackageConfig config, PackageConfig::Load(c.config_path));
+  AV_ASSIGN_OR_RETURN(ProviderConfig provider, ParseProviderConfig(config));
   for (const std::string& w : provider.warnings) {
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
   }
   auto t = std::make_unique<Transport>();
+  t->config.emplace(std::move(config));
   t->ctx = RedactionContext::FromProcessEnvironment(provider.key_env);
   if (!c.replay_dir.empty()) {
     t->wrapper = std::make_unique<ReplayTransport>(c.replay_dir);
@@ -123,6 +127,7 @@ int RunReviewStage(const Common& c) {
   if (!t.ok()) return Fail(t.status());
   AgentRunOptions o;
   o.config_path = c.config_path;
+  o.config = &*(*t)->config;
   Result<std::vector<std::string>> stages = Stages(c.stage);
   if (!stages.ok()) return Fail(stages.status());
   o.stages = *stages;

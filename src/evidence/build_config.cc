@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/file.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 #include "evidence/demangle.h"
 
@@ -126,8 +126,9 @@ class ConfigReader : public TomlTableReader {
 
 }  // namespace
 
-Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
+Result<BuildConfig> ParseBuildConfig(const PackageConfig& package) {
+  const std::string& path = package.path();
+  const toml::table& doc = package.doc();
   BuildConfig config;
   config.path = path;
   ConfigReader reader(path);
@@ -143,9 +144,14 @@ Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& p
   return config;
 }
 
+Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseBuildConfig(package);
+}
+
 Result<BuildConfig> LoadBuildConfig(const std::string& path) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseBuildConfig(text, path);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseBuildConfig(package);
 }
 
 const KernelLaunchConfig* FindKernelConfig(const BuildConfig& config, std::string_view mangled,

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "evidence/int_expr.h"
 
@@ -60,6 +61,7 @@ struct BuildConfig {
 
 // Parses `text` (the whole attnverify.toml); `path` names it in messages and anchors a
 // relative `root`. Errors are "attnverify.toml:12:3: ...".
+Result<BuildConfig> ParseBuildConfig(const PackageConfig& package);
 Result<BuildConfig> ParseBuildConfig(std::string_view text, const std::string& path);
 
 // Reads and parses `path`.

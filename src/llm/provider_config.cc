@@ -6,7 +6,7 @@
 
 #include "core/file.h"
 #include "core/sha256.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 #include "llm/redact.h"
 
@@ -241,10 +241,10 @@ Result<std::string> ProviderConfig::ResolveModel(const std::string& name_or_alia
                       ") in " + path);
 }
 
-Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
+Result<ProviderConfig> ParseProviderConfig(const PackageConfig& package) {
+  const std::string& path = package.path();
   TomlTableReader r(path);
-  AV_ASSIGN_OR_RETURN(const toml::table* t, r.OptionalTable(doc, "provider"));
+  AV_ASSIGN_OR_RETURN(const toml::table* t, package.Table("provider"));
   if (t == nullptr) {
     return InvalidInput(path + ": no [provider] table; the agent provider is configured there (" +
                         std::string(kFormatDoc) + ")");
@@ -306,9 +306,14 @@ Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::str
   return config;
 }
 
+Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseProviderConfig(package);
+}
+
 Result<ProviderConfig> LoadProviderConfig(const std::string& path) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseProviderConfig(text, path);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseProviderConfig(package);
 }
 
 Status CheckProviderEnvironment(const ProviderConfig& config,

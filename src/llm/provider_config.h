@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "llm/base_url.h"
 #include "llm/wire_format.h"
@@ -57,6 +58,7 @@ struct ProviderConfig {
 
 // Reads [provider] from the text of attnverify.toml at `path`. Errors are
 // "path:line:col: ..." naming the key; a missing [provider] table is an error too.
+Result<ProviderConfig> ParseProviderConfig(const PackageConfig& package);
 Result<ProviderConfig> ParseProviderConfig(std::string_view text, const std::string& path);
 Result<ProviderConfig> LoadProviderConfig(const std::string& path);
 

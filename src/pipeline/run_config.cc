@@ -5,15 +5,16 @@
 #include <filesystem>
 
 #include "core/file.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 
 namespace av {
 
 namespace fs = std::filesystem;
 
-Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
+Result<RunConfig> ParseRunConfig(const PackageConfig& package) {
+  const std::string& path = package.path();
+  const toml::table& doc = package.doc();
   TomlTableReader r(path);
   RunConfig c;
   c.path = fs::absolute(path).lexically_normal().string();
@@ -77,9 +78,14 @@ Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path)
   return c;
 }
 
+Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseRunConfig(package);
+}
+
 Result<RunConfig> LoadRunConfig(const std::string& path) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseRunConfig(text, path);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseRunConfig(package);
 }
 
 std::vector<StagePlan> PlanStages(const RunConfig& config, const std::string& base_override) {

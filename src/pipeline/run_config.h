@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 
 namespace av {
@@ -28,6 +29,7 @@ struct RunConfig {
   std::string key_env;               // [provider] key_env; empty without [provider]
 };
 
+Result<RunConfig> ParseRunConfig(const PackageConfig& package);
 Result<RunConfig> ParseRunConfig(std::string_view text, const std::string& path);
 Result<RunConfig> LoadRunConfig(const std::string& path);
 

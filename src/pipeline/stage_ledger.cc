@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file.h"
+#include "core/package_config.h"
 #include "core/seal_key.h"
-#include "core/toml_config.h"
 #include "core/version.h"
 #include "schema/run_seal.h"
 
@@ -81,12 +81,11 @@ Status WriteLedger(const std::string& package_dir, const RunLedger& ledger) {
 
 std::vector<std::string> SnapshotExclusions(const std::string& package_dir) {
   std::string work = "work";
-  Result<std::string> text = ReadFileToString((fs::path(package_dir) / "attnverify.toml").string());
-  if (text.ok()) {
-    Result<toml::table> doc = ParseTomlConfig(*text, "attnverify.toml");
-    if (doc.ok()) {
-      if (auto w = (*doc)["numerics"]["work_dir"].value<std::string>(); w && !w->empty()) work = *w;
-    }
+  Result<PackageConfig> config =
+      PackageConfig::Load((fs::path(package_dir) / "attnverify.toml").string());
+  if (config.ok()) {
+    if (auto w = config->doc()["numerics"]["work_dir"].value<std::string>(); w && !w->empty())
+      work = *w;
   }
   const fs::path abs = (fs::path(package_dir) / work).lexically_normal();
   const fs::path rel = abs.lexically_relative(fs::path(package_dir).lexically_normal());

@@ -3,7 +3,7 @@
 #include <regex>
 
 #include "core/file.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 
 namespace av::profile {
@@ -44,11 +44,10 @@ Status ReadMatch(const TomlTableReader& r, const toml::table& t, ProfileConfig* 
 
 }  // namespace
 
-Result<ProfileConfig> ParseProfileConfig(std::string_view text, const std::string& path) {
+Result<ProfileConfig> ParseProfileConfig(const PackageConfig& package) {
   ProfileConfig cfg;
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
-  TomlTableReader r(path);
-  AV_ASSIGN_OR_RETURN(const toml::table* t, r.OptionalTable(doc, "profile"));
+  TomlTableReader r(package.path());
+  AV_ASSIGN_OR_RETURN(const toml::table* t, package.Table("profile"));
   if (!t) return cfg;
   AV_RETURN_IF_ERROR(
       r.CheckKeys(*t, "[profile]",
@@ -89,9 +88,14 @@ Result<ProfileConfig> ParseProfileConfig(std::string_view text, const std::strin
   return cfg;
 }
 
+Result<ProfileConfig> ParseProfileConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseProfileConfig(package);
+}
+
 Result<ProfileConfig> LoadProfileConfig(const std::string& path) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseProfileConfig(text, path);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseProfileConfig(package);
 }
 
 }  // namespace av::profile

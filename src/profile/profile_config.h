@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 
 namespace av::profile {
@@ -30,6 +31,7 @@ struct ProfileConfig {
 };
 
 // `text` is the whole attnverify.toml; a missing [profile] gives the defaults.
+Result<ProfileConfig> ParseProfileConfig(const PackageConfig& package);
 Result<ProfileConfig> ParseProfileConfig(std::string_view text, const std::string& path);
 Result<ProfileConfig> LoadProfileConfig(const std::string& path);
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "profile/profile_config.h"
 
@@ -46,6 +47,7 @@ struct ReportConfig {
 
 // `display_path` is how commands in the report name the config
 // ("attention-verify/attnverify.toml").
+Result<ReportConfig> ParseReportConfig(const PackageConfig& package);
 Result<ReportConfig> ParseReportConfig(std::string_view text, const std::string& display_path);
 Result<ReportConfig> LoadReportConfig(const std::string& path);
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "core/file.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 #include "diff/glob.h"
 
@@ -21,9 +21,10 @@ bool ValidComponentName(std::string_view name) {
 
 }  // namespace
 
-Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
+Result<ReviewPackageConfig> ParseReviewPackageConfig(const PackageConfig& file,
                                                      const std::vector<std::string>& known_rules) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
+  const std::string& path = file.path();
+  const toml::table& doc = file.doc();
   TomlTableReader r(path);
   ReviewPackageConfig config;
   config.path = path;
@@ -122,10 +123,16 @@ Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, cons
   return config;
 }
 
+Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
+                                                     const std::vector<std::string>& known_rules) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseReviewPackageConfig(package, known_rules);
+}
+
 Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,
                                                     const std::vector<std::string>& known_rules) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseReviewPackageConfig(text, path, known_rules);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseReviewPackageConfig(package, known_rules);
 }
 
 std::vector<SliceSpec> SliceSpecs(const std::vector<ComponentSpec>& components) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "diff/slice.h"
 #include "review/component_kind.h"
@@ -34,6 +35,8 @@ struct ReviewPackageConfig {
 };
 
 // `known_rules` validates [review] disable (an unknown rule id is an error).
+Result<ReviewPackageConfig> ParseReviewPackageConfig(const PackageConfig& package,
+                                                     const std::vector<std::string>& known_rules);
 Result<ReviewPackageConfig> ParseReviewPackageConfig(std::string_view text, const std::string& path,
                                                      const std::vector<std::string>& known_rules);
 Result<ReviewPackageConfig> LoadReviewPackageConfig(const std::string& path,

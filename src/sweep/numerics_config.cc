@@ -7,7 +7,7 @@
 
 #include "core/file.h"
 #include "core/shell_quote.h"
-#include "core/package_schema.h"
+#include "core/package_config.h"
 #include "core/toml_config.h"
 
 namespace av {
@@ -199,8 +199,9 @@ Status ParseCandidateRun(const toml::table* t, const TomlTableReader& r, Numeric
 
 }  // namespace
 
-Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
-  AV_ASSIGN_OR_RETURN(toml::table doc, ParsePackageConfig(text, path));
+Result<NumericsConfig> ParseNumericsConfig(const PackageConfig& package) {
+  const std::string& path = package.path();
+  const toml::table& doc = package.doc();
   TomlTableReader r(path);
   NumericsConfig c;
   c.path = path;
@@ -230,9 +231,14 @@ Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::str
   return c;
 }
 
+Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path) {
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Parse(text, path));
+  return ParseNumericsConfig(package);
+}
+
 Result<NumericsConfig> LoadNumericsConfig(const std::string& path) {
-  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  return ParseNumericsConfig(text, path);
+  AV_ASSIGN_OR_RETURN(PackageConfig package, PackageConfig::Load(path));
+  return ParseNumericsConfig(package);
 }
 
 std::vector<std::string> ExpandCommand(const std::vector<std::string>& tmpl,

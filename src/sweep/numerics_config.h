@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/package_config.h"
 #include "core/status.h"
 #include "reference/ref_ops.h"
 
@@ -58,6 +59,7 @@ struct NumericsConfig {
   CandidateConfig candidate;
 };
 
+Result<NumericsConfig> ParseNumericsConfig(const PackageConfig& package);
 Result<NumericsConfig> ParseNumericsConfig(std::string_view text, const std::string& path);
 Result<NumericsConfig> LoadNumericsConfig(const std::string& path);
 
