@@ -488,6 +488,14 @@ std::vector<bool> TemplateAngles(const std::vector<Token>& t) {
       angle[close] = true;
     }
   }
+  // `x >> 5`, `1 << k`: the tokenizer gives two `>` (or `<`); a shift is no comparison.
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!angle[i] && !angle[i + 1] && (t[i].text == ">" || t[i].text == "<") &&
+        t[i + 1].text == t[i].text) {
+      angle[i] = angle[i + 1] = true;
+      ++i;
+    }
+  }
   return angle;
 }
 

@@ -52,7 +52,8 @@ bool IsClampToken(const Token& t);    // min, max, fminf, fmaxf, clamp
 bool NamesSmCount(const CodeLine& l);
 bool IsDispatchCondition(const CodeLine& l);
 int GuardStrength(const std::vector<const CodeLine*>& lines, bool cpp);
-// Per token: the angle brackets of a template argument list (`get<0>(x)`), not comparisons.
+// Per token: the angle brackets of a template argument list (`get<0>(x)`) and the two
+// halves of a shift (`x >> 5`): not comparisons.
 std::vector<bool> TemplateAngles(const std::vector<Token>& t);
 // t[i] is < <= > >= == != and not a template bracket.
 bool IsComparisonAt(const std::vector<Token>& t, size_t i);

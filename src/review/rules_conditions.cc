@@ -522,6 +522,7 @@ void FileReview::Conditions(ChangeBlock& b) {
       if (std::find(nc.terms.begin(), nc.terms.end(), t) == nc.terms.end()) dropped.push_back(t);
     }
     std::string what, tail;
+    bool ties = false;
     enum { kNarrower, kWider, kBound, kOther } how = kOther;
     if (dropped.empty() && !added.empty() && !nc.has_or) {
       how = kNarrower;
@@ -555,6 +556,20 @@ void FileReview::Conditions(ChangeBlock& b) {
         if (Loosens(o.op, n.op)) continue;  // guard.bound_loosened asks this, as an error
         how = kBound;
         what = "comparison `" + dropped[0] + "` -> `" + added[0] + "`";
+        // Two values compared (`a[k] <= b`), no index against a length: equal values now go
+        // the other way.
+        bool edge = false;
+        for (const std::string& side : {o.lhs, o.rhs}) {
+          int sub = 0;  // names inside a subscript index the value; they bound nothing here
+          for (const Token& x : Tokenize(side)) {
+            sub += x.text == "[" ? 1 : x.text == "]" ? -1 : 0;
+            edge = edge || (sub == 0 && x.kind == TokenKind::kIdentifier &&
+                            HasWord(x.text, {"len", "length", "size", "num", "count", "end", "limit",
+                                             "bound", "seqlen", "n", "m", "k"}));
+          }
+        }
+        const bool strict = (o.op == "<=" && n.op == "<") || (o.op == ">=" && n.op == ">");
+        if (strict && !edge) ties = true;
       }
     }
     if (how == kOther) {
@@ -605,7 +620,12 @@ void FileReview::Conditions(ChangeBlock& b) {
       if (barrier.empty() && IsBarrierWord(t)) barrier = t.text;
       if (exit.empty() && IsExit(t)) exit = t.text;
     }
-    if (!barrier.empty()) {
+    if (ties) {
+      tail = std::string(": equal values now take the other path") +
+             (exit.empty() ? "" : " (and the branch leaves with `" + exit + "`)") +
+             ". Is the order of equal elements (ties) what the callers expect, and is every "
+             "element still placed once?";
+    } else if (!barrier.empty()) {
       tail = std::string(": the barrier in the branch (`") + barrier + "`) now runs " +
              (how == kNarrower ? "in fewer cases" : how == kWider ? "in more cases"
                                                                   : "under another condition") +

@@ -142,9 +142,14 @@ int FileReview::StatementGuardStrength(const CodeLine& l) const {
   // (`for (int i = 0;` / `i < n;`, `if (a ||` / `(i < n &&`).
   const Statement st = StatementAround(l);
   const auto& t = st.tokens;
+  bool ternary = false, named_test = false;
+  for (const Token& x : t) ternary = ternary || x.text == "?";
+  // `const bool valid = idx < d;` names the test a branch or ternary then uses.
+  for (size_t i = 0; i < t.size() && t[i].text != "="; ++i) named_test = named_test || t[i].text == "bool";
+  ternary = ternary || named_test;
   const bool guard = !t.empty() && (t[0].text == "if" || t[0].text == "for" ||
-                                    t[0].text == "while" || t[0].text == "else");
-  if (!guard || st.first == l.side_line()) return n;
+                                    t[0].text == "while" || t[0].text == "else" || ternary);
+  if (!guard) return n;
   const std::vector<bool> angle = TemplateAngles(l.tokens);
   for (size_t i = 0; i < l.tokens.size(); ++i) {
     if (IsComparison(l.tokens[i]) && !angle[i]) ++n;

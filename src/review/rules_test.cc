@@ -626,6 +626,34 @@ TEST(RulesTest, WordRulesAskLess) {
   EXPECT_NE(f[0].message.find("condition rewritten"), std::string::npos) << f[0].message;
 }
 
+// A ternary's test split over lines or moved into a named bool is not removed; a shift is no
+// comparison; a strict comparison between two values asks about ties.
+TEST(RulesTest, TernariesShiftsAndTies) {
+  auto f = ReviewText(
+      "--- a/u.h\n+++ b/u.h\n@@ -1,2 +1,4 @@ __device__ void update(float* frag, int col) {\n"
+      "-  frag[0] = (col < max_col) ? expf(frag[0]) : 0.f;\n"
+      "+  frag[0] = (kFull || col < max_col)\n+      ? expf(frag[0])\n+      : 0.f;\n   done();\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  f = ReviewText(
+      "--- a/s.cuh\n+++ b/s.cuh\n@@ -1,2 +1,3 @@ __device__ void pick(float* d, int i) {\n"
+      "-  d[0] = i < n ? v[i] : -INF;\n"
+      "+  const bool valid = i < n;\n+  d[0] = valid ? v[i] : -INF;\n   done();\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  f = ReviewText(
+      "--- a/r.cuh\n+++ b/r.cuh\n@@ -1,2 +1,2 @@ __device__ void reduce(int t) {\n"
+      "-  bool lead = threadIdx.x < (blockDim.x >> 5);\n"
+      "+  bool lead = threadIdx.x < warp_count;\n   use(lead);\n");
+  for (const Finding& x : f) EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+  f = ReviewText(
+      "--- a/t.hpp\n+++ b/t.hpp\n@@ -1,2 +1,2 @@ void insert(float* a, float b) {\n"
+      "-  for (int k = 0; k < 4; ++k) { if (a[k] <= b) { a[k] = b; } }\n"
+      "+  for (int k = 0; k < 4; ++k) { if (a[k] < b) { a[k] = b; } }\n   done();\n");
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "guard.condition_changed");
+  EXPECT_NE(f[0].message.find("equal values now take the other path"), std::string::npos)
+      << f[0].message;
+}
+
 TEST(CodeTextTest, WordsAndComments) {
   EXPECT_EQ(IdentifierWords("kNumSplits"), (std::vector<std::string>{"k", "num", "splits"}));
   EXPECT_EQ(IdentifierWords("cu_seqlens_k"), (std::vector<std::string>{"cu", "seqlens", "k"}));
