@@ -63,5 +63,27 @@ TEST(ChartLabels, ThePerfChartShowsOneLabelPerKernel) {
   EXPECT_EQ(labels.size(), 3u) << svg;
 }
 
+// Issue 38: imported (example, hand-made) timings read as measured: the chart and the
+// table say they are imported and name the export.
+TEST(ChartLabels, ImportedTimingsAreMarkedInTheChartAndTheTable) {
+  ChecklistReport r;
+  PerfBar b;
+  b.kernel = "splitk_mla_decode_kernel";
+  b.status = "pass";
+  b.base_median_ns = b.head_median_ns = 1000;
+  b.ratio = 1;
+  b.source = "ncu_base_EXAMPLE.csv (ncu) -> ncu_head_EXAMPLE.csv (ncu)";
+  r.perf.push_back(b);
+  const std::string svg = PerfSvg(r);
+  EXPECT_NE(svg.find("splitk_mla_decode_kernel (imported)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("imported from ncu_base_EXAMPLE.csv (ncu)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("from imported profiler exports"), std::string::npos) << svg;
+  const std::string md = PerfTableMarkdown(r);
+  EXPECT_NE(md.find("| source (imported) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ncu_base_EXAMPLE.csv (ncu) -> ncu_head_EXAMPLE.csv (ncu) |"),
+            std::string::npos)
+      << md;
+}
+
 }  // namespace
 }  // namespace av

@@ -124,6 +124,10 @@ struct PerfBar {
   double base_median_ns = 0, base_min_ns = 0, base_spread = 0;
   double head_median_ns = 0, head_min_ns = 0, head_spread = 0;
   double ratio = 0, ratio_lo = 0, ratio_hi = 0;  // head/base median, 95% interval
+  // Where the figures came from: the profiler exports perf.json imported ("ncu_base.csv
+  // (ncu) -> ncu_head.csv (ncu)", file names only); the table and chart show it, so an
+  // example or hand-made export never reads as a measurement of this package.
+  std::string source;
 };
 
 struct ChecklistReport {

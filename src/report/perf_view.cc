@@ -34,15 +34,18 @@ std::string PerfTableMarkdown(const ChecklistReport& r) {
   if (r.perf.empty()) return "";
   std::string out =
       "\n## Time per kernel and shape, base → head (evidence/perf.json)\n\n"
+      "Imported: every figure comes from a profiler export `attnverify profile` imported (the "
+      "source column names it), not from a measurement the report made; an example or "
+      "hand-made export reads as what it is.\n\n"
       "| kernel | shape | base median µs (min, spread, n) | head median µs (min, spread, n) | "
-      "head/base (95% interval) | time gate |\n|---|---|---|---|---|---|\n";
+      "head/base (95% interval) | time gate | source (imported) |\n|---|---|---|---|---|---|---|\n";
   for (const PerfBar& b : r.perf) {
     out += "| `" + Pipe(b.kernel.substr(0, 120)) + "` | " + Pipe(b.shape) + " | " +
            Us(b.base_median_ns) + " (" + Us(b.base_min_ns) + Num(", %.1f%%", b.base_spread * 100) +
            ", " + std::to_string(b.base_n) + ") | " + Us(b.head_median_ns) + " (" +
            Us(b.head_min_ns) + Num(", %.1f%%", b.head_spread * 100) + ", " +
            std::to_string(b.head_n) + ") | " + Num("%.4f", b.ratio) + Num(" (%.4f", b.ratio_lo) +
-           Num("..%.4f)", b.ratio_hi) + " | " + b.status + " |\n";
+           Num("..%.4f)", b.ratio_hi) + " | " + b.status + " | " + Pipe(b.source) + " |\n";
   }
   return out;
 }
@@ -65,8 +68,9 @@ std::string PerfSvg(const ChecklistReport& r) {
   for (size_t i = 0; i < r.perf.size(); ++i) {
     const PerfBar& b = r.perf[i];
     const int y = top + row_h * static_cast<int>(i);
-    std::string name = labels[i] + (b.shape.empty() ? "" : " [" + b.shape + "]");
-    s += "<text x=\"0\" y=\"" + std::to_string(y + 16) + "\">" + EscapeMarkup(name) + "</text>\n";
+    std::string name = labels[i] + (b.shape.empty() ? "" : " [" + b.shape + "]") + " (imported)";
+    s += "<text x=\"0\" y=\"" + std::to_string(y + 16) + "\">" + EscapeMarkup(name) + "<title>" +
+         EscapeMarkup("imported from " + b.source) + "</title></text>\n";
     s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 2) +
          "\" width=\"" + width(b.base_median_ns) +
          "\" height=\"10\" fill=\"#9aa0a6\"><title>base " + Us(b.base_median_ns) +
@@ -82,7 +86,8 @@ std::string PerfSvg(const ChecklistReport& r) {
          "</text>\n";
   }
   s += "<text x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(h - 4) +
-       "\">median time; grey: base, blue: head (red: the time gate fails)</text>\n";
+       "\">median time from imported profiler exports (not measured by the report); grey: "
+       "base, blue: head (red: the time gate fails)</text>\n";
   return s + "</svg>\n";
 }
 
