@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "evidence/ptxas_log.h"
-#include "evidence/ptxas_log_json.h"
+#include "compile/ptxas_log.h"
+#include "compile/ptxas_log_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -13,9 +13,9 @@
 #include "cli/stage_recording.h"
 #include "core/process.h"
 #include "core/version.h"
-#include "evidence/build_config.h"
-#include "evidence/build_evidence.h"
-#include "evidence/resources_writer.h"
+#include "compile/build_config.h"
+#include "compile/build_evidence.h"
+#include "compile/resources_writer.h"
 #include "schema/provenance.h"
 
 namespace av::cli {

@@ -3,7 +3,7 @@
 // report); cli is the one module that sees them all, so the check lives here.
 #include <gtest/gtest.h>
 
-#include "evidence/build_config.h"
+#include "compile/build_config.h"
 #include "pipeline/package_init.h"
 #include "pipeline/run_config.h"
 #include "report/report_config.h"

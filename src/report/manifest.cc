@@ -15,7 +15,7 @@
 
 #include "core/json_reader.h"
 #include "core/sha256.h"
-#include "evidence/nvcc_runner.h"
+#include "compile/nvcc_runner.h"
 
 namespace av {
 namespace {

@@ -1,5 +1,5 @@
 // evidence/resources.json as one model: the compile evidence of `attnverify build` per
-// kernel and arch, base and head, with the gates' verdicts. evidence/resources_writer.h
+// kernel and arch, base and head, with the gates' verdicts. compile/resources_writer.h
 // builds the record from a ResourcesReport; the report reads it back with
 // ParseResources. Schema /2 adds the provenance block (the build logs are its inputs)
 // and package-relative log paths; /1 files are still read. Counts JSON holds as null

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the hostile repositories of the git marker test (src/evidence/git_payloads_test.cc):
+# Builds the hostile repositories of the git marker test (src/compile/git_payloads_test.cc):
 # W/repo holds every payload class of doc/formats/attnverify-toml-build.md ("What git may
 # run") in its .git/config, hooks, .gitattributes and a submodule, each a script that
 # touches W/markers/<class> when git runs it; W/partial is a partial clone whose
