@@ -10,21 +10,6 @@ using nlohmann::json;
 
 json OrNull(const std::string& s) { return s.empty() ? json() : json(s); }
 
-json FindingJson(const Finding& f) {
-  return {{"id", f.id},
-          {"rule", f.rule},
-          {"severity", SeverityName(f.severity)},
-          {"component", f.component},
-          {"file", f.file},
-          {"line", f.line},
-          {"end_line", f.end_line},
-          {"checklist_item", f.checklist_item},
-          {"related_items", f.related_items},
-          {"title", f.title},
-          {"message", f.message},
-          {"verify", OrNull(f.VerifyLine())}};
-}
-
 json CheckJson(const Check& c) {
   json cites = json::array();
   for (const Citation& x : c.citations) {
@@ -93,7 +78,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
     items.push_back(std::move(entry));
   }
   json findings = json::array();
-  for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
+  for (const Finding& f : r.findings) findings.push_back(FindingToJson(f));  // review.json's shape
   json evidence = json::array();
   for (const EvidenceFile& f : r.evidence) {
     evidence.push_back({{"path", f.path},

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "findings/finding_writers.h"
 #include "report/report_writers.h"
 
 namespace av {
@@ -34,11 +35,7 @@ struct SarifTable {
 
   size_t Rule(const std::string& id, const std::string& title, int item) {
     auto [it, fresh] = index.emplace(id, rules.size());
-    if (fresh) {
-      rules.push_back({{"id", id},
-                       {"shortDescription", {{"text", title.empty() ? id : title}}},
-                       {"properties", {{"checklist_item", item}}}});
-    }
+    if (fresh) rules.push_back(SarifRule(id, title, item));
     return it->second;
   }
 };
@@ -73,28 +70,10 @@ void AddCheckResults(const ChecklistReport& r, SarifTable& t) {
   }
 }
 
+// The review findings in findings/'s one SARIF shape (the same as `review --sarif`).
 void AddFindingResults(const ChecklistReport& r, SarifTable& t) {
   for (const Finding& f : r.findings) {
-    std::string text = (f.title.empty() ? "" : f.title + ": ") + f.message;
-    if (f.has_verify()) text += " Verify: " + f.VerifyLine();
-    json result = {{"ruleId", f.rule},
-                   {"ruleIndex", t.Rule(f.rule, f.title, f.checklist_item)},
-                   {"level", SeverityName(f.severity)},
-                   {"message", {{"text", text.empty() ? f.rule : text}}},
-                   {"properties",
-                    {{"finding_id", f.id},
-                     {"checklist_item", f.checklist_item},
-                     {"component", f.component},
-                     {"verify", f.VerifyLine()}}}};
-    if (!f.file.empty()) {
-      json physical = {{"artifactLocation", {{"uri", f.file}}}};
-      if (f.line > 0) {
-        physical["region"] = {{"startLine", f.line},
-                              {"endLine", f.end_line >= f.line ? f.end_line : f.line}};
-      }
-      result["locations"] = json::array({{{"physicalLocation", physical}}});
-    }
-    t.results.push_back(std::move(result));
+    t.results.push_back(FindingToSarifResult(f, t.Rule(f.rule, f.title, f.checklist_item)));
   }
 }
 
@@ -104,16 +83,8 @@ nlohmann::json AcceptanceToSarif(const ChecklistReport& r) {
   SarifTable t;
   AddCheckResults(r, t);
   AddFindingResults(r, t);
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs",
-           json::array({{{"tool",
-                          {{"driver",
-                            {{"name", "attnverify"},
-                             {"version", r.tool_version},
-                             {"rules", t.rules}}}}},
-                         {"results", t.results},
-                         {"properties", {{"verdict", ReportVerdictName(r.verdict)}}}}})}};
+  return SarifLog(r.tool_version, std::move(t.rules), std::move(t.results),
+                  {{"verdict", ReportVerdictName(r.verdict)}});
 }
 
 }  // namespace av
