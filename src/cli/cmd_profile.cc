@@ -68,7 +68,7 @@ int Show(const ProfileConfig& cfg, const std::string& perf_path) {
       JudgePerfDoc(*doc, cfg, {}, "attnverify profile --run (or ncu --launch-count 5 ...)");
   bool failed = false;
   for (const GateResult& g : v.gates) {
-    failed |= g.status == GateStatus::kFail;
+    failed |= g.status == CheckStatus::kFail;
     // Kernel names and shapes come from an export made elsewhere: shown, never obeyed.
     std::printf("%-7s %-14s %s [%s]: %s\n", GateStatusName(g.status), g.gate.c_str(),
                 ShowControlCharacters(g.kernel).c_str(), ShowControlCharacters(g.shape).c_str(),

@@ -17,7 +17,7 @@ std::string Fmt(const char* f, double a) {
 
 std::string Us(double ns) { return Fmt("%.3f us", ns / 1000); }
 
-GateResult Make(const char* gate, const PerfPair& p, GateStatus s, std::string summary,
+GateResult Make(const char* gate, const PerfPair& p, CheckStatus s, std::string summary,
                 std::string command = "") {
   return {gate, p.kernel, p.shape, s, std::move(summary), std::move(command)};
 }
@@ -30,7 +30,7 @@ const double* MedianOf(const PerfSide& s, const char* figure) {
 GateResult TimeGate(const PerfPair& p, const ProfileConfig& cfg, const std::string& cmd) {
   const PerfSide &b = *p.base, &h = *p.head;
   if (b.time.n < cfg.min_launches || h.time.n < cfg.min_launches) {
-    return Make("time", p, GateStatus::kMissing,
+    return Make("time", p, CheckStatus::kMissing,
                 "base has " + std::to_string(b.time.n) + " launch(es) with a duration, head " +
                     std::to_string(h.time.n) + "; the time gate needs " +
                     std::to_string(cfg.min_launches) + " per side",
@@ -43,14 +43,14 @@ GateResult TimeGate(const PerfPair& p, const ProfileConfig& cfg, const std::stri
                   "; n " + std::to_string(b.time.n) + "/" + std::to_string(h.time.n) + ")";
   const double limit = 1 + cfg.max_slowdown;
   if (r.hi <= limit) {
-    return Make("time", p, GateStatus::kPass,
+    return Make("time", p, CheckStatus::kPass,
                 s + Fmt("; slowdown within %.1f%%", cfg.max_slowdown * 100));
   }
   if (r.lo > limit) {
-    return Make("time", p, GateStatus::kFail,
+    return Make("time", p, CheckStatus::kFail,
                 s + Fmt("; the head is slower than the %.1f%% budget", cfg.max_slowdown * 100));
   }
-  return Make("time", p, GateStatus::kFail,
+  return Make("time", p, CheckStatus::kFail,
               s + Fmt("; a slowdown past %.1f%% is not excluded: collect more launches",
                       cfg.max_slowdown * 100),
               cmd);
@@ -63,7 +63,7 @@ std::optional<GateResult> OccupancyGate(const PerfPair& p, const ProfileConfig& 
   std::string s = Fmt("achieved occupancy %.2f%%", *b) + Fmt(" -> %.2f%%", *h);
   if (!p.head->occupancy_limiter.empty()) s += " (limited by " + p.head->occupancy_limiter + ")";
   bool ok = *h >= *b - cfg.occupancy_tolerance_pct;
-  return Make("occupancy", p, ok ? GateStatus::kPass : GateStatus::kFail,
+  return Make("occupancy", p, ok ? CheckStatus::kPass : CheckStatus::kFail,
               s + (ok ? "" : Fmt("; lower by more than %.1f points", cfg.occupancy_tolerance_pct)));
 }
 
@@ -72,18 +72,18 @@ std::optional<GateResult> RegistersGate(const PerfPair& p) {
   const double* h = MedianOf(*p.head, fig::kRegisters);
   if (!b || !h) return std::nullopt;
   std::string s = Fmt("registers/thread %.0f", *b) + Fmt(" -> %.0f", *h);
-  if (*h <= *b) return Make("registers", p, GateStatus::kPass, s);
+  if (*h <= *b) return Make("registers", p, CheckStatus::kPass, s);
   const double* tb = MedianOf(*p.base, fig::kTheoreticalOcc);
   const double* th = MedianOf(*p.head, fig::kTheoreticalOcc);
   if (!tb || !th) {
-    return Make("registers", p, GateStatus::kMissing,
+    return Make("registers", p, CheckStatus::kMissing,
                 s + "; higher, and the profile has no theoretical occupancy to show whether it "
                     "crossed an occupancy cliff (profile with --section Occupancy)");
   }
   std::string t = Fmt("; theoretical occupancy %.2f%%", *tb) + Fmt(" -> %.2f%%", *th);
   if (*th < *tb)
-    return Make("registers", p, GateStatus::kFail, s + t + ": past the occupancy cliff");
-  return Make("registers", p, GateStatus::kPass, s + t + ": higher, but below the cliff");
+    return Make("registers", p, CheckStatus::kFail, s + t + ": past the occupancy cliff");
+  return Make("registers", p, CheckStatus::kPass, s + t + ": higher, but below the cliff");
 }
 
 std::optional<GateResult> BankGate(const PerfPair& p, const ProfileConfig& cfg,
@@ -97,14 +97,14 @@ std::optional<GateResult> BankGate(const PerfPair& p, const ProfileConfig& cfg,
   std::optional<double> b = total(*p.base), h = total(*p.head);
   if (!b && !h) return std::nullopt;
   if (!b || !h) {
-    return Make("bank_conflicts", p, GateStatus::kMissing,
+    return Make("bank_conflicts", p, CheckStatus::kMissing,
                 std::string("bank conflicts measured on the ") + (b ? "base" : "head") + " only",
                 cmd);
   }
   std::string s = Fmt("shared-memory bank conflicts (ld+st) %.0f", *b) + Fmt(" -> %.0f", *h);
   if (const double* w = MedianOf(*p.head, fig::kWavefronts)) s += Fmt(", head wavefronts %.0f", *w);
   bool ok = *h <= *b * (1 + cfg.max_bank_conflict_increase);
-  return Make("bank_conflicts", p, ok ? GateStatus::kPass : GateStatus::kFail,
+  return Make("bank_conflicts", p, ok ? CheckStatus::kPass : CheckStatus::kFail,
               s + (ok ? "" : "; higher than the base"));
 }
 
@@ -125,7 +125,7 @@ std::optional<GateResult> SmemGate(const PerfPair& p, const CompileSmem& smem) {
   }
   if (!any) return std::nullopt;
   return Make(
-      "smem", p, bad ? GateStatus::kFail : GateStatus::kPass,
+      "smem", p, bad ? CheckStatus::kFail : CheckStatus::kPass,
       notes + (bad ? ": the profile is of a different build than the compile evidence" : ""));
 }
 
@@ -139,7 +139,7 @@ GateResult PlausibleGate(const PerfPair& p, const ProfileConfig& cfg) {
   const double* dur = MedianOf(h, fig::kDuration);
   if (bw == 0 && tf == 0) {
     return Make(
-        "plausible", p, GateStatus::kMissing,
+        "plausible", p, CheckStatus::kMissing,
         "no peak figures: set [profile] gpu (" + KnownGpus() + ") or peak_bw_gbs/peak_tflops");
   }
   double bytes = -1;
@@ -148,7 +148,7 @@ GateResult PlausibleGate(const PerfPair& p, const ProfileConfig& cfg) {
   if (bytes < 0 && (rd || wr)) bytes = (rd ? *rd : 0) + (wr ? *wr : 0);
   const double* flops = MedianOf(h, fig::kFlops);
   if (!dur || *dur <= 0 || (bytes < 0 && !flops)) {
-    return Make("plausible", p, GateStatus::kMissing,
+    return Make("plausible", p, CheckStatus::kMissing,
                 "the head's profile has no duration with DRAM bytes or flops "
                 "(add dram__bytes_read.sum,dram__bytes_write.sum to ncu --metrics)");
   }
@@ -164,23 +164,11 @@ GateResult PlausibleGate(const PerfPair& p, const ProfileConfig& cfg) {
     s += (s.empty() ? "" : ", ") + Fmt("%.1f TFLOP/s", t) + Fmt(" of %.0f", tf);
     bad |= t > tf;
   }
-  return Make("plausible", p, bad ? GateStatus::kFail : GateStatus::kPass,
+  return Make("plausible", p, bad ? CheckStatus::kFail : CheckStatus::kPass,
               s + (bad ? ": faster than the GPU allows — did the kernel skip work?" : ""));
 }
 
 }  // namespace
-
-const char* GateStatusName(GateStatus s) {
-  switch (s) {
-    case GateStatus::kPass:
-      return "pass";
-    case GateStatus::kFail:
-      return "fail";
-    case GateStatus::kMissing:
-      return "missing";
-  }
-  return "?";
-}
 
 PerfVerdict JudgePerfDoc(const PerfDoc& doc, const ProfileConfig& cfg, const CompileSmem& smem,
                          const std::string& collect_cmd) {
@@ -189,7 +177,7 @@ PerfVerdict JudgePerfDoc(const PerfDoc& doc, const ProfileConfig& cfg, const Com
   for (const PerfPair& p : v.pairs) {
     if (!p.base || !p.head) {
       v.gates.push_back(
-          Make("matched", p, GateStatus::kMissing,
+          Make("matched", p, CheckStatus::kMissing,
                std::string("kernel profiled on the ") + (p.base ? "base" : "head") +
                    " only; if it was renamed, add a row to [profile] match (\"old.*\" = \"new.*\")",
                collect_cmd));

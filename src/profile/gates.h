@@ -14,11 +14,9 @@
 #include "profile/perf_model.h"
 #include "profile/profile_config.h"
 #include "profile/stats.h"
+#include "schema/outcome.h"
 
 namespace av::profile {
-
-enum class GateStatus { kPass, kFail, kMissing };
-const char* GateStatusName(GateStatus s);  // "pass", "fail", "missing"
 
 // One side of a pair: every import's launches of one kernel and shape merged.
 struct PerfSide {
@@ -44,7 +42,7 @@ struct GateResult {
   std::string
       gate;  // "time", "occupancy", "registers", "bank_conflicts", "smem", "plausible", "matched"
   std::string kernel, shape;
-  GateStatus status = GateStatus::kMissing;
+  CheckStatus status = CheckStatus::kMissing;
   std::string summary;
   std::string command;  // what to run when MISSING
 };

@@ -46,10 +46,10 @@ TEST(ProfileGates, TimePassesWithinBudgetAndFailsPastIt) {
   std::vector<double> base = {1000, 1002, 998, 1001, 999};
   auto same = Judge({Kernel("base", "k", base), Kernel("head", "k", {1001, 999, 1000, 1003, 998})});
   ASSERT_NE(Find(same, "time"), nullptr);
-  EXPECT_EQ(Find(same, "time")->status, GateStatus::kPass) << Find(same, "time")->summary;
+  EXPECT_EQ(Find(same, "time")->status, CheckStatus::kPass) << Find(same, "time")->summary;
   auto slow =
       Judge({Kernel("base", "k", base), Kernel("head", "k", {1100, 1102, 1098, 1101, 1099})});
-  EXPECT_EQ(Find(slow, "time")->status, GateStatus::kFail);
+  EXPECT_EQ(Find(slow, "time")->status, CheckStatus::kFail);
   EXPECT_NE(Find(slow, "time")->summary.find("slower than the 3.0% budget"), std::string::npos);
   ASSERT_TRUE(slow.pairs[0].ratio.has_value());
   EXPECT_NEAR(slow.pairs[0].ratio->ratio, 1.1, 1e-9);
@@ -58,13 +58,13 @@ TEST(ProfileGates, TimePassesWithinBudgetAndFailsPastIt) {
 
 TEST(ProfileGates, NoisyTimesThatCannotExcludeASlowdownFail) {
   auto v = Judge({Kernel("base", "k", {1000, 800, 1200}), Kernel("head", "k", {1000, 1300, 900})});
-  EXPECT_EQ(Find(v, "time")->status, GateStatus::kFail);
+  EXPECT_EQ(Find(v, "time")->status, CheckStatus::kFail);
   EXPECT_NE(Find(v, "time")->summary.find("collect more launches"), std::string::npos);
 }
 
 TEST(ProfileGates, FewerThanThreeLaunchesIsMissingWithTheCommand) {
   auto v = Judge({Kernel("base", "k", {1000, 1000}), Kernel("head", "k", {900, 900, 900})});
-  EXPECT_EQ(Find(v, "time")->status, GateStatus::kMissing);
+  EXPECT_EQ(Find(v, "time")->status, CheckStatus::kMissing);
   EXPECT_NE(Find(v, "time")->command.find("--launch-count 5"), std::string::npos);
 }
 
@@ -74,7 +74,7 @@ TEST(ProfileGates, KernelMissingOnOneSideIsMissingNotPass) {
   ASSERT_EQ(v.gates.size(), 2u);
   for (const GateResult& g : v.gates) {
     EXPECT_EQ(g.gate, "matched");
-    EXPECT_EQ(g.status, GateStatus::kMissing);
+    EXPECT_EQ(g.status, CheckStatus::kMissing);
   }
   ProfileConfig cfg;
   cfg.match = {{"old_.*", "new_.*"}};
@@ -82,7 +82,7 @@ TEST(ProfileGates, KernelMissingOnOneSideIsMissingNotPass) {
       {Kernel("base", "old_kernel", {1, 1, 1}), Kernel("head", "new_kernel", {1, 1, 1})}, cfg);
   ASSERT_EQ(renamed.pairs.size(), 1u);
   EXPECT_EQ(renamed.pairs[0].how, "match");
-  EXPECT_EQ(Find(renamed, "time")->status, GateStatus::kPass);
+  EXPECT_EQ(Find(renamed, "time")->status, CheckStatus::kPass);
 }
 
 TEST(ProfileGates, ShortNameMatchesOnlyWhenUniqueOnBothSides) {
@@ -103,9 +103,9 @@ TEST(ProfileGates, OccupancyRegistersAndBankConflicts) {
       {Kernel("base", "k", t, {{fig::kAchievedOcc, 50}, {fig::kRegisters, 96}, {fig::kBankLd, 10}}),
        Kernel("head", "k", t,
               {{fig::kAchievedOcc, 49.5}, {fig::kRegisters, 96}, {fig::kBankLd, 10}})});
-  EXPECT_EQ(Find(ok, "occupancy")->status, GateStatus::kPass);
-  EXPECT_EQ(Find(ok, "registers")->status, GateStatus::kPass);
-  EXPECT_EQ(Find(ok, "bank_conflicts")->status, GateStatus::kPass);
+  EXPECT_EQ(Find(ok, "occupancy")->status, CheckStatus::kPass);
+  EXPECT_EQ(Find(ok, "registers")->status, CheckStatus::kPass);
+  EXPECT_EQ(Find(ok, "bank_conflicts")->status, CheckStatus::kPass);
   auto bad = Judge({Kernel("base", "k", t,
                            {{fig::kAchievedOcc, 50},
                             {fig::kRegisters, 96},
@@ -116,14 +116,14 @@ TEST(ProfileGates, OccupancyRegistersAndBankConflicts) {
                             {fig::kRegisters, 168},
                             {fig::kTheoreticalOcc, 25},
                             {fig::kBankLd, 4000}})});
-  EXPECT_EQ(Find(bad, "occupancy")->status, GateStatus::kFail);
-  EXPECT_EQ(Find(bad, "registers")->status, GateStatus::kFail);
+  EXPECT_EQ(Find(bad, "occupancy")->status, CheckStatus::kFail);
+  EXPECT_EQ(Find(bad, "registers")->status, CheckStatus::kFail);
   EXPECT_NE(Find(bad, "registers")->summary.find("past the occupancy cliff"), std::string::npos);
-  EXPECT_EQ(Find(bad, "bank_conflicts")->status, GateStatus::kFail);
+  EXPECT_EQ(Find(bad, "bank_conflicts")->status, CheckStatus::kFail);
   auto below_cliff =
       Judge({Kernel("base", "k", t, {{fig::kRegisters, 96}, {fig::kTheoreticalOcc, 50}}),
              Kernel("head", "k", t, {{fig::kRegisters, 104}, {fig::kTheoreticalOcc, 50}})});
-  EXPECT_EQ(Find(below_cliff, "registers")->status, GateStatus::kPass);
+  EXPECT_EQ(Find(below_cliff, "registers")->status, CheckStatus::kPass);
 }
 
 TEST(ProfileGates, SmemAgainstCompileEvidence) {
@@ -131,9 +131,9 @@ TEST(ProfileGates, SmemAgainstCompileEvidence) {
   std::vector<KernelProfile> ks = {Kernel("base", "k", t, {{fig::kSmemStatic, 16384}}),
                                    Kernel("head", "k", t, {{fig::kSmemStatic, 16384}})};
   EXPECT_EQ(Find(Judge(ks), "smem"), nullptr);  // no compile evidence: no gate
-  EXPECT_EQ(Find(Judge(ks, {}, {{"head", {{"k", 16384}}}}), "smem")->status, GateStatus::kPass);
+  EXPECT_EQ(Find(Judge(ks, {}, {{"head", {{"k", 16384}}}}), "smem")->status, CheckStatus::kPass);
   const GateResult* g = Find(Judge(ks, {}, {{"head", {{"k", 8192}}}}), "smem");
-  EXPECT_EQ(g->status, GateStatus::kFail);
+  EXPECT_EQ(g->status, CheckStatus::kFail);
   EXPECT_NE(g->summary.find("different build"), std::string::npos);
 }
 
@@ -143,12 +143,12 @@ TEST(ProfileGates, PlausibilityAgainstThePeakTable) {
   h200.gpu = "H200";  // 4800 GB/s = 4800 byte/ns
   auto fine =
       Judge({Kernel("base", "k", t), Kernel("head", "k", t, {{fig::kDramRead, 2e6}})}, h200);
-  EXPECT_EQ(Find(fine, "plausible")->status, GateStatus::kPass);
+  EXPECT_EQ(Find(fine, "plausible")->status, CheckStatus::kPass);
   auto fast =
       Judge({Kernel("base", "k", t), Kernel("head", "k", t, {{fig::kDramRead, 9e6}})}, h200);
-  EXPECT_EQ(Find(fast, "plausible")->status, GateStatus::kFail);
+  EXPECT_EQ(Find(fast, "plausible")->status, CheckStatus::kFail);
   auto unknown = Judge({Kernel("base", "k", t), Kernel("head", "k", t, {{fig::kDramRead, 9e6}})});
-  EXPECT_EQ(Find(unknown, "plausible")->status, GateStatus::kMissing);
+  EXPECT_EQ(Find(unknown, "plausible")->status, CheckStatus::kMissing);
 }
 
 TEST(ProfileGates, SummaryOnlySidesUseTheNormalApproximation) {
@@ -156,7 +156,7 @@ TEST(ProfileGates, SummaryOnlySidesUseTheNormalApproximation) {
   b.summary = Summary{768, 0, 5540, 5536, 5472, 5632, 27.3};
   h.summary = Summary{768, 0, 5540, 5530, 5472, 5632, 27.3};
   auto v = Judge({b, h});
-  EXPECT_EQ(Find(v, "time")->status, GateStatus::kPass) << Find(v, "time")->summary;
+  EXPECT_EQ(Find(v, "time")->status, CheckStatus::kPass) << Find(v, "time")->summary;
   EXPECT_FALSE(v.pairs[0].ratio->bootstrap);
 }
 

@@ -13,10 +13,9 @@ namespace av::checklist {
 namespace {
 
 using profile::GateResult;
-using profile::GateStatus;
 
 std::string Line(const GateResult& g) {
-  return std::string(profile::GateStatusName(g.status)) + " " + g.gate + " " + g.kernel +
+  return std::string(GateStatusName(g.status)) + " " + g.gate + " " + g.kernel +
          (g.shape.empty() ? "" : " [" + g.shape + "]") + ": " + g.summary;
 }
 
@@ -60,17 +59,13 @@ std::vector<PerfBar> PerfBars(const Context& ctx) {
     b.status = "missing";
     for (const GateResult& g : v.gates) {
       if (g.gate == "time" && g.kernel == p.kernel && g.shape == p.shape)
-        b.status = profile::GateStatusName(g.status);
+        b.status = GateStatusName(g.status);
     }
     const profile::SideStats &bs = p.base->time, &hs = p.head->time;
     b.base_n = bs.n, b.head_n = hs.n;
     b.base_median_ns = bs.median, b.base_min_ns = bs.min, b.base_spread = bs.spread;
     b.head_median_ns = hs.median, b.head_min_ns = hs.min, b.head_spread = hs.spread;
     b.ratio = p.ratio->ratio, b.ratio_lo = p.ratio->lo, b.ratio_hi = p.ratio->hi;
-    auto from = [](const profile::PerfSide& side) {
-      return std::filesystem::path(side.source_file).filename().string() + " (" + side.tool + ")";
-    };
-    b.source = from(*p.base) + " -> " + from(*p.head);
     out.push_back(std::move(b));
   }
   return out;
@@ -86,10 +81,10 @@ std::optional<Check> JudgePerf(const Context& ctx, const CheckDef& def) {
     std::string first_fail, first_missing;
     for (const GateResult& g : v.gates) {
       c.details.push_back(Line(g));
-      if (g.gate == "time" && g.status == GateStatus::kPass) ++timed;
-      if (g.status == GateStatus::kFail && (++failed == 1)) first_fail = Line(g);
+      if (g.gate == "time" && g.status == CheckStatus::kPass) ++timed;
+      if (g.status == CheckStatus::kFail && (++failed == 1)) first_fail = Line(g);
       // Only the time and matched gates hold the item back; the others are listed.
-      if ((g.gate == "time" || g.gate == "matched") && g.status == GateStatus::kMissing &&
+      if ((g.gate == "time" || g.gate == "matched") && g.status == CheckStatus::kMissing &&
           (++missing == 1)) {
         first_missing = Line(g);
         c.missing_command = g.command;
@@ -146,8 +141,8 @@ std::optional<Check> JudgeBankConflicts(const Context& ctx, const CheckDef& def)
         g.gate != "smem")
       continue;
     lines.push_back(Line(g));
-    if (g.status == GateStatus::kFail) fails.push_back(Line(g));
-    if (g.gate == "bank_conflicts" && g.status == GateStatus::kPass) ++measured;
+    if (g.status == CheckStatus::kFail) fails.push_back(Line(g));
+    if (g.gate == "bank_conflicts" && g.status == CheckStatus::kPass) ++measured;
   }
   if (!fails.empty()) {
     bank = MakeCheck(def, CheckStatus::kFail, fails.front());

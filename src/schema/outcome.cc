@@ -11,6 +11,7 @@ constexpr std::array<const char*, 3> kCaseVerdicts = {"pass", "fail", "error"};
 constexpr std::array<const char*, 3> kInvarianceVerdicts = {"pass", "fail", "flagged"};
 constexpr std::array<const char*, 4> kStageStatuses = {"ok", "rejected", "error", "skipped"};
 constexpr std::array<const char*, 3> kCheckStatuses = {"PASS", "FAIL", "MISSING"};
+constexpr std::array<const char*, 3> kGateStatuses = {"pass", "fail", "missing"};
 constexpr std::array<const char*, 5> kAgentRoundStatuses = {"ok", "failed", "retried", "skipped",
                                                             "not_run"};
 constexpr std::array<const char*, 3> kVerdicts = {"accepted", "rejected", "incomplete"};
@@ -38,6 +39,7 @@ const char* CaseVerdictName(CaseVerdict v) { return NameOf(kCaseVerdicts, v); }
 const char* InvarianceVerdictName(InvarianceVerdict v) { return NameOf(kInvarianceVerdicts, v); }
 const char* StageStatusName(StageStatus s) { return NameOf(kStageStatuses, s); }
 const char* CheckStatusName(CheckStatus s) { return NameOf(kCheckStatuses, s); }
+const char* GateStatusName(CheckStatus s) { return NameOf(kGateStatuses, s); }
 const char* AgentRoundStatusName(AgentRoundStatus s) { return NameOf(kAgentRoundStatuses, s); }
 const char* ReportVerdictName(ReportVerdict v) { return NameOf(kVerdicts, v); }
 const char* SeverityName(Severity s) { return NameOf(kSeverities, s); }

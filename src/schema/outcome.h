@@ -30,6 +30,9 @@ const char* CaseVerdictName(CaseVerdict v);
 const char* InvarianceVerdictName(InvarianceVerdict v);
 const char* StageStatusName(StageStatus s);
 const char* CheckStatusName(CheckStatus s);
+// A build gate (resources.json) or perf gate (perf.json) is a check too, written in
+// lower case there: "pass", "fail", "missing".
+const char* GateStatusName(CheckStatus s);
 const char* AgentRoundStatusName(AgentRoundStatus s);
 const char* ReportVerdictName(ReportVerdict v);
 const char* SeverityName(Severity s);
