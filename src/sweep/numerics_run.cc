@@ -3,7 +3,6 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
@@ -12,11 +11,11 @@
 #include <optional>
 #include <regex>
 #include <set>
-#include <thread>
 
 #include "core/package_lock.h"
 #include "core/sha256.h"
 #include "core/shell_quote.h"
+#include "core/thread_pool.h"
 #include "core/tree_snapshot.h"
 #include "core/utf8.h"
 #include "sweep/case_builder.h"
@@ -32,20 +31,11 @@
 namespace av {
 namespace {
 
-// Runs body(i) for i in [0, n) on `jobs` threads; each index once.
-void ParallelFor(size_t n, int jobs, const std::function<void(size_t)>& body) {
-  if (jobs <= 1 || n <= 1) {
-    for (size_t i = 0; i < n; ++i) body(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::min<int>(jobs, static_cast<int>(n)); ++t) {
-    threads.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) body(i);
-    });
-  }
-  for (std::thread& t : threads) t.join();
+// Runs body(k) for every group k in [0, n) on `jobs` threads (core's ParallelFor; fewer
+// than one job runs them in turn on this thread); each group once.
+void ForEachGroup(size_t n, int jobs, const std::function<void(size_t)>& body) {
+  ParallelFor(static_cast<int64_t>(n), std::max(1, jobs),
+              [&](int64_t k, int) { body(static_cast<size_t>(k)); });
 }
 
 // Why a failed prepare looks like a full disk rather than the candidate's fault: its
@@ -385,7 +375,7 @@ void RunEachCase(const NumericsOptions& o, const GroupRanges& groups, CaseRunner
                  NumericsRun* run, std::vector<std::vector<InvarianceCheckResult>>* checks) {
   const std::vector<size_t> order = WorkOrder(*run, groups);
   MemoryGate gate(kSweepMemoryBudget);
-  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+  ForEachGroup(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
     MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     GroupState g;
@@ -457,7 +447,7 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   std::vector<size_t> first_cases, second_cases;
   for (size_t i = 0; i < n; ++i) (second(i) ? second_cases : first_cases).push_back(i);
   MemoryGate gate(kSweepMemoryBudget);
-  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+  ForEachGroup(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
     MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
     std::optional<BuiltCase> base;
@@ -481,7 +471,7 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
       g.Missing(run->cases[i].spec);
     sweep.Report(i, prep_ms[i] + run->cases[i].candidate_ms + MsSince(t));
   };
-  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+  ForEachGroup(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
     const auto [b, e] = groups[gi];
     MemoryGate::Hold hold(gate, GroupBytes(*run, groups[gi]));
@@ -510,7 +500,7 @@ Status RunAllCasesAtOnce(const NumericsOptions& o, const GroupRanges& groups, Ca
   AV_RETURN_IF_ERROR(sweep.first_error());
   if (second_cases.empty()) return Status::Ok();
   AV_ASSIGN_OR_RETURN(AllCasesRun again, RunCandidateOver(o, sweep, *run, second_cases));
-  ParallelFor(groups.size(), o.jobs, [&](size_t k) {
+  ForEachGroup(groups.size(), o.jobs, [&](size_t k) {
     const size_t gi = order[k];
     const auto [b, e] = groups[gi];
     if (!waiting[gi]) return;
