@@ -297,18 +297,6 @@ const char* KernelPairingName(KernelPairing p) {
   return "";
 }
 
-const char* GateStatusName(GateStatus s) {
-  switch (s) {
-    case GateStatus::kPass:
-      return "pass";
-    case GateStatus::kFail:
-      return "fail";
-    case GateStatus::kMissing:
-      return "missing";
-  }
-  return "missing";
-}
-
 bool ResourcesReport::Passed() const { return status == "ok"; }
 
 ResourcesReport MissingResourcesReport(const std::string& reason,
@@ -392,8 +380,8 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
   bool failed = false, missing = false;
   for (const GateResult& g : r.gates) {
     if (!g.enabled) continue;
-    failed |= g.status == GateStatus::kFail;
-    missing |= g.status == GateStatus::kMissing;
+    failed |= g.status == CheckStatus::kFail;
+    missing |= g.status == CheckStatus::kMissing;
   }
   r.status = failed ? "rejected" : missing ? "incomplete" : "ok";
   return r;

@@ -18,6 +18,7 @@
 #include "compile/occupancy.h"
 #include "compile/ptxas_log.h"
 #include "compile/smem_scan.h"
+#include "schema/outcome.h"
 
 namespace av {
 
@@ -81,20 +82,18 @@ struct BuildFinding {
   std::string kernel;
 };
 
-enum class GateStatus { kPass, kFail, kMissing };
-
 struct GateResult {
   std::string name;  // head_builds, registers_max, no_new_spills, smem_within_cap,
                      // occupancy_not_lower
   bool enabled = true;
-  GateStatus status = GateStatus::kMissing;
+  CheckStatus status = CheckStatus::kMissing;
   std::string rule;                   // what the gate checks, in words
   std::string reason;                 // why it is missing (or what failed / was judged)
   std::vector<std::string> failures;  // one line per kernel and arch
   int judged = 0;                     // kernel rows the gate judged
 
-  bool passed() const { return status == GateStatus::kPass; }
-  bool missing() const { return status == GateStatus::kMissing; }
+  bool passed() const { return status == CheckStatus::kPass; }
+  bool missing() const { return status == CheckStatus::kMissing; }
 };
 
 // Where one revision's evidence came from.
@@ -161,7 +160,6 @@ ResourcesReport MissingResourcesReport(const std::string& reason,
 const char* KernelChangeName(KernelChange c);
 // "same", "signature_changed", "head_only", "base_only"; "" for kNoBase.
 const char* KernelPairingName(KernelPairing p);
-const char* GateStatusName(GateStatus s);  // "pass", "fail", "missing"
 
 // Internal to the report's computation (resources_gates.cc), exposed for its tests.
 namespace resources_internal {

@@ -91,18 +91,18 @@ struct Tally {
     g.failures = failures;
     g.judged = judged;
     if (!failures.empty()) {
-      g.status = GateStatus::kFail;
+      g.status = CheckStatus::kFail;
       g.reason = std::to_string(failures.size()) + " of " +
                  std::to_string(judged + static_cast<int>(unjudged.size())) + " kernels fail";
       if (!unjudged.empty()) g.reason += "; not judged: " + List(unjudged);
     } else if (!unjudged.empty()) {
-      g.status = GateStatus::kMissing;
+      g.status = CheckStatus::kMissing;
       g.reason = "not judged: " + List(unjudged);
     } else if (judged == 0) {
-      g.status = GateStatus::kMissing;
+      g.status = CheckStatus::kMissing;
       g.reason = nothing_reason;
     } else {
-      g.status = GateStatus::kPass;
+      g.status = CheckStatus::kPass;
       g.reason = "judged " + std::to_string(judged) + (judged == 1 ? " kernel" : " kernels");
     }
     return g;
@@ -110,7 +110,7 @@ struct Tally {
 };
 
 GateResult Missing(GateResult g, const std::string& reason) {
-  g.status = GateStatus::kMissing;
+  g.status = CheckStatus::kMissing;
   g.reason = reason;
   return g;
 }
@@ -129,7 +129,7 @@ struct GateContext {
 GateResult HeadBuildsGate(const GateContext& c) {
   GateResult g{"head_builds",
                true,
-               GateStatus::kPass,
+               CheckStatus::kPass,
                "no compile errors (shared-memory overflows are judged by smem_within_cap)",
                "",
                {},
@@ -138,7 +138,7 @@ GateResult HeadBuildsGate(const GateContext& c) {
                              c.r.head.log_path.empty() ? "the head log" : c.r.head.log_path);
   g.judged = static_cast<int>(c.head_rows.size());
   if (!g.failures.empty()) {
-    g.status = GateStatus::kFail;
+    g.status = CheckStatus::kFail;
     g.reason = std::to_string(g.failures.size()) + " errors";
   } else if (c.head_rows.empty()) {
     g = Missing(g, c.no_head);
@@ -165,7 +165,7 @@ GateResult RegistersGate(const GateContext& c) {
   }
   return t.Finish({"registers_max",
                    true,
-                   GateStatus::kMissing,
+                   CheckStatus::kMissing,
                    "registers per thread <= " + std::to_string(c.cfg.max_registers),
                    "",
                    {},
@@ -202,7 +202,7 @@ GateResult SpillsGate(const GateContext& c) {
   }
   return t.Finish({"no_new_spills",
                    c.cfg.no_new_spills,
-                   GateStatus::kMissing,
+                   CheckStatus::kMissing,
                    c.in.base ? "no kernel spills where the base did not"
                              : "no kernel spills (no base to compare)",
                    "",
@@ -253,7 +253,7 @@ GateResult SmemGate(const GateContext& c) {
   }
   return (t.Finish({"smem_within_cap",
                     c.cfg.smem_within_cap,
-                    GateStatus::kMissing,
+                    CheckStatus::kMissing,
                     "static + dynamic shared memory <= the opt-in cap on every target arch",
                     "",
                     {},
@@ -264,7 +264,7 @@ GateResult SmemGate(const GateContext& c) {
 GateResult OccupancyGate(const GateContext& c) {
   GateResult g{"occupancy_not_lower",
                c.cfg.occupancy_not_lower,
-               GateStatus::kMissing,
+               CheckStatus::kMissing,
                "warps per SM not lower than the base",
                "",
                {},
@@ -318,8 +318,8 @@ GateResult OccupancyGate(const GateContext& c) {
       }
     }
     GateResult done = t.Finish(g, "no kernel was compared between base and head");
-    if (compared == 0 && done.status != GateStatus::kFail) {
-      done.status = GateStatus::kMissing;
+    if (compared == 0 && done.status != CheckStatus::kFail) {
+      done.status = CheckStatus::kMissing;
       done.reason = "no kernel was compared between base and head: " + List(t.unjudged);
     }
     return done;

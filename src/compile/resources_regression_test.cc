@@ -343,7 +343,7 @@ TEST(ResourcesRegression, L6BadCountFailsTheBuildGate) {
   PtxasReport head = ParsePtxasLog(text, "h.log").value();
   ResourcesReport r = Report(c, head, nullptr, {"sm_90a"});
   const GateResult& b = Gate(r, "head_builds");
-  EXPECT_EQ(b.status, GateStatus::kFail);
+  EXPECT_EQ(b.status, CheckStatus::kFail);
   ASSERT_EQ(b.failures.size(), 1u);
   EXPECT_NE(b.failures[0].find("the 'Used' line of a() for sm_90a has a count no ptxas prints"),
             std::string::npos)
@@ -376,12 +376,12 @@ TEST(ResourcesRegression, OccupancyGateJudgesTheKernelPtxasRefused) {
     PtxasReport head = ParsePtxasLog(text, "head.log").value();
     ResourcesReport r = Report(c, head, &base, {"sm_90a"});
     const GateResult& occ = Gate(r, "occupancy_not_lower");
-    EXPECT_EQ(occ.status, GateStatus::kFail) << occ.reason;
+    EXPECT_EQ(occ.status, CheckStatus::kFail) << occ.reason;
     EXPECT_EQ(occ.judged, 2) << occ.reason;
     ASSERT_EQ(occ.failures.size(), 1u);
     EXPECT_NE(occ.failures[0].find("decode() on sm_90a: 8 -> 0 warps per SM"), std::string::npos)
         << occ.failures[0];
-    EXPECT_EQ(Gate(r, "smem_within_cap").status, GateStatus::kFail);
+    EXPECT_EQ(Gate(r, "smem_within_cap").status, CheckStatus::kFail);
     EXPECT_EQ(r.status, "rejected");
   }
   // A head that still fits keeps its occupancy: the same two kernels pass.

@@ -385,10 +385,10 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
   std::vector<std::string> missing;
   for (const GateResult& g : r.gates) {
     std::string verdict = !g.enabled                         ? "off "
-                          : g.status == GateStatus::kMissing ? "MISS"
+                          : g.status == CheckStatus::kMissing ? "MISS"
                           : g.passed()                       ? "PASS"
                                                              : "FAIL";
-    failed += g.enabled && g.status == GateStatus::kFail;
+    failed += g.enabled && g.status == CheckStatus::kFail;
     if (g.enabled && g.missing()) missing.push_back(g.name);
     out += fmt::format("  {} {:<20} {}\n", verdict, g.name, g.rule);
     if (g.enabled && g.missing()) out += "         missing: " + g.reason + "\n";

@@ -192,7 +192,7 @@ TEST(SmemLaunchRegression, DynamicSmemLaunchedFromAHeaderIsMissingNotPass) {
                                       "[[build.kernel]]\nname = \"device_kernel\"\n"
                                       "dynamic_smem = 32768\n"),
                                s);
-  EXPECT_EQ(Gate(over, "smem_within_cap").status, GateStatus::kFail);
+  EXPECT_EQ(Gate(over, "smem_within_cap").status, CheckStatus::kFail);
 }
 
 // A kernel with no static shared memory whose launch is nowhere in the scanned files
@@ -223,7 +223,7 @@ TEST(SmemLaunchRegression, UndeclaredConstantOverTheCapFails) {
   ASSERT_EQ(s.sites.size(), 1u);
   ResourcesReport r = Judge(Config("[build]\nblock_size = 128\n"), s);
   const GateResult& smem = Gate(r, "smem_within_cap");
-  EXPECT_EQ(smem.status, GateStatus::kFail) << smem.reason;
+  EXPECT_EQ(smem.status, CheckStatus::kFail) << smem.reason;
   ASSERT_FALSE(smem.failures.empty());
   EXPECT_NE(smem.failures[0].find("0 bytes static + 204800 bytes dynamic = 204800 bytes, over the "
                                   "166912 bytes cap by 37888 bytes (go.cu:2 passes 204800 bytes"),

@@ -66,6 +66,10 @@ std::vector<PerfBar> PerfBars(const Context& ctx) {
     b.base_median_ns = bs.median, b.base_min_ns = bs.min, b.base_spread = bs.spread;
     b.head_median_ns = hs.median, b.head_min_ns = hs.min, b.head_spread = hs.spread;
     b.ratio = p.ratio->ratio, b.ratio_lo = p.ratio->lo, b.ratio_hi = p.ratio->hi;
+    auto from = [](const profile::PerfSide& side) {
+      return std::filesystem::path(side.source_file).filename().string() + " (" + side.tool + ")";
+    };
+    b.source = from(*p.base) + " -> " + from(*p.head);
     out.push_back(std::move(b));
   }
   return out;
