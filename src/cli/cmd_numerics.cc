@@ -57,6 +57,46 @@ Status EnsureParent(const std::string& path) {
   return Status::Ok();
 }
 
+// --shard i/N: each shard writes its own evidence file (unless a path was given), for
+// `attnverify merge`.
+Status ApplyShard(const std::string& shard, bool evidence_named, bool junit_named,
+                  NumericsOptions* options) {
+  AV_RETURN_IF_ERROR(ParseShard(shard, &options->shard_index, &options->shard_count));
+  const std::string suffix =
+      ".shard" + std::to_string(options->shard_index) + "of" + std::to_string(options->shard_count);
+  if (!evidence_named) options->config.evidence += suffix;
+  if (!junit_named) options->config.junit += suffix;
+  return Status::Ok();
+}
+
+// Sets options->bwrap when the candidate is to run sandboxed (--sandbox, else [candidate]
+// sandbox) and bwrap works here; otherwise returns the warning that it runs without one.
+std::string ChooseSandbox(const NumericsConfig& config, const std::string& sandbox,
+                          ProcessRunner& runner, NumericsOptions* options) {
+  const bool want_bwrap =
+      sandbox.empty() ? config.candidate.sandbox == SandboxMode::kBwrap : sandbox == "bwrap";
+  if (!want_bwrap || !config.has_candidate) return "";
+  Result<std::string> bwrap = FindWorkingBwrap(runner);
+  if (bwrap.ok()) {
+    options->bwrap = *bwrap;
+    return "";
+  }
+  return "the candidate runs without a sandbox: " + bwrap.status().message() +
+         " (the package is still checked for changes after it ran; [candidate] "
+         "sandbox = \"none\" silences this)";
+}
+
+// numerics.json and the JUnit file, each written whole or not at all.
+Status WriteNumericsFiles(const NumericsRecord& record, const NumericsConfig& config) {
+  for (const auto& [path, text] :
+       {std::pair<std::string, std::string>{config.evidence, JsonFileText(NumericsToJson(record))},
+        {config.junit, NumericsToJUnit(record)}}) {
+    AV_RETURN_IF_ERROR(EnsureParent(path));
+    AV_RETURN_IF_ERROR(WriteFileAtomically(path, text));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RunNumerics(std::vector<std::string> args) {
@@ -114,17 +154,8 @@ int RunNumerics(std::vector<std::string> args) {
   }
   options.jobs = jobs > 0 ? jobs : config->jobs;
   if (!shard.empty()) {
-    Status st = ParseShard(shard, &options.shard_index, &options.shard_count);
+    Status st = ApplyShard(shard, !evidence.empty(), !junit.empty(), &options);
     if (!st.ok()) return ReportError(st);
-    // Each shard writes its own evidence file, for `attnverify merge`.
-    if (evidence.empty()) {
-      options.config.evidence += ".shard" + std::to_string(options.shard_index) + "of" +
-                                 std::to_string(options.shard_count);
-    }
-    if (junit.empty()) {
-      options.config.junit += ".shard" + std::to_string(options.shard_index) + "of" +
-                              std::to_string(options.shard_count);
-    }
   }
   // The package folder is the config's (evidence/run.json), unless under `run`.
   std::optional<RecordedStage> stage;
@@ -138,20 +169,9 @@ int RunNumerics(std::vector<std::string> args) {
   auto fail = [&](const Status& st) { return stage ? stage->Fail(st) : ReportError(st); };
   PosixProcessRunner runner;
   options.runner = &runner;
-  std::string sandbox_warning;
-  const bool want_bwrap =
-      sandbox.empty() ? config->candidate.sandbox == SandboxMode::kBwrap : sandbox == "bwrap";
-  if (want_bwrap && config->has_candidate) {
-    Result<std::string> bwrap = FindWorkingBwrap(runner);
-    if (bwrap.ok()) {
-      options.bwrap = *bwrap;
-    } else {
-      sandbox_warning = "the candidate runs without a sandbox: " + bwrap.status().message() +
-                        " (the package is still checked for changes after it ran; [candidate] "
-                        "sandbox = \"none\" silences this)";
-      std::fprintf(stderr, "attnverify: warning: %s\n", sandbox_warning.c_str());
-    }
-  }
+  const std::string sandbox_warning = ChooseSandbox(*config, sandbox, runner, &options);
+  if (!sandbox_warning.empty())
+    std::fprintf(stderr, "attnverify: warning: %s\n", sandbox_warning.c_str());
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   ProgressLine progress(tty);
   options.on_case = [tty, &progress](const CaseResult& c, int64_t done, int64_t total) {
@@ -170,14 +190,7 @@ int RunNumerics(std::vector<std::string> args) {
     std::fprintf(stderr, "attnverify: the candidate changed a package file: %s\n", change.c_str());
 
   const NumericsRecord record = NumericsRunToRecord(*run, options.config, std::move(provenance));
-  for (const auto& [path, text] :
-       {std::pair<std::string, std::string>{options.config.evidence,
-                                            JsonFileText(NumericsToJson(record))},
-        {options.config.junit, NumericsToJUnit(record)}}) {
-    Status st = EnsureParent(path);
-    if (st.ok()) st = WriteFileAtomically(path, text);
-    if (!st.ok()) return fail(st);
-  }
+  if (Status st = WriteNumericsFiles(record, options.config); !st.ok()) return fail(st);
   std::fputs(FormatNumericsSummary(*run).c_str(), stdout);
   std::printf("evidence: %s\njunit:    %s\n", options.config.evidence.c_str(),
               options.config.junit.c_str());
