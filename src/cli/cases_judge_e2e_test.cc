@@ -42,12 +42,12 @@ TEST(CasesJudge, ExportedOutputsAreJudgedAsNumericsJudgesThem) {
   TempDir dir;
   const std::string exp = dir.File("exp");
   testing::CommandResult r =
-      RunShell(Av() + " cases" + Sweep() + " --filter '^attn\\.' --export " + exp);
+      RunShell(Av() + " cases" + Sweep() + " --filter '^attn\\.(?!drawn)' --export " + exp);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("5 cases written"), std::string::npos) << r.output;
   r = RunNumpyCandidate(exp);
   if (r.exit_code != 0) GTEST_SKIP() << "python3 with numpy is needed: " << r.output;
-  r = RunShell(Av() + " judge" + Sweep() + " --filter '^attn\\.' --outputs " + exp +
+  r = RunShell(Av() + " judge" + Sweep() + " --filter '^attn\\.(?!drawn)' --outputs " + exp +
                " --evidence " + dir.File("ev/numerics.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   json doc = ReadJson(dir.File("ev/numerics.json"));
@@ -67,7 +67,7 @@ TEST(CasesJudge, ExportedOutputsAreJudgedAsNumericsJudgesThem) {
 TEST(CasesJudge, ACaseWithoutOutputsFailsAndAWrongOneFailsAlone) {
   TempDir dir;
   const std::string exp = dir.File("exp");
-  ASSERT_EQ(RunShell(Av() + " cases" + Sweep() + " --filter '^gemm8' --export " + exp).exit_code,
+  ASSERT_EQ(RunShell(Av() + " cases" + Sweep() + " --filter '^gemm8\\.(?!drawn)' --export " + exp).exit_code,
             0);
   testing::CommandResult r = RunNumpyCandidate(exp);
   if (r.exit_code != 0) GTEST_SKIP() << "python3 with numpy is needed: " << r.output;
@@ -75,7 +75,7 @@ TEST(CasesJudge, ACaseWithoutOutputsFailsAndAWrongOneFailsAlone) {
   const std::string second = "gemm8.k=128.m=129.n=64.ue8m0=true.f8_e4m3fn.s0";
   std::filesystem::remove_all(exp + "/cases/" + second + "/out");
   // Evidence outside the package: the failing case's heatmap lands there too.
-  r = RunShell(Av() + " judge" + Sweep() + " --outputs " + exp + " --filter '^gemm8' --evidence " +
+  r = RunShell(Av() + " judge" + Sweep() + " --outputs " + exp + " --filter '^gemm8\\.(?!drawn)' --evidence " +
                dir.File("numerics.json"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   json doc = ReadJson(dir.File("numerics.json"));
@@ -99,12 +99,60 @@ TEST(CasesJudge, ShapesInsideAPackageUseItsToml) {
                                   "[numerics]\nreference = \"fast\"\nevidence = \"ev/n.json\"\n")
                   .ok());
   const std::string sweep = " --shapes " + dir.File("pkg/config/shapes.json") + " --tolerances " +
-                            dir.File("pkg/config/tolerances.json") + " --filter '^gemm8'";
+                            dir.File("pkg/config/tolerances.json") + " --filter '^gemm8\\.(?!drawn)'";
   ASSERT_EQ(RunShell(Av() + " cases" + sweep + " --export " + dir.File("exp")).exit_code, 0);
   testing::CommandResult r = RunShell(Av() + " judge" + sweep + " --outputs " + dir.File("exp"));
   EXPECT_EQ(r.exit_code, 1) << r.output;  // no outputs were written
   json doc = ReadJson(dir.File("pkg/ev/n.json"));
   EXPECT_EQ(doc["summary"]["cases_run"], 2) << r.output;
+}
+
+// Each export draws its own salt (fresh inputs, and the run's drawn cases), stamped into
+// cases.json, and judge generates that export's cases again: outputs a test cached from an
+// earlier export, keyed by its inputs, answer other inputs today and fail.
+TEST(CasesJudge, EachExportHasFreshInputsAndOutputsOfAnEarlierExportFail) {
+  TempDir dir;
+  const std::string a = dir.File("a"), b = dir.File("b");
+  const std::string filter = " --filter '^attn\\.'";
+  ASSERT_EQ(RunShell(Av() + " cases" + Sweep() + filter + " --export " + a).exit_code, 0);
+  testing::CommandResult r = RunShell(Av() + " cases" + Sweep() + filter + " --export " + b);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 drawn"), std::string::npos) << r.output;
+  json index_a = ReadJson(a + "/cases.json"), index_b = ReadJson(b + "/cases.json");
+  ASSERT_TRUE(index_a["salt"].is_string()) << index_a.dump();
+  EXPECT_NE(index_a["salt"], index_b["salt"]);
+  EXPECT_EQ(index_b["drawn_cases"], 2);
+  const std::string listed = "attn.b=2.causal=true.d=32.h_kv=2.h_q=4.s_k=20.s_q=3.bf16.s0";
+  EXPECT_NE(ReadJson(a + "/cases/" + listed + "/case.json")["inputs_sha256"],
+            ReadJson(b + "/cases/" + listed + "/case.json")["inputs_sha256"]);
+  // --salt repeats an export exactly.
+  r = RunShell(Av() + " cases" + Sweep() + filter + " --salt " +
+               index_a["salt"].get<std::string>() + " --export " + dir.File("a2"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadJson(a + "/cases/" + listed + "/case.json")["inputs_sha256"],
+            ReadJson(dir.File("a2") + "/cases/" + listed + "/case.json")["inputs_sha256"]);
+
+  r = RunNumpyCandidate(a);
+  if (r.exit_code != 0) GTEST_SKIP() << "python3 with numpy is needed: " << r.output;
+  r = RunShell(Av() + " judge" + Sweep() + filter + " --outputs " + a + " --evidence " +
+               dir.File("ev-a/numerics.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;  // drawn cases included: the honest answers pass
+  json doc = ReadJson(dir.File("ev-a/numerics.json"));
+  EXPECT_EQ(doc["config"]["salt"], index_a["salt"]);
+  // The replay: yesterday's outputs put into today's export, case by case.
+  for (const json& c : index_b["cases"]) {
+    const std::string id = c["id"];
+    std::error_code ec;
+    std::filesystem::copy(a + "/cases/" + id + "/out", b + "/cases/" + id + "/out",
+                          std::filesystem::copy_options::overwrite_existing, ec);
+  }
+  r = RunShell(Av() + " judge" + Sweep() + filter + " --outputs " + b + " --evidence " +
+               dir.File("ev-b/numerics.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  doc = ReadJson(dir.File("ev-b/numerics.json"));
+  int failed = 0;
+  for (const json& c : doc["cases"]) failed += c["verdict"] == "fail";
+  EXPECT_EQ(failed, static_cast<int>(doc["cases"].size())) << doc["summary"];
 }
 
 TEST(CasesJudge, OneCaseByIdAndItsGroupsBase) {

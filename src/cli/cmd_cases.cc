@@ -19,7 +19,9 @@
 #include "core/file.h"
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
+#include "sweep/drawn_cases.h"
 #include "sweep/invariance.h"
+#include "sweep/run_salt.h"
 #include "sweep/shard_plan.h"
 #include "sweep/tolerances_config.h"
 
@@ -31,7 +33,9 @@ constexpr const char* kCasesHelp =
     "The candidate protocol's case folders, without running a candidate.\n"
     "  --export DIR   write DIR/cases/<id>/ (case.json, inputs.safetensors) and DIR/cases.json\n"
     "                 for every case of the sweep (or --filter / --case), byte for byte what\n"
-    "                 `attnverify numerics` writes\n"
+    "                 `attnverify numerics` writes; the inputs are drawn under a fresh salt\n"
+    "                 (--salt HEX to repeat an export) with the toml's drawn cases added,\n"
+    "                 both stamped into cases.json for `attnverify judge`\n"
     "  --list         print the case ids, one a line\n"
     "  --import-outputs FROM CASES_JSON\n"
     "                 copy FROM/cases/<id>/out/* into the out/ folder of each case of\n"
@@ -74,7 +78,8 @@ Result<std::vector<CaseSpec>> SelectCases(const std::vector<CaseSpec>& all,
 
 // Builds every case as the sweep does: a group's variants start from its base case's
 // inputs (permutations rewrite a copy), seed variants build their own.
-Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs) {
+Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs,
+                   const ExportStamp& stamp) {
   AV_ASSIGN_OR_RETURN(std::vector<std::string> warnings, PrepareWorkFolder(dir));
   for (const std::string& w : warnings)
     std::fprintf(stderr, "attnverify: warning: %s\n", w.c_str());
@@ -102,8 +107,10 @@ Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs) {
     AV_ASSIGN_OR_RETURN(WrittenCase wc, WriteCase(dir, spec, *built));
     written.push_back(std::move(wc));
   }
-  AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(dir, written, specs));
-  std::printf("%zu cases written: %s\n", written.size(), index.c_str());
+  AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(dir, written, specs, &stamp));
+  const auto drawn = std::count_if(specs.begin(), specs.end(), [](const CaseSpec& s) { return s.drawn; });
+  std::printf("%zu cases written (salt %s, %lld drawn): %s\n", written.size(), stamp.salt.c_str(),
+              static_cast<long long>(drawn), index.c_str());
   return Status::Ok();
 }
 
@@ -179,7 +186,7 @@ void PrintShardPlan(const std::vector<CaseSpec>& all, int shards) {
 int RunCases(std::vector<std::string> args) {
   CLI::App app(kCasesHelp, "attnverify cases");
   CaseSourceFlags flags;
-  std::string filter, export_dir;
+  std::string filter, export_dir, salt_hex;
   std::vector<std::string> ids, import;
   bool list = false;
   int shard_plan = 0;
@@ -189,6 +196,9 @@ int RunCases(std::vector<std::string> args) {
   app.add_option("--filter", filter, "only cases whose id matches this regular expression");
   app.add_option("--case", ids, "only this case id (repeatable)");
   app.add_option("--export", export_dir, "write the case folders and cases.json here");
+  app.add_option("--salt", salt_hex,
+                 "HEX: the export's salt (default: a fresh random one, so no two exports hand "
+                 "a test the same inputs)");
   app.add_flag("--list", list, "print the case ids");
   app.add_option("--shard-plan", shard_plan, "N: print how --shard i/N shares the sweep out")
       ->check(CLI::Range(1, 100000));
@@ -215,6 +225,24 @@ int RunCases(std::vector<std::string> args) {
   if (!shapes.ok()) return ReportError(shapes.status());
   Result<std::vector<CaseSpec>> all = ExpandCases(*shapes);
   if (!all.ok()) return ReportError(all.status());
+  // An export is a run's worth of cases: its own salt keys every input (a test cannot be
+  // answered from outputs cached by an earlier export) and draws the run's extra cases,
+  // as `numerics` does. --list and --shard-plan show the published sweep only.
+  ExportStamp stamp{SaltHex(0), 0};
+  if (!export_dir.empty()) {
+    uint64_t salt = FreshSalt();
+    if (!salt_hex.empty()) {
+      Result<uint64_t> parsed = ParseSalt(salt_hex);
+      if (!parsed.ok()) return ReportError(parsed.status().WithContext("--salt"));
+      salt = *parsed;
+    }
+    for (CaseSpec& c : DrawCases(*shapes, *all, salt, config->drawn_cases))
+      all->push_back(std::move(c));
+    for (CaseSpec& c : *all) c.salt = salt;
+    stamp = ExportStamp{SaltHex(salt), config->drawn_cases};
+  } else if (!salt_hex.empty()) {
+    return ReportError(InvalidInput("cases: --salt applies to --export only"));
+  }
   // The tolerances must cover every case, as for `numerics`: an export for pytest
   // whose judge would refuse the sweep helps nobody.
   Result<TolerancesConfig> tol = LoadTolerancesConfig(config->tolerances);
@@ -232,7 +260,7 @@ int RunCases(std::vector<std::string> args) {
     for (const CaseSpec& s : *specs) std::printf("%s\n", s.id.c_str());
   }
   if (!export_dir.empty()) {
-    Status st = ExportCases(fs::absolute(export_dir).lexically_normal().string(), *specs);
+    Status st = ExportCases(fs::absolute(export_dir).lexically_normal().string(), *specs, stamp);
     if (!st.ok()) return ReportError(st);
   }
   return kExitOk;

@@ -21,8 +21,10 @@
 #include "core/json_reader.h"
 #include "schema/numerics_json.h"
 #include "schema/provenance.h"
+#include "sweep/case_files.h"
 #include "sweep/numerics_report.h"
 #include "sweep/numerics_run.h"
+#include "sweep/run_salt.h"
 
 namespace av::cli {
 namespace {
@@ -151,6 +153,19 @@ int RunJudge(std::vector<std::string> args) {
     options.skipped = std::move(*list);
   }
   options.exported_layout = true;  // the inputs and folders `cases --export` wrote
+  // The export's salt and drawn cases, so the same cases are generated again; an export
+  // from before salts existed is judged unsalted, with a warning.
+  const std::string index = from + "/cases.json";
+  Result<ExportStamp> stamp = ReadExportStamp(index);
+  if (!stamp.ok()) return ReportError(stamp.status());
+  if (stamp->salt == SaltHex(0)) {
+    std::fprintf(stderr,
+                 "attnverify: warning: %s has no salt (exported by an older attnverify): its "
+                 "inputs are the same in every export; export again\n",
+                 index.c_str());
+  }
+  options.salt = *ParseSalt(stamp->salt);
+  c.drawn_cases = stamp->drawn_cases;
   options.jobs = jobs > 0 ? jobs : c.jobs;
   // Evidence written into a package takes its lock, as every writer of a package does.
   // There it is the package's numerics stage too (evidence/run.json), so the report binds

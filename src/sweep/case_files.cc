@@ -22,6 +22,7 @@
 #include "core/xxh3.h"
 #include "numerics/element_stream.h"
 #include "sweep/rng.h"
+#include "sweep/run_salt.h"
 #include "tensor/npy.h"
 #include "tensor/safetensors.h"
 
@@ -406,7 +407,8 @@ Status RemoveOutputs(const WrittenCase& wc) {
 
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const std::vector<WrittenCase>& cases,
-                                    const std::vector<CaseSpec>& specs) {
+                                    const std::vector<CaseSpec>& specs,
+                                    const ExportStamp* stamp) {
   // Absolute folders, unless the work folder's path is not UTF-8: a JSON string cannot hold
   // it, so the folders are then relative to cases.json's own folder (case ids are ASCII).
   json list = json::array();
@@ -419,9 +421,35 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
                         {"out_dir", absolute ? cases[i].out_dir : "cases/" + id + "/out"}});
   }
   std::string path = (fs::path(work_dir) / "cases.json").string();
-  AV_RETURN_IF_ERROR(WriteFileAtomically(
-      path, JsonFileText(json{{"schema", kCasesIndexSchema}, {"cases", list}})));
+  json index{{"schema", kCasesIndexSchema}, {"cases", list}};
+  if (stamp != nullptr) {
+    index["salt"] = stamp->salt;
+    index["drawn_cases"] = stamp->drawn_cases;
+  }
+  AV_RETURN_IF_ERROR(WriteFileAtomically(path, JsonFileText(index)));
   return path;
+}
+
+Result<ExportStamp> ReadExportStamp(const std::string& cases_json) {
+  AV_ASSIGN_OR_RETURN(std::string text, ReadFileToString(cases_json));
+  json index = json::parse(text, nullptr, false);
+  if (index.is_discarded() || !index.is_object() || !index.contains("cases"))
+    return InvalidInput(cases_json + ": not a cases.json written by attnverify cases --export");
+  ExportStamp stamp{SaltHex(0), 0};
+  if (index.contains("salt")) {
+    const json& salt = index["salt"];
+    if (!salt.is_string()) return InvalidInput(cases_json + ": \"salt\" must be a string");
+    Result<uint64_t> parsed = ParseSalt(salt.get<std::string>());
+    if (!parsed.ok()) return InvalidInput(cases_json + ": \"salt\": " + parsed.status().message());
+    stamp.salt = SaltHex(*parsed);
+  }
+  if (index.contains("drawn_cases")) {
+    const json& n = index["drawn_cases"];
+    if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > 100)
+      return InvalidInput(cases_json + ": \"drawn_cases\" must be an integer from 0 to 100");
+    stamp.drawn_cases = n.get<int>();
+  }
+  return stamp;
 }
 
 Result<CandidateOutputs> ReadCandidateOutputs(const WrittenCase& wc) {

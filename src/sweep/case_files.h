@@ -1,4 +1,4 @@
-// The files of the candidate protocol (DESIGN.md "Candidate protocol"): each case's
+// The files of the candidate protocol (doc/formats/candidate-protocol.md): each case's
 // work/cases/<id>/inputs.safetensors and case.json, the work/cases.json index, and the
 // candidate's outputs (out/outputs.safetensors, or out/<name>.npy). Formats:
 // doc/formats/candidate-protocol.md. The candidate may have left anything in a case
@@ -76,9 +76,21 @@ Status RemoveOutputs(const WrittenCase& wc);
 // work/cases.json: {"schema", "cases": [{"id", "op", "dir", "out_dir"}]}, in the order
 // given (numerics gives its cases in the order of their shuffled folder names); "id" is
 // the folder's name. Returns its path.
+// `cases --export` also stamps the index with the export's salt and drawn-case count
+// ("salt", "drawn_cases"), which `judge` reads to generate the same cases again; the
+// candidate's own work/cases.json under `numerics` carries neither.
+struct ExportStamp {
+  std::string salt;  // 16 hex digits (run_salt.h SaltHex)
+  int drawn_cases = 0;
+};
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const std::vector<WrittenCase>& cases,
-                                    const std::vector<CaseSpec>& specs);
+                                    const std::vector<CaseSpec>& specs,
+                                    const ExportStamp* stamp = nullptr);
+
+// Reads the stamp of an exported cases.json (`cases --export`). An index without one
+// (exported before salts existed) gives salt "0000000000000000" and no drawn cases.
+Result<ExportStamp> ReadExportStamp(const std::string& cases_json);
 
 struct CandidateOutputs {
   NamedTensors tensors;                         // by expected name

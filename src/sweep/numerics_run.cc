@@ -536,9 +536,10 @@ Result<NumericsRun> RunNumericsSweep(const NumericsOptions& o) {
                         " needs --salt HEX, the same on every shard of the run: each run draws "
                         "fresh inputs and cases from its salt (doc/sharding.md)");
   }
+  // `judge` is given the export's salt and drawn-case count (cases.json's stamp), so it
+  // generates exactly the cases the tests were handed.
   const uint64_t salt = o.salt ? *o.salt : o.exported_layout ? 0 : FreshSalt();
-  for (CaseSpec& c : DrawCases(shapes, all, salt, o.exported_layout ? 0 : cfg.drawn_cases))
-    all.push_back(std::move(c));
+  for (CaseSpec& c : DrawCases(shapes, all, salt, cfg.drawn_cases)) all.push_back(std::move(c));
   for (CaseSpec& c : all) c.salt = salt;
   AV_RETURN_IF_ERROR(CheckTolerancesCover(tol, all));
   NumericsRun run;

@@ -45,9 +45,10 @@ struct NumericsOptions {
   // random one, so no two runs see the same inputs; every shard of one run must be given
   // the same (a sharded run without one is refused).
   std::optional<uint64_t> salt;
-  // `judge`: the cases are those `cases --export` wrote (salt 0 unless given, no drawn
-  // cases), in folders named by their ids with the full case.json, since the "candidate"
-  // is attnverify copying outputs computed elsewhere by case id.
+  // `judge`: the cases are those `cases --export` wrote (its salt and drawn-case count,
+  // which judge reads from the export's cases.json), in folders named by their ids with
+  // the full case.json, since the "candidate" is attnverify copying outputs computed
+  // elsewhere by case id.
   bool exported_layout = false;
   int jobs = 1;
   ProcessRunner* runner = nullptr;
@@ -70,7 +71,7 @@ struct SkippedCase {
 struct NumericsRun {
   std::vector<CaseResult> cases;  // in expansion order
   std::vector<SkippedCase> skipped;
-  int64_t total_cases = 0;        // before filter and shard
+  int64_t total_cases = 0;  // before filter and shard
   int shard_index = 0, shard_count = 1;
   std::string filter;
   std::string shapes_sha256, tolerances_sha256;
