@@ -71,12 +71,14 @@ Status WriteLedger(const std::string& package_dir, const RunLedger& ledger) {
   // unsealed: the report then says it cannot authenticate it, rather than losing the run.
   out.seal_key_id.clear();
   out.seal_mac.clear();
-  if (Result<SealKey> key = ReadOrCreateSealKey(SealKeyPath()); key.ok()) {
-    SealRunLedger(&out, *key);
-  }
-  return WriteFileAtomically(
+  Result<SealKey> key = ReadOrCreateSealKey(SealKeyPath());
+  if (key.ok()) SealRunLedger(&out, *key);
+  AV_RETURN_IF_ERROR(WriteFileAtomically(
       (fs::path(package_dir) / kRunJsonPath).string(),
-      RunLedgerToJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      RunLedgerToJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  // The newest seal for this package, so that an evidence folder rolled back to an earlier
+  // sealed ledger is told apart (schema/run_seal.h SealJournalPath).
+  return key.ok() ? RecordNewestSeal(*key, package_dir, out) : Status::Ok();
 }
 
 std::vector<std::string> SnapshotExclusions(const std::string& package_dir) {

@@ -182,6 +182,38 @@ TEST_F(RunSealE2E, HonestRunIsBoundHereAndOnlyHeldBackWhereTheKeyIsMissing) {
       << v.output;
 }
 
+TEST_F(RunSealE2E, EvidenceRolledBackToAnEarlierPassingRunIsNotTrusted) {
+  // The same config; the kernel behind it changed between the runs (a script that runs
+  // the honest candidate, then one that writes nothing). Putting the first run's whole
+  // evidence folder back keeps a valid MAC, but it is not the newest ledger sealed here.
+  const std::string script = dir_.File("cand.sh");
+  auto write_candidate = [&](const std::string& body) {
+    ASSERT_TRUE(WriteFileAtomically(script, "#!/bin/sh\n" + body + "\n").ok());
+    fs::permissions(script, fs::perms::owner_all);
+  };
+  const std::string pkg =
+      MakePackage("repo", "command = [\"" + script + "\", \"{cases}\"]\n");
+  write_candidate(std::string("exec \"") + ATTNVERIFY_CPU_CANDIDATE + "\" \"$1\"");
+  ASSERT_EQ(Av("numerics --config " + pkg + "/attnverify.toml").exit_code, 0);
+  const std::string saved = dir_.File("saved-evidence");
+  fs::copy(pkg + "/evidence", saved, fs::copy_options::recursive);
+  write_candidate("exit 0");
+  ASSERT_EQ(Av("numerics --config " + pkg + "/attnverify.toml").exit_code, 1);
+  fs::remove_all(pkg + "/evidence");
+  fs::copy(saved, pkg + "/evidence", fs::copy_options::recursive);
+
+  testing::CommandResult r = Av("report --config " + pkg + "/attnverify.toml");
+  EXPECT_NE(Verdict(pkg), "accepted") << r.output;
+  json bound = Check(pkg, "8.evidence_bound");
+  EXPECT_EQ(bound["status"], "MISSING") << bound;
+  EXPECT_NE(bound.dump().find("not the newest ledger this machine sealed"), std::string::npos)
+      << bound;
+  // Running the stage again makes its evidence the newest: bound again, failing as it is.
+  ASSERT_EQ(Av("numerics --config " + pkg + "/attnverify.toml").exit_code, 1);
+  Av("report --config " + pkg + "/attnverify.toml");
+  EXPECT_EQ(Check(pkg, "1.base_cases")["status"], "FAIL");
+}
+
 TEST_F(RunSealE2E, AStageRunAfterTheEditNeverSealsIt) {
   // attnverify as a signing oracle: edit run.json by hand, then run any stage, which
   // rewrites the ledger sealed. The entries of a ledger whose seal fails are not carried.

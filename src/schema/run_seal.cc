@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/file.h"
 #include "core/sha256.h"
 #include "schema/provenance.h"
 
@@ -93,9 +94,36 @@ RunTrust CheckRunSeal(const RunLedger& ledger, const Result<SealKey>& key,
              "): the ledger was copied or the package moved; re-run the stages here";
     return t;
   }
+  // A ledger sealed before journals existed has none: it is judged by its MAC alone.
+  if (Result<std::string> newest = ReadFileToString(SealJournalPath(*key, package_dir));
+      newest.ok() && newest->substr(0, newest->find('\n')) != ledger.seal_mac) {
+    t.note = sealed + ", but it is not the newest ledger this machine sealed for this package "
+             "(the evidence folder was rolled back to an earlier run's, or restored from a "
+             "copy): re-run the stages";
+    return t;
+  }
   t.seal = SealState::kValid;
   t.note = "sealed with this machine's key " + key->id;
   return t;
+}
+
+std::string SealJournalPath(const SealKey& key, const std::string& package_dir) {
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(package_dir, ec), ec);
+  if (ec) dir = fs::absolute(package_dir, ec).lexically_normal();
+  // Named by a digest of the folder: one file per package, whatever its path holds.
+  return (fs::path(key.path).parent_path() / "run-seals" /
+          (Sha256Hex(dir.string()).substr(0, 32) + ".mac"))
+      .string();
+}
+
+Status RecordNewestSeal(const SealKey& key, const std::string& package_dir,
+                        const RunLedger& ledger) {
+  const fs::path path = SealJournalPath(key, package_dir);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) return IoError(path.parent_path().string() + ": cannot create: " + ec.message());
+  return WriteFileAtomically(path.string(), ledger.seal_mac + "\n");
 }
 
 RunTrust CheckRunTrust(const RunLedger& ledger, const std::string& package_dir,

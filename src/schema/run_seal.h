@@ -44,6 +44,16 @@ RunTrust CheckRunSeal(const RunLedger& ledger, const Result<SealKey>& key,
 RunTrust CheckRunTrust(const RunLedger& ledger, const std::string& package_dir,
                        const std::string& config_path);
 
+// The newest seal this machine made for a package, kept beside the key (outside the
+// package and out of the sandbox's reach) under run-seals/: a ledger whose MAC verifies
+// but is not the newest — the evidence folder rolled back to an earlier run's, or
+// restored from a copy — is not trusted. `package_dir` is the package's folder.
+std::string SealJournalPath(const SealKey& key, const std::string& package_dir);
+// Records `ledger`'s seal as the newest for `package_dir` (written by every ledger
+// writer right after sealing; pipeline/stage_ledger.h).
+Status RecordNewestSeal(const SealKey& key, const std::string& package_dir,
+                        const RunLedger& ledger);
+
 const char* SealStateName(SealState s);  // "valid", "broken", "unauthenticated"
 
 }  // namespace av
