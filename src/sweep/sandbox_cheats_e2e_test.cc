@@ -48,7 +48,7 @@ class SandboxCheats : public ::testing::Test {
   }
 
   // numerics over one small GEMM case whose candidate runs the CPU candidate, then `body`.
-  json Numerics(const std::string& body, int* exit_code) {
+  json Numerics(const std::string& body, int* exit_code, const std::string& extra_candidate = "") {
     const std::string pkg = dir_.File("pkg");
     fs::create_directories(pkg + "/config");
     fs::create_directories(pkg + "/evidence");
@@ -67,7 +67,8 @@ class SandboxCheats : public ::testing::Test {
                                     "[numerics]\nshapes = \"config/shapes.json\"\ntolerances = \"" +
                                         testing::SourceDir() +
                                         "/config/tolerances.json\"\n[candidate]\ncommand = [\"" +
-                                        dir_.File("cand.sh") + "\", \"{cases}\"]\ntimeout_s = 60\n")
+                                        dir_.File("cand.sh") +
+                                        "\", \"{cases}\"]\ntimeout_s = 60\n" + extra_candidate)
                     .ok());
     testing::CommandResult r =
         testing::RunShell("ATTNVERIFY_KEY_FILE=" + dir_.File("key") + " timeout 120 " +
@@ -122,6 +123,22 @@ TEST_F(SandboxCheats, DaemonsLeftBehindAreCountedAgainstTheCandidate) {
       &rc);
   EXPECT_EQ(rc, 0) << doc.dump();
   EXPECT_EQ(doc["containment"]["leftover_processes"], 2) << doc["containment"].dump();
+}
+
+// The working folder outside the package: prepare builds there (before any case exists, so
+// it cannot learn a run's inputs), and every candidate run finds it read-only, so a memo of
+// this run's answers cannot be left there for the next run (or for the rerun process).
+TEST_F(SandboxCheats, TheWorkingFolderOutsideThePackageIsWritableOnlyForPrepare) {
+  const std::string cwd = dir_.File("build");
+  fs::create_directories(cwd);
+  int rc = -1;
+  json doc =
+      Numerics("echo memo > \"$PWD/memo\" 2>/dev/null && echo planted >&2", &rc,
+               "cwd = \"" + cwd + "\"\nprepare = [\"sh\", \"-c\", \"echo built > built\"]\n");
+  EXPECT_EQ(rc, 0) << doc.dump();
+  std::error_code ec;
+  EXPECT_TRUE(fs::exists(cwd + "/built", ec)) << "prepare could not build in its folder";
+  EXPECT_FALSE(fs::exists(cwd + "/memo", ec)) << "a candidate run wrote its working folder";
 }
 
 }  // namespace
