@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kReportHelp =
-    "Judge the package's evidence against the eight-item checklist (FACTS.md §7): each item\n"
+    "Judge the package's evidence against the eight-item checklist (doc/report.md): each item\n"
     "PASS, FAIL or MISSING, every conclusion citing a file, its sha256 and the command that\n"
     "wrote it; MISSING names the command that would produce the evidence. Reads\n"
     "evidence/{numerics,resources,review,slice,perf}.json and [policy]/[report] of\n"

@@ -12,7 +12,7 @@
 
 namespace av::cli {
 
-// Exit codes (STYLE.md): 0 accepted/ok, 1 rejected by evidence, 2 usage or input error,
+// Exit codes (doc/architecture.md): 0 accepted/ok, 1 rejected by evidence, 2 usage or input error,
 // 3 internal error.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRejected = 1;

@@ -5,7 +5,7 @@
 namespace av {
 namespace {
 
-// FACTS.md §5 and the limits ptxas 13.0 printed (testdata/ptxas/static_smem_limits_nvcc13.0.txt).
+// doc/arch-limits.md and the limits ptxas 13.0 printed (testdata/ptxas/static_smem_limits_nvcc13.0.txt).
 TEST(ArchLimits, SharedMemoryLimitsMatchPtxasAndTheProgrammingGuide) {
   struct Row {
     const char* arch;

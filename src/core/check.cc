@@ -15,7 +15,7 @@ CheckFailure::~CheckFailure() {
   const std::string text = stream_.str();
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);
-  // Exit code 3 is "internal error" (STYLE.md); _Exit skips destructors of a broken state.
+  // Exit code 3 is "internal error" (cli/commands.h); _Exit skips destructors of a broken state.
   std::_Exit(3);
 }
 

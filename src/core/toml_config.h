@@ -1,10 +1,9 @@
 // Parsing a TOML configuration file with toml++, turning its exception into a Status that
 // names FILE:LINE:COLUMN. attnverify.toml is loaded once per command as a PackageConfig
 // (core/package_config.h), which also checks its tables and keys against the one list
-// (core/package_schema.h); each module then reads its own table ([build] in evidence/,
-// [numerics] and [candidate] in sweep/, [slice] [components] [review] in review/,
-// [policy] [report] in report/, [profile] in profile/, [provider] in llm/, [run] in
-// pipeline/) with a TomlTableReader, so every message has the same shape. Any thread.
+// (core/package_schema.h, which names every table and the module that owns it); each
+// module then reads its own tables with a TomlTableReader, so every message has the same
+// shape. Any thread.
 #pragma once
 
 #include <toml++/toml.h>

@@ -1,5 +1,5 @@
 // Comparison rules: how each anchor project decides "close enough", with its exact
-// arithmetic and default tolerances (FACTS.md §1; doc/compare.md cites the sources).
+// arithmetic and default tolerances (doc/compare.md gives them with their sources).
 //   allclose          torch.testing.assert_close: |a-e| <= atol + rtol*|e| in float64;
 //                     defaults per dtype, the larger of the two tensors' dtypes.
 //   flashmla          FlashMLA tests/kernelkit/compare.py check_is_allclose.

@@ -1,4 +1,4 @@
-// `attnverify init` as a library call: the attention-verify/ package layout of DESIGN.md,
+// `attnverify init` as a library call: the attention-verify/ package layout of doc/run.md,
 // with a commented attnverify.toml, the default shapes.json and tolerances.json, and the
 // eight-item acceptance_checklist.md. Never overwrites a file unless asked to.
 #pragma once

@@ -1,6 +1,6 @@
 // Split-k (split-KV) attention as FlashMLA and flash-attention run it: each split covers a
 // contiguous key range of one batch and yields a partial output o_s (normalised within the
-// split; float32 in the kernels) and lse_s; a combine step merges them (FACTS.md §3):
+// split; float32 in the kernels) and lse_s; a combine step merges them (doc/numerics.md):
 //   m = max_s lse_s (0 if all are -inf); lse = m + log(sum_s exp(lse_s - m));
 //   o = sum_s exp(lse_s - lse) * o_s;   a split with lse_s = -inf contributes 0.
 // Plans are explicit ranges or FlashMLA's scheduler rule. doc/ops.md ("attention_splitk").

@@ -1,4 +1,4 @@
-// The checklist: the eight acceptance items of FACTS.md §7 judged from an Evidence value.
+// The checklist: the eight acceptance items (doc/report.md) judged from an Evidence value.
 // ComputeChecklist is a pure function (evidence + config -> ChecklistReport); every
 // writer (md, json, html, sarif) renders the report it returns and computes nothing.
 // A PASS or FAIL check always cites evidence (file, sha256, command, case or kernel); a
