@@ -57,10 +57,10 @@ inline constexpr size_t kMaxPackageFileBytes = size_t{32} << 20;
 // Reads the package of `config_path`. Errors: the toml does not parse, a sliced diff whose
 // sha256 is not slice.json's, a diff that does not parse, numerics.json that is not JSON.
 Result<AgentPackage> LoadAgentPackage(const std::string& config_path);
+// The same from attnverify.toml already parsed (the agent command parses it once).
+Result<AgentPackage> LoadAgentPackage(const PackageConfig& package);
 
 // Reads one package file (kRefuse links, capped); NotFound when absent.
 Result<std::string> ReadPackageFile(const std::string& package_dir, const std::string& rel);
-// The same from attnverify.toml already parsed (the agent command parses it once).
-Result<AgentPackage> LoadAgentPackage(const PackageConfig& package);
 
 }  // namespace av
