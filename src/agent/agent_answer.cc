@@ -1,5 +1,6 @@
 #include "agent/agent_answer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "llm/wire_format.h"
@@ -76,6 +77,15 @@ Result<AgentFinding> ParseFinding(const json& j, const std::string& path) {
   if (Trim(f.claim).empty()) return Bad(path + ".claim", "empty");
   AV_RETURN_IF_ERROR(String(j, "evidence", path, false, &f.evidence));
   AV_RETURN_IF_ERROR(String(j, "command", path, false, &f.command));
+  AV_RETURN_IF_ERROR(String(j, "failure_class", path, false, &f.failure_class));
+  if (!f.failure_class.empty()) {
+    const std::vector<std::string>& known = FailureClasses();
+    if (std::find(known.begin(), known.end(), f.failure_class) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "\"" : ", \"") + k + "\"";
+      return Bad(path + ".failure_class", "not one of " + list);
+    }
+  }
   return f;
 }
 
@@ -96,6 +106,12 @@ Result<AgentCheck> ParseCheck(const json& j, const std::string& path) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& FailureClasses() {
+  static const std::vector<std::string> classes = {"numerical", "shape", "compile_cache",
+                                                   "other"};
+  return classes;
+}
 
 std::string_view StripJsonFence(std::string_view text) {
   std::string_view t = Trim(text);

@@ -26,7 +26,16 @@ struct AgentFinding {
   std::string claim;
   std::string evidence;  // "diff", "evidence/numerics.json#<id>", "logs/build.log:<line>"
   std::string command;   // "" when none was suggested
+  // What kind of failure a test_log finding says it is (kFailureClasses); "" when the
+  // answer gave none (answers written before the field existed read the same way).
+  std::string failure_class;
 };
+
+// The values of `failure_class`: "numerical" (error over tolerance), "shape" (a shape,
+// stride or layout mismatch), "compile_cache" (a stale build or JIT cache), "other".
+const std::vector<std::string>& FailureClasses();
+// The count key of a finding without a class.
+inline constexpr const char* kUnclassified = "unclassified";
 
 struct AgentCheck {
   int item = 0;

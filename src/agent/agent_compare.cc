@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "agent/agent_package.h"
 #include "core/file.h"
+#include "core/sha256.h"
 #include "llm/redact.h"
 
 namespace av {
@@ -66,7 +68,72 @@ std::string Row(const std::string& who, const AgentFindingRecord& r, const std::
          (confirmed.empty() ? "no" : "yes: " + confirmed) + " |\n";
 }
 
+// Files a report reads that the agent's own runs rewrite: their digests in acceptance.json
+// say nothing about whether its item statuses still hold.
+bool AgentOwned(const std::string& path) {
+  return path == "evidence/run.json" || path == "evidence/agent_review.json" ||
+         path == "evidence/token_ledger.csv";
+}
+
 }  // namespace
+
+AcceptanceBinding BindAcceptance(const AgentPackage& package) {
+  AcceptanceBinding b;
+  const std::string rel = "reports/acceptance.json";
+  Result<std::string> acc = ReadPackageFile(package.package_dir, rel);
+  if (!acc.ok()) {
+    b.note = "no " + rel + ": no finding is confirmed by a checklist item (run attnverify report)";
+    return b;
+  }
+  const std::string short_sha = Sha256Hex(*acc).substr(0, 12);
+  nlohmann::json j = nlohmann::json::parse(*acc, nullptr, false);
+  if (!j.is_object() || !j.contains("evidence") || !j["evidence"].is_array()) {
+    b.note = rel + " (sha256 " + short_sha +
+             ") is not a report attnverify wrote (no evidence[] digests): its items confirm "
+             "nothing";
+    return b;
+  }
+  std::set<std::string> runs;
+  int bound = 0;
+  for (const nlohmann::json& e : j["evidence"]) {
+    if (!e.is_object() || !e.contains("path") || !e["path"].is_string()) continue;
+    if (e.contains("used") && e["used"].is_boolean() && !e["used"].get<bool>()) continue;
+    const std::string path = e["path"].get<std::string>();
+    if (AgentOwned(path)) continue;
+    const std::string want = e.value("sha256", "");
+    Result<std::string> now = ReadPackageFile(package.package_dir, path);
+    std::string why;
+    if (!now.ok()) {
+      why = path + " is gone";
+    } else if (Sha256Hex(*now) != want) {
+      why = path + " changed since (sha256 " + Sha256Hex(*now).substr(0, 12) + " now, " +
+            want.substr(0, 12) + " in the report)";
+    }
+    if (!why.empty()) {
+      b.note = rel + " (sha256 " + short_sha + ") is stale: " + why +
+               "; its items confirm nothing (run attnverify report, then compare again)";
+      return b;
+    }
+    ++bound;
+    if (e.contains("run_id") && e["run_id"].is_string()) runs.insert(e["run_id"].get<std::string>());
+  }
+  if (bound == 0) {
+    b.note = rel + " (sha256 " + short_sha + ") names no evidence file: its items confirm nothing";
+    return b;
+  }
+  b.current = true;
+  std::string run_list;
+  for (const std::string& r : runs) run_list += (run_list.empty() ? "" : ", ") + r;
+  b.note = rel + " (sha256 " + short_sha + ") is current: the " + std::to_string(bound) +
+           " evidence file(s) it judged are unchanged" +
+           (run_list.empty() ? "" : " (run " + run_list + ")");
+  for (const nlohmann::json& it : j.value("items", nlohmann::json::array())) {
+    if (it.is_object() && it.contains("number") && it["number"].is_number_integer()) {
+      b.item_status[it["number"].get<int>()] = it.value("status", "");
+    }
+  }
+  return b;
+}
 
 bool SameFinding(const AgentFinding& a, const AgentFinding& b) {
   if (a.item != b.item || a.file != b.file) return false;
@@ -95,18 +162,10 @@ Result<AgentCompareOutcome> RunAgentCompare(const AgentCompareOptions& o) {
     out.runs.push_back(std::move(run));
   }
   AV_ASSIGN_OR_RETURN(AgentPackage package, LoadAgentPackage(o.config_path));
-  std::map<int, std::string> item_status;
-  if (Result<std::string> acc = ReadPackageFile(package.package_dir, "reports/acceptance.json");
-      acc.ok()) {
-    nlohmann::json j = nlohmann::json::parse(*acc, nullptr, false);
-    if (j.is_object() && j.contains("items") && j["items"].is_array()) {
-      for (const nlohmann::json& it : j["items"]) {
-        if (it.is_object() && it.contains("number") && it["number"].is_number_integer()) {
-          item_status[it["number"].get<int>()] = it.value("status", "");
-        }
-      }
-    }
-  }
+  AcceptanceBinding binding = BindAcceptance(package);
+  out.acceptance = binding.note;
+  out.acceptance_current = binding.current;
+  const std::map<int, std::string>& item_status = binding.item_status;
   const AgentRunOutcome& a = out.runs[0];
   const AgentRunOutcome& b = out.runs[1];
   std::vector<const AgentFindingRecord*> ka = Kept(a), kb = Kept(b);
@@ -145,6 +204,7 @@ Result<AgentCompareOutcome> RunAgentCompare(const AgentCompareOptions& o) {
       "file, overlapping lines and item; \"confirmed\" when the package's evidence agrees (the "
       "failing case cited, or a FAIL item in reports/acceptance.json). Detection power, not "
       "length.\n\n";
+  md += "Checklist items read from " + out.acceptance + ".\n\n";
   md +=
       "| model | kept | dropped | confirmed | requests | input tokens | output tokens | failed |\n"
       "|---|---|---|---|---|---|---|---|\n";

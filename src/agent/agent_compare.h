@@ -6,9 +6,11 @@
 // detection power, not length. Tokens per model are the runs' own counts. One thread.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "agent/agent_package.h"
 #include "agent/agent_run.h"
 
 namespace av {
@@ -27,7 +29,20 @@ struct AgentCompareOutcome {
   std::vector<AgentRunOutcome> runs;  // one per model
   std::string report_file;            // package-relative
   int matched = 0, only_a = 0, only_b = 0;
+  std::string acceptance;           // which acceptance.json confirmed, or why none (stale)
+  bool acceptance_current = false;  // its items were read
 };
+
+// reports/acceptance.json as this package's evidence now stands: current when every
+// evidence file it records (evidence[], used) has the sha256 it recorded (the agent's own
+// run.json, agent_review.json and token ledger aside: an agent run rewrites them). Stale,
+// absent or not attnverify's: no item status is read, and `note` says why.
+struct AcceptanceBinding {
+  bool current = false;
+  std::string note;
+  std::map<int, std::string> item_status;  // item number -> "PASS", "FAIL", "MISSING"
+};
+AcceptanceBinding BindAcceptance(const AgentPackage& package);
 
 Result<AgentCompareOutcome> RunAgentCompare(const AgentCompareOptions& options);
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "agent/sent_files.h"
 #include "core/file.h"
 #include "core/sha256.h"
 #include "diff/slice.h"
@@ -92,7 +93,17 @@ Status LoadComponents(AgentPackage* p) {
     }
     if (text.empty()) continue;
     AV_ASSIGN_OR_RETURN(Diff diff, ParseUnifiedDiff(text, path));
-    p->components.push_back({name, path, std::move(text), std::move(diff)});
+    PackageDiff c{name, path, std::move(text), {}, {}};
+    c.diff.source = diff.source;
+    for (FileDiff& f : diff.files) {
+      SentFileDecision d = DecideSentFile(f);
+      if (d.send()) {
+        c.diff.files.push_back(std::move(f));
+      } else {
+        c.not_sent.push_back(f.path() + ": " + d.why);
+      }
+    }
+    p->components.push_back(std::move(c));
   }
   return Status::Ok();
 }
@@ -141,6 +152,7 @@ Result<AgentPackage> LoadAgentPackage(const PackageConfig& package) {
   AV_RETURN_IF_ERROR(LoadComponents(&p));
   AV_RETURN_IF_ERROR(LoadNumerics(&p));
   p.resources_text = Optional(p, "evidence/resources.json");
+  p.perf_text = Optional(p, "evidence/perf.json");
   p.checklist_text = Optional(p, "acceptance_checklist.md");
   p.report_text = Optional(p, "reports/acceptance.md");
   std::error_code ec;

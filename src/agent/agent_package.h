@@ -22,7 +22,9 @@ struct PackageDiff {
   std::string name;  // "flashmla"
   std::string path;  // package-relative: "diff/flashmla.diff"
   std::string text;
-  Diff diff;
+  Diff diff;  // the files sent to the model (agent/sent_files.h)
+  // The files of the diff that are not sent, each with why ("docs/fig.svg: drawing (.svg)").
+  std::vector<std::string> not_sent;
 };
 
 struct FailingCase {
@@ -41,6 +43,7 @@ struct AgentPackage {
   std::set<std::string> case_ids;
   std::vector<FailingCase> failing_cases;
   std::optional<std::string> resources_text;
+  std::optional<std::string> perf_text;  // evidence/perf.json
   std::map<std::string, std::string> logs;    // "logs/build.log" -> text (agent-cmd logs too)
   std::optional<std::string> checklist_text;  // acceptance_checklist.md
   std::optional<std::string> report_text;     // reports/acceptance.md

@@ -88,6 +88,16 @@ void SetVerify(const std::string& command, Finding* f) {
 
 }  // namespace
 
+std::map<std::string, int> FailureClassCounts(const AgentRunOutcome& out) {
+  std::map<std::string, int> counts;
+  for (const AgentFindingRecord& r : out.findings) {
+    if (r.checked.drop != DropReason::kKept || r.stage != "test_log") continue;
+    const std::string& c = r.checked.finding.failure_class;
+    ++counts[c.empty() ? kUnclassified : c];
+  }
+  return counts;
+}
+
 std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out) {
   std::vector<Finding> findings;
   for (const AgentFindingRecord& r : out.findings) {
@@ -114,12 +124,16 @@ std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out) {
     f.side = a.side == "old" ? "base" : "head";
     f.checklist_item = a.item;
     f.title = a.claim.substr(0, a.claim.find('\n')).substr(0, 120);
-    f.message = a.claim + "\n\nevidence: " + a.evidence + "; agent stage " + r.stage + ", model " +
+    f.message = a.claim + "\n\n" +
+                (a.failure_class.empty() ? "" : "failure class: " + a.failure_class + "; ") +
+                "evidence: " + a.evidence + "; agent stage " + r.stage + ", model " +
                 r.model + ", ledger request " + (r.request_id.empty() ? "-" : r.request_id) + " (" +
                 r.report_file + ")";
     if (!r.checked.command_dropped.empty()) {
-      f.message += "; suggested command not allowed (" + r.checked.command_decision + ": " +
-                   r.checked.command_reason + "): " + r.checked.command_dropped;
+      // No Verify line then (the writers print one only for a command): say why instead.
+      f.message += "\n\nNo verify command: the policy removed the suggested `" +
+                   r.checked.command_dropped + "` (" + r.checked.command_decision + ": " +
+                   r.checked.command_reason + ")";
     }
     SetVerify(a.command, &f);
     findings.push_back(std::move(f));
@@ -204,6 +218,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
                         {"claim", f.claim},
                         {"evidence", f.evidence},
                         {"command", f.command}};
+    if (!f.failure_class.empty()) e["failure_class"] = f.failure_class;
     if (!r.checked.command_decision.empty()) e["command_decision"] = r.checked.command_decision;
     if (!r.checked.command_dropped.empty()) {
       e["command_dropped"] = r.checked.command_dropped;
@@ -218,6 +233,7 @@ nlohmann::json AgentSummaryJson(const AgentRunOutcome& out) {
     }
   }
   j["dropped_by_reason"] = out.dropped_by_reason;
+  j["failure_classes"] = FailureClassCounts(out);
   j["checks"] = nlohmann::json::array();
   for (const AgentCheckRecord& c : out.checks) {
     j["checks"].push_back({{"item", c.check.item},
@@ -251,6 +267,10 @@ std::string AgentSummaryMarkdown(const AgentRunOutcome& out) {
   std::vector<Finding> kept = AgentFindingsAsReview(out);
   md += "\n## Findings (" + std::to_string(kept.size()) + ", held to evidence)\n\n";
   md += kept.empty() ? "None.\n" : FindingsToMarkdown(kept);
+  if (std::map<std::string, int> classes = FailureClassCounts(out); !classes.empty()) {
+    md += "\n## Failures by class (test_log findings kept)\n\n| class | findings |\n|---|---|\n";
+    for (const auto& [c, n] : classes) md += "| " + c + " | " + std::to_string(n) + " |\n";
+  }
   std::string commands = CommandsTable(out.findings);
   if (!commands.empty()) md += "\n## Commands not allowed (findings kept)\n\n" + commands;
   if (!out.checks.empty()) md += "\n## Checks\n\n" + ChecksTable(out.checks, true);

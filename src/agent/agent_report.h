@@ -6,6 +6,7 @@
 // compute nothing.
 #pragma once
 
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ std::string AnswerMarkdown(const AgentRoundRecord& rec, const std::string& answe
 // stage, model and the ledger row's request id and report file: they join the built-in
 // ones in the checklist items they feed.
 std::vector<Finding> AgentFindingsAsReview(const AgentRunOutcome& out);
+
+// The kept test_log findings per failure class ("numerical", "shape", "compile_cache",
+// "other", and "unclassified" for an answer that gave none).
+std::map<std::string, int> FailureClassCounts(const AgentRunOutcome& out);
 
 nlohmann::json AgentSummaryJson(const AgentRunOutcome& out);
 std::string AgentSummaryMarkdown(const AgentRunOutcome& out);

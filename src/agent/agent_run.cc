@@ -118,10 +118,17 @@ class Runner {
           out->failed = true;
           return true;
         }
+        std::string error = parsed.status().message().substr(0, 300);
+        std::string note = "Your answer could not be read: " + error +
+                           ". Answer again with only the JSON object the system prompt "
+                           "describes, nothing before or after it.";
         messages.push_back({"assistant", text});
-        messages.push_back({"user", "Your answer could not be read: " + parsed.status().message() +
-                                        ". Answer again with only the JSON object the system "
-                                        "prompt describes, nothing before or after it."});
+        messages.push_back({"user", note});
+        if (!Fits(request.system, messages)) {
+          // The answer echoed back would pass the budget: the original request alone with
+          // the note (the plan kept kRetryReserveTokens for it).
+          messages = {{"user", request.user + "\n\n" + note}};
+        }
         continue;
       }
       std::vector<AgentFindingRecord> findings;
@@ -158,6 +165,16 @@ class Runner {
   }
 
   void set_prompt_source(std::string s) { prompt_source_ = std::move(s); }
+
+  bool Fits(const std::string& system, const std::vector<ChatMessage>& messages) const {
+    CompletionRequest cr;
+    cr.model = o_.model;
+    cr.system = system;
+    cr.messages = messages;
+    cr.max_tokens = o_.max_tokens;
+    Result<int64_t> n = client_.EstimateRequestTokens(cr);
+    return n.ok() && *n <= provider_.max_input_tokens_per_request;
+  }
 
  private:
   std::string RequestJson(const AgentRoundRecord& rec, const CompletionRequest& cr) const {
@@ -268,6 +285,15 @@ Result<AgentRunOutcome> RunAgentReview(const AgentRunOptions& o) {
     AV_ASSIGN_OR_RETURN(in.system, LoadPrompt(package.package_dir, stage, &source));
     in.budget_tokens = provider.max_input_tokens_per_request;
     in.earlier_findings = EarlierFindingsJson(out.findings);
+    in.request_tokens = [&](const std::string& system, const std::string& user) -> int64_t {
+      CompletionRequest cr;
+      cr.model = o.model;
+      cr.system = system;
+      cr.messages = {{"user", user}};
+      cr.max_tokens = o.max_tokens;
+      Result<int64_t> n = client.EstimateRequestTokens(cr);
+      return n.ok() ? *n : EstimateTokens(system) + EstimateTokens(user) + kWireMarginTokens;
+    };
     AgentStagePlan plan = PlanStage(stage, in);
     if (plan.requests.empty()) {
       out.stages.push_back(Unsent(stage, AgentRoundStatus::kSkipped, plan.skipped));

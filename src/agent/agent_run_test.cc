@@ -4,7 +4,10 @@
 
 #include <deque>
 
+#include "agent/agent_compare.h"
+#include "agent/agent_report.h"
 #include "agent/agent_test_util.h"
+#include "core/sha256.h"
 #include "llm/ledger.h"
 
 namespace av {
@@ -157,6 +160,129 @@ TEST_F(AgentRunTest, ThePackagesOwnPromptIsTheSystemPrompt) {
   EXPECT_EQ(json::parse(transport_.requests()[0].body)["system"][0]["text"], "custom perf prompt\n");
   std::string saved = ReadText(dir_.package + "/reports/agent_requests/01-perf.json");
   EXPECT_NE(saved.find("\"prompt\": \"config/prompts/perf.md\""), std::string::npos) << saved;
+}
+
+// Issue 37: a finding whose command the policy removed printed an empty "Verify: ``".
+TEST_F(AgentRunTest, AFindingWhoseCommandWasRemovedSaysWhyInsteadOfAnEmptyVerify) {
+  answers_ = {Answer({{{"file", "src/deep_gemm/tile.cuh"},
+                       {"line", 11},
+                       {"item", 4},
+                       {"severity", "high"},
+                       {"claim", "the row guard is gone"},
+                       {"evidence", "diff"},
+                       {"command", "rm -rf build && attnverify numerics"}}})};
+  Result<AgentRunOutcome> out = Run({"diff_review"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->findings.size(), 1u);
+  ASSERT_EQ(out->findings[0].checked.drop, DropReason::kKept) << out->findings[0].checked.why;
+  for (const std::string& rel : {std::string("reports/agent_review.md"),
+                                 std::string("reports/agent_review_01.md")}) {
+    std::string md = ReadText(dir_.package + "/" + rel);
+    EXPECT_EQ(md.find("Verify: ``"), std::string::npos) << rel << "\n" << md;
+    EXPECT_NE(md.find("No verify command: the policy removed the suggested `rm -rf build && "
+                      "attnverify numerics` (deny: "),
+              std::string::npos)
+        << rel << "\n" << md;
+  }
+}
+
+// Issue 37: the test-log round's classification was free text; now a field that counts.
+TEST_F(AgentRunTest, TestLogFailureClassesAreCountedInTheSummary) {
+  auto finding = [](const std::string& cls) {
+    json f = {{"item", 1},
+              {"severity", "medium"},
+              {"claim", "the causal case fails"},
+              {"evidence", "evidence/numerics.json#attn.causal.s_q=5.s_k=33.bf16.s0"}};
+    if (!cls.empty()) f["failure_class"] = cls;
+    return f;
+  };
+  answers_ = {Answer({finding("numerical"), finding("shape"), finding("numerical"), finding("")})};
+  Result<AgentRunOutcome> out = Run({"test_log"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  std::map<std::string, int> want = {{"numerical", 2}, {"shape", 1}, {"unclassified", 1}};
+  EXPECT_EQ(FailureClassCounts(*out), want);
+  json summary = json::parse(ReadText(dir_.package + "/evidence/agent_review.json"));
+  EXPECT_EQ(summary["failure_classes"], json(want));
+  EXPECT_EQ(summary["findings"][1]["failure_class"], "shape");
+  EXPECT_FALSE(summary["findings"][3].contains("failure_class"));
+  std::string md = ReadText(dir_.package + "/reports/agent_review.md");
+  EXPECT_NE(md.find("| numerical | 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| unclassified | 1 |"), std::string::npos) << md;
+}
+
+TEST_F(AgentRunTest, AnUnknownFailureClassIsAMalformedAnswer) {
+  answers_ = {Answer({{{"item", 1},
+                       {"severity", "low"},
+                       {"claim", "c"},
+                       {"evidence", "evidence/numerics.json#attn.causal.s_q=5.s_k=33.bf16.s0"},
+                       {"failure_class", "numerics"}}}),
+              Answer({})};
+  Result<AgentRunOutcome> out = Run({"test_log"});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(transport_.requests().size(), 2u);
+  EXPECT_EQ(out->stages[0].status, AgentRoundStatus::kRetried);
+  EXPECT_NE(out->stages[0].reason.find("$.findings[0].failure_class: not one of"),
+            std::string::npos)
+      << out->stages[0].reason;
+}
+
+// Issue 37: compare's "confirmed" read whatever acceptance.json was on disk.
+TEST_F(AgentRunTest, CompareConfirmsOnlyFromAnAcceptanceJsonOfTheEvidenceNow) {
+  const std::string numerics = dir_.package + "/evidence/numerics.json";
+  auto write_acceptance = [&](const std::string& sha) {
+    json acc = {{"schema", "attnverify.acceptance/1"},
+                {"evidence",
+                 {{{"path", "evidence/numerics.json"},
+                   {"sha256", sha},
+                   {"used", true},
+                   {"run_id", "20261201T093000Z-3f9a1c"}},
+                  {{"path", "evidence/run.json"}, {"sha256", std::string(64, '0')}, {"used", true}}}},
+                {"items", {{{"number", 4}, {"status", "FAIL"}}}}};
+    testing::WriteText(dir_.package + "/reports/acceptance.json", acc.dump(2));
+  };
+  const json finding = {{"file", "src/deep_gemm/tile.cuh"}, {"line", 11}, {"item", 4},
+                        {"severity", "high"}, {"claim", "the row guard is gone"},
+                        {"evidence", "diff"}};
+  auto compare = [&]() {
+    for (int i = 0; i < 4; ++i) answers_.push_back(Answer({finding}));
+    AgentCompareOptions o;
+    o.config_path = dir_.config;
+    o.stages = {"diff_review"};
+    o.models = {"default", "review"};
+    o.transport = &transport_;
+    o.environment = [] {
+      return std::map<std::string, std::string>{{"TAOTOKEN_API_KEY", FakeKey()}};
+    };
+    o.sleep = [](int64_t) {};
+    Result<AgentCompareOutcome> out = RunAgentCompare(o);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? *out : AgentCompareOutcome{};
+  };
+  // Written from the evidence as it is now (run.json, which agent runs rewrite, aside).
+  write_acceptance(Sha256Hex(ReadText(numerics)));
+  AgentCompareOutcome current = compare();
+  EXPECT_TRUE(current.acceptance_current) << current.acceptance;
+  std::string md = ReadText(dir_.package + "/reports/agent_compare.md");
+  EXPECT_NE(md.find("yes: item 4 is FAIL"), std::string::npos) << md;
+  EXPECT_NE(md.find("is current"), std::string::npos) << md;
+  // The sweep ran again since: the report's FAIL is no one's evidence now.
+  testing::WriteText(numerics, ReadText(numerics) + "\n");
+  AgentCompareOutcome stale = compare();
+  EXPECT_FALSE(stale.acceptance_current);
+  EXPECT_NE(stale.acceptance.find("is stale: evidence/numerics.json changed since"),
+            std::string::npos)
+      << stale.acceptance;
+  md = ReadText(dir_.package + "/reports/agent_compare.md");
+  EXPECT_EQ(md.find("yes: item 4 is FAIL"), std::string::npos) << md;
+  EXPECT_NE(md.find("is stale"), std::string::npos) << md;
+  // A hand-written one without digests confirms nothing either.
+  testing::WriteText(dir_.package + "/reports/acceptance.json",
+                     R"({"items": [{"number": 4, "status": "FAIL"}]})");
+  Result<AgentPackage> p = LoadAgentPackage(dir_.config);
+  ASSERT_TRUE(p.ok());
+  AcceptanceBinding b = BindAcceptance(*p);
+  EXPECT_FALSE(b.current);
+  EXPECT_TRUE(b.item_status.empty());
 }
 
 TEST_F(AgentRunTest, AnUnknownStageIsAnInputError) {

@@ -4,12 +4,15 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "agent/perf_context.h"
 #include "llm/provider_client.h"
 
 namespace av {
 namespace {
 
-constexpr int64_t kReplyReserveTokens = 1024;  // the request's own JSON around the text
+// The smallest text budget a plan is cut to; a prompt that leaves less is over budget
+// however little is sent (the client then refuses it, naming the limit).
+constexpr size_t kMinBudgetBytes = 768;
 
 std::string Num(int64_t n) { return n > 0 ? std::to_string(n) : ""; }
 
@@ -35,13 +38,20 @@ int64_t RenderHunks(const std::vector<HunkRef>& hunks, bool changed_only, size_t
   const FileDiff* current = nullptr;
   for (const HunkRef& h : hunks) {
     const std::string& path = h.file->path();
+    std::string head;
     if (h.file != current) {
-      current = h.file;
-      *out += "=== " + path + " (" + std::string(FileStatusName(h.file->status)) + ")\n";
+      head = "=== " + path + " (" + std::string(FileStatusName(h.file->status)) + ")\n";
     }
-    *out += "@@ -" + std::to_string(h.hunk->old_start) + "," + std::to_string(h.hunk->old_count) +
+    head += "@@ -" + std::to_string(h.hunk->old_start) + "," + std::to_string(h.hunk->old_count) +
             " +" + std::to_string(h.hunk->new_start) + "," + std::to_string(h.hunk->new_count) +
             " @@ " + h.hunk->section + "\n";
+    if (out->size() + head.size() > budget_bytes) {
+      // Not even the hunk's header fits: its lines are cut with it.
+      for (const DiffLine& l : h.hunk->lines) cut += !(changed_only && l.kind == DiffLineKind::kContext);
+      continue;
+    }
+    current = h.file;
+    *out += head;
     ctx->numbers.Add(h.hunk->section);
     for (const DiffLine& l : h.hunk->lines) {
       if (changed_only && l.kind == DiffLineKind::kContext) continue;
@@ -90,9 +100,19 @@ size_t GroupBytes(const std::vector<HunkRef>& g) {
   return n;
 }
 
-size_t BudgetBytes(const RoundInputs& in) {
-  int64_t tokens = in.budget_tokens - EstimateTokens(in.system) - kReplyReserveTokens;
-  return static_cast<size_t>(std::max<int64_t>(tokens, 256) * 3);
+// The first guess of how many bytes of text fit; PlanStage cuts further until every
+// request, measured as sent, fits.
+size_t FirstBudgetBytes(const RoundInputs& in) {
+  int64_t tokens = in.budget_tokens - kRetryReserveTokens - EstimateTokens(in.system);
+  return std::max<size_t>(static_cast<size_t>(std::max<int64_t>(tokens, 0)) * 3, kMinBudgetBytes);
+}
+
+// "Not sent: docs/a.svg: drawing (.svg); ..." for a component's files a reviewer does not read.
+std::string NotSentNote(const PackageDiff& c) {
+  if (c.not_sent.empty()) return "";
+  std::string out = "Not sent (not what a kernel reviewer reads; not citable):";
+  for (const std::string& n : c.not_sent) out += "\n- " + n;
+  return out + "\n";
 }
 
 AgentRequest NewRequest(const std::string& stage, const RoundInputs& in) {
@@ -103,9 +123,9 @@ AgentRequest NewRequest(const std::string& stage, const RoundInputs& in) {
   return r;
 }
 
-AgentStagePlan PlanDiffReview(const RoundInputs& in) {
+AgentStagePlan PlanDiffReview(const RoundInputs& in, size_t budget) {
   AgentStagePlan plan{"diff_review", {}, ""};
-  const size_t budget = BudgetBytes(in);
+  std::string not_sent_only;
   for (const PackageDiff& c : in.package->components) {
     // Whole hunk groups per request, as many as fit.
     std::vector<std::vector<HunkRef>> parts(1);
@@ -119,7 +139,11 @@ AgentStagePlan PlanDiffReview(const RoundInputs& in) {
       parts.back().insert(parts.back().end(), g.begin(), g.end());
       bytes += gb;
     }
-    if (parts.back().empty()) continue;  // binary or mode-only changes: no lines to review
+    if (parts.back().empty()) {
+      // Binary, mode-only or only files a reviewer does not read: nothing to review.
+      if (!c.not_sent.empty()) not_sent_only += (not_sent_only.empty() ? "" : ", ") + c.name;
+      continue;
+    }
     for (size_t i = 0; i < parts.size(); ++i) {
       AgentRequest r = NewRequest("diff_review", in);
       r.kernel = c.name;
@@ -131,12 +155,18 @@ AgentStagePlan PlanDiffReview(const RoundInputs& in) {
       if (r.part > 0) {
         r.user += ", part " + std::to_string(r.part) + " of " + std::to_string(parts.size());
       }
-      r.user += "\nColumns: old line, new line, +/-/space, code.\n\n" + body;
+      r.user += "\nColumns: old line, new line, +/-/space, code.\n" + NotSentNote(c) + "\n" + body;
       if (cut > 0) r.user += "[" + std::to_string(cut) + " lines cut: over the request budget]\n";
       plan.requests.push_back(std::move(r));
     }
   }
-  if (plan.requests.empty()) plan.skipped = "no component diff with changed lines in diff/";
+  if (plan.requests.empty()) {
+    plan.skipped = "no component diff with changed lines in diff/";
+    if (!not_sent_only.empty()) {
+      plan.skipped += " that a kernel reviewer reads (" + not_sent_only +
+                      ": documentation, drawings, binary or generated files only)";
+    }
+  }
   return plan;
 }
 
@@ -165,11 +195,10 @@ bool IsErrorLine(std::string_view line) {
   return false;
 }
 
-AgentStagePlan PlanTestLog(const RoundInputs& in) {
+AgentStagePlan PlanTestLog(const RoundInputs& in, size_t budget) {
   AgentStagePlan plan{"test_log", {}, ""};
   const AgentPackage& p = *in.package;
   AgentRequest r = NewRequest("test_log", in);
-  const size_t budget = BudgetBytes(in);
   std::string body;
   if (!p.failing_cases.empty()) {
     body += "Failing cases of evidence/numerics.json (cite as evidence/numerics.json#<id>):\n";
@@ -208,23 +237,50 @@ AgentStagePlan PlanTestLog(const RoundInputs& in) {
   return plan;
 }
 
-AgentStagePlan PlanPerf(const RoundInputs& in) {
+AgentStagePlan PlanPerf(const RoundInputs& in, size_t budget) {
   AgentStagePlan plan{"perf", {}, ""};
   const AgentPackage& p = *in.package;
-  if (!p.resources_text) {
-    plan.skipped = "no evidence/resources.json (attnverify build writes it)";
+  if (!p.resources_text && !p.perf_text) {
+    plan.skipped =
+        "no evidence/resources.json (attnverify build writes it) and no evidence/perf.json "
+        "(attnverify profile)";
     return plan;
   }
-  const size_t budget = BudgetBytes(in);
   AgentRequest r = NewRequest("perf", in);
-  std::string resources = *p.resources_text;
-  if (resources.size() > budget) {
-    plan.skipped = "evidence/resources.json is over the request budget (" +
-                   std::to_string(EstimateTokens(resources)) + " tokens estimated)";
-    return plan;
+  bool sent = false;
+  if (p.resources_text) {
+    const std::string& resources = *p.resources_text;
+    if (resources.size() > budget) {
+      r.user = "[evidence/resources.json not sent: over the request budget (" +
+               std::to_string(EstimateTokens(resources)) + " tokens estimated)]\n";
+    } else {
+      r.user = "evidence/resources.json:\n" + resources + "\n";
+      r.context.numbers.Add(resources);
+      sent = true;
+    }
   }
-  r.user = "evidence/resources.json:\n" + resources + "\n";
-  r.context.numbers.Add(resources);
+  if (p.perf_text) {
+    // The gates the report applies, in the tool's words: the regression it computed.
+    Result<std::string> gates = PerfGateSummary(*p.perf_text, p.config_path);
+    std::string text = gates.ok()
+                           ? "\nevidence/perf.json as attnverify's perf gates judge it (cite as "
+                             "evidence/perf.json):\n" +
+                                 *gates
+                           : "\n[evidence/perf.json not read: " + gates.status().message() + "]\n";
+    if (r.user.size() + text.size() <= budget) {
+      r.user += text;
+      if (gates.ok()) r.context.numbers.Add(*gates);
+      sent = sent || gates.ok();
+    }
+    const std::string raw = "\nevidence/perf.json:\n" + *p.perf_text + "\n";
+    if (r.user.size() + raw.size() <= budget) {
+      r.user += raw;
+      r.context.numbers.Add(*p.perf_text);
+      sent = true;
+    } else {
+      r.user += "[evidence/perf.json itself not sent: over the request budget]\n";
+    }
+  }
   for (const auto& [rel, text] : p.logs) {
     std::string name = rel.substr(5);
     if (name.rfind("ncu", 0) != 0 && name.rfind("nsys", 0) != 0) continue;
@@ -247,18 +303,21 @@ AgentStagePlan PlanPerf(const RoundInputs& in) {
     r.context.file_lines[rel] = shown;
     r.context.numbers.Add(shown_text);
   }
+  if (!sent) {
+    plan.skipped = "evidence/resources.json and evidence/perf.json are over the request budget";
+    return plan;
+  }
   plan.requests.push_back(std::move(r));
   return plan;
 }
 
-AgentStagePlan PlanCrossModule(const RoundInputs& in) {
+AgentStagePlan PlanCrossModule(const RoundInputs& in, size_t budget) {
   AgentStagePlan plan{"cross_module", {}, ""};
   const AgentPackage& p = *in.package;
   if (p.components.size() < 2) {
     plan.skipped = "fewer than two component diffs: nothing crosses modules";
     return plan;
   }
-  const size_t budget = BudgetBytes(in);
   size_t total = 0;
   for (const PackageDiff& c : p.components) {
     for (auto& g : HunkGroups(c.diff)) total += GroupBytes(g);
@@ -270,7 +329,7 @@ AgentStagePlan PlanCrossModule(const RoundInputs& in) {
   for (const PackageDiff& c : p.components) {
     std::vector<HunkRef> all;
     for (auto& g : HunkGroups(c.diff)) all.insert(all.end(), g.begin(), g.end());
-    body += "\n##### component " + c.name + " (" + c.path + ")\n";
+    body += "\n##### component " + c.name + " (" + c.path + ")\n" + NotSentNote(c);
     cut += RenderHunks(all, summarise, budget, &body, &r.context);
   }
   r.user = std::string("Every component's diff") +
@@ -281,7 +340,7 @@ AgentStagePlan PlanCrossModule(const RoundInputs& in) {
   return plan;
 }
 
-AgentStagePlan PlanFinal(const RoundInputs& in) {
+AgentStagePlan PlanFinal(const RoundInputs& in, size_t budget) {
   AgentStagePlan plan{"final", {}, ""};
   const AgentPackage& p = *in.package;
   if (!p.checklist_text) {
@@ -301,7 +360,6 @@ AgentStagePlan PlanFinal(const RoundInputs& in) {
     r.user += "\nCommand log " + rel + ":\n" + w;
     r.context.file_lines[rel] = shown;
   }
-  const size_t budget = BudgetBytes(in);
   if (r.user.size() > budget) {
     r.user.resize(budget);
     r.user += "\n[cut: over the request budget]\n";
@@ -363,12 +421,41 @@ std::string ErrorWindows(const std::string& rel, const std::string& text, size_t
   return out;
 }
 
+int64_t RequestTokens(const RoundInputs& in, const std::string& system, const std::string& user) {
+  if (in.request_tokens) return in.request_tokens(system, user);
+  nlohmann::json j = {{"system", system}, {"messages", {{{"role", "user"}, {"content", user}}}}};
+  return EstimateTokens(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+         kWireMarginTokens;
+}
+
+namespace {
+
+AgentStagePlan PlanWithin(const std::string& stage, const RoundInputs& in, size_t budget) {
+  if (stage == "diff_review") return PlanDiffReview(in, budget);
+  if (stage == "test_log") return PlanTestLog(in, budget);
+  if (stage == "perf") return PlanPerf(in, budget);
+  if (stage == "cross_module") return PlanCrossModule(in, budget);
+  return PlanFinal(in, budget);
+}
+
+}  // namespace
+
 AgentStagePlan PlanStage(const std::string& stage, const RoundInputs& in) {
-  if (stage == "diff_review") return PlanDiffReview(in);
-  if (stage == "test_log") return PlanTestLog(in);
-  if (stage == "perf") return PlanPerf(in);
-  if (stage == "cross_module") return PlanCrossModule(in);
-  return PlanFinal(in);
+  // The text's bytes are a guess at its size on the wire (JSON escapes, the prompt, the
+  // format's keys): measure every request as it will be sent and cut until each fits.
+  const int64_t limit = in.budget_tokens - kRetryReserveTokens;
+  size_t budget = FirstBudgetBytes(in);
+  for (int attempt = 0;; ++attempt) {
+    AgentStagePlan plan = PlanWithin(stage, in, budget);
+    int64_t over = 0;
+    for (const AgentRequest& r : plan.requests) {
+      over = std::max(over, RequestTokens(in, r.system, r.user) - limit);
+    }
+    // A prompt that alone leaves no room: sent as it is, and the client refuses it.
+    if (over <= 0 || budget <= kMinBudgetBytes || attempt == 64) return plan;
+    const size_t cut = std::max<size_t>(static_cast<size_t>(over) * 4, budget / 32);
+    budget = cut >= budget - kMinBudgetBytes ? kMinBudgetBytes : budget - cut;
+  }
 }
 
 }  // namespace av

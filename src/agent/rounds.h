@@ -7,6 +7,7 @@
 // nothing to judge yields no request but a reason. Pure functions of the package.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +42,20 @@ struct RoundInputs {
   int64_t budget_tokens = 0;  // max_input_tokens_per_request
   // For final: the surviving findings of the earlier rounds, as JSON text.
   std::string earlier_findings;
+  // The size in tokens of a request as it will be sent: the prompt and the text wrapped in
+  // the wire format's JSON (llm's ProviderClient::EstimateRequestTokens). Every request a
+  // plan holds is cut until this is at most budget_tokens - kRetryReserveTokens. Unset: the
+  // JSON-escaped prompt and text plus kWireMarginTokens.
+  std::function<int64_t(const std::string& system, const std::string& user)> request_tokens;
 };
+
+// Kept free in every request for the retry of a malformed answer (the parse error quoted).
+inline constexpr int64_t kRetryReserveTokens = 256;
+// The default measure's allowance for the wire format's keys around the text.
+inline constexpr int64_t kWireMarginTokens = 128;
+
+// The size of a request by `in.request_tokens`, or by the default measure.
+int64_t RequestTokens(const RoundInputs& in, const std::string& system, const std::string& user);
 
 AgentStagePlan PlanStage(const std::string& stage, const RoundInputs& in);
 

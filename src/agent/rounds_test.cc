@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "agent/agent_test_util.h"
+#include "llm/provider_client.h"
+#include "llm/provider_config.h"
+#include "policy/command_policy.h"
 
 namespace av {
 namespace {
@@ -88,6 +91,248 @@ TEST(AgentRounds, CrossModuleSeesEveryComponentAndFinalTheEarlierFindings) {
   ASSERT_EQ(final_plan.requests.size(), 1u);
   EXPECT_NE(final_plan.requests[0].user.find("split order"), std::string::npos);
   EXPECT_NE(final_plan.requests[0].user.find("acceptance_checklist.md"), std::string::npos);
+}
+
+// A component diff of `hunks` hunks whose lines are heavy in what JSON escapes (quotes,
+// backslashes, tabs, a control byte) and in non-ASCII text: the text's bytes understate
+// the request's size on the wire.
+// `lines_per_hunk` is even.
+std::string EscapeHeavyDiff(const std::string& path, int hunks, int lines_per_hunk) {
+  std::string diff = "diff --git a/" + path + " b/" + path + "\n--- a/" + path + "\n+++ b/" +
+                     path + "\n";
+  for (int h = 0; h < hunks; ++h) {
+    const int start = 1 + h * (lines_per_hunk + 10);
+    const std::string n = std::to_string(lines_per_hunk / 2);  // half deleted, half added
+    diff += "@@ -" + std::to_string(start) + "," + n + " +" + std::to_string(start) + "," + n +
+            " @@ void f" + std::to_string(h) + "()\n";
+    for (int i = 0; i < lines_per_hunk; ++i) {
+      std::string text = "\tprintf(\"\\\"%d\\\"\\n\", x[" + std::to_string(i) +
+                         "]); // \"\u00e9t\u00e9\" \x01\\\\";
+      diff += (i % 2 == 0 ? "-" : "+") + text + "\n";
+    }
+  }
+  return diff;
+}
+
+// Issue 37: a large rewrite's cross_module request came to 60,539 tokens for a budget of
+// 60,000 (20,067 for 20,000): the planner counted the text, not the request as sent.
+TEST(AgentRounds, EveryRequestFitsItsBudgetAsSent) {
+  AgentPackageDir d;
+  MakeAgentPackage(&d, "http://127.0.0.1:9");
+  Result<ProviderConfig> provider = LoadProviderConfig(d.config);
+  ASSERT_TRUE(provider.ok()) << provider.status().message();
+  FakeHttpTransport transport([](const HttpRequest&) { return HttpResponse{}; });
+  ProviderClientOptions copts;
+  copts.transport = &transport;
+  copts.environment = [] { return std::map<std::string, std::string>{}; };
+  ProviderClient client(*provider, copts);
+  const std::string system(5000, 'p');  // a prompt of about 1,700 tokens
+  for (int size : {3, 40, 400}) {
+    testing::WriteText(d.package + "/diff/flashmla.diff",
+                       EscapeHeavyDiff("src/flash_mla/big.h", size, 24));
+    testing::WriteText(d.package + "/diff/deepgemm.diff",
+                       EscapeHeavyDiff("src/deep_gemm/tile.cuh", size, 12));
+    std::string log;
+    for (int i = 0; i < size * 20; ++i) {
+      log += "error: \"mismatch\" at \\x[" + std::to_string(i) + "]\n";
+    }
+    testing::WriteText(d.package + "/logs/build.log", log);
+    Result<AgentPackage> p = LoadAgentPackage(d.config);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    for (int64_t budget : {2500, 4000, 9000, 20000, 60000}) {
+      for (bool exact : {true, false}) {
+        RoundInputs in;
+        in.package = &*p;
+        in.system = system;
+        in.budget_tokens = budget;
+        if (exact) {
+          in.request_tokens = [&](const std::string& sys, const std::string& user) -> int64_t {
+            CompletionRequest cr;
+            cr.system = sys;
+            cr.messages = {{"user", user}};
+            Result<int64_t> n = client.EstimateRequestTokens(cr);
+            EXPECT_TRUE(n.ok());
+            return n.ok() ? *n : 0;
+          };
+        }
+        for (const std::string& stage : {"diff_review", "test_log", "cross_module", "final"}) {
+          AgentStagePlan plan = PlanStage(stage, in);
+          ASSERT_FALSE(plan.requests.empty()) << stage << " " << plan.skipped;
+          for (const AgentRequest& r : plan.requests) {
+            CompletionRequest cr;
+            cr.system = r.system;
+            cr.messages = {{"user", r.user}};
+            Result<int64_t> sent = client.EstimateRequestTokens(cr);
+            ASSERT_TRUE(sent.ok());
+            const int64_t measured = exact ? *sent : RequestTokens(in, r.system, r.user);
+            EXPECT_LE(measured, budget - kRetryReserveTokens)
+                << stage << " size " << size << " budget " << budget << " exact " << exact;
+            if (exact) {
+              // The client's own check would send it.
+              EXPECT_LE(*sent, budget) << stage << " size " << size << " budget " << budget;
+            }
+            if (stage != "test_log" && stage != "final") {
+              EXPECT_TRUE(r.context.had_diff) << stage << " budget " << budget;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(AgentRounds, DocsDrawingsBinariesAndGeneratedFilesAreNamedNotSent) {
+  AgentPackageDir d;
+  MakeAgentPackage(&d, "http://127.0.0.1:9");
+  auto file = [](const std::string& path, const std::string& body) {
+    return "diff --git a/" + path + " b/" + path + "\nnew file mode 100644\n--- /dev/null\n+++ b/" +
+           path + "\n" + body;
+  };
+  auto lines = [](const std::string& text, int n) {
+    std::string body = "@@ -0,0 +1," + std::to_string(n) + " @@\n";
+    for (int i = 0; i < n; ++i) body += "+" + text + "\n";
+    return body;
+  };
+  std::string svg_line = "<path d=\"M 10 10 L 20 20\" stroke=\"svg-marker-7e1\"/>";
+  std::string diff =
+      file("csrc/flash_mla/kernel.cu", lines("int kernel_marker_1 = 0;", 3)) +
+      file("tests/test_flash_mla.py", lines("atol = 1e-3  # test_marker_2", 2)) +
+      file("docs/figures/pipeline.svg", lines(svg_line, 2000)) +
+      file("README.md", lines("readme_marker_3", 2)) +
+      file("docs/conf.py", lines("doc_marker_4 = 1", 2)) +
+      "diff --git a/assets/tile.png b/assets/tile.png\nnew file mode 100644\n"
+      "Binary files /dev/null and b/assets/tile.png differ\n" +
+      file("csrc/gen/tables.h", lines("// @generated by gen_tables.py, do_not_edit_marker_5", 2)) +
+      file("package-lock.json", lines("\"lock_marker_6\": 1", 2)) +
+      file("CMakeLists.txt", lines("add_library(cmake_marker_7)", 1));
+  testing::WriteText(d.package + "/diff/flashmla.diff", diff);
+  Result<AgentPackage> p = LoadAgentPackage(d.config);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  RoundInputs in;
+  in.package = &*p;
+  in.system = "prompt";
+  in.budget_tokens = 60000;
+  for (const std::string& stage : {"diff_review", "cross_module"}) {
+    AgentStagePlan plan = PlanStage(stage, in);
+    std::string sent;
+    for (const AgentRequest& r : plan.requests) sent += r.user;
+    for (const char* kept : {"kernel_marker_1", "test_marker_2", "cmake_marker_7"}) {
+      EXPECT_NE(sent.find(kept), std::string::npos) << stage << ": " << kept;
+    }
+    for (const char* dropped : {"svg-marker-7e1", "readme_marker_3", "doc_marker_4",
+                                "do_not_edit_marker_5", "lock_marker_6"}) {
+      EXPECT_EQ(sent.find(dropped), std::string::npos) << stage << ": " << dropped;
+    }
+    // Named, with the reason, so the model knows they changed.
+    EXPECT_NE(sent.find("docs/figures/pipeline.svg: drawing (.svg)"), std::string::npos) << stage;
+    EXPECT_NE(sent.find("assets/tile.png: binary"), std::string::npos) << stage;
+    EXPECT_NE(sent.find("csrc/gen/tables.h: generated"), std::string::npos) << stage;
+    EXPECT_NE(sent.find("README.md: documentation"), std::string::npos) << stage;
+    EXPECT_LT(sent.size(), 20000u) << stage << ": the 2000-line drawing stayed out";
+  }
+  // Its lines are not in any request's context: a finding citing the drawing is dropped.
+  AgentStagePlan plan = PlanStage("diff_review", in);
+  const AgentRequest* flash = nullptr;
+  for (const AgentRequest& r : plan.requests) {
+    if (r.kernel == "flashmla") flash = &r;
+  }
+  ASSERT_NE(flash, nullptr);
+  AgentFinding f;
+  f.file = "docs/figures/pipeline.svg";
+  f.line = f.end_line = 5;
+  f.item = 8;
+  f.severity = Severity::kNote;
+  f.claim = "the drawing changed";
+  f.evidence = "diff";
+  CheckedFinding c = CheckFinding(f, flash->context, *p, PermissionSettings{});
+  EXPECT_EQ(c.drop, DropReason::kNoSuchLine) << c.why;
+}
+
+// A component that changed only a drawing has nothing a kernel reviewer reads.
+TEST(AgentRounds, AComponentWithOnlyADrawingIsSkippedWithTheReason) {
+  AgentPackageDir d;
+  MakeAgentPackage(&d, "http://127.0.0.1:9");
+  testing::WriteText(d.package + "/diff/flashmla.diff",
+                     "diff --git a/docs/a.svg b/docs/a.svg\n--- a/docs/a.svg\n+++ b/docs/a.svg\n"
+                     "@@ -1 +1 @@\n-<svg/>\n+<svg width=\"2\"/>\n");
+  testing::WriteText(d.package + "/diff/deepgemm.diff", "");
+  Result<AgentPackage> p = LoadAgentPackage(d.config);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  RoundInputs in;
+  in.package = &*p;
+  in.system = "prompt";
+  in.budget_tokens = 60000;
+  AgentStagePlan plan = PlanStage("diff_review", in);
+  EXPECT_TRUE(plan.requests.empty());
+  EXPECT_NE(plan.skipped.find("flashmla"), std::string::npos) << plan.skipped;
+  EXPECT_NE(plan.skipped.find("drawings"), std::string::npos) << plan.skipped;
+}
+
+// perf.json with `base_us` and `head_us` launch durations of one kernel.
+std::string PerfJson(const std::vector<double>& base_us, const std::vector<double>& head_us) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& [label, times] :
+       {std::pair{"base", base_us}, std::pair{"head", head_us}}) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (size_t i = 0; i < times.size(); ++i) {
+      launches.push_back(
+          {{"id", std::to_string(i)},
+           {"grid", "(1, 16, 4)"},
+           {"block", "(256, 1, 1)"},
+           {"occupancy_limiter", ""},
+           {"figures",
+            {{"duration_ns",
+              {{"value", times[i] * 1000}, {"unit", "ns"}, {"raw", std::to_string(times[i])},
+               {"raw_unit", "us"}}}}}});
+    }
+    kernels.push_back({{"label", label},
+                       {"shape", "b16_sk4096"},
+                       {"tool", "ncu"},
+                       {"tool_version", "details page"},
+                       {"format", "ncu-details"},
+                       {"name",
+                        {{"raw", "splitk_decode_kernel(Params)"},
+                         {"demangled", "splitk_decode_kernel(Params)"},
+                         {"key", "splitk_decode_kernel"},
+                         {"short", "splitk_decode_kernel"}}},
+                       {"source", {{"file", std::string("ncu_") + label + ".csv"},
+                                   {"sha256", std::string(64, 'a')}}},
+                       {"launches", launches},
+                       {"summary", nullptr}});
+  }
+  return nlohmann::json{{"schema", "attnverify.perf/1"}, {"kernels", kernels}}.dump(2);
+}
+
+// Issue 37: the perf round was not sent evidence/perf.json, so the regression the tool
+// computed could not be stated, and a finding stating it was dropped as unsupported.
+TEST(AgentRounds, ThePerfRoundIsSentPerfJsonAndTheRegressionItComputed) {
+  AgentPackageDir d;
+  MakeAgentPackage(&d, "http://127.0.0.1:9");
+  testing::WriteText(d.package + "/evidence/perf.json",
+                     PerfJson({10, 10, 10, 10, 10}, {12, 12, 12, 12, 12}));
+  Result<AgentPackage> p = LoadAgentPackage(d.config);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  RoundInputs in;
+  in.package = &*p;
+  in.system = "prompt";
+  in.budget_tokens = 60000;
+  AgentStagePlan plan = PlanStage("perf", in);
+  ASSERT_EQ(plan.requests.size(), 1u) << plan.skipped;
+  const AgentRequest& r = plan.requests[0];
+  EXPECT_NE(r.user.find("evidence/perf.json"), std::string::npos);
+  EXPECT_NE(r.user.find("ratio 1.2000"), std::string::npos) << r.user;
+  EXPECT_NE(r.user.find("20.0% slower"), std::string::npos) << r.user;
+  EXPECT_NE(r.user.find("time gate fail"), std::string::npos) << r.user;
+  AgentFinding f;
+  f.item = 3;
+  f.severity = Severity::kError;
+  f.claim = "kernel time regressed: the head is 20% slower (median ratio 1.2)";
+  f.evidence = "evidence/perf.json";
+  CheckedFinding kept = CheckFinding(f, r.context, *p, PermissionSettings{});
+  EXPECT_EQ(kept.drop, DropReason::kKept) << kept.why;
+  f.claim = "kernel time regressed: the head is 35% slower";
+  CheckedFinding invented = CheckFinding(f, r.context, *p, PermissionSettings{});
+  EXPECT_EQ(invented.drop, DropReason::kUnsupportedNumber) << invented.why;
 }
 
 }  // namespace

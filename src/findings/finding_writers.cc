@@ -95,7 +95,9 @@ std::string FindingsDetail(const std::vector<Finding>& findings) {
       if (!f.new_text.empty()) Fence(&md, f.new_text, '+');
       md += "```\n\n";
     }
-    md += "Verify: `" + MarkdownInline(f.VerifyLine()) + "`\n";
+    // No command, no line (an empty `Verify:` reads as a command that is empty); the
+    // message says why there is none when a reviewer removed one.
+    if (f.has_verify()) md += "Verify: `" + MarkdownInline(f.VerifyLine()) + "`\n";
   }
   return md;
 }

@@ -231,6 +231,18 @@ HttpRequest ProviderClient::MakeHttpRequest(const std::string& body, const std::
   return http;
 }
 
+Result<int64_t> ProviderClient::EstimateRequestTokens(const CompletionRequest& request) const {
+  std::map<std::string, std::string> env = options_.environment();
+  Cleanser cleanser;
+  for (auto& [name, value] : env) cleanser.strings.push_back(&value);
+  const RedactionContext ctx = RedactionContext::FromEnvironment(env, config_.key_env);
+  Result<std::string> model =
+      config_.ResolveModel(request.model.empty() ? "default" : request.model);
+  if (!model.ok()) return InvalidInput("provider " + config_.name + ": " + model.status().message());
+  CompletionResult scratch;
+  return EstimateInputTokens(BuildRequestBody(config_.api, RedactPrompt(request, *model, ctx, &scratch)));
+}
+
 Result<CompletionResult> ProviderClient::Complete(const CompletionRequest& request) {
   std::map<std::string, std::string> env = options_.environment();
   std::string key;

@@ -72,6 +72,12 @@ class ProviderClient {
   // An error message is one line, redacted, naming the provider and what to do.
   Result<CompletionResult> Complete(const CompletionRequest& request);
 
+  // The estimate Complete() holds against max_input_tokens_per_request, of this request as
+  // it would be sent: the model resolved, secrets redacted, the system prompt and every
+  // message wrapped in the wire format's JSON body. Callers that cut context to fit (the
+  // agent's rounds) size against this, not against their text alone. Sends nothing.
+  Result<int64_t> EstimateRequestTokens(const CompletionRequest& request) const;
+
   const std::string& run_id() const { return options_.run_id; }
   const std::string& ledger_path() const { return options_.ledger_path; }
 

@@ -1,0 +1,19 @@
+// What the perf round is told of evidence/perf.json: the profiler's launches matched base to
+// head and judged by the same gates `attnverify report` applies (profile/gates.h), one line
+// per gate in the tool's own words (the time gate's median ratio and its 95% interval), and
+// the head's change in per cent. The regression the tool computed can then be stated, and a
+// finding quoting it is supported by what the request carried. Pure function of its inputs.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace av {
+
+// `perf_text`: evidence/perf.json's bytes; `config_path`: attnverify.toml (its [profile]
+// table; the defaults when it has none or it does not parse). An error when perf.json does
+// not parse (naming it).
+Result<std::string> PerfGateSummary(const std::string& perf_text, const std::string& config_path);
+
+}  // namespace av
