@@ -5,11 +5,13 @@
 // doc/agent-configs.md is the reference.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "agentconfig/agent_emit.h"
 #include "agentconfig/audit_writers.h"
+#include "agentconfig/ccswitch_link.h"
 #include "agentconfig/config_audit.h"
 #include "agentconfig/provider_table.h"
 #include "cli/commands.h"
@@ -29,12 +31,15 @@ constexpr const char* kAgentConfigHelp =
     "                               [--out PATH] [--project NAME] [--force]\n"
     "  attnverify agent-config audit FILE... [--config FILE] [--json FILE] [--sarif FILE]\n"
     "                               [--md FILE]\n"
+    "  attnverify agent-config ccswitch-link [--config FILE]\n"
     "emit writes .claude/settings.json, .codex/config.toml or\n"
     ".cc-switch/attnverify-provider.json beside the package folder: no key in any of them,\n"
     "the same Base URL, models and key variable, least-privilege permissions; atomically,\n"
     "mode 0600, and an existing different file only with --force (the diff is shown).\n"
     "audit reads settings.json layers, Codex config.toml and CC Switch JSON and prints the\n"
-    "findings (file:line and why); exit 1 when any is an error.";
+    "findings (file:line and why); exit 1 when any is an error.\n"
+    "ccswitch-link prints CC Switch's import link for [provider], its key taken from\n"
+    "$key_env now (CC Switch then stores the key itself); it writes no file.";
 
 constexpr const char* kDefaultConfig = "attention-verify/attnverify.toml";
 
@@ -131,6 +136,18 @@ int Audit(const std::vector<std::string>& files, std::string config, bool config
   return report->Errors() > 0 ? kExitRejected : kExitOk;
 }
 
+// The key goes only to stdout, in the link CC Switch's import needs (it refuses one without
+// a key); doc/agent-configs.md says where CC Switch keeps it afterwards.
+int CcSwitchLink(const std::string& config) {
+  Result<ProviderTable> provider = ReadProviderTable(config);
+  if (!provider.ok()) return ReportError(provider.status());
+  const char* key = std::getenv(provider->key_env.c_str());
+  Result<std::string> link = CcSwitchDeepLink(*provider, key == nullptr ? "" : key);
+  if (!link.ok()) return ReportError(link.status());
+  std::printf("%s\n", link->c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunAgentConfig(std::vector<std::string> args) {
@@ -138,6 +155,8 @@ int RunAgentConfig(std::vector<std::string> args) {
   app.require_subcommand(1);
   CLI::App* emit = app.add_subcommand("emit", "write one tool's configuration from [provider]");
   CLI::App* audit = app.add_subcommand("audit", "audit agent configuration files");
+  CLI::App* link = app.add_subcommand(
+      "ccswitch-link", "print CC Switch's import link (key from $key_env; no file written)");
   std::string tool, config = kDefaultConfig, out, project, json_path, sarif_path, md_path;
   bool force = false;
   std::vector<std::string> files;
@@ -158,8 +177,12 @@ int RunAgentConfig(std::vector<std::string> args) {
   audit->add_option("--json", json_path, "also write the findings as JSON here");
   audit->add_option("--sarif", sarif_path, "also write the findings as SARIF here");
   audit->add_option("--md", md_path, "also write the Markdown report here");
+  link->add_option(
+      "--config", config,
+      std::string("attnverify.toml with [provider] (default: ") + kDefaultConfig + ")");
   if (auto exit_code = ParseCommandLine(app, args)) return *exit_code;
   if (emit->parsed()) return Emit(tool, config, out, project, force);
+  if (link->parsed()) return CcSwitchLink(config);
   return Audit(files, config, audit_config->count() > 0, json_path, sarif_path, md_path,
                CommandLine(args));
 }
