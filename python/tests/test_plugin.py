@@ -29,11 +29,13 @@ def test_workflow_command_passes_and_writes_numerics_evidence(tmp_path):
     code, out = run_pytest(tmp_path, "--attnverify-filter", "^(attn|mla)\\.", "-rA")
     assert code == 0, out
     assert "PASSED" in out and "test_main_attention[attn.causal=true.s_k=20.s_q=3.bf16.s0]" in out
-    assert "11 passed" in out
+    # 11 listed cases and the export's drawn cases (2 per sweep, attn and mla here).
+    assert "15 passed" in out
     assert "mla.b=2.d=64.dv=32.h_q=4.padded=true.page_size=16.s_k=40.s_q=1.bf16.s0.num_splits=2" in out
     doc = json.load(open(str(tmp_path / "evidence" / "numerics.json")))
     assert doc["schema"] == "attnverify.numerics/2" and doc["verdict"] == "pass"
-    assert doc["summary"]["cases_run"] == 11 and doc["summary"]["failed"] == 0
+    assert doc["summary"]["cases_run"] == 15 and doc["summary"]["failed"] == 0
+    assert sum(1 for c in doc["cases"] if c.get("drawn")) == 4
     assert {i["check"] for i in doc["invariance"]} >= {"num_splits", "determinism"}
     assert doc["config"]["candidate_argv"][1:3] == ["cases", "--import-outputs"]
     assert doc["cases"][0]["candidate"]["metadata"]["adapter"] == "torch_sdpa"
