@@ -258,6 +258,10 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
   std::map<std::string, std::map<InvarianceVerdict, int>> inv;
   for (const InvarianceCheckResult& r : run.invariance) ++inv[r.check][r.verdict];
   for (const auto& [check, verdicts] : inv) {
+    const auto n = [&verdicts = verdicts](InvarianceVerdict v) {
+      auto it = verdicts.find(v);
+      return it == verdicts.end() ? 0 : it->second;
+    };
     std::snprintf(buf, sizeof buf, "invariance %-22s pass %d  fail %d  flagged %d\n", check.c_str(),
                   n(InvarianceVerdict::kPass), n(InvarianceVerdict::kFail),
                   n(InvarianceVerdict::kFlagged));
@@ -267,10 +271,6 @@ std::string FormatNumericsSummary(const NumericsRun& run, size_t max_failures) {
     if (r.verdict != InvarianceVerdict::kPass)
       out += (r.verdict == InvarianceVerdict::kFail ? "FAIL " : "FLAG ") + r.check + " " + r.group +
              ": " + r.detail + "\n";
-    const auto n = [&verdicts = verdicts](InvarianceVerdict v) {
-      auto it = verdicts.find(v);
-      return it == verdicts.end() ? 0 : it->second;
-    };
   }
   size_t shown = 0;
   for (const CaseResult& c : run.cases) {
