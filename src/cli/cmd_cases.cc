@@ -109,7 +109,7 @@ Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs,
   }
   AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(dir, written, specs, &stamp));
   const auto drawn = std::count_if(specs.begin(), specs.end(), [](const CaseSpec& s) { return s.drawn; });
-  std::printf("%zu cases written (salt %s, %lld drawn): %s\n", written.size(), stamp.salt.c_str(),
+  std::printf("%zu cases written (salt %s, %lld drawn): %s\n", written.size(), SaltHex(stamp.salt).c_str(),
               static_cast<long long>(drawn), index.c_str());
   return Status::Ok();
 }
@@ -228,7 +228,7 @@ int RunCases(std::vector<std::string> args) {
   // An export is a run's worth of cases: its own salt keys every input (a test cannot be
   // answered from outputs cached by an earlier export) and draws the run's extra cases,
   // as `numerics` does. --list and --shard-plan show the published sweep only.
-  ExportStamp stamp{SaltHex(0), 0};
+  ExportStamp stamp;
   if (!export_dir.empty()) {
     uint64_t salt = FreshSalt();
     if (!salt_hex.empty()) {
@@ -239,7 +239,7 @@ int RunCases(std::vector<std::string> args) {
     for (CaseSpec& c : DrawCases(*shapes, *all, salt, config->drawn_cases))
       all->push_back(std::move(c));
     for (CaseSpec& c : *all) c.salt = salt;
-    stamp = ExportStamp{SaltHex(salt), config->drawn_cases};
+    stamp = ExportStamp{salt, config->drawn_cases};
   } else if (!salt_hex.empty()) {
     return ReportError(InvalidInput("cases: --salt applies to --export only"));
   }

@@ -158,13 +158,13 @@ int RunJudge(std::vector<std::string> args) {
   const std::string index = from + "/cases.json";
   Result<ExportStamp> stamp = ReadExportStamp(index);
   if (!stamp.ok()) return ReportError(stamp.status());
-  if (stamp->salt == SaltHex(0)) {
+  if (stamp->salt == 0) {
     std::fprintf(stderr,
                  "attnverify: warning: %s has no salt (exported by an older attnverify): its "
                  "inputs are the same in every export; export again\n",
                  index.c_str());
   }
-  options.salt = *ParseSalt(stamp->salt);
+  options.salt = stamp->salt;
   c.drawn_cases = stamp->drawn_cases;
   options.jobs = jobs > 0 ? jobs : c.jobs;
   // Evidence written into a package takes its lock, as every writer of a package does.

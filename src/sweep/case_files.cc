@@ -423,7 +423,7 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
   std::string path = (fs::path(work_dir) / "cases.json").string();
   json index{{"schema", kCasesIndexSchema}, {"cases", list}};
   if (stamp != nullptr) {
-    index["salt"] = stamp->salt;
+    index["salt"] = SaltHex(stamp->salt);
     index["drawn_cases"] = stamp->drawn_cases;
   }
   AV_RETURN_IF_ERROR(WriteFileAtomically(path, JsonFileText(index)));
@@ -435,13 +435,13 @@ Result<ExportStamp> ReadExportStamp(const std::string& cases_json) {
   json index = json::parse(text, nullptr, false);
   if (index.is_discarded() || !index.is_object() || !index.contains("cases"))
     return InvalidInput(cases_json + ": not a cases.json written by attnverify cases --export");
-  ExportStamp stamp{SaltHex(0), 0};
+  ExportStamp stamp;
   if (index.contains("salt")) {
     const json& salt = index["salt"];
     if (!salt.is_string()) return InvalidInput(cases_json + ": \"salt\" must be a string");
     Result<uint64_t> parsed = ParseSalt(salt.get<std::string>());
     if (!parsed.ok()) return InvalidInput(cases_json + ": \"salt\": " + parsed.status().message());
-    stamp.salt = SaltHex(*parsed);
+    stamp.salt = *parsed;
   }
   if (index.contains("drawn_cases")) {
     const json& n = index["drawn_cases"];

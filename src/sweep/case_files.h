@@ -80,7 +80,7 @@ Status RemoveOutputs(const WrittenCase& wc);
 // ("salt", "drawn_cases"), which `judge` reads to generate the same cases again; the
 // candidate's own work/cases.json under `numerics` carries neither.
 struct ExportStamp {
-  std::string salt;  // 16 hex digits (run_salt.h SaltHex)
+  uint64_t salt = 0;  // written as 16 hex digits (run_salt.h SaltHex)
   int drawn_cases = 0;
 };
 Result<std::string> WriteCasesIndex(const std::string& work_dir,
@@ -89,7 +89,7 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const ExportStamp* stamp = nullptr);
 
 // Reads the stamp of an exported cases.json (`cases --export`). An index without one
-// (exported before salts existed) gives salt "0000000000000000" and no drawn cases.
+// (exported before salts existed) gives salt 0 and no drawn cases.
 Result<ExportStamp> ReadExportStamp(const std::string& cases_json);
 
 struct CandidateOutputs {
