@@ -118,6 +118,37 @@ def test_torch_sdpa_passes_attention_and_mla_decode(exported, tmp_path):
     assert doc["summary"]["cases_run"] == len(ids)
 
 
+def test_torch_sdpa_gives_zero_for_a_row_that_sees_no_key(tmp_path):
+    """Bottom-right causal with more queries than keys: the first rows see no key. SDPA
+    gives NaN there; the convention (and the reference) is o = 0."""
+    from conftest import run_av
+    from attnverify_candidate.adapters import torch_sdpa
+    shapes, tol = str(tmp_path / "shapes.json"), str(tmp_path / "tolerances.json")
+    with open(shapes, "w") as f:
+        json.dump({"version": 1, "sweeps": [{
+            "name": "attn", "op": "attention", "fixed": {"b": 2, "h_q": 2, "d": 16},
+            "cases": [{"s_q": 6, "s_k": 3, "causal": True},
+                      {"s_q": 5, "s_k": 32, "causal": True, "layout": "paged",
+                       "page_size": 16, "lengths": "random"}],
+            "dtypes": ["bf16"], "seeds": [0, 1, 2]}]}, f)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata",
+                           "python", "tolerances.json")) as f:
+        open(tol, "w").write(f.read())
+    exp = str(tmp_path / "exp")
+    r = run_av("cases", "--shapes", shapes, "--tolerances", tol, "--export", exp)
+    assert r.returncode == 0, r.stderr
+    cases = cases_of(exp, "attn.")
+    ids = run_all(torch_sdpa, cases, None)
+    args = ["judge", "--shapes", shapes, "--tolerances", tol, "--outputs", exp,
+            "--work", str(tmp_path / "work"), "--evidence", str(tmp_path / "n.json")]
+    for i in ids:
+        args += ["--case", i]
+    r = run_av(*args)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.load(open(str(tmp_path / "n.json")))
+    assert doc["summary"]["cases_run"] == len(ids) >= 6  # and the export's drawn cases
+
+
 def test_torch_sdpa_never_uses_top_left_is_causal(exported, monkeypatch):
     import torch
     from attnverify_candidate.adapters import torch_sdpa

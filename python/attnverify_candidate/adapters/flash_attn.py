@@ -16,7 +16,8 @@ Causal is bottom-right in flash-attention since 2.1, as in attnverify. Keywords 
 installed version lacks (window_size before 2.3, alibi_slopes before 2.4, softcap before
 2.6, return_softmax_lse before 2.6) are dropped when the case does not need them and an
 error naming the version when it does. Not mapped: the sink (flash-attention 2 has none),
-lse_log2, varlen with seqlens_k (seqused_k is flash-attention 3's).
+lse_log2, varlen with seqlens_k (seqused_k is flash-attention 3's). A row that sees no
+key gets LSE +inf from flash-attention; the adapter writes the case's empty_lse there.
 """
 import math
 import sys
@@ -88,7 +89,11 @@ def run_case(case, device):
     meta = {"adapter": "flash_attn", "library": "flash_attn", "entry": name, "kernel_path": name,
             "library_version": c.library_version(fa, "flash-attn"),
             "num_splits": str(splits) if name == "flash_attn_with_kvcache" else "n/a"}
-    return {"o": c.to_numpy(out), "lse": c.to_numpy(lse)}, meta
+    # flash-attention writes +inf as the LSE of a row that sees no key (an empty sequence);
+    # the case says what that row's LSE is (empty_lse, -inf for attention).
+    lse = c.to_numpy(lse)
+    empty = float(case.op_params.get("empty_lse", "-inf"))
+    return {"o": c.to_numpy(out), "lse": np.where(np.isposinf(lse), empty, lse)}, meta
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ mla_decode's V is the first head_dim_v channels of the cached rows), with attn_m
 from the case's rules: bottom-right causal and window (PyTorch's own is_causal is
 top-left, so it is never used), keys past seqlens_k masked, ALiBi as an additive float
 mask. SDPA returns no LSE: lse is torch.logsumexp of the same scaled, masked scores in
-float32 (an empty row gets the case's empty_lse; lse_log2 divides by ln 2). Not mapped:
+float32 (an empty row gets the case's empty_lse; lse_log2 divides by ln 2). A row that
+sees no key (a causal query row past a short sequence, or an empty sequence) gets o = 0, the FlashAttention
+convention the reference keeps; SDPA itself gives NaN there. Not mapped:
 softcap and the sink (SDPA has neither). Device: $ATTNVERIFY_DEVICE, else cuda when
 torch.cuda.is_available(), else cpu.
 """
@@ -106,6 +108,10 @@ def run_case(case, device=None):
         s_q, h_q, _ = q.shape
         group = h_q // k.shape[1]
         k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+        if k.shape[0] == 0:  # an empty sequence: no key to attend, nothing to call SDPA on
+            os_.append(np.zeros((s_q, h_q, v.shape[-1]), np.float32))
+            lses.append(np.full((h_q, s_q), float(empty), np.float32))
+            continue
         ok, dist = _visible(case, s_q, k.shape[0], k.shape[0])
         bias = np.where(ok, 0.0, -np.inf)[None]
         if alibi is not None:
@@ -127,7 +133,10 @@ def run_case(case, device=None):
         lse = np.where(np.isneginf(lse), float(empty), lse)
         if case.op_param("lse_log2", False):
             lse = lse / math.log(2)
-        os_.append(c.to_numpy(o)[0].transpose(1, 0, 2))  # [s_q, h_q, dv]
+        o = c.to_numpy(o)[0].transpose(1, 0, 2)  # [s_q, h_q, dv]
+        # A row that sees no key: SDPA gives NaN, the convention (FlashAttention's) is 0.
+        o = np.where(ok.any(axis=-1)[:, None, None], o, 0).astype(o.dtype)
+        os_.append(o)
         lses.append(lse)  # [h_q, s_q]
     if form == "varlen":
         outs = {"o": np.concatenate(os_, axis=0), "lse": np.concatenate(lses, axis=1)}
