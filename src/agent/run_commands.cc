@@ -141,10 +141,10 @@ std::string NotRunReason(const RunCommandsOptions& o, const CommandPlanEntry& e,
   return "";
 }
 
-}  // namespace
-
-Result<RunCommandsOutcome> RunAgentCommands(const RunCommandsOptions& o) {
-  AV_ASSIGN_OR_RETURN(AgentPackage package, LoadAgentPackage(o.config_path));
+// evidence/agent_review.json of the latest agent run, checked to be uncommitted and bound
+// to that run (out->bound says which), parsed.
+Result<nlohmann::json> LoadBoundReview(const AgentPackage& package, ProcessRunner& git,
+                                       RunCommandsOutcome* out) {
   Result<std::string> summary = ReadPackageFile(package.package_dir, kAgentReviewPath);
   if (!summary.ok()) {
     return summary.status().code() == StatusCode::kNotFound
@@ -153,117 +153,169 @@ Result<RunCommandsOutcome> RunAgentCommands(const RunCommandsOptions& o) {
                           "agent first)")
                : summary.status();
   }
-  RunCommandsOutcome out;
-  PosixProcessRunner posix;
-  ProcessRunner& git = o.policy.git != nullptr ? *o.policy.git : posix;
   AV_RETURN_IF_ERROR(CheckAgentReviewNotCommitted(git, package.repo_dir, package.package_dir));
-  AV_RETURN_IF_ERROR(CheckAgentReviewBound(package.package_dir, *summary, &out.bound));
+  AV_RETURN_IF_ERROR(CheckAgentReviewBound(package.package_dir, *summary, &out->bound));
   nlohmann::json j = nlohmann::json::parse(*summary, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("findings") || !j["findings"].is_array()) {
     return InvalidInput(package.package_dir +
                         "/evidence/agent_review.json: not an attnverify.agent_review/1 file");
   }
-  AV_ASSIGN_OR_RETURN(out.policy, LoadRunCommandsPolicy(package, o.policy));
+  return j;
+}
+
+// One finding's command, decided again now under the user's policy.
+CommandPlanEntry PlanEntry(const nlohmann::json& finding, const std::string& command,
+                           const RunCommandsPolicy& policy) {
+  CommandPlanEntry e;
+  e.command = command;
+  e.source = finding.value("report_file", "") + " (" + finding.value("stage", "") +
+             (finding.value("kernel", "").empty() ? "" : " " + finding.value("kernel", "")) + ")";
+  Decision d = DecideCommand(policy.settings, command);
+  e.decision = std::string(VerdictName(d.decision));
+  e.reason = d.reason;
+  if (d.decision == Verdict::kAllow) {
+    std::string rules;
+    for (const SubcommandDecision& s : d.subcommands) {
+      if (!s.rule.empty() && rules.find(s.rule) == std::string::npos) {
+        rules += (rules.empty() ? "" : ", ") + s.rule;
+      }
+    }
+    e.reason = "allowed by " + (rules.empty() ? std::string("no rule needed") : rules);
+  }
+  if (d.decision != Verdict::kDeny) e.argv = ArgvFor(command);
+  e.scratch_package = CommandNamesAttnverify(command);
+  return e;
+}
+
+// Each distinct command of the findings once, in findings order (a command the policy
+// removed from a finding counts too).
+std::vector<CommandPlanEntry> PlanCommands(const nlohmann::json& findings,
+                                           const RunCommandsPolicy& policy) {
+  std::vector<CommandPlanEntry> plan;
   std::set<std::string> seen;
-  for (const nlohmann::json& f : j["findings"]) {
+  for (const nlohmann::json& f : findings) {
     if (!f.is_object()) continue;
     std::string command = f.value("command", "");
     if (command.empty()) command = f.value("command_dropped", "");
     if (command.empty() || !seen.insert(command).second) continue;
-    CommandPlanEntry e;
-    e.command = command;
-    e.source = f.value("report_file", "") + " (" + f.value("stage", "") +
-               (f.value("kernel", "").empty() ? "" : " " + f.value("kernel", "")) + ")";
-    Decision d = DecideCommand(out.policy.settings, command);
-    e.decision = std::string(VerdictName(d.decision));
-    e.reason = d.reason;
-    if (d.decision == Verdict::kAllow) {
-      std::string rules;
-      for (const SubcommandDecision& s : d.subcommands) {
-        if (!s.rule.empty() && rules.find(s.rule) == std::string::npos) {
-          rules += (rules.empty() ? "" : ", ") + s.rule;
-        }
-      }
-      e.reason = "allowed by " + (rules.empty() ? std::string("no rule needed") : rules);
-    }
-    if (d.decision != Verdict::kDeny) e.argv = ArgvFor(command);
-    e.scratch_package = CommandNamesAttnverify(command);
-    out.plan.push_back(std::move(e));
+    plan.push_back(PlanEntry(f, command, policy));
   }
-  if (o.mode == RunCommandsMode::kPlan) return out;
+  return plan;
+}
 
-  AV_ASSIGN_OR_RETURN(std::string bwrap, ChooseSandbox(o, &out.sandbox));
-  const bool sandboxed = !bwrap.empty();
-  AV_ASSIGN_OR_RETURN(ScratchFolder scratch, ScratchFolder::Create(o.scratch_root));
+// What every command of one run shares: the sandbox, the PATH that finds this attnverify,
+// the folders a scratch package copy leaves out and the files hidden from the commands.
+struct CommandSetting {
+  std::string bwrap;  // "" when unconfined
+  std::string bin_dir;
+  std::map<std::string, std::string> env;
+  std::set<std::string> work;
+  std::vector<std::string> hidden;
+};
+
+CommandSetting PrepareCommandSetting(const RunCommandsOptions& o, const std::string& bwrap,
+                                     const ScratchFolder& scratch) {
+  CommandSetting s;
+  s.bwrap = bwrap;
   // `attnverify` in a command is this attnverify (it need not be on PATH).
-  const std::string bin_dir = scratch.path() + "/bin";
+  s.bin_dir = scratch.path() + "/bin";
   std::error_code ec;
-  fs::create_directories(bin_dir, ec);
+  fs::create_directories(s.bin_dir, ec);
   std::string self = o.attnverify_binary;
   if (self.empty()) self = fs::read_symlink("/proc/self/exe", ec).string();
-  if (!self.empty()) fs::create_symlink(self, bin_dir + "/attnverify", ec);
+  if (!self.empty()) fs::create_symlink(self, s.bin_dir + "/attnverify", ec);
   const char* path_env = std::getenv("PATH");
-  std::map<std::string, std::string> env = {
-      {"PATH", bin_dir + ":" + (path_env != nullptr ? path_env : "/usr/bin:/bin")}};
-  if (sandboxed) env["TMPDIR"] = "/tmp";
+  s.env = {{"PATH", s.bin_dir + ":" + (path_env != nullptr ? path_env : "/usr/bin:/bin")}};
+  if (!bwrap.empty()) s.env["TMPDIR"] = "/tmp";
+  s.work = WorkFolders(o.config_path);
+  // The key that seals evidence/run.json: a command that read it could forge the ledger.
+  if (const std::string key = SealKeyPath(); !key.empty()) {
+    const fs::path real = fs::canonical(key, ec);
+    if (!ec) s.hidden.push_back(real.string());
+  }
+  return s;
+}
 
-  ProcessRunner& runner = o.runner != nullptr ? *o.runner : posix;
-  RedactionContext ctx = RedactionContext::FromProcessEnvironment();
-  fs::create_directories(package.package_dir + "/logs", ec);
-  // Logs of an earlier run-commands would read as this one's.
-  for (const auto& entry : fs::directory_iterator(package.package_dir + "/logs", ec)) {
+// Logs of an earlier run-commands would read as this one's.
+void RemoveOldCommandLogs(const std::string& package_dir) {
+  std::error_code ec;
+  fs::create_directories(package_dir + "/logs", ec);
+  for (const auto& entry : fs::directory_iterator(package_dir + "/logs", ec)) {
     std::string file = entry.path().filename().string();
     if (file.rfind("agent-cmd-", 0) == 0 && entry.path().extension() == ".log") {
       fs::remove(entry.path(), ec);
     }
   }
-  const std::set<std::string> work = WorkFolders(o.config_path);
-  // The key that seals evidence/run.json: a command that read it could forge the ledger.
-  std::vector<std::string> hidden;
-  if (const std::string key = SealKeyPath(); !key.empty()) {
-    const fs::path real = fs::canonical(key, ec);
-    if (!ec) hidden.push_back(real.string());
+}
+
+// Runs command number n (in the sandbox, over a scratch package copy when it names
+// attnverify); a command that could not start gets the reason as its status.
+ProcessResult RunOneCommand(const RunCommandsOptions& o, const AgentPackage& package,
+                            const CommandSetting& s, const ScratchFolder& scratch, int n,
+                            ProcessRunner& runner, CommandPlanEntry& e) {
+  ProcessRequest req;
+  req.cwd = package.repo_dir;
+  req.extra_env = s.env;
+  req.timeout_ms = o.timeout_s * 1000;
+  req.max_output_bytes = 4 << 20;
+  Result<std::string> program = ResolveProgram(e.argv[0], package.repo_dir, s.env);
+  std::string copy;
+  Result<ProcessResult> r = program.ok() ? Internal("not run") : program.status();
+  if (program.ok()) {
+    std::vector<std::string> argv = e.argv;
+    argv[0] = *program;
+    req.argv = argv;
+    Status ready = Status::Ok();
+    if (!s.bwrap.empty()) {
+      CommandSandboxSpec spec{package.repo_dir, package.package_dir, "", s.bin_dir, s.hidden};
+      if (e.scratch_package) {
+        copy = scratch.path() + "/package-" + std::to_string(n);
+        ready = CopyPackageForCommand(package.package_dir, copy, s.work, kMaxPackageCopyBytes);
+        spec.package_copy = copy;
+      }
+      req.argv = CommandSandboxArgv(s.bwrap, spec, argv);
+    }
+    r = ready.ok() ? runner.Run(req) : Result<ProcessResult>(ready);
   }
+  std::error_code ec;
+  if (!copy.empty()) fs::remove_all(copy, ec);
+  ProcessResult result;
+  if (r.ok()) {
+    result = *r;
+    e.status = result.Describe();
+  } else {
+    e.status = "did not start: " + r.status().message();
+    result.stderr_text = e.status;
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<RunCommandsOutcome> RunAgentCommands(const RunCommandsOptions& o) {
+  AV_ASSIGN_OR_RETURN(AgentPackage package, LoadAgentPackage(o.config_path));
+  RunCommandsOutcome out;
+  PosixProcessRunner posix;
+  ProcessRunner& git = o.policy.git != nullptr ? *o.policy.git : posix;
+  AV_ASSIGN_OR_RETURN(nlohmann::json review, LoadBoundReview(package, git, &out));
+  AV_ASSIGN_OR_RETURN(out.policy, LoadRunCommandsPolicy(package, o.policy));
+  out.plan = PlanCommands(review["findings"], out.policy);
+  if (o.mode == RunCommandsMode::kPlan) return out;
+
+  AV_ASSIGN_OR_RETURN(std::string bwrap, ChooseSandbox(o, &out.sandbox));
+  AV_ASSIGN_OR_RETURN(ScratchFolder scratch, ScratchFolder::Create(o.scratch_root));
+  const CommandSetting setting = PrepareCommandSetting(o, bwrap, scratch);
+  ProcessRunner& runner = o.runner != nullptr ? *o.runner : posix;
+  RedactionContext ctx = RedactionContext::FromProcessEnvironment();
+  RemoveOldCommandLogs(package.package_dir);
   int n = 0;
   for (CommandPlanEntry& e : out.plan) {
-    e.status = NotRunReason(o, e, sandboxed);
+    e.status = NotRunReason(o, e, !setting.bwrap.empty());
     if (!e.status.empty()) continue;
     char name[32];
     std::snprintf(name, sizeof(name), "logs/agent-cmd-%02d.log", ++n);
     e.log_file = name;
-    ProcessRequest req;
-    req.cwd = package.repo_dir;
-    req.extra_env = env;
-    req.timeout_ms = o.timeout_s * 1000;
-    req.max_output_bytes = 4 << 20;
-    Result<std::string> program = ResolveProgram(e.argv[0], package.repo_dir, env);
-    std::string copy;
-    Result<ProcessResult> r = program.ok() ? Internal("not run") : program.status();
-    if (program.ok()) {
-      std::vector<std::string> argv = e.argv;
-      argv[0] = *program;
-      req.argv = argv;
-      Status ready = Status::Ok();
-      if (sandboxed) {
-        CommandSandboxSpec spec{package.repo_dir, package.package_dir, "", bin_dir, hidden};
-        if (e.scratch_package) {
-          copy = scratch.path() + "/package-" + std::to_string(n);
-          ready = CopyPackageForCommand(package.package_dir, copy, work, kMaxPackageCopyBytes);
-          spec.package_copy = copy;
-        }
-        req.argv = CommandSandboxArgv(bwrap, spec, argv);
-      }
-      r = ready.ok() ? runner.Run(req) : Result<ProcessResult>(ready);
-    }
-    if (!copy.empty()) fs::remove_all(copy, ec);
-    ProcessResult result;
-    if (r.ok()) {
-      result = *r;
-      e.status = result.Describe();
-    } else {
-      e.status = "did not start: " + r.status().message();
-      result.stderr_text = e.status;
-    }
+    const ProcessResult result = RunOneCommand(o, package, setting, scratch, n, runner, e);
     AV_RETURN_IF_ERROR(WriteFileAtomically(package.package_dir + "/" + e.log_file,
                                            RedactedText(LogText(e, out.sandbox, result), ctx)));
   }
