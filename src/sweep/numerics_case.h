@@ -19,7 +19,7 @@
 #include "sweep/case_builder.h"
 #include "sweep/case_files.h"
 #include "sweep/group_checks.h"
-#include "sweep/numerics_run.h"
+#include "sweep/numerics_run_types.h"
 #include "sweep/tolerances_config.h"
 
 namespace av {

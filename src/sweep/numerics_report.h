@@ -8,7 +8,7 @@
 
 #include "schema/numerics_json.h"
 #include "schema/provenance.h"
-#include "sweep/numerics_run.h"
+#include "sweep/numerics_run_types.h"
 
 namespace av {
 

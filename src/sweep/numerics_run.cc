@@ -63,12 +63,6 @@ std::string DiskFullReason(const ProcessResult& pr, const NumericsConfig& cfg) {
 
 }  // namespace
 
-int64_t NumericsRun::passed() const {
-  return std::count_if(cases.begin(), cases.end(),
-                       [](const CaseResult& c) { return c.verdict == CaseVerdict::kPass; });
-}
-int64_t NumericsRun::failed() const { return static_cast<int64_t>(cases.size()) - passed(); }
-
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
   auto bad = [&] {
@@ -87,16 +81,6 @@ Status ParseShard(const std::string& text, int* index, int* count) {
     return bad();
   }
   return Status::Ok();
-}
-
-std::string StderrTail(const std::string& text, size_t max_bytes) {
-  // The candidate's bytes go into JSON evidence: never cut inside a character, and any
-  // byte that is not UTF-8 replaced (M1).
-  if (text.size() <= max_bytes) return ReplaceInvalidUtf8(text);
-  size_t start = text.size() - max_bytes;
-  size_t nl = text.find('\n', start);
-  if (nl != std::string::npos && nl + 1 < text.size()) start = nl + 1;
-  return "..." + ReplaceInvalidUtf8(Utf8Tail(text, text.size() - start));
 }
 
 namespace {
