@@ -105,10 +105,12 @@ class FileReview {
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
   void Widths(ChangeBlock& b);
-  // rules_conditions.cc
+  // rules_condition_changed.cc
   void Conditions(ChangeBlock& b);
   void ComparisonsAndExits(ChangeBlock& b);
+  // rules_definition_changed.cc
   void ChangedDefinitions(ChangeBlock& b);
+  // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
   // The whole statement a line belongs to on its side (several lines when it is split),
   // from the whole file when read, else from the block's lines.

@@ -499,4 +499,35 @@ void FileReview::BarriersAdded(ChangeBlock& b) {
   });
 }
 
+void FileReview::SpinWaits(ChangeBlock& b) {
+  if (!cpp()) return;
+  // An added loop that spins on a load: `while (flag.load(...) < n);`, `do { asm volatile
+  // ("ld...") } while (v > 0);`. It is a barrier between threads, blocks or devices.
+  for (size_t i = 0; i < b.added.size(); ++i) {
+    CodeLine& a = b.added[i];
+    if (a.claimed) continue;
+    const auto& t = a.tokens;
+    const bool do_loop = !t.empty() && t[0].text == "do";
+    const bool bare_while = t.size() > 2 && t[0].text == "while" && t.back().text == ";";
+    if (!do_loop && !bare_while) continue;
+    std::vector<CodeLine*> lines = {&a};
+    bool loads = false;
+    for (size_t j = i; j < b.added.size() && j <= i + 8; ++j) {
+      if (j > i) lines.push_back(&b.added[j]);
+      for (const Token& x : b.added[j].tokens) {
+        loads = loads || x.text == "asm" || x.text == "load" || x.text == "volatile" ||
+                x.text.find("atomic") != std::string::npos || x.text.find("ld_") == 0;
+      }
+      if (j > i && !b.added[j].tokens.empty() && b.added[j].tokens[0].text == "}") break;
+      if (bare_while) break;
+    }
+    if (!loads) continue;
+    Report(kBarrierAdded, lines,
+           "spin-wait added: " + Example({&a}, true) + InFunction(lines) +
+               ": the loop waits for other threads, blocks or devices to write. Does every one "
+               "of them reach that write on every path (else this hangs), and does the read "
+               "order what follows it (a relaxed load orders nothing; acquire or a fence does)?");
+  }
+}
+
 }  // namespace av
