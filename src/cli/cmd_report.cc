@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kReportHelp =
     "Judge the package's evidence against the eight-item checklist (doc/report.md): each item\n"
-    "PASS, FAIL or MISSING, every conclusion citing a file, its sha256 and the command that\n"
-    "wrote it; MISSING names the command that would produce the evidence. Reads\n"
+    "PASS, FAIL, MISSING or N/A (does not apply to the change), every conclusion citing a\n"
+    "file, its sha256 and the command that wrote it; MISSING names the command that would\n"
+    "produce the evidence. Reads\n"
     "evidence/{numerics,resources,review,slice,perf}.json and [policy]/[report] of\n"
     "attnverify.toml (doc/report.md); writes reports/acceptance.* and manifest.json.\n"
     "Exit 0 accepted, 1 rejected or incomplete, 2 bad input.";

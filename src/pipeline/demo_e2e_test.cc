@@ -52,6 +52,7 @@ class DemoEndToEnd : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     fix_ =
         "cd " + repo_ + " && " + git + " apply " + ex + "/fix.patch && " + git + " commit -qam fix";
+    git_ = git;
   }
 
   json Run(const std::string& base, int* exit_code) {
@@ -69,7 +70,7 @@ class DemoEndToEnd : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::string repo_, fix_, output_;
+  std::string repo_, fix_, output_, git_;
 };
 
 TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
@@ -148,6 +149,45 @@ TEST_F(DemoEndToEnd, RefactorIsRejectedForTheRightReasonsAndTheFixIsAccepted) {
   } else {
     EXPECT_EQ(rc, 1);
     EXPECT_EQ(report["verdict"], "incomplete");
+  }
+}
+
+// The policy `attnverify init` writes (all eight items required, GPU-only checks
+// optional) on this MLA-decode-only package: item 4 (GEMM shapes) does not apply to a
+// change with no GEMM op swept and no GEMM code changed, so it reads N/A and the fix is
+// accepted without editing [policy] (with nvcc for item 3's compile evidence).
+TEST_F(DemoEndToEnd, TheInitPolicyAcceptsTheFixOfAnAttentionOnlyChange) {
+  const bool have_nvcc = !FindExecutable("nvcc").empty();
+  ASSERT_EQ(RunShell(fix_).exit_code, 0);
+  const std::string toml = repo_ + "/attention-verify/attnverify.toml";
+  Result<std::string> text = ReadFileToString(toml);
+  ASSERT_TRUE(text.ok());
+  const std::string old_policy = "required = [1, 2, 3, 5, 6, 7, 8]";
+  const size_t at = text->find(old_policy);
+  ASSERT_NE(at, std::string::npos) << *text;
+  std::string edited = *text;
+  edited.replace(at, old_policy.size(), "required = [1, 2, 3, 4, 5, 6, 7, 8]\ngpu_evidence = false");
+  ASSERT_TRUE(WriteFileAtomically(toml, edited).ok());
+  ASSERT_EQ(RunShell("cd " + repo_ + " && " + git_ + " commit -qam 'init policy'").exit_code, 0);
+  int rc = -1;
+  json report = Run("HEAD~3", &rc);
+  ASSERT_TRUE(report.contains("items")) << output_;
+  EXPECT_EQ(ItemStatus(report, 4), "N/A") << output_;
+  const json* gemm = FindCheck(report, 4, "4.unaligned_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ((*gemm)["status"], "N/A") << gemm->dump(1);
+  EXPECT_EQ((*gemm)["citations"].size(), 2u) << gemm->dump(1);
+  for (int item : {1, 2, 5, 6, 7, 8})
+    EXPECT_EQ(ItemStatus(report, item), "PASS") << "item " << item << "\n" << output_;
+  if (have_nvcc) {
+    EXPECT_EQ(rc, 0) << output_;
+    EXPECT_EQ(report["verdict"], "accepted") << report["verdict_reason"];
+    EXPECT_NE(report["verdict_reason"].get<std::string>().find("item 4 not applicable"),
+              std::string::npos)
+        << report["verdict_reason"];
+  } else {
+    EXPECT_EQ(report["verdict"], "incomplete");
+    EXPECT_EQ(report["verdict_reason"], "required item 3 lack evidence (MISSING)");
   }
 }
 

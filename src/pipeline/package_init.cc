@@ -62,8 +62,9 @@ gpu_evidence = false
 std::string DefaultChecklistMarkdown() {
   return R"md(# Acceptance checklist
 
-`attnverify report` (or `attnverify run`) fills in each item as PASS, FAIL or MISSING from
-the evidence in this package; a conclusion without evidence does not enter the report.
+`attnverify report` (or `attnverify run`) fills in each item as PASS, FAIL, MISSING or N/A
+(it does not apply to this change) from the evidence in this package; a conclusion without
+evidence does not enter the report.
 
 1. **Numerical correctness**: FP16/BF16/FP8 error against the reference; accumulation
    order; softmax stability (max subtraction, exp, normalisation).

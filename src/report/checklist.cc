@@ -33,11 +33,14 @@ void ApplyWaiver(const ReportConfig& cfg, Check* c) {
 void JudgeItem(ItemResult* item) {
   const Check* fail = nullptr;
   const Check* missing = nullptr;
-  int passed = 0, waived = 0;
+  const Check* not_applicable = nullptr;
+  int passed = 0, waived = 0, na = 0;
   for (const Check& c : item->checks) {
     if (c.status == CheckStatus::kFail && fail == nullptr) fail = &c;
     if (c.status == CheckStatus::kMissing && c.required && missing == nullptr) missing = &c;
+    if (c.status == CheckStatus::kNotApplicable && not_applicable == nullptr) not_applicable = &c;
     passed += c.status == CheckStatus::kPass;
+    na += c.status == CheckStatus::kNotApplicable;
     waived += !c.waiver.empty();
   }
   if (fail != nullptr) {
@@ -46,9 +49,14 @@ void JudgeItem(ItemResult* item) {
   } else if (missing != nullptr) {
     item->status = CheckStatus::kMissing;
     item->reason = missing->title + ": " + missing->summary;
+  } else if (passed == 0 && not_applicable != nullptr) {
+    // Nothing passed and nothing is lacking: the item does not apply to this change.
+    item->status = CheckStatus::kNotApplicable;
+    item->reason = "not applicable: " + not_applicable->summary;
   } else {
     item->status = CheckStatus::kPass;
     item->reason = std::to_string(passed) + (passed == 1 ? " check passes" : " checks pass");
+    if (na > 0) item->reason += ", " + std::to_string(na) + " not applicable";
     if (waived > 0) item->reason += ", " + std::to_string(waived) + " waived by [policy]";
   }
 }
@@ -236,15 +244,23 @@ const Check* RequiredAgentReviewMissing(const ReportConfig& cfg, const Checklist
 // rejected when any item FAILs (required or not); accepted when every required item
 // PASSes; otherwise incomplete.
 void DecideVerdict(const ReportConfig& cfg, ChecklistReport* report) {
-  std::vector<std::string> failed, lacking;
+  std::vector<std::string> failed, lacking, not_applicable;
   bool all_required_pass = true;
+  int required_passed = 0;
   for (const ItemResult& item : report->items) {
     if (item.status == CheckStatus::kFail) failed.push_back(std::to_string(item.number));
-    if (item.required && item.status != CheckStatus::kPass) {
+    if (!item.required) continue;
+    required_passed += item.status == CheckStatus::kPass;
+    // A required item that does not apply to the change (N/A, with cited evidence) is met.
+    if (item.status == CheckStatus::kNotApplicable) {
+      not_applicable.push_back(std::to_string(item.number));
+    } else if (item.status != CheckStatus::kPass) {
       all_required_pass = false;
       if (item.status == CheckStatus::kMissing) lacking.push_back(std::to_string(item.number));
     }
   }
+  // Never accepted on nothing: at least one required item must pass on its evidence.
+  if (required_passed == 0) all_required_pass = false;
   if (!failed.empty()) {
     report->verdict = ReportVerdict::kRejected;
     report->verdict_reason = "evidence says no: item " + checklist::JoinList(failed) + " FAIL";
@@ -261,6 +277,13 @@ void DecideVerdict(const ReportConfig& cfg, ChecklistReport* report) {
   } else if (all_required_pass) {
     report->verdict = ReportVerdict::kAccepted;
     report->verdict_reason = "every required item passes, each with cited evidence";
+    if (!not_applicable.empty()) {
+      report->verdict_reason += " (item " + checklist::JoinList(not_applicable) +
+                                " not applicable to this change)";
+    }
+  } else if (lacking.empty()) {
+    report->verdict = ReportVerdict::kIncomplete;
+    report->verdict_reason = "no required item passes on its evidence";
   } else {
     report->verdict = ReportVerdict::kIncomplete;
     report->verdict_reason =

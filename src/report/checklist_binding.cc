@@ -136,6 +136,7 @@ Evidence BindEvidence(const Evidence& given, const Context& commands,
   if (ev.resources) bind(ev.resources, ev.resources->file, "build", commands.build_cmd);
   if (ev.review) bind(ev.review, ev.review->file, "review", commands.review_cmd);
   if (ev.slice) bind(ev.slice, *ev.slice, "slice", commands.slice_cmd);
+  if (!ev.slice) ev.slice_components.clear();
   // perf.json: no stage of `attnverify run` writes it (profiler exports are made on a GPU
   // host and imported), so no ledger entry binds it and it is judged as imported. A /2
   // file's provenance must still name the config this report judges, with its bytes now

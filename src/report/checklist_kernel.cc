@@ -7,6 +7,7 @@
 
 #include "core/format.h"
 #include "report/checklist_internal.h"
+#include "review/component_kind.h"
 
 namespace av::checklist {
 namespace {
@@ -68,6 +69,70 @@ PathCounts CountPaths(const Context& ctx) {
   return out;
 }
 
+// Whether the change holds GEMM code: "" when slice.json lists changed files and none of
+// them is GEMM code as the reviewer decides it (doc/review.md, "Component kinds": a `gemm`
+// component, or a file whose component or path names GEMM); else why it may hold some.
+std::string MayTouchGemm(const Context& ctx) {
+  int changed = 0;
+  for (const SliceComponentRecord& c : ctx.ev.slice_components) {
+    std::optional<ComponentKind> kind;
+    for (const ReviewedDiff& d : ctx.ev.review->diffs) {
+      if (d.component == c.name && !d.kind.empty()) kind = ParseComponentKind(d.kind);
+    }
+    for (const SliceFileRecord& f : c.files) {
+      ++changed;
+      const std::string& path = f.new_path.empty() ? (f.path.empty() ? f.old_path : f.path)
+                                                   : f.new_path;
+      if (KindOfFile(kind, c.name, path).gemm)
+        return path + " (component " + c.name + ") is GEMM code";
+    }
+  }
+  if (changed == 0) return "evidence/slice.json lists no changed file";
+  return "";
+}
+
+}  // namespace
+
+namespace {
+
+// No GEMM case ran: N/A when no GEMM case was swept at all (none skipped either) and the
+// reviewed change holds no GEMM code; else MISSING, saying which of the two is not known.
+Check NoGemmSwept(const Context& ctx, const CheckDef& def) {
+  const NumericsEvidence& n = *ctx.ev.numerics;
+  const std::string add =
+      "add a sweep with op fp8_gemm and m, n, k not multiples of 128 (e.g. m 3, n 130, k 200) "
+      "to shapes.json";
+  for (const SkippedCaseRecord& k : n.skipped) {
+    if (k.op == "gemm" || k.op == "fp8_gemm")
+      return Missing(def, "the tests skipped every GEMM case (e.g. " + k.id + ")", ctx.numerics_cmd);
+  }
+  if (!ctx.ev.slice) {
+    return Missing(def,
+                   "no gemm or fp8_gemm case in the sweep, and no evidence/slice.json to show the "
+                   "change holds no GEMM code (attnverify slice --config C); or " + add,
+                   ctx.slice_cmd);
+  }
+  if (!ctx.ev.review) {
+    return Missing(def,
+                   "no gemm or fp8_gemm case in the sweep, and no evidence/review.json to show the "
+                   "change holds no GEMM code (attnverify review --config C); or " + add,
+                   ctx.review_cmd);
+  }
+  if (std::string why = MayTouchGemm(ctx); !why.empty()) {
+    return Missing(def, "no gemm or fp8_gemm case in the sweep, and " + why + "; or " + add,
+                   ctx.numerics_cmd);
+  }
+  int files = 0;
+  for (const SliceComponentRecord& sc : ctx.ev.slice_components) files += sc.files.size();
+  Check c = MakeCheck(def, CheckStatus::kNotApplicable,
+                      "no GEMM op in the sweep and no GEMM code in the change (none of its " +
+                          Plural(files, "changed file", "changed files") +
+                          " is a GEMM kernel, scheduler or config)");
+  c.citations.push_back(Cite(n.file));
+  c.citations.push_back(Cite(*ctx.ev.slice));
+  return c;
+}
+
 }  // namespace
 
 std::optional<Check> JudgeUnalignedGemm(const Context& ctx, const CheckDef& def) {
@@ -88,14 +153,11 @@ std::optional<Check> JudgeUnalignedGemm(const Context& ctx, const CheckDef& def)
     ListFailures(ctx, failing, &c);
     return c;
   }
+  if (gemm.empty()) return NoGemmSwept(ctx, def);
   if (unaligned.empty()) {
-    return Missing(
-        def,
-        gemm.empty()
-            ? "no gemm or fp8_gemm case in the sweep; add a sweep with op fp8_gemm and m, n, k "
-              "not multiples of 128 (e.g. m 3, n 130, k 200) to shapes.json"
-            : "every GEMM case is a multiple of 128 in m, n and k; add e.g. m 3, n 130, k 200",
-        ctx.numerics_cmd);
+    return Missing(def,
+                   "every GEMM case is a multiple of 128 in m, n and k; add e.g. m 3, n 130, k 200",
+                   ctx.numerics_cmd);
   }
   Check c = MakeCheck(def, CheckStatus::kPass,
                       Plural(unaligned.size(), "GEMM case", "GEMM cases") +
@@ -277,11 +339,24 @@ std::optional<Check> JudgePathsExercised(const Context& ctx, const CheckDef& def
     c.citations.push_back(Cite(ctx.ev.numerics->file));
     return c;
   }
+  if (p.paths.empty()) return Missing(def, "no kernel path recorded", ctx.numerics_cmd);
+  const std::string only = "only path \"" + p.paths.begin()->first + "\" was exercised";
+  // One path and a reviewed change that selects no path differently (no item-7 finding):
+  // there is no old path this change could have cut off.
+  if (ctx.ev.review && FindingsOf(ctx, def.item).empty()) {
+    Check c = MakeCheck(def, CheckStatus::kNotApplicable,
+                        only + ", and the reviewed change touches no path selection or "
+                               "fallback (review.json has no item-7 finding)");
+    c.citations.push_back(Cite(ctx.ev.numerics->file));
+    c.citations.push_back(Cite(ctx.ev.review->file));
+    return c;
+  }
   return Missing(def,
-                 p.paths.empty() ? "no kernel path recorded"
-                                 : "only path \"" + p.paths.begin()->first +
-                                       "\" was exercised; add a shape or dtype that selects the "
-                                       "fallback to shapes.json",
+                 only + (ctx.ev.review ? "; the change touches a fallback (" +
+                                             FindingsOf(ctx, def.item).front().id + ")"
+                                       : "; no evidence/review.json to show the change touches "
+                                         "no fallback") +
+                     "; add a shape or dtype that selects the fallback to shapes.json",
                  ctx.numerics_cmd);
 }
 

@@ -59,8 +59,10 @@ Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::str
   return r;
 }
 
-Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path) {
+Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path,
+                                        std::vector<SliceComponentRecord>* components) {
   AV_ASSIGN_OR_RETURN(SliceRecord record, ParseSlice(text, path));
+  if (components != nullptr) *components = record.components;
   return NewFile(text, path, record.provenance, record.has_provenance, record.legacy_command,
                  record.tool_version);
 }

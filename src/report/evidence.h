@@ -94,6 +94,9 @@ struct Evidence {
   std::optional<ResourcesEvidence> resources;
   std::optional<ReviewEvidence> review;
   std::optional<EvidenceFile> slice;         // read with schema/slice_json.h; the report cites it
+  // slice.json's components and their changed files (4.unaligned_gemm asks whether any is
+  // GEMM code); empty when slice.json is absent or not used.
+  std::vector<SliceComponentRecord> slice_components;
   std::optional<EvidenceFile> perf;          // perf.json as a file (path, sha256, provenance)
   std::optional<profile::PerfDoc> perf_doc;  // and its record (schema/perf_json.h), one parse
   std::optional<ReportRunEvidence> run;
@@ -107,8 +110,10 @@ struct Evidence {
 Result<NumericsEvidence> ParseNumericsEvidence(std::string_view text, const std::string& path);
 Result<ResourcesEvidence> ParseResourcesEvidence(std::string_view text, const std::string& path);
 Result<ReviewEvidence> ParseReviewEvidence(std::string_view text, const std::string& path);
-// slice.json (strictly, with its schema) for its provenance.
-Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path);
+// slice.json (strictly, with its schema) for its provenance, and its components when
+// `components` is given.
+Result<EvidenceFile> ParseSliceEvidence(std::string_view text, const std::string& path,
+                                        std::vector<SliceComponentRecord>* components = nullptr);
 Result<ReportRunEvidence> ParseRunEvidence(std::string_view text, const std::string& path);
 // perf.json, parsed once: its record and the file (provenance from the /2 block; a /1
 // file has none).

@@ -147,7 +147,8 @@ Status LoadRun(const fs::path& package, Evidence* e) {
 Status LoadSliceAndPerf(const fs::path& package, const std::string& config, Evidence* e) {
   AV_ASSIGN_OR_RETURN(auto slice_text, ReadIfPresent(package, "evidence/slice.json"));
   if (slice_text) {
-    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseSliceEvidence(*slice_text, "evidence/slice.json"));
+    AV_ASSIGN_OR_RETURN(EvidenceFile f, ParseSliceEvidence(*slice_text, "evidence/slice.json",
+                                                             &e->slice_components));
     if (f.command.empty()) f.command = "attnverify slice --config " + ShellQuote(config);
     e->slice = std::move(f);
   }

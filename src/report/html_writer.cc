@@ -32,14 +32,24 @@ std::string Base64(const std::string& in) {
 }
 
 const char* Css(CheckStatus s) {
-  return s == CheckStatus::kPass ? "pass" : s == CheckStatus::kFail ? "fail" : "missing";
+  switch (s) {
+    case CheckStatus::kPass:
+      return "pass";
+    case CheckStatus::kFail:
+      return "fail";
+    case CheckStatus::kMissing:
+      return "missing";
+    case CheckStatus::kNotApplicable:
+      return "na";
+  }
+  return "missing";
 }
 
 constexpr const char* kStyle = R"(<style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{font-size:1.5em} h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-.pass{color:#176f2c}.fail{color:#b3261e;font-weight:bold}.missing{color:#8a6100}
+.pass{color:#176f2c}.fail{color:#b3261e;font-weight:bold}.missing{color:#8a6100}.na{color:#5f6368}
 .verdict{font-size:1.3em;padding:.5em 1em;border-radius:4px;display:inline-block}
 .v-accepted{background:#e3f4e6}.v-rejected{background:#fbe4e2}.v-incomplete{background:#fdf3d8}
 code,pre{font:12px ui-monospace,monospace;background:#f5f5f5} pre{padding:.5em;overflow-x:auto}

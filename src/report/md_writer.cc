@@ -24,7 +24,17 @@ std::string Cell(const std::string& s) {
 std::string Short(const std::string& sha) { return sha.size() > 12 ? sha.substr(0, 12) : sha; }
 
 std::string StatusWord(CheckStatus s) {
-  return s == CheckStatus::kPass ? "PASS" : s == CheckStatus::kFail ? "**FAIL**" : "*MISSING*";
+  switch (s) {
+    case CheckStatus::kPass:
+      return "PASS";
+    case CheckStatus::kFail:
+      return "**FAIL**";
+    case CheckStatus::kMissing:
+      return "*MISSING*";
+    case CheckStatus::kNotApplicable:
+      return "N/A";
+  }
+  return "?";
 }
 
 std::string Location(const Finding& f) {

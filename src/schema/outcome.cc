@@ -10,8 +10,8 @@ namespace {
 constexpr std::array<const char*, 3> kCaseVerdicts = {"pass", "fail", "error"};
 constexpr std::array<const char*, 3> kInvarianceVerdicts = {"pass", "fail", "flagged"};
 constexpr std::array<const char*, 4> kStageStatuses = {"ok", "rejected", "error", "skipped"};
-constexpr std::array<const char*, 3> kCheckStatuses = {"PASS", "FAIL", "MISSING"};
-constexpr std::array<const char*, 3> kGateStatuses = {"pass", "fail", "missing"};
+constexpr std::array<const char*, 4> kCheckStatuses = {"PASS", "FAIL", "MISSING", "N/A"};
+constexpr std::array<const char*, 4> kGateStatuses = {"pass", "fail", "missing", "n/a"};
 constexpr std::array<const char*, 5> kAgentRoundStatuses = {"ok", "failed", "retried", "skipped",
                                                             "not_run"};
 constexpr std::array<const char*, 3> kVerdicts = {"accepted", "rejected", "incomplete"};
@@ -57,6 +57,9 @@ std::optional<StageStatus> ParseStageStatus(std::string_view w) {
 }
 std::optional<CheckStatus> ParseCheckStatus(std::string_view w) {
   return ParseOf<CheckStatus>(kCheckStatuses, w);
+}
+std::optional<CheckStatus> ParseGateStatus(std::string_view w) {
+  return ParseOf<CheckStatus>(kGateStatuses, w);
 }
 std::optional<ReportVerdict> ParseReportVerdict(std::string_view w) {
   return ParseOf<ReportVerdict>(kVerdicts, w);

@@ -16,8 +16,11 @@ enum class InvarianceVerdict { kPass, kFail, kFlagged };
 // A stage of `attnverify run`: "ok" (exit 0), "rejected" (exit 1: its evidence says no),
 // "error" (exit 2/3, crash, timeout, could not start), "skipped".
 enum class StageStatus { kOk, kRejected, kError, kSkipped };
-// A check of the acceptance checklist: "PASS", "FAIL", "MISSING".
-enum class CheckStatus { kPass, kFail, kMissing };
+// A check of the acceptance checklist: "PASS", "FAIL", "MISSING", or "N/A": the check does
+// not apply to this change, which cited evidence shows (no GEMM op swept and no GEMM code
+// changed; one kernel path and no path selection changed). N/A never blocks the verdict;
+// a check that may apply and has no evidence stays MISSING.
+enum class CheckStatus { kPass, kFail, kMissing, kNotApplicable };
 // The report's verdict: accepted, rejected, incomplete (ReportVerdictName has the words).
 enum class ReportVerdict { kAccepted, kRejected, kIncomplete };
 // One request of the agent reviewer: "ok", "failed", "retried" (its answer was refused and
@@ -31,7 +34,7 @@ const char* InvarianceVerdictName(InvarianceVerdict v);
 const char* StageStatusName(StageStatus s);
 const char* CheckStatusName(CheckStatus s);
 // A build gate (resources.json) or perf gate (perf.json) is a check too, written in
-// lower case there: "pass", "fail", "missing".
+// lower case there: "pass", "fail", "missing" (and "n/a").
 const char* GateStatusName(CheckStatus s);
 const char* AgentRoundStatusName(AgentRoundStatus s);
 const char* ReportVerdictName(ReportVerdict v);
@@ -48,6 +51,7 @@ std::optional<CaseVerdict> ParseCaseVerdict(std::string_view word);
 std::optional<InvarianceVerdict> ParseInvarianceVerdict(std::string_view word);
 std::optional<StageStatus> ParseStageStatus(std::string_view word);
 std::optional<CheckStatus> ParseCheckStatus(std::string_view word);
+std::optional<CheckStatus> ParseGateStatus(std::string_view word);
 std::optional<ReportVerdict> ParseReportVerdict(std::string_view word);
 std::optional<Severity> ParseSeverity(std::string_view word);
 std::optional<Severity> ParseAgentSeverity(std::string_view word);

@@ -25,8 +25,10 @@ TEST(Outcome, NamesParseBack) {
   ExpectRoundTrip(
       {StageStatus::kOk, StageStatus::kRejected, StageStatus::kError, StageStatus::kSkipped},
       StageStatusName, ParseStageStatus);
-  ExpectRoundTrip({CheckStatus::kPass, CheckStatus::kFail, CheckStatus::kMissing}, CheckStatusName,
-                  ParseCheckStatus);
+  const auto checks = {CheckStatus::kPass, CheckStatus::kFail, CheckStatus::kMissing,
+                       CheckStatus::kNotApplicable};
+  ExpectRoundTrip(checks, CheckStatusName, ParseCheckStatus);
+  ExpectRoundTrip(checks, GateStatusName, ParseGateStatus);
   ExpectRoundTrip({ReportVerdict::kAccepted, ReportVerdict::kRejected, ReportVerdict::kIncomplete},
                   ReportVerdictName, ParseReportVerdict);
   ExpectRoundTrip({Severity::kError, Severity::kWarning, Severity::kNote}, SeverityName,
@@ -37,6 +39,11 @@ TEST(Outcome, TheWordsAreTheFilesWords) {
   EXPECT_STREQ(CaseVerdictName(CaseVerdict::kError), "error");
   EXPECT_STREQ(StageStatusName(StageStatus::kRejected), "rejected");
   EXPECT_STREQ(CheckStatusName(CheckStatus::kMissing), "MISSING");
+  EXPECT_STREQ(CheckStatusName(CheckStatus::kNotApplicable), "N/A");
+  EXPECT_STREQ(GateStatusName(CheckStatus::kNotApplicable), "n/a");
+  // The agent's answers never say a check does not apply.
+  EXPECT_FALSE(ParseAgentCheckStatus("n/a"));
+  EXPECT_FALSE(ParseAgentCheckStatus("N/A"));
   EXPECT_STREQ(ReportVerdictName(ReportVerdict::kIncomplete), "incomplete");
   EXPECT_STREQ(SeverityName(Severity::kWarning), "warning");
   // Only the exact words: the files are written by attnverify.
