@@ -18,7 +18,8 @@ needs_standin_torch = pytest.mark.skipif(REAL_TORCH, reason="library stand-ins u
 
 def cases_of(exported, prefix):
     with open(os.path.join(exported, "cases.json")) as f:
-        return [Case(e["dir"]) for e in json.load(f)["cases"] if e["id"].startswith(prefix)]
+        return [Case(os.path.join(exported, e["dir"])) for e in json.load(f)["cases"]
+                if e["id"].startswith(prefix)]
 
 
 def run_all(adapter, cases, device="cpu"):

@@ -12,11 +12,12 @@ import pytest
 from conftest import ROOT, judge
 
 SCRIPT = r"""
-import json, sys
+import json, os, sys
 sys.path.insert(0, sys.argv[1])
 from attnverify_candidate import Case
 from attnverify_candidate.adapters import torch_sdpa, _common
-cases = [Case(e["dir"]) for e in json.load(open(sys.argv[2]))["cases"] if e["id"].startswith("attn.")]
+cases = [Case(os.path.join(os.path.dirname(os.path.abspath(sys.argv[2])), e["dir"]))
+         for e in json.load(open(sys.argv[2]))["cases"] if e["id"].startswith("attn.")]
 try:
     for case in cases:
         outs, meta = torch_sdpa.run_case(case, "cpu")

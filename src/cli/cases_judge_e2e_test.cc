@@ -162,6 +162,35 @@ TEST(CasesJudge, EachExportHasFreshInputsAndOutputsOfAnEarlierExportFail) {
   EXPECT_EQ(failed, static_cast<int>(doc["cases"].size())) << doc["summary"];
 }
 
+// An export is made on one machine, run on a GPU box and judged back: its folders are
+// relative, so a moved export is read where it lies, and the judge finds the outputs there.
+TEST(CasesJudge, AnExportMovedToAnotherFolderRunsAndIsJudgedThere) {
+  TempDir dir;
+  const std::string filter = " --filter '^attn\\.(?!drawn)'";
+  const std::string made = dir.File("laptop/exp"), moved = dir.File("gpubox/exp");
+  ASSERT_EQ(RunShell(Av() + " cases" + Sweep() + filter + " --export " + made).exit_code, 0);
+  json index = ReadJson(made + "/cases.json");
+  ASSERT_FALSE(index["cases"].empty());
+  for (const json& c : index["cases"]) {
+    EXPECT_EQ(c["dir"], "cases/" + c["id"].get<std::string>());
+    EXPECT_EQ(ReadJson(made + "/" + c["dir"].get<std::string>() + "/case.json")["out_dir"], "out");
+  }
+  std::filesystem::create_directories(dir.File("gpubox"));
+  std::filesystem::rename(made, moved);
+  testing::CommandResult r = RunNumpyCandidate(moved);
+  if (r.exit_code == 127) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const json& c : index["cases"]) {
+    EXPECT_TRUE(std::filesystem::exists(moved + "/cases/" + c["id"].get<std::string>() +
+                                        "/out/outputs.safetensors"))
+        << c["id"];
+  }
+  r = RunShell(Av() + " judge" + Sweep() + filter + " --outputs " + moved + " --evidence " +
+               dir.File("ev/numerics.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadJson(dir.File("ev/numerics.json"))["verdict"], "pass");
+}
+
 TEST(CasesJudge, OneCaseByIdAndItsGroupsBase) {
   TempDir dir;
   const std::string id =

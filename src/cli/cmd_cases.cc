@@ -104,7 +104,9 @@ Status ExportCases(const std::string& dir, const std::vector<CaseSpec>& specs,
       AV_RETURN_IF_ERROR(ApplyInputVariant(spec, &*built));
     }
     if (!built.ok()) return built.status().WithContext("case " + spec.id);
-    AV_ASSIGN_OR_RETURN(WrittenCase wc, WriteCase(dir, spec, *built));
+    CaseWriteOptions options;
+    options.relative_paths = true;  // the export may be copied to a GPU box and run there
+    AV_ASSIGN_OR_RETURN(WrittenCase wc, WriteCase(dir, spec, *built, options));
     written.push_back(std::move(wc));
   }
   AV_ASSIGN_OR_RETURN(std::string index, WriteCasesIndex(dir, written, specs, &stamp));

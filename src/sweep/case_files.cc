@@ -324,8 +324,9 @@ Result<WrittenCase> WriteCaseFiles(const std::string& work_dir, const CaseSpec& 
   wc.notes = parts.notes;
   // A folder whose path is not UTF-8 cannot be a JSON string; case.json then names it
   // relative to its own folder (doc/formats/candidate-protocol.md).
-  json case_json = CaseJsonOf(spec, parts, wc.id, IsValidUtf8(wc.out_dir) ? wc.out_dir : "out",
-                              options.candidate_view);
+  const bool absolute = IsValidUtf8(wc.out_dir) && !options.relative_paths;
+  json case_json =
+      CaseJsonOf(spec, parts, wc.id, absolute ? wc.out_dir : "out", options.candidate_view);
   if (!options.candidate_view) case_json["inputs_sha256"] = wc.inputs_sha256;
   AV_RETURN_IF_ERROR(
       WriteScratchFile(case_fd.get(), "case.json", wc.dir + "/case.json", JsonFileText(case_json)));
@@ -411,9 +412,10 @@ Result<std::string> WriteCasesIndex(const std::string& work_dir,
                                     const ExportStamp* stamp) {
   // Absolute folders, unless the work folder's path is not UTF-8: a JSON string cannot hold
   // it, so the folders are then relative to cases.json's own folder (case ids are ASCII).
+  // An export (a stamp) is always relative, so that it can move to another machine.
   json list = json::array();
   for (size_t i = 0; i < cases.size(); ++i) {
-    const bool absolute = IsValidUtf8(cases[i].dir);
+    const bool absolute = IsValidUtf8(cases[i].dir) && stamp == nullptr;
     const std::string& id = cases[i].id;
     list.push_back(json{{"id", id},
                         {"op", specs[i].op},

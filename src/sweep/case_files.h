@@ -32,6 +32,9 @@ inline constexpr const char* kCasesIndexSchema = "attnverify.cases/1";
 struct CaseWriteOptions {
   std::string folder;           // under work/cases; empty: the case's id
   bool candidate_view = false;  // case.json without variant, group, seed, inputs_sha256
+  // case.json's out_dir relative to the case folder ("out"), as an export writes it so the
+  // exported folder can be moved to another machine (a GPU box) and still be read there.
+  bool relative_paths = false;
 };
 
 // What attnverify keeps of a written case (the tensors themselves stay on disk).
@@ -77,8 +80,9 @@ Status RemoveOutputs(const WrittenCase& wc);
 // given (numerics gives its cases in the order of their shuffled folder names); "id" is
 // the folder's name. Returns its path.
 // `cases --export` also stamps the index with the export's salt and drawn-case count
-// ("salt", "drawn_cases"), which `judge` reads to generate the same cases again; the
-// candidate's own work/cases.json under `numerics` carries neither.
+// ("salt", "drawn_cases"), which `judge` reads to generate the same cases again, and its
+// folders are relative to cases.json (an export moves between machines); the candidate's
+// own work/cases.json under `numerics` carries neither and names absolute folders.
 struct ExportStamp {
   uint64_t salt = 0;  // written as 16 hex digits (run_salt.h SaltHex)
   int drawn_cases = 0;
