@@ -156,6 +156,13 @@ Result<MergedNumerics> MergeNumericsShards(const std::vector<NumericsShard>& sha
       merged.cases.push_back(c);
     }
     for (const InvarianceRecord& r : s.record.invariance) merged.invariance.push_back(r);
+    // Cases the tests skipped stay skipped in the merged evidence (once each).
+    for (const SkippedCaseRecord& k : s.record.skipped) {
+      auto [o, added] = owner.emplace(k.id, s.path);
+      if (!added)
+        return InvalidInput("case " + k.id + " is in both " + o->second + " and " + s.path);
+      merged.skipped.push_back(k);
+    }
   }
   AV_RETURN_IF_ERROR(CheckOneRun(shards, &out.warnings));
   for (int64_t i = 0; i < count; ++i) {

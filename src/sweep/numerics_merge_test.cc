@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sweep/numerics_report.h"
+
 #include <string>
 #include <vector>
 
@@ -41,6 +43,27 @@ TEST(NumericsMerge, ShardsOfOneRunMerge) {
   EXPECT_EQ(m->record.cases.size(), 3u);
   EXPECT_EQ(m->record.verdict, CaseVerdict::kPass);
   EXPECT_TRUE(m->warnings.empty()) << m->warnings.front();
+}
+
+// Cases the tests skipped in a shard stay skipped in the merge and in its JUnit, where
+// they are <skipped/> test cases, never passes.
+TEST(NumericsMerge, SkippedCasesStaySkippedInTheMergeAndItsJUnit) {
+  NumericsShard a = Shard(0, 2, "57"), b = Shard(1, 2, "57");
+  a.record.skipped.push_back({"gemm.m=3", "fp8_gemm", "the test runs attention only"});
+  b.record.skipped.push_back({"gemm.m=129", "fp8_gemm", "the test runs attention only"});
+  Result<MergedNumerics> m = MergeNumericsShards({a, b}, false, {});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->record.skipped.size(), 2u);
+  EXPECT_EQ(m->record.skipped[1].id, "gemm.m=129");
+  const std::string junit = NumericsToJUnit(m->record);
+  EXPECT_NE(junit.find("tests=\"4\" failures=\"0\" skipped=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<testcase classname=\"numerics.skipped.fp8_gemm\" name=\"gemm.m=3\">\n"
+                       "      <skipped message=\"the test runs attention only\"/>"),
+            std::string::npos)
+      << junit;
+  // A case skipped in one shard and run in another is not one run's evidence.
+  b.record.skipped.push_back({"case0", "attention", "skipped"});
+  EXPECT_FALSE(MergeNumericsShards({a, b}, false, {}).ok());
 }
 
 TEST(NumericsMerge, StaleShardOfAnEarlierRunIsRefused) {

@@ -164,8 +164,10 @@ std::string NumericsToJUnit(const NumericsRecord& doc) {
   char buf[256];
   std::snprintf(
       buf, sizeof buf,
-      "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" time=\"%.3f\">\n",
-      doc.cases.size(), static_cast<long long>(failed_total), doc.summary.wall_ms / 1000);
+      "<testsuites name=\"attnverify numerics\" tests=\"%zu\" failures=\"%lld\" skipped=\"%zu\" "
+      "time=\"%.3f\">\n",
+      doc.cases.size() + doc.skipped.size(), static_cast<long long>(failed_total),
+      doc.skipped.size(), doc.summary.wall_ms / 1000);
   out += buf;
   for (const auto& [sweep, cases] : by_sweep) {
     int64_t failures = 0;
@@ -196,6 +198,19 @@ std::string NumericsToJUnit(const NumericsRecord& doc) {
                           (tail.empty() ? "" : "\n--- candidate stderr (tail) ---\n" + tail) +
                           "\ncase: " + c->case_dir) +
              "</failure>\n    </testcase>\n";
+    }
+    out += "  </testsuite>\n";
+  }
+  // The cases the tests skipped (judge --skipped): skipped here too, never passed or failed.
+  if (!doc.skipped.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "  <testsuite name=\"skipped\" tests=\"%zu\" failures=\"0\" skipped=\"%zu\">\n",
+                  doc.skipped.size(), doc.skipped.size());
+    out += buf;
+    for (const SkippedCaseRecord& k : doc.skipped) {
+      out += "    <testcase classname=\"numerics.skipped." + EscapeMarkup(k.op) + "\" name=\"" +
+             EscapeMarkup(k.id) + "\">\n      <skipped message=\"" + EscapeMarkup(k.reason) +
+             "\"/>\n    </testcase>\n";
     }
     out += "  </testsuite>\n";
   }
