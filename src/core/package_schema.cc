@@ -42,33 +42,38 @@ const std::vector<PackageTable>& PackageTables() {
   // Keys as each module's parser reads them; a key added to a parser is added here too
   // (package_schema_test.cc loads every config of the repository and init's template).
   static const std::vector<PackageTable> kTables = {
-      {"slice", "attnverify slice", {"repo", "base"}},
-      {"components", "attnverify slice", {}},
-      {"review", "attnverify review", {"reviewer", "disable"}},
+      {"slice", "review", "attnverify slice", {"repo", "base"}},
+      {"components", "review", "attnverify slice", {}},
+      {"review", "review", "attnverify review", {"reviewer", "disable"}},
       {"build",
+       "compile",
        "attnverify build",
        {"root", "sources", "flags", "archs", "nvcc", "timeout_s", "block_size", "constants",
         "kernel", "gates", "base_setup"}},
       {"numerics",
+       "sweep",
        "attnverify numerics",
        {"shapes", "tolerances", "work_dir", "evidence", "junit", "reference", "reference_threads",
         "jobs", "oracle_sample", "fast_tiles", "drawn_cases"}},
       {"candidate",
+       "sweep",
        "attnverify numerics",
        {"command", "adapter", "prepare", "timeout_s", "cwd", "env", "sandbox"}},
       {"profile",
+       "profile",
        "attnverify profile",
        {"max_slowdown", "min_launches", "occupancy_tolerance_pct", "max_bank_conflict_increase",
         "gpu", "peak_bw_gbs", "peak_tflops", "match", "bench", "kernel_regex", "launch_count",
         "base_dir", "head_dir"}},
       {"policy",
+       "report",
        "attnverify report",
        {"required", "waive", "gpu_evidence", "require_agent_review", "agent_commands"}},
-      {"report", "attnverify report", {"formats", "title", "junit"}},
-      {"run", "attnverify run", {"stages", "stage_timeout_s", "base"}},
+      {"report", "report", "attnverify report", {"formats", "title", "junit"}},
+      {"run", "pipeline", "attnverify run", {"stages", "stage_timeout_s", "base"}},
       // [provider]'s keys are checked by its own loader (llm/provider_config.cc), which
       // first refuses a key written into the file (api_key = ...) with its own message.
-      {"provider", "attnverify agent / provider", {}},
+      {"provider", "llm", "attnverify agent / provider", {}},
   };
   return kTables;
 }

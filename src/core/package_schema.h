@@ -17,8 +17,9 @@
 namespace av {
 
 struct PackageTable {
-  std::string_view name;   // "build"
-  std::string_view owner;  // the command that reads it, for messages and docs
+  std::string_view name;    // "build"
+  std::string_view module;  // the src/ module whose parser reads it: "compile"
+  std::string_view owner;   // the command that reads it, for messages and docs
   // The keys it may hold; empty: any (names chosen by the user, as in [components]).
   std::vector<std::string_view> keys;
 };

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/file.h"
 #include "core/toml_config.h"
 #include "pipeline/package_init.h"
@@ -81,6 +83,27 @@ TEST(PackageSchema, EveryConfigOfTheRepositoryAndInitsTemplateLoads) {
   if (doc.ok()) {
     Status s = CheckPackageConfig(*doc, "init.toml");
     EXPECT_TRUE(s.ok()) << s.message();
+  }
+}
+
+// The list is {table, owning module}: each module named is a module of src/, and one of its
+// non-test sources reads the table by name (its parser).
+TEST(PackageSchema, EachTableIsReadByTheModuleThatOwnsIt) {
+  namespace fs = std::filesystem;
+  const fs::path src = fs::path(av::testing::SourceDir()) / "src";
+  for (const PackageTable& t : PackageTables()) {
+    const fs::path dir = src / std::string(t.module);
+    ASSERT_TRUE(fs::is_directory(dir)) << "[" << t.name << "]: no module src/" << t.module;
+    const std::string quoted = "\"" + std::string(t.name) + "\"";
+    bool reads = false;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string file = e.path().filename().string();
+      if (e.path().extension() != ".cc" || file.find("_test.cc") != std::string::npos) continue;
+      Result<std::string> text = ReadFileToString(e.path().string());
+      reads |= text.ok() && text->find(quoted) != std::string::npos;
+    }
+    EXPECT_TRUE(reads) << "[" << t.name << "]: no source of src/" << t.module << " names "
+                       << quoted;
   }
 }
 
