@@ -16,6 +16,7 @@
 #include "profile/ncu_run.h"
 #include "profile/perf_model.h"
 #include "profile/profile_config.h"
+#include "report/chart_labels.h"
 #include "schema/provenance.h"
 
 namespace av::cli {
@@ -61,17 +62,25 @@ int Import(const std::string& file, const std::string& label, const std::string&
   return kExitOk;
 }
 
+constexpr size_t kKernelColumn = 72;
+
 int Show(const ProfileConfig& cfg, const std::string& perf_path) {
   Result<PerfDoc> doc = ReadPerfJson(perf_path);
   if (!doc.ok()) return ReportError(doc.status());
   PerfVerdict v =
       JudgePerfDoc(*doc, cfg, {}, "attnverify profile --run (or ncu --launch-count 5 ...)");
   bool failed = false;
-  for (const GateResult& g : v.gates) {
+  // A template instantiation's name runs to hundreds of characters: cut in the middle to a
+  // bounded column, numbered where two cut names would read the same (report/chart_labels.h).
+  std::vector<std::string> names;
+  for (const GateResult& g : v.gates) names.push_back(ShowControlCharacters(g.kernel));
+  const std::vector<std::string> labels = ChartLabels(names, kKernelColumn);
+  for (size_t i = 0; i < v.gates.size(); ++i) {
+    const GateResult& g = v.gates[i];
     failed |= g.status == CheckStatus::kFail;
     // Kernel names and shapes come from an export made elsewhere: shown, never obeyed.
     std::printf("%-7s %-14s %s [%s]: %s\n", GateStatusName(g.status), g.gate.c_str(),
-                ShowControlCharacters(g.kernel).c_str(), ShowControlCharacters(g.shape).c_str(),
+                labels[i].c_str(), ShowControlCharacters(g.shape).c_str(),
                 ShowControlCharacters(g.summary).c_str());
   }
   return failed ? kExitRejected : kExitOk;
