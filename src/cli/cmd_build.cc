@@ -109,7 +109,7 @@ int RunBuild(std::vector<std::string> args) {
   const ResourcesReport& report = outcome->report;
   std::fputs(FormatResourcesTable(report).c_str(), stdout);
   for (const std::string& path : outcome->written) std::printf("wrote %s\n", path.c_str());
-  if (report.status == "missing") {
+  if (report.status == ResourcesStatus::kMissing) {
     std::fprintf(stderr, "attnverify: %s\n", report.missing_reason.c_str());
     return stage.Finish(kExitOk);
   }

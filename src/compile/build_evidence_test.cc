@@ -82,7 +82,7 @@ TEST(BuildEvidence, CompilesEachSourceForEachTargetInTheRoot) {
   EXPECT_EQ(fake.requests()[1].argv.back(), "k.cu");
   const ResourcesReport& r = out->report;
   EXPECT_EQ(r.nvcc_version, "13.0.88");
-  EXPECT_EQ(r.status, "rejected");  // sm_80's 64 KiB static shared memory
+  EXPECT_EQ(r.status, ResourcesStatus::kRejected);  // sm_80's 64 KiB static shared memory
   EXPECT_EQ(r.head.exit_codes, (std::vector<int>{255, 0}));
   EXPECT_EQ(r.findings.size(), 2u);  // kDynSmemBytes at lines 15 and 16, undeclared
   std::string log = ReadOrEmpty(p.dir.File("logs/build.log"));
@@ -100,7 +100,7 @@ TEST(BuildEvidence, ArchOverrideReplacesTheConfiguredTargets) {
   auto out = CollectBuildEvidence(fake, p.request);
   ASSERT_TRUE(out.ok());
   ASSERT_EQ(fake.requests().size(), 2u);
-  EXPECT_EQ(out->report.status, "incomplete");  // no base: occupancy_not_lower judged nothing
+  EXPECT_EQ(out->report.status, ResourcesStatus::kIncomplete);  // no base: occupancy_not_lower judged nothing
   EXPECT_EQ(out->report.kernels.size(), 1u);
 }
 
@@ -119,7 +119,7 @@ TEST(BuildEvidence, ATimedOutCompileFailsTheBuildGateAndSaysWhy) {
   });
   auto out = CollectBuildEvidence(fake, p.request);
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(out->report.status, "rejected");
+  EXPECT_EQ(out->report.status, ResourcesStatus::kRejected);
   EXPECT_EQ(out->report.head.exit_codes, (std::vector<int>{-1}));
   const GateResult& g = out->report.gates.at(0);
   EXPECT_EQ(g.name, "head_builds");
@@ -134,7 +134,7 @@ TEST(BuildEvidence, MissingNvccIsReportedAsMissingEvidence) {
   auto out = CollectBuildEvidence(fake, p.request);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(fake.requests().empty());
-  EXPECT_EQ(out->report.status, "missing");
+  EXPECT_EQ(out->report.status, ResourcesStatus::kMissing);
   EXPECT_NE(out->report.missing_reason.find("/nonexistent/bin/nvcc"), std::string::npos);
   auto json = nlohmann::json::parse(ReadOrEmpty(p.dir.File("evidence/resources.json")));
   EXPECT_EQ(json["status"], "missing");
@@ -148,7 +148,7 @@ TEST(BuildEvidence, ImportParsesALogWithoutCompiling) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(fake.requests().empty());
   EXPECT_EQ(out->report.archs, (std::vector<std::string>{"sm_90a"}));
-  EXPECT_EQ(out->report.status, "rejected");
+  EXPECT_EQ(out->report.status, ResourcesStatus::kRejected);
   EXPECT_EQ(out->report.head.ref, "imported");
 }
 

@@ -95,7 +95,7 @@ TEST(BuildEndToEnd, TestdataKernelsCompileToTheCommittedNumbers) {
   ExpectSameNumbers(fresh, Committed("smem_over_sm80.log"));
   const ResourcesReport& r = out->report;
   EXPECT_EQ(r.head.exit_codes, (std::vector<int>{0, 0, 255, 0}));
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, ResourcesStatus::kRejected);
   bool sm80_over = false, sm90_fits = false, dyn_declared = false;
   for (const KernelRow& row : r.kernels) {
     if (row.demangled == "big_static_smem(float*)" && row.arch == "sm_80") {
@@ -131,7 +131,7 @@ TEST(BuildEndToEnd, ForcedSpillsUnderMaxrregcount) {
   EXPECT_EQ(k.registers, 32);
   EXPECT_EQ(k.spill_store_bytes, 580);
   EXPECT_EQ(k.spill_load_bytes, 676);
-  EXPECT_EQ(out->report.status, "rejected");  // no_new_spills: spills with no base
+  EXPECT_EQ(out->report.status, ResourcesStatus::kRejected);  // no_new_spills: spills with no base
 }
 
 // The seed scenario: commit 1 plans 200 KiB of static shared memory (fits sm_90a), commit 2

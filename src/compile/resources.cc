@@ -297,12 +297,12 @@ const char* KernelPairingName(KernelPairing p) {
   return "";
 }
 
-bool ResourcesReport::Passed() const { return status == "ok"; }
+bool ResourcesReport::Passed() const { return status == ResourcesStatus::kOk; }
 
 ResourcesReport MissingResourcesReport(const std::string& reason,
                                        const std::vector<std::string>& archs) {
   ResourcesReport r;
-  r.status = "missing";
+  r.status = ResourcesStatus::kMissing;
   r.missing_reason = reason;
   r.archs = archs;
   r.head.label = "head";
@@ -383,7 +383,9 @@ ResourcesReport ComputeResourcesReport(const ResourcesInput& in) {
     failed |= g.status == CheckStatus::kFail;
     missing |= g.status == CheckStatus::kMissing;
   }
-  r.status = failed ? "rejected" : missing ? "incomplete" : "ok";
+  r.status = failed    ? ResourcesStatus::kRejected
+             : missing ? ResourcesStatus::kIncomplete
+                       : ResourcesStatus::kOk;
   return r;
 }
 

@@ -19,6 +19,7 @@
 #include "compile/ptxas_log.h"
 #include "compile/smem_scan.h"
 #include "schema/outcome.h"
+#include "schema/resources_json.h"
 
 namespace av {
 
@@ -117,9 +118,9 @@ struct UnmatchedKernelEntry {
 };
 
 struct ResourcesReport {
-  // "ok" (every enabled gate passed), "rejected" (one failed), "incomplete" (none failed,
-  // one had nothing to judge), "missing" (no nvcc: nothing compiled).
-  std::string status;
+  // ok (every enabled gate passed), rejected (one failed), incomplete (none failed, one
+  // had nothing to judge), missing (no nvcc: nothing compiled).
+  ResourcesStatus status = ResourcesStatus::kMissing;
   std::string missing_reason;
   std::string nvcc_path, nvcc_version;
   std::vector<std::string> archs;
@@ -132,7 +133,7 @@ struct ResourcesReport {
   std::vector<UnmatchedKernelEntry> unmatched_kernel_entries;
   std::vector<PtxasDiagnostic> diagnostics;  // head's errors and warnings (not notes)
 
-  bool Passed() const;  // status "ok"
+  bool Passed() const;  // status ok
 };
 
 // Everything the report is computed from.

@@ -92,7 +92,7 @@ TEST(ResourcesRegression, H7EmptyOrNonPtxasLogsJudgeNothing) {
     PtxasReport base = ParsePtxasLog(text, "base.log").value();
     ResourcesReport r = Report(c, head, &base, {"sm_90a"});
     SCOPED_TRACE(text);
-    EXPECT_EQ(r.status, "incomplete");
+    EXPECT_EQ(r.status, ResourcesStatus::kIncomplete);
     for (const GateResult& g : r.gates) {
       EXPECT_TRUE(g.missing()) << g.name << ": " << GateStatusName(g.status);
       EXPECT_EQ(g.judged, 0) << g.name;
@@ -130,7 +130,7 @@ TEST(ResourcesRegression, BaseThatDidNotBuildMakesTheComparisonsMissing) {
                             "file \"cutlass/bfloat16.h\""),
             std::string::npos)
       << occ.reason;
-  EXPECT_EQ(r.status, "incomplete");
+  EXPECT_EQ(r.status, ResourcesStatus::kIncomplete);
   EXPECT_NE(Names(r).find("the base revision did not build"), std::string::npos) << Names(r);
   // The head-only gates still judge the head.
   EXPECT_TRUE(Gate(r, "smem_within_cap").passed());
@@ -152,7 +152,7 @@ TEST(ResourcesRegression, TemplateParameterAddedPairsAsSignatureChanged) {
   const GateResult& occ = Gate(r, "occupancy_not_lower");
   EXPECT_TRUE(occ.passed()) << occ.reason;
   EXPECT_EQ(occ.judged, 1);
-  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.status, ResourcesStatus::kOk);
   nlohmann::json j = ResourcesReportToJson(r, StartProvenance("build", {"attnverify", "build"}), ".");
   EXPECT_EQ(j["kernels"][0]["pairing"], "signature_changed");
   EXPECT_EQ(j["gates"][4]["status"], "pass");
@@ -220,7 +220,7 @@ TEST(ResourcesRegression, QualifiedKernelEntriesMatchAndUnmatchedOnesAreListed) 
   EXPECT_EQ(r.kernels[0].head->dynamic_smem_bytes, 187408);
   EXPECT_EQ(r.kernels[0].head->smem_headroom_bytes, 232448 - 187408);
   EXPECT_TRUE(r.unmatched_kernel_entries.empty());
-  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.status, ResourcesStatus::kOk);
 
   BuildConfig typo = Config(
       "[build]\nblock_size = 384\n[build.gates]\noccupancy_not_lower = false\n"
@@ -233,7 +233,7 @@ TEST(ResourcesRegression, QualifiedKernelEntriesMatchAndUnmatchedOnesAreListed) 
   EXPECT_NE(smem.reason.find("\"deep_gemm::fp8_gemm_kernl\" (line 5) names no kernel"),
             std::string::npos)
       << smem.reason;
-  EXPECT_EQ(t.status, "incomplete");
+  EXPECT_EQ(t.status, ResourcesStatus::kIncomplete);
   EXPECT_NE(Names(t).find("187408 bytes of dynamic shared memory are counted nowhere"),
             std::string::npos);
   nlohmann::json j = ResourcesReportToJson(t, StartProvenance("build", {"attnverify", "build"}), ".");
@@ -351,7 +351,7 @@ TEST(ResourcesRegression, L6BadCountFailsTheBuildGate) {
   EXPECT_NE(Gate(r, "registers_max").reason.find("a() on sm_90a: registers unknown"),
             std::string::npos);
   EXPECT_EQ(Row(r, "b()", "sm_90a")->head->registers, 8);
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, ResourcesStatus::kRejected);
 }
 
 // Newcomer turn 3: the demo refactor's decode kernel overflows shared memory (ptxas
@@ -382,7 +382,7 @@ TEST(ResourcesRegression, OccupancyGateJudgesTheKernelPtxasRefused) {
     EXPECT_NE(occ.failures[0].find("decode() on sm_90a: 8 -> 0 warps per SM"), std::string::npos)
         << occ.failures[0];
     EXPECT_EQ(Gate(r, "smem_within_cap").status, CheckStatus::kFail);
-    EXPECT_EQ(r.status, "rejected");
+    EXPECT_EQ(r.status, ResourcesStatus::kRejected);
   }
   // A head that still fits keeps its occupancy: the same two kernels pass.
   ResourcesReport same = Report(c, base, &base, {"sm_90a"});

@@ -116,7 +116,7 @@ TEST(ResourceReport, BudgetAndOccupancyPerKernelAndArch) {
   EXPECT_EQ(dyn->head->block_size, 256);
   EXPECT_EQ(dyn->head->occupancy->warps_per_sm, 64);
   // Without a base the occupancy comparison has nothing to judge: the build is incomplete.
-  EXPECT_EQ(r.status, "incomplete");
+  EXPECT_EQ(r.status, ResourcesStatus::kIncomplete);
   EXPECT_TRUE(Gate(r, "occupancy_not_lower").missing());
   EXPECT_NE(Gate(r, "occupancy_not_lower").reason.find("needs a base"), std::string::npos);
   EXPECT_TRUE(Gate(r, "smem_within_cap").passed());
@@ -147,7 +147,7 @@ TEST(ResourceReport, StaticSmemOverTheCapFailsWithTheExactBytes) {
       << g.failures[0];
   EXPECT_TRUE(
       Gate(r, "head_builds").passed());  // the overflow is the smem gate's, not a build error
-  EXPECT_EQ(r.status, "rejected");
+  EXPECT_EQ(r.status, ResourcesStatus::kRejected);
 
   PtxasReport sm80 = Log("smem_over_sm80.log");
   ResourcesReport r80 = Report(c, sm80, nullptr, {"sm_80", "sm_90a"});
@@ -184,7 +184,7 @@ TEST(ResourceReport, SpillsWithoutABaseFailTheSpillGate) {
   BuildConfig off = Config(
       "[build]\nblock_size = 128\n[build.gates]\nno_new_spills = false\noccupancy_not_lower = "
       "false\n[[build.kernel]]\nname = \"spill_kernel\"\ndynamic_smem = 0\n");
-  EXPECT_EQ(Report(off, head, nullptr, {"sm_80"}).status, "ok");
+  EXPECT_EQ(Report(off, head, nullptr, {"sm_80"}).status, ResourcesStatus::kOk);
 }
 
 constexpr const char* kBaseLog =
@@ -325,7 +325,7 @@ void go(int n) {
 
 TEST(ResourceReport, MissingEvidenceReport) {
   ResourcesReport r = MissingResourcesReport("nvcc was not found", {"sm_90a"});
-  EXPECT_EQ(r.status, "missing");
+  EXPECT_EQ(r.status, ResourcesStatus::kMissing);
   EXPECT_FALSE(r.Passed());  // nothing was judged
   EXPECT_TRUE(r.gates.empty());
   EXPECT_EQ(FormatResourcesTable(r), "compile evidence missing: nvcc was not found\n");

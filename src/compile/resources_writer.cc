@@ -251,7 +251,7 @@ ResourcesRecord ResourcesReportToRecord(const ResourcesReport& r, Provenance pro
     ResourcesGate x;
     x.gate = g.name;
     x.enabled = g.enabled;
-    x.status = GateStatusName(g.status);
+    x.status = g.status;
     x.reason = g.reason;
     x.judged = g.judged;
     x.skipped = g.missing();
@@ -297,7 +297,7 @@ std::string ResourcesReportToJsonText(const ResourcesReport& report, Provenance 
 
 std::string FormatResourcesTable(const ResourcesReport& r) {
   std::string out;
-  if (r.status == "missing") {
+  if (r.status == ResourcesStatus::kMissing) {
     return "compile evidence missing: " + r.missing_reason + "\n";
   }
   out += "compile evidence for " + (r.head.ref.empty() ? std::string("head") : r.head.ref);
@@ -394,7 +394,7 @@ std::string FormatResourcesTable(const ResourcesReport& r) {
     if (g.enabled && g.missing()) out += "         missing: " + g.reason + "\n";
     for (const std::string& f : g.failures) out += "         " + f + "\n";
   }
-  out += "\nverdict: " + r.status;
+  out += "\nverdict: " + std::string(ResourcesStatusName(r.status));
   if (failed > 0) {
     out += " (" + std::to_string(failed) + (failed == 1 ? " gate" : " gates") + " failed)";
   } else if (!missing.empty()) {

@@ -164,7 +164,7 @@ TEST(SmemLaunchRegression, DynamicSmemLaunchedFromAHeaderIsMissingNotPass) {
                              "(csrc/src/attn_fwd_sm90_launch.h:21, cudaLaunchKernelEx"),
             std::string::npos)
       << smem.reason;
-  EXPECT_EQ(r.status, "incomplete");
+  EXPECT_EQ(r.status, ResourcesStatus::kIncomplete);
   // The table says the dynamic part is unknown, not "headroom 100 %".
   std::string table = FormatResourcesTable(r);
   EXPECT_NE(table.find("0+?"), std::string::npos) << table;

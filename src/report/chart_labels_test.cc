@@ -48,7 +48,7 @@ TEST(ChartLabels, ThePerfChartShowsOneLabelPerKernel) {
     PerfBar b;
     b.kernel = kNames[i];
     b.shape = "b=1";
-    b.status = "pass";
+    b.status = CheckStatus::kPass;
     b.base_median_ns = b.head_median_ns = 1000;
     b.ratio = 1;
     r.perf.push_back(b);
@@ -69,7 +69,7 @@ TEST(ChartLabels, ImportedTimingsAreMarkedInTheChartAndTheTable) {
   ChecklistReport r;
   PerfBar b;
   b.kernel = "splitk_mla_decode_kernel";
-  b.status = "pass";
+  b.status = CheckStatus::kPass;
   b.base_median_ns = b.head_median_ns = 1000;
   b.ratio = 1;
   b.source = "ncu_base_EXAMPLE.csv (ncu) -> ncu_head_EXAMPLE.csv (ncu)";

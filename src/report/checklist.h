@@ -119,7 +119,7 @@ struct ResourceBar {
 // Time per kernel and shape, base -> head, from evidence/perf.json (item 4's table and chart).
 struct PerfBar {
   std::string kernel, shape;
-  std::string status;  // the time gate: "pass", "fail", "missing"
+  CheckStatus status = CheckStatus::kMissing;  // the time gate (written as GateStatusName)
   int64_t base_n = 0, head_n = 0;
   double base_median_ns = 0, base_min_ns = 0, base_spread = 0;
   double head_median_ns = 0, head_min_ns = 0, head_spread = 0;

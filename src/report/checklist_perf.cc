@@ -56,10 +56,9 @@ std::vector<PerfBar> PerfBars(const Context& ctx) {
     PerfBar b;
     b.kernel = p.kernel;
     b.shape = p.shape;
-    b.status = "missing";
     for (const GateResult& g : v.gates) {
       if (g.gate == "time" && g.kernel == p.kernel && g.shape == p.shape)
-        b.status = GateStatusName(g.status);
+        b.status = g.status;
     }
     const profile::SideStats &bs = p.base->time, &hs = p.head->time;
     b.base_n = bs.n, b.head_n = hs.n;

@@ -54,7 +54,7 @@ TEST(ChecklistPerf, FasterHeadPassesItem4WithTheTableAndChart) {
   EXPECT_TRUE(occupancy_cited);
   EXPECT_EQ(perf->details.back().rfind("imported from head: ", 0), 0u) << perf->details.back();
   ASSERT_EQ(r.perf.size(), 1u);
-  EXPECT_EQ(r.perf[0].status, "pass");
+  EXPECT_EQ(r.perf[0].status, CheckStatus::kPass);
   EXPECT_NE(WriteAcceptanceMarkdown(r).find("| `splitk_kernel<64>` | b16 | 1.000 (0.999"),
             std::string::npos)
       << WriteAcceptanceMarkdown(r);

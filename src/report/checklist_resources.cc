@@ -22,7 +22,7 @@ const ResourcesGate* FindGate(const ResourcesEvidence& r, const CheckDef& def) {
 // The build's gates are judged one by one only when resources.json holds compile evidence.
 const ResourcesEvidence* Judgeable(const Context& ctx) {
   const auto& r = ctx.ev.resources;
-  return r && r->status != "missing" ? &*r : nullptr;
+  return r && r->status != ResourcesStatus::kMissing ? &*r : nullptr;
 }
 
 void AddSmemOverflows(const ResourcesEvidence& r, Check* c) {
@@ -125,7 +125,7 @@ std::optional<Check> JudgeBuild(const Context& ctx, const CheckDef& def) {
     return Missing(def, AbsentNote(ctx, "build", "evidence/resources.json"), ctx.build_cmd);
   }
   const ResourcesEvidence& r = *ctx.ev.resources;
-  if (r.status == "missing") {
+  if (r.status == ResourcesStatus::kMissing) {
     return Missing(def,
                    "compile evidence missing: " + r.missing_reason +
                        " (run on a host with nvcc, or import a GPU box's log with --import)",
@@ -164,12 +164,12 @@ std::optional<Check> JudgeGate(const Context& ctx, const CheckDef& def) {
   if (g == nullptr || !g->enabled) return std::nullopt;
   // "missing": the gate had nothing to judge (no kernel, the base did not build, no kernel
   // paired); files of the first format say "skipped".
-  if (g->status == "missing" || (g->status.empty() && g->skipped)) {
+  if (g->status == CheckStatus::kMissing || (!g->status && g->skipped)) {
     const std::string why = !g->reason.empty() ? g->reason : g->rule;
     return Missing(def, why + (r->has_base() ? "" : " (no base build to compare with)"),
                    ctx.build_cmd);
   }
-  const bool passed = g->status.empty() ? g->passed : g->status == "pass";
+  const bool passed = !g->status ? g->passed : g->status == CheckStatus::kPass;
   // A failing row's one line is its first concrete failure ("... over by 120320 bytes"),
   // not the gate's rule: the item's reason is taken from it, and the rule alone does not
   // say what is wrong.

@@ -108,7 +108,7 @@ json AcceptanceToJson(const ChecklistReport& r) {
   for (const PerfBar& b : r.perf) {
     perf.push_back({{"kernel", b.kernel},
                     {"shape", b.shape},
-                    {"time_gate", b.status},
+                    {"time_gate", GateStatusName(b.status)},
                     {"base",
                      {{"n", b.base_n},
                       {"median_ns", b.base_median_ns},

@@ -45,7 +45,7 @@ std::string PerfTableMarkdown(const ChecklistReport& r) {
            ", " + std::to_string(b.base_n) + ") | " + Us(b.head_median_ns) + " (" +
            Us(b.head_min_ns) + Num(", %.1f%%", b.head_spread * 100) + ", " +
            std::to_string(b.head_n) + ") | " + Num("%.4f", b.ratio) + Num(" (%.4f", b.ratio_lo) +
-           Num("..%.4f)", b.ratio_hi) + " | " + b.status + " | " + Pipe(b.source) + " |\n";
+           Num("..%.4f)", b.ratio_hi) + " | " + GateStatusName(b.status) + " | " + Pipe(b.source) + " |\n";
   }
   return out;
 }
@@ -77,12 +77,12 @@ std::string PerfSvg(const ChecklistReport& r) {
          " us</title></rect>\n";
     s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 14) +
          "\" width=\"" + width(b.head_median_ns) + "\" height=\"10\" fill=\"" +
-         (b.status == "fail" ? "#d93025" : "#1a73e8") + "\"><title>head " + Us(b.head_median_ns) +
+         (b.status == CheckStatus::kFail ? "#d93025" : "#1a73e8") + "\"><title>head " + Us(b.head_median_ns) +
          " us</title></rect>\n";
     s += "<text x=\"" + std::to_string(label_w + bar_w + 6) + "\" y=\"" + std::to_string(y + 18) +
          "\">" +
          EscapeMarkup(Us(b.base_median_ns) + " -> " + Us(b.head_median_ns) + " us (x" +
-                      Num("%.3f", b.ratio) + ", " + b.status + ")") +
+                      Num("%.3f", b.ratio) + ", " + GateStatusName(b.status) + ")") +
          "</text>\n";
   }
   s += "<text x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(h - 4) +

@@ -41,7 +41,7 @@ TEST(ResourcesJson, RoundTripKeepsEveryField) {
   r.provenance = SomeProvenance("build");
   r.has_provenance = true;
   r.tool_version = r.provenance.tool_version;
-  r.status = "rejected";
+  r.status = ResourcesStatus::kRejected;
   r.missing_reason = "";
   r.nvcc_path = "/usr/local/cuda/bin/nvcc";
   r.nvcc_version = "13.0.88";
@@ -76,7 +76,7 @@ TEST(ResourcesJson, RoundTripKeepsEveryField) {
               true,
               false,
               false,
-              "fail",
+              CheckStatus::kFail,
               "",
               {"kernel<128> sm_90a: 294912 > 232448 bytes"}},
              {"occupancy_not_lower",
@@ -84,7 +84,7 @@ TEST(ResourcesJson, RoundTripKeepsEveryField) {
               true,
               false,
               false,
-              "missing",
+              CheckStatus::kMissing,
               "the base revision did not build",
               {}}};
   r.diagnostics = {{Severity::kError, "smem_overflow", "ptxas", "uses too much shared data",
@@ -99,7 +99,7 @@ TEST(ResourcesJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(ResourcesToJson(*back), first);
   EXPECT_TRUE(back->has_base());
   EXPECT_EQ(back->head.commands[0][3], "a b.cu");
-  EXPECT_EQ(back->gates[1].status, "missing");
+  EXPECT_EQ(back->gates[1].status, CheckStatus::kMissing);
   ASSERT_EQ(back->unmatched_kernel_entries.size(), 1u);
   EXPECT_EQ(back->unmatched_kernel_entries[0].dynamic_smem_bytes, 187408);
 }
@@ -111,7 +111,7 @@ TEST(ResourcesJson, SchemaOneFixtureIsStillRead) {
   EXPECT_TRUE(r->has_provenance);
   EXPECT_EQ(r->provenance.stage, "build");
   EXPECT_TRUE(r->provenance.argv.empty());
-  EXPECT_EQ(r->status, "rejected");
+  EXPECT_EQ(r->status, ResourcesStatus::kRejected);
   ASSERT_EQ(r->kernels.size(), 1u);
   EXPECT_TRUE(r->kernels[0].head->ptxas_overflow);
   EXPECT_EQ(r->kernels[0].base->dynamic_smem_bytes, -1);  // null: unknown
@@ -220,6 +220,37 @@ TEST(CompareJson, RoundTripOfAStandaloneFile) {
   EXPECT_EQ(CompareToJson(*back, true), first);
   EXPECT_EQ(first["schema"], kCompareJsonSchema);
   EXPECT_FALSE(CompareToJson(c, false).contains("provenance"));
+}
+
+// The statuses are read into enums: a word attnverify never writes is refused, naming the
+// file and the field, never taken for some status; a gate without one (schema /1) has none.
+TEST(ResourcesJson, AStatusWordItDoesNotKnowIsRefusedNamingFileAndField) {
+  EXPECT_EQ(ParseResources(R"({"status": "accepted"})", "evidence/resources.json")
+                .status()
+                .message(),
+            "evidence/resources.json: $.status: must be \"ok\", \"rejected\", \"incomplete\" "
+            "or \"missing\", got \"accepted\"");
+  EXPECT_EQ(ParseResources(R"({"status": "ok", "gates": [{"gate": "g", "status": "PASS"}]})",
+                           "evidence/resources.json")
+                .status()
+                .message(),
+            "evidence/resources.json: $.gates[0].status: must be \"pass\", \"fail\" or "
+            "\"missing\", got \"PASS\"");
+  // n/a is a check's word, never a build gate's.
+  EXPECT_FALSE(ParseResources(R"({"status": "ok", "gates": [{"gate": "g", "status": "n/a"}]})",
+                              "evidence/resources.json")
+                   .ok());
+  Result<ResourcesRecord> old = ParseResources(
+      R"({"status": "incomplete", "gates": [{"gate": "g", "skipped": true}, {"gate": "h",
+          "status": "fail"}]})",
+      "evidence/resources.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->status, ResourcesStatus::kIncomplete);
+  EXPECT_FALSE(old->gates[0].status.has_value());
+  EXPECT_EQ(old->gates[1].status, CheckStatus::kFail);
+  // Written back as it was read: no status is "" (the bytes of the first format).
+  EXPECT_EQ(ResourcesToJson(*old)["gates"][0]["status"], "");
+  EXPECT_EQ(ResourcesToJson(*old)["status"], "incomplete");
 }
 
 // Every evidence reader refuses the same bad files, naming the file and where.

@@ -1,5 +1,6 @@
 #include "schema/resources_json.h"
 
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,16 @@ namespace av {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::array<const char*, 4> kResourcesStatuses = {"ok", "rejected", "incomplete",
+                                                             "missing"};
+
+// A build gate's word: pass, fail or missing (a build gate is never n/a).
+std::optional<CheckStatus> GateStatusOf(std::string_view word) {
+  std::optional<CheckStatus> s = ParseGateStatus(word);
+  if (s == CheckStatus::kNotApplicable) return std::nullopt;
+  return s;
+}
 
 json OrNull(int64_t v) { return v < 0 ? json() : json(v); }
 json OrNull(const std::string& s) { return s.empty() ? json() : json(s); }
@@ -203,9 +214,10 @@ Status ReadGates(const JsonReader& in, const json& doc, ResourcesRecord* r) {
     const std::string w = JsonReader::Index("$.gates", i);
     if (!g.is_object()) return in.Error(w, "must be an object");
     ResourcesGate row;
+    std::string status;
     for (auto [key, field] : {std::pair{"gate", &row.gate},
                               {"rule", &row.rule},
-                              {"status", &row.status},
+                              {"status", &status},
                               {"reason", &row.reason}}) {
       AV_RETURN_IF_ERROR(in.Str(g, key, w, field));
     }
@@ -215,10 +227,12 @@ Status ReadGates(const JsonReader& in, const json& doc, ResourcesRecord* r) {
     AV_RETURN_IF_ERROR(in.Strings(g, "failures", w, &row.failures));
     AV_RETURN_IF_ERROR(in.Int(g, "judged", w, &row.judged));
     if (row.gate.empty()) return in.Error(w + ".gate", "missing");
-    if (!row.status.empty() && row.status != "pass" && row.status != "fail" &&
-        row.status != "missing") {
-      return in.Error(w + ".status",
-                      "must be \"pass\", \"fail\" or \"missing\", got \"" + row.status + "\"");
+    if (!status.empty()) {
+      row.status = GateStatusOf(status);
+      if (!row.status) {
+        return in.Error(w + ".status",
+                        "must be \"pass\", \"fail\" or \"missing\", got \"" + status + "\"");
+      }
     }
     r->gates.push_back(std::move(row));
   }
@@ -284,7 +298,7 @@ json ResourcesJsonWithoutKernels(const ResourcesRecord& r) {
     // "skipped" and "passed" say the same as "status" for readers of the first format.
     gates.push_back({{"gate", g.gate},
                      {"enabled", g.enabled},
-                     {"status", g.status},
+                     {"status", g.status ? GateStatusName(*g.status) : ""},
                      {"reason", g.reason},
                      {"judged", g.judged},
                      {"skipped", g.skipped},
@@ -312,7 +326,7 @@ json ResourcesJsonWithoutKernels(const ResourcesRecord& r) {
   return {{"schema", kResourcesJsonSchema},
           {"tool", {{"name", "attnverify"}, {"version", r.provenance.tool_version}}},
           {"provenance", ProvenanceToJson(r.provenance)},
-          {"status", r.status},
+          {"status", ResourcesStatusName(r.status)},
           {"missing_reason", OrNull(r.missing_reason)},
           {"nvcc", {{"path", OrNull(r.nvcc_path)}, {"version", OrNull(r.nvcc_version)}}},
           {"archs", r.archs},
@@ -348,6 +362,17 @@ Status ReadUnmatched(const JsonReader& in, const json& doc, ResourcesRecord* r) 
 }
 
 }  // namespace
+
+const char* ResourcesStatusName(ResourcesStatus s) {
+  return kResourcesStatuses[static_cast<size_t>(s)];
+}
+
+std::optional<ResourcesStatus> ParseResourcesStatus(std::string_view word) {
+  for (size_t i = 0; i < kResourcesStatuses.size(); ++i) {
+    if (word == kResourcesStatuses[i]) return static_cast<ResourcesStatus>(i);
+  }
+  return std::nullopt;
+}
 
 json ResourcesToJson(const ResourcesRecord& r) {
   json j = ResourcesJsonWithoutKernels(r);
@@ -393,8 +418,16 @@ Result<ResourcesRecord> ParseResources(std::string_view text, const std::string&
   AV_RETURN_IF_ERROR(ParseProvenance(in, doc, &r.provenance, &r.has_provenance));
   AV_ASSIGN_OR_RETURN(const json* tool, in.Object(doc, "tool", "$"));
   if (tool != nullptr) AV_RETURN_IF_ERROR(in.Str(*tool, "version", "$.tool", &r.tool_version));
-  AV_RETURN_IF_ERROR(in.Str(doc, "status", "$", &r.status));
-  if (r.status.empty()) return in.Error("$.status", "missing (not a resources evidence file?)");
+  std::string status;
+  AV_RETURN_IF_ERROR(in.Str(doc, "status", "$", &status));
+  if (status.empty()) return in.Error("$.status", "missing (not a resources evidence file?)");
+  std::optional<ResourcesStatus> parsed = ParseResourcesStatus(status);
+  if (!parsed) {
+    return in.Error("$.status",
+                    "must be \"ok\", \"rejected\", \"incomplete\" or \"missing\", got \"" +
+                        status + "\"");
+  }
+  r.status = *parsed;
   AV_RETURN_IF_ERROR(in.Str(doc, "missing_reason", "$", &r.missing_reason));
   AV_ASSIGN_OR_RETURN(const json* nvcc, in.Object(doc, "nvcc", "$"));
   if (nvcc != nullptr) {

@@ -22,6 +22,14 @@ namespace av {
 inline constexpr const char* kResourcesJsonSchema = "attnverify.resources/2";
 inline constexpr const char* kResourcesJsonSchemaV1 = "attnverify.resources/1";
 
+// The build stage's verdict over its gates (resources.json "status"): "ok" (every enabled
+// gate passed), "rejected" (one failed), "incomplete" (none failed, one had nothing to
+// judge), "missing" (no nvcc: nothing compiled).
+enum class ResourcesStatus { kOk, kRejected, kIncomplete, kMissing };
+const char* ResourcesStatusName(ResourcesStatus s);
+// nullopt for any other word (case-sensitive).
+std::optional<ResourcesStatus> ParseResourcesStatus(std::string_view word);
+
 struct ResourcesOccupancy {
   int64_t blocks_per_sm = 0, warps_per_sm = 0;
   double occupancy = 0;  // of the SM's warps
@@ -57,7 +65,9 @@ struct ResourcesKernelRow {
 struct ResourcesGate {
   std::string gate, rule;
   bool enabled = true, skipped = false, passed = false;
-  std::string status;  // "pass", "fail", "missing"; "" in files that predate it
+  // Written as GateStatusName: "pass", "fail", "missing"; unset in files that predate it
+  // (written back as "").
+  std::optional<CheckStatus> status;
   std::string reason;  // why it is missing
   std::vector<std::string> failures;
   int64_t judged = 0;  // kernel rows the gate judged
@@ -98,7 +108,7 @@ struct ResourcesRecord {
   Provenance provenance;
   bool has_provenance = false;
   std::string tool_version;
-  std::string status;  // "ok", "rejected", "incomplete", "missing"
+  ResourcesStatus status = ResourcesStatus::kMissing;
   std::string missing_reason;
   std::string nvcc_path, nvcc_version;
   std::vector<std::string> archs;
@@ -119,7 +129,8 @@ nlohmann::json ResourcesToJson(const ResourcesRecord& record);
 // kernel row at a time, so that a log of 300k kernels never becomes one JSON tree.
 // Invalid UTF-8 in names is replaced.
 std::string ResourcesToJsonText(const ResourcesRecord& record);
-// Strict: "status" and each gate's name are required; errors name `path` and the JSON path.
+// Strict: "status" and each gate's name are required, and a status must be one of its
+// words; errors name `path` and the JSON path.
 Result<ResourcesRecord> ParseResources(std::string_view text, const std::string& path);
 
 }  // namespace av
