@@ -56,10 +56,6 @@ struct BuiltCase {
   CaseNotes notes;
 };
 
-// Problems a case's parameters have together (h_q not a multiple of h_kv, dv > d, more
-// than 2 GiB of inputs); Ok when BuildCase can run.
-Status CheckCaseConstraints(const CaseSpec& spec);
-
 // The input family of a case: the cases that share its largest inputs. For mla_decode
 // and attention that is the key/value side (sequence lengths, page table, K and V
 // caches), which depends on the sweep, dtype, seed and every parameter but the query

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "sweep/case_builder.h"
+#include "sweep/case_constraints.h"
 #include "sweep/op_schema.h"
 #include "sweep/rng.h"
 

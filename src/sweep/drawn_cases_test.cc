@@ -6,6 +6,7 @@
 
 #include "core/file.h"
 #include "sweep/case_builder.h"
+#include "sweep/case_constraints.h"
 #include "testing/test_util.h"
 
 namespace av {

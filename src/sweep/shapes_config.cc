@@ -9,7 +9,7 @@
 #include <set>
 
 #include "core/file.h"
-#include "sweep/case_builder.h"
+#include "sweep/case_constraints.h"
 #include "sweep/invariance.h"
 #include "sweep/json_config.h"
 
