@@ -145,6 +145,7 @@ Result<AgentPackage> LoadAgentPackage(const PackageConfig& package) {
                       ParseReviewPackageConfig(package, BuiltinRuleIds()));
   AgentPackage p;
   p.config_path = package.path();
+  p.config = package;
   p.package_dir = config.package_dir;
   p.repo_dir = config.repo_dir;
   p.base = config.base;

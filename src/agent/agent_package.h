@@ -34,6 +34,9 @@ struct FailingCase {
 
 struct AgentPackage {
   std::string config_path;  // attnverify.toml
+  // attnverify.toml as parsed once (LoadAgentPackage): the rounds read their tables from it
+  // (the perf round its [profile]), never from the file again.
+  std::optional<PackageConfig> config;
   std::string package_dir;  // absolute
   std::string repo_dir;     // [slice] repo, absolute
   std::string base;         // [slice] base as written ("HEAD~1")

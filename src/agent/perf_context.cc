@@ -8,10 +8,11 @@
 
 namespace av {
 
-Result<std::string> PerfGateSummary(const std::string& perf_text, const std::string& config_path) {
+Result<std::string> PerfGateSummary(const std::string& perf_text, const PackageConfig* package) {
   AV_ASSIGN_OR_RETURN(profile::PerfDoc doc,
                       profile::ParsePerfJson(perf_text, "evidence/perf.json"));
-  Result<profile::ProfileConfig> cfg = profile::LoadProfileConfig(config_path);
+  Result<profile::ProfileConfig> cfg =
+      package != nullptr ? profile::ParseProfileConfig(*package) : profile::ProfileConfig{};
   const profile::ProfileConfig config = cfg.ok() ? *cfg : profile::ProfileConfig{};
   profile::PerfVerdict v =
       profile::JudgePerfDoc(doc, config, {}, "attnverify profile --run");

@@ -7,13 +7,14 @@
 
 #include <string>
 
+#include "core/package_config.h"
 #include "core/status.h"
 
 namespace av {
 
-// `perf_text`: evidence/perf.json's bytes; `config_path`: attnverify.toml (its [profile]
-// table; the defaults when it has none or it does not parse). An error when perf.json does
-// not parse (naming it).
-Result<std::string> PerfGateSummary(const std::string& perf_text, const std::string& config_path);
+// `perf_text`: evidence/perf.json's bytes; `package`: attnverify.toml as already parsed
+// (its [profile] table; the defaults when it is null, has none, or the table is bad). An
+// error when perf.json does not parse (naming it).
+Result<std::string> PerfGateSummary(const std::string& perf_text, const PackageConfig* package);
 
 }  // namespace av

@@ -261,7 +261,7 @@ AgentStagePlan PlanPerf(const RoundInputs& in, size_t budget) {
   }
   if (p.perf_text) {
     // The gates the report applies, in the tool's words: the regression it computed.
-    Result<std::string> gates = PerfGateSummary(*p.perf_text, p.config_path);
+    Result<std::string> gates = PerfGateSummary(*p.perf_text, p.config ? &*p.config : nullptr);
     std::string text = gates.ok()
                            ? "\nevidence/perf.json as attnverify's perf gates judge it (cite as "
                              "evidence/perf.json):\n" +

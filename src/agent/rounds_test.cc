@@ -335,5 +335,31 @@ TEST(AgentRounds, ThePerfRoundIsSentPerfJsonAndTheRegressionItComputed) {
   EXPECT_EQ(invented.drop, DropReason::kUnsupportedNumber) << invented.why;
 }
 
+// The perf round judges with attnverify.toml as the agent command parsed it (its
+// [profile] table), not with a second read of the file: a 50 % budget given only in the
+// parsed text passes the 20 % slowdown that the file on disk (no [profile]) fails.
+TEST(AgentRounds, ThePerfRoundJudgesWithTheConfigAsParsedOnce) {
+  AgentPackageDir d;
+  MakeAgentPackage(&d, "http://127.0.0.1:9");
+  testing::WriteText(d.package + "/evidence/perf.json",
+                     PerfJson({10, 10, 10, 10, 10}, {12, 12, 12, 12, 12}));
+  const std::string on_disk = testing::ReadText(d.config);
+  ASSERT_EQ(on_disk.find("[profile]"), std::string::npos);
+  Result<PackageConfig> parsed =
+      PackageConfig::Parse(on_disk + "\n[profile]\nmax_slowdown = 0.5\n", d.config);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Result<AgentPackage> p = LoadAgentPackage(*parsed);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  RoundInputs in;
+  in.package = &*p;
+  in.system = "prompt";
+  in.budget_tokens = 60000;
+  AgentStagePlan plan = PlanStage("perf", in);
+  ASSERT_EQ(plan.requests.size(), 1u) << plan.skipped;
+  EXPECT_NE(plan.requests[0].user.find("time gate pass"), std::string::npos)
+      << plan.requests[0].user;
+  EXPECT_EQ(plan.requests[0].user.find("time gate fail"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace av
