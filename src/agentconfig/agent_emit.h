@@ -2,8 +2,11 @@
 // construction (same Base URL, model names and key variable) and grant least privilege:
 // Claude Code's project .claude/settings.json, Codex's config.toml and a CC Switch provider
 // entry. No file holds a key: Claude Code gets it from apiKeyHelper printing $key_env,
-// Codex from env_key, CC Switch holds a placeholder. doc/agent-configs.md shows all three
-// and says where each field's meaning comes from. Pure functions.
+// Codex from env_key. CC Switch imports no file: the entry is for reading and for
+// `agent-config audit` (its "${KEY_ENV}" is not a key, and CC Switch would store it
+// literally); the import is the deep link `agent-config ccswitch-link` prints, with the key
+// from $key_env (agentconfig/ccswitch_link.h). doc/agent-configs.md shows all of them and
+// says where each field's meaning comes from. Pure functions.
 #pragma once
 
 #include <string>
