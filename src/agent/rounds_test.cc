@@ -303,20 +303,29 @@ std::string PerfJson(const std::vector<double>& base_us, const std::vector<doubl
   return nlohmann::json{{"schema", "attnverify.perf/1"}, {"kernels", kernels}}.dump(2);
 }
 
+// A package whose perf.json has the head 20 % slower than the base (10 us -> 12 us).
+void MakeSlowerHeadPackage(AgentPackageDir* d) {
+  MakeAgentPackage(d, "http://127.0.0.1:9");
+  testing::WriteText(d->package + "/evidence/perf.json",
+                     PerfJson({10, 10, 10, 10, 10}, {12, 12, 12, 12, 12}));
+}
+
+AgentStagePlan PlanPerf(const AgentPackage& p) {
+  RoundInputs in;
+  in.package = &p;
+  in.system = "prompt";
+  in.budget_tokens = 60000;
+  return PlanStage("perf", in);
+}
+
 // Issue 37: the perf round was not sent evidence/perf.json, so the regression the tool
 // computed could not be stated, and a finding stating it was dropped as unsupported.
 TEST(AgentRounds, ThePerfRoundIsSentPerfJsonAndTheRegressionItComputed) {
   AgentPackageDir d;
-  MakeAgentPackage(&d, "http://127.0.0.1:9");
-  testing::WriteText(d.package + "/evidence/perf.json",
-                     PerfJson({10, 10, 10, 10, 10}, {12, 12, 12, 12, 12}));
+  MakeSlowerHeadPackage(&d);
   Result<AgentPackage> p = LoadAgentPackage(d.config);
   ASSERT_TRUE(p.ok()) << p.status().message();
-  RoundInputs in;
-  in.package = &*p;
-  in.system = "prompt";
-  in.budget_tokens = 60000;
-  AgentStagePlan plan = PlanStage("perf", in);
+  AgentStagePlan plan = PlanPerf(*p);
   ASSERT_EQ(plan.requests.size(), 1u) << plan.skipped;
   const AgentRequest& r = plan.requests[0];
   EXPECT_NE(r.user.find("evidence/perf.json"), std::string::npos);
@@ -340,9 +349,7 @@ TEST(AgentRounds, ThePerfRoundIsSentPerfJsonAndTheRegressionItComputed) {
 // parsed text passes the 20 % slowdown that the file on disk (no [profile]) fails.
 TEST(AgentRounds, ThePerfRoundJudgesWithTheConfigAsParsedOnce) {
   AgentPackageDir d;
-  MakeAgentPackage(&d, "http://127.0.0.1:9");
-  testing::WriteText(d.package + "/evidence/perf.json",
-                     PerfJson({10, 10, 10, 10, 10}, {12, 12, 12, 12, 12}));
+  MakeSlowerHeadPackage(&d);
   const std::string on_disk = testing::ReadText(d.config);
   ASSERT_EQ(on_disk.find("[profile]"), std::string::npos);
   Result<PackageConfig> parsed =
@@ -350,11 +357,7 @@ TEST(AgentRounds, ThePerfRoundJudgesWithTheConfigAsParsedOnce) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   Result<AgentPackage> p = LoadAgentPackage(*parsed);
   ASSERT_TRUE(p.ok()) << p.status().message();
-  RoundInputs in;
-  in.package = &*p;
-  in.system = "prompt";
-  in.budget_tokens = 60000;
-  AgentStagePlan plan = PlanStage("perf", in);
+  AgentStagePlan plan = PlanPerf(*p);
   ASSERT_EQ(plan.requests.size(), 1u) << plan.skipped;
   EXPECT_NE(plan.requests[0].user.find("time gate pass"), std::string::npos)
       << plan.requests[0].user;
