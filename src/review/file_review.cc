@@ -64,6 +64,8 @@ void FileReview::Run() {
     BlockIndex(b);
     Widths(b);
     ChangedDefinitions(b);
+    ChangedReturns(b);
+    ChangedStrideArguments(b);
     Interface(b);
     Masks(b);
     CombineAndSoftmax(b);

@@ -99,6 +99,9 @@ class FileReview {
   void SmemLayout(ChangeBlock& b);
   // rules_guards.cc
   void Guards(ChangeBlock& b);
+  // Every comparison of removed guard line `r` is made again, with the same operator and
+  // bound, by an added guard line of the same function (a bound moved, not removed).
+  bool BoundTestedAgain(const CodeLine& r) const;
   // GuardStrength of one line, counting the comparisons of a guard's continuation lines.
   int StatementGuardStrength(const CodeLine& l) const;
   void Clamps(ChangeBlock& b);
@@ -127,6 +130,15 @@ class FileReview {
   // it first, then (unless `after_only`) those before; "N (`code`), ...".
   std::string UnchangedUses(const CodeLine& l, const std::string& name, const Statement& own,
                             size_t limit, bool after_only) const;
+  // Unchanged head lines of the whole file, outside `own`, whose tokens `want` accepts:
+  // "N (`code`), ..." (at most `limit`).
+  std::string UnchangedFileLines(const std::function<bool(const std::vector<Token>&)>& want,
+                                 const Statement& own, size_t limit) const;
+  // rules_definition_changed.cc: a changed `return` value (a predicate's test, an offset's
+  // arithmetic), with the callers and the sibling computations that still read the old way.
+  void ChangedReturns(ChangeBlock& b);
+  // An argument list that now passes other strides (a tensor described with a new layout).
+  void ChangedStrideArguments(ChangeBlock& b);
   // rules_kernel.cc
   void Interface(ChangeBlock& b);
   void LaunchGrid(ChangeBlock& b);

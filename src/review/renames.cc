@@ -50,8 +50,16 @@ void AddDeclaredNames(const std::vector<Token>& t, std::set<std::string>* out) {
     const std::string prev = i > 0 ? t[i - 1].text : "";
     size_t p = i;
     while (p > 0 && (t[p - 1].text == "*" || t[p - 1].text == "&")) --p;
-    const bool after_type = p > 0 && t[p - 1].kind == TokenKind::kIdentifier &&
-                            !IsKeyword(t[p - 1].text) && !IsCallPrefix(t[p - 1].text);
+    bool after_type = p > 0 && t[p - 1].kind == TokenKind::kIdentifier &&
+                      !IsKeyword(t[p - 1].text) && !IsCallPrefix(t[p - 1].text);
+    // `T* p` declares p; `a / b * c;` multiplies: a pointer declarator's type follows the
+    // statement's start, a bracket, a comma or a specifier, never an operator or an operand.
+    if (after_type && p < i && p >= 2) {
+      const Token& q = t[p - 2];
+      after_type = q.text == "(" || q.text == "," || q.text == "{" || q.text == ";" ||
+                   q.text == "<" || q.text == "::" || q.text == ":" ||
+                   (q.kind == TokenKind::kIdentifier && !IsKeyword(q.text) && q.text != "return");
+    }
     const bool declarator = next.empty() || next == "=" || next == ";" || next == "," ||
                             next == ")" || next == "[" || next == "{" || next == ":";
     if (after_type && declarator) out->insert(t[i].text);

@@ -136,7 +136,14 @@ bool IsSmemName(std::string_view name) {
 bool IsSmemLine(const CodeLine& l) {
   if (l.code.find("__shared__") != std::string::npos) return true;
   if (l.code.find("MaxDynamicSharedMemorySize") != std::string::npos) return true;
-  if (l.code.find("SharedStorage") != std::string::npos) return true;
+  // A `SharedStorage` type declared or sized, not a buffer cast to it
+  // (`*(typename Op::SharedStorage*)smem_buf` reuses memory, it declares none).
+  for (size_t i = 0; i < l.tokens.size(); ++i) {
+    if (l.tokens[i].text.find("SharedStorage") == std::string::npos) continue;
+    const bool cast = i + 2 < l.tokens.size() && l.tokens[i + 1].text == "*" &&
+                      l.tokens[i + 2].text == ")";
+    if (!cast) return true;
+  }
   return !Definitions(l, &IsSmemName).empty();
 }
 

@@ -1,6 +1,7 @@
 // Attention rules: masks and lengths, the split-k combine, softmax stability. GEMM code
 // gets none of the mask or softmax questions (component_kind.h).
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "review/file_review.h"
@@ -62,6 +63,26 @@ bool AccumulatesOnly(const CodeLine& l) {
 
 namespace {
 
+// Some token that differs between two versions of a line (after their common prefix and
+// suffix) is one `want` accepts: the change itself touches it, not only the line.
+bool ChangeHas(const CodeLine& a, const CodeLine& b, const std::function<bool(const Token&)>& want) {
+  const auto& x = a.tokens;
+  const auto& y = b.tokens;
+  size_t pre = 0;
+  while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
+  size_t suf = 0;
+  while (suf < x.size() - pre && suf < y.size() - pre &&
+         x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
+    ++suf;
+  }
+  for (const auto* t : {&x, &y}) {
+    for (size_t i = pre; i + suf < t->size(); ++i) {
+      if (want((*t)[i])) return true;
+    }
+  }
+  return false;
+}
+
 // The tokens that differ between two versions of a line (after their common prefix and
 // suffix) name a mask or length, or the line sets a mask-named value (`causal = ...`).
 bool MaskInChange(const CodeLine& a, const CodeLine& b) {
@@ -92,10 +113,19 @@ void FileReview::Masks(ChangeBlock& b) {
   if (gemm()) return;  // GroupedMasked is a layout, smem padding is not key padding
   std::vector<CodeLine*> lines;
   bool in_mask_function = false;
+  // A function named for a mask (`causal_masked`) is read by what changed in it: its lines
+  // count when the change there compares or clamps something, never for the name alone.
+  bool mask_function_compares = false;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (const CodeLine& l : *side) {
+      mask_function_compares = mask_function_compares ||
+                               (!l.claimed && IsMaskFunction(l.function) && Compares(l));
+    }
+  }
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed || IsCheckMacro(l)) continue;
-      const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin;
+      const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin && mask_function_compares;
       bool hit = fn;
       const bool comparing = Compares(l);
       // The mask names with their neighbours: when the line's counterpart has the same, the
@@ -171,8 +201,28 @@ void FileReview::CombineAndSoftmax(ChangeBlock& b) {
       if (l.claimed || IsCheckMacro(l)) continue;
       // A function named combine; not *reduce* (warpReduceSum is a warp reduction).
       const bool in_combine = splits || HasWord(l.function, {"combine"});
-      const bool c = IsCombine(l, in_combine, !gemm());
-      const bool s = !gemm() && std::any_of(l.tokens.begin(), l.tokens.end(), IsSoftmaxToken);
+      bool c = IsCombine(l, in_combine, !gemm());
+      bool s = !gemm() && std::any_of(l.tokens.begin(), l.tokens.end(), IsSoftmaxToken);
+      // A line edited in place asks the combine or softmax question only when the edit itself
+      // touches the LSE, partials, accumulators or the exp/max: `launch_combine(a, b)` ->
+      // `launch_combine(a, b, stream)` or a `rescale_o` whose index changed is not a change
+      // to how partials combine or how the max is subtracted.
+      if (c || s) {
+        const CodeLine* other = BestMatch(l, b, 0.5);
+        if (other != nullptr && !other->claimed) {
+          if (c) {
+            c = ChangeHas(l, *other, [&](const Token& t) {
+              if (t.kind != TokenKind::kIdentifier) return t.text == "+=";
+              CodeLine one;
+              one.tokens = {t};
+              // exp/log on an LSE line is how the partials' LSE combine.
+              return IsCombine(one, in_combine, !gemm()) || HasWord(t.text, {"acc", "accum"}) ||
+                     IsSoftmaxToken(t);
+            });
+          }
+          if (s) s = ChangeHas(l, *other, IsSoftmaxToken);
+        }
+      }
       if (c) {
         combine.push_back(&l);
       } else if (s) {

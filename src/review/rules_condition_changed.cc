@@ -230,7 +230,7 @@ void FileReview::Conditions(ChangeBlock& b) {
     for (const std::string& t : oc.terms) {
       if (std::find(nc.terms.begin(), nc.terms.end(), t) == nc.terms.end()) dropped.push_back(t);
     }
-    std::string what, tail;
+    std::string what, tail, separate;
     bool ties = false;
     enum { kNarrower, kWider, kBound, kOther } how = kOther;
     if (dropped.empty() && !added.empty() && !nc.has_or) {
@@ -244,6 +244,23 @@ void FileReview::Conditions(ChangeBlock& b) {
     } else if (added.empty() && !dropped.empty() && !oc.has_or) {
       how = kWider;
       what = "no longer requires `" + Shorten(dropped.front(), 80) + "`";
+    } else if (added.empty() && !dropped.empty() && oc.has_or && !nc.has_or) {
+      // `a || b` -> `b`: the cases where only `a` held leave this branch.
+      how = kNarrower;
+      what = "no longer taken when only `" + Shorten(dropped.front(), 80) + "` holds";
+      // Where those cases go now: an added branch of the function that tests the term.
+      for (const ChangeBlock& x : blocks_) {
+        for (const CodeLine& l : x.added) {
+          if (!separate.empty() || &l == &a || !IsGuardLine(l) || l.function != a.function) continue;
+          for (const std::string& d : dropped) {
+            if (l.code.find(d) != std::string::npos) {
+              separate = " (it has its own branch at line " + std::to_string(l.side_line()) +
+                         ": `" + Shorten(l.code, 80) + "`)";
+            }
+          }
+        }
+      }
+      what += separate;
     } else if (added.size() == 1 && dropped.size() == 1 &&
                added[0].find(dropped[0]) != std::string::npos &&
                added[0].find("||") != std::string::npos) {
@@ -485,6 +502,41 @@ void FileReview::ComparisonsAndExits(ChangeBlock& b) {
                ": the work after it no longer runs in those cases. Are their outputs (O, LSE, "
                "dK/dV, split counts) still written, by this branch or another, and do the "
                "threads that leave skip no barrier or pipeline step the others wait at?");
+  }
+  // An early exit removed (`return;` under a test, not made again in the function): the
+  // work after it now also runs in the cases that left.
+  for (CodeLine& r : b.removed) {
+    if (r.claimed || r.tokens.size() != 2 || r.tokens[1].text != ";" || !IsExit(r.tokens[0])) {
+      continue;
+    }
+    bool again = false;
+    for (const ChangeBlock& x : blocks_) {
+      for (const CodeLine& a : x.added) {
+        // The same bare exit (`return;`), not a value returned by a neighbouring function.
+        for (size_t i = 0; i + 1 < a.tokens.size() && !again; ++i) {
+          again = a.function == r.function && a.tokens[i].text == r.tokens[0].text &&
+                  a.tokens[i + 1].text == ";";
+        }
+      }
+    }
+    if (again) continue;
+    // The test it was under: the nearest removed guard line above it in this block.
+    const CodeLine* guard = nullptr;
+    for (const CodeLine& x : b.removed) {
+      if (x.side_line() < r.side_line() && x.side_line() >= r.side_line() - 4 && IsGuardLine(x)) {
+        guard = &x;
+      }
+    }
+    std::vector<CodeLine*> lines = {&r};
+    if (guard != nullptr && !guard->claimed) lines.push_back(const_cast<CodeLine*>(guard));
+    Report(kCondition, lines,
+           "early `" + r.tokens[0].text + "` removed" +
+               (guard != nullptr ? " (it left when `" + Shorten(guard->code, 80) + "`)"
+                                 : std::string("")) +
+               InFunction(lines) +
+               ": the code after it now also runs in the cases that left. Is it meant to run "
+               "there (an output written twice or by the wrong block, a buffer read before it "
+               "is filled, a barrier the other threads do not reach)?");
   }
 }
 

@@ -4,6 +4,8 @@
 // rules that match words, so an index fix is not asked about "the interface" because it
 // names a stride.
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <set>
 
 #include "review/file_review.h"
@@ -148,6 +150,53 @@ std::vector<std::string> IndexOperands(const std::vector<Token>& t, size_t from,
   return out;
 }
 
+// The comparison at depth 0 of tokens [from, to): {lhs, op, rhs}; empty op when none.
+struct TopComparison {
+  std::string lhs, op, rhs;
+};
+TopComparison TopComparisonOf(const std::vector<Token>& t, size_t from, size_t to) {
+  int depth = 0;
+  to = std::min(to, t.size());
+  // `k<A, B>`: a comma outside brackets is a template argument list, never a test.
+  for (size_t i = from, d = 0; i < to; ++i) {
+    if (IsOpen(t[i].text)) ++d;
+    if (IsClose(t[i].text) && d > 0) --d;
+    if (d == 0 && t[i].text == ",") return {};
+  }
+  const std::vector<bool> angle = TemplateAngles(t);  // `conditional_t<...>` compares nothing
+  int angles = 0;
+  for (size_t i = from; i < to; ++i) {
+    if (IsOpen(t[i].text)) ++depth;
+    if (IsClose(t[i].text)) --depth;
+    if (angle[i]) {
+      angles += t[i].text == "<" ? 1 : t[i].text == ">" ? -1 : t[i].text == ">>" ? -2 : 0;
+      continue;
+    }
+    const std::string& x = t[i].text;
+    if (depth != 0 || angles > 0 || t[i].kind != TokenKind::kOperator) continue;
+    if (x == "&&" || x == "||" || x == "?") return {};  // a compound test: the condition rule's
+    if ((x == "<" || x == "<=" || x == ">" || x == ">=" || x == "==" || x == "!=") &&
+        IsComparisonAt(t, i)) {
+      return {Join(t, from, i), x, Join(t, i + 1, to)};
+    }
+  }
+  return {};
+}
+
+// The names and numbers a value reads that the other value does not ("+ MAX_CTA_S").
+std::vector<std::string> OperandsOnlyIn(const std::vector<std::string>& a,
+                                        const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  std::vector<std::string> words;
+  for (const std::string& x : out) {
+    if (!x.empty() && (std::isalnum(static_cast<unsigned char>(x[0])) || x[0] == '_')) {
+      words.push_back(x);
+    }
+  }
+  return words;
+}
+
 }  // namespace
 
 void FileReview::ChangedDefinitions(ChangeBlock& b) {
@@ -246,12 +295,58 @@ void FileReview::ChangedDefinitions(ChangeBlock& b) {
         message += ": the value changed for every later reader. Do its unchanged uses at line" +
                    std::string(uses.find(", ") != std::string::npos ? "s " : " ") + uses +
                    " want the new value?";
+      } else if (nd.lhs.find('[') != std::string::npos || nd.lhs.find("->") != std::string::npos ||
+                 nd.lhs.find('.') != std::string::npos || od.type.empty()) {
+        // A store to memory or to a member, the place unchanged: the value written changed,
+        // and what reads it is elsewhere (another kernel, the host, a later call).
+        message += ": the value written changed";
+        const std::vector<std::string> plus = OperandsOnlyIn(
+            IndexOperands(now.tokens, nd.value_from, nd.value_to),
+            IndexOperands(was.tokens, od.value_from, od.value_to));
+        std::string also;
+        for (const std::string& id : plus) {
+          if (IsPlainWord(id) || std::isdigit(static_cast<unsigned char>(id[0]))) continue;
+          const std::string at = UnchangedFileLines(
+              [&](const std::vector<Token>& t) {
+                for (const Token& x : t) {
+                  if (x.text == id) return true;
+                }
+                return false;
+              },
+              now, 2);
+          if (!at.empty()) {
+            also = " `" + id + "`, which it now reads, is also used at line" +
+                   (at.find(", ") != std::string::npos ? "s " : " ") + at +
+                   ": does the new value agree with them?";
+            break;
+          }
+        }
+        if (!plus.empty()) message += " (now also reads `" + plus.front() + "`)";
+        message +=
+            ". Does everything that reads it (the kernel or host code consuming this output, "
+            "the places that compute the same quantity) expect the new value?" +
+            also;
       } else {
         message +=
             ": which element does it address now? Is it right at the edges (the first and last "
             "tile, a length of 0 or 1, the largest shapes)?";
       }
       message += still;
+    } else if (const TopComparison oc = TopComparisonOf(was.tokens, od.value_from, od.value_to),
+               ncmp = TopComparisonOf(now.tokens, nd.value_from, nd.value_to);
+               value_changed && !oc.op.empty() && oc.op == ncmp.op &&
+               (oc.lhs == ncmp.lhs) != (oc.rhs == ncmp.rhs)) {
+      // A test kept in a name (`alive = idx < count`): its bound was replaced.
+      const bool left = oc.lhs != ncmp.lhs;
+      message = "`" + nd.name + "` now tests `" + Shorten(nv, 80) + "` (bound `" +
+                Shorten(left ? oc.lhs : oc.rhs, 60) + "` -> `" + Shorten(left ? ncmp.lhs : ncmp.rhs, 60) +
+                "`)" + InFunction(lines) +
+                ": the cases between the two bounds now get the other answer" +
+                (uses.empty() ? std::string(".") : " where it is read (line" +
+                     std::string(uses.find(", ") != std::string::npos ? "s " : " ") + uses + ").") +
+                " Can the new bound lie beyond the old one (past what the grid or the buffers "
+                "were sized for), and do the cases it now excludes still do what the others "
+                "wait on (arrive at barriers, write their outputs)?";
     } else {
       continue;
     }
@@ -264,6 +359,175 @@ void FileReview::ChangedDefinitions(ChangeBlock& b) {
       }
     }
     Report(kDefinition, lines, message);
+  }
+}
+
+void FileReview::ChangedReturns(ChangeBlock& b) {
+  if (!cpp()) return;
+  for (CodeLine& a : b.added) {
+    if (a.claimed || a.tokens.size() < 3 || a.tokens[0].text != "return" || a.function.empty()) {
+      continue;
+    }
+    const CodeLine* r = BestMatch(a, b, 0.2);
+    if (r == nullptr || r->claimed || r->tokens.empty() || r->tokens[0].text != "return" ||
+        r->function != a.function) {
+      continue;
+    }
+    const Statement now = StatementAround(a), was = StatementAround(*r);
+    // A causal or window test in attention code is the mask rule's question (it runs later).
+    bool mask_words = IsMaskIdentifier(a.function, false);
+    for (const auto* st : {&now, &was}) {
+      for (const Token& t : st->tokens) {
+        mask_words = mask_words || (t.kind == TokenKind::kIdentifier && IsMaskIdentifier(t.text, false));
+      }
+    }
+    if (mask_words && !gemm()) continue;
+    auto value_end = [](const std::vector<Token>& t) {
+      for (size_t i = 1; i < t.size(); ++i) {
+        if (t[i].text == ";") return i;
+      }
+      return t.size();
+    };
+    const size_t ne = value_end(now.tokens), oe = value_end(was.tokens);
+    const std::string nv = Join(now.tokens, 1, ne), ov = Join(was.tokens, 1, oe);
+    if (nv == ov) continue;
+    const TopComparison nc = TopComparisonOf(now.tokens, 1, ne), oc = TopComparisonOf(was.tokens, 1, oe);
+    const std::vector<std::string> no = IndexOperands(now.tokens, 1, ne),
+                                   oo = IndexOperands(was.tokens, 1, oe);
+    const std::string fn = a.function;
+    // The callers: unchanged lines of the file that call the function.
+    const std::string callers = UnchangedFileLines(
+        [&](const std::vector<Token>& t) {
+          for (size_t i = 0; i + 1 < t.size(); ++i) {
+            if (t[i].text == fn && t[i + 1].text == "(") {
+              // Not its own declaration (`bool fn(` / `int fn(`).
+              // Not a declaration of it (`bool fn(int n) const {`, `T* fn(` ...).
+              if (t.back().text == "{" || t.back().text == "const") return false;
+              size_t p = i;
+              while (p > 0 && (t[p - 1].text == "*" || t[p - 1].text == "&")) --p;
+              return !(p > 0 && t[p - 1].kind == TokenKind::kIdentifier &&
+                       t[p - 1].text != "return");
+            }
+          }
+          return false;
+        },
+        now, 3);
+    std::vector<CodeLine*> lines = {&a, const_cast<CodeLine*>(r)};
+    std::string message;
+    // A predicate: a comparison changed, or a constant answer became a test (`return true;`
+    // -> `return n > 1;`). `x` -> `x != 0` asks the same question.
+    const bool was_constant = oe == 2 && (was.tokens[1].kind == TokenKind::kNumber ||
+                                          was.tokens[1].text == "true" || was.tokens[1].text == "false");
+    if (!nc.op.empty() && (was_constant || (!oc.op.empty() && (oc.op != nc.op || oc.lhs != nc.lhs ||
+                                                                oc.rhs != nc.rhs)))) {
+      // A predicate: its answer changed for some inputs.
+      message = "`" + fn + "()` now returns `" + Shorten(nv, 80) + "` (was `" + Shorten(ov, 60) +
+                "`): the inputs where the two differ now take the other path at every caller" +
+                (callers.empty() ? std::string("") : " (line" +
+                     std::string(callers.find(", ") != std::string::npos ? "s " : " ") + callers + ")") +
+                ". Which inputs are they, is the path they now take right for them, and does "
+                "every place that decides the same thing (a host launcher and the kernel) still "
+                "agree?";
+    } else if (nc.op.empty() && oc.op.empty() && no != oo) {
+      // An offset or size: every caller gets the new value; a sibling function computing the
+      // same kind of value the old way may now disagree.
+      std::set<std::string> calls;
+      for (size_t i = 1; i + 1 < oe; ++i) {
+        if (was.tokens[i].kind == TokenKind::kIdentifier && was.tokens[i + 1].text == "(") {
+          calls.insert(was.tokens[i].text);
+        }
+      }
+      std::string sibling;
+      if (calls.size() >= 2 || (calls.size() == 1 && no.size() >= 1)) {
+        sibling = UnchangedFileLines(
+            [&](const std::vector<Token>& t) {
+              if (t.empty() || t[0].text != "return") return false;
+              size_t hit = 0;
+              for (const Token& x : t) hit += calls.count(x.text);
+              return hit >= calls.size();
+            },
+            now, 2);
+      }
+      // The first name it now reads that it did not (`data_end` in `data_end() + ...`).
+      std::vector<std::string> plus;
+      const std::set<std::string> old_ids = Identifiers(was.tokens, 1, oe);
+      for (size_t i = 1; i < ne && plus.empty(); ++i) {
+        if (IsIdentifierToken(now.tokens[i]) && !old_ids.count(now.tokens[i].text) &&
+            !IsPlainWord(now.tokens[i].text)) {
+          plus.push_back(now.tokens[i].text);
+        }
+      }
+      message = "`" + fn + "()` now returns `" + Shorten(nv, 80) + "` (was `" + Shorten(ov, 60) +
+                "`)" + (plus.empty() ? std::string("") : ", now also reading `" + plus.front() + "`") +
+                ": every caller gets the new offset or size" +
+                (callers.empty() ? std::string("") : " (line" +
+                     std::string(callers.find(", ") != std::string::npos ? "s " : " ") + callers + ")") +
+                ".";
+      if (!sibling.empty()) {
+        message += " The same computation is still made the old way at line" +
+                   std::string(sibling.find(", ") != std::string::npos ? "s " : " ") + sibling +
+                   ": should it change too?";
+      }
+      message +=
+          " Does the buffer it indexes cover the new largest value, and do the writers and "
+          "readers of that buffer (other kernels, the host) compute it the same way?";
+    } else {
+      continue;
+    }
+    Report(kDefinition, lines, message);
+  }
+}
+
+void FileReview::ChangedStrideArguments(ChangeBlock& b) {
+  if (!cpp()) return;
+  // An argument list edited in place so that it now passes other strides
+  // (`{_1{}, seqlen_q, ...}` -> `{_1{}, params.x_head_stride, ...}`): what changed is the
+  // layout a tensor is described with.
+  for (CodeLine& a : b.added) {
+    if (a.claimed || a.in_signature || IsGuardLine(a) || a.tokens.empty() ||
+        a.tokens[0].text == "return") {
+      continue;
+    }
+    // A definition's value is the definition rule's; a signature is the interface rule's.
+    if (DefinitionOf(StatementAround(a).tokens).found) continue;
+    bool assigns = false;
+    for (size_t i = 0, d = 0; i < a.tokens.size(); ++i) {
+      if (IsOpen(a.tokens[i].text)) ++d;
+      if (IsClose(a.tokens[i].text) && d > 0) --d;
+      assigns = assigns || (d == 0 && a.tokens[i].text == "=");
+    }
+    if (assigns) continue;
+    const CodeLine* r = BestMatch(a, b, 0.4);
+    if (r == nullptr || r->claimed) continue;
+    const std::vector<Token>& x = a.tokens;
+    const std::vector<Token>& y = r->tokens;
+    size_t pre = 0;
+    while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
+    size_t suf = 0;
+    while (suf < x.size() - pre && suf < y.size() - pre &&
+           x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
+      ++suf;
+    }
+    auto strides = [](const std::vector<Token>& t, size_t from, size_t to) {
+      std::set<std::string> out;
+      for (size_t i = from; i < to; ++i) {
+        if (t[i].kind == TokenKind::kIdentifier && HasWord(t[i].text, {"stride", "strides"})) {
+          out.insert(t[i].text);
+        }
+      }
+      return out;
+    };
+    const std::set<std::string> now = strides(x, pre, x.size() - suf),
+                                was = strides(y, pre, y.size() - suf);
+    if (now.empty() || now == was) continue;
+    std::vector<CodeLine*> lines = {const_cast<CodeLine*>(r), &a};
+    Report(kDefinition, lines,
+           "strides passed: " + OldToNew(lines) + InFunction(lines) +
+               ": the tensor is now described with `" + *now.begin() + "`" +
+               (now.size() > 1 ? " and " + std::to_string(now.size() - 1) + " more" : std::string("")) +
+               ". Do these strides match the layout the buffer was allocated with (per head, "
+               "batch and split), and do its other writers and readers (a combine kernel, the "
+               "host) use the same ones?");
   }
 }
 

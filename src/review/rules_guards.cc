@@ -157,6 +157,34 @@ int FileReview::StatementGuardStrength(const CodeLine& l) const {
   return n;
 }
 
+bool FileReview::BoundTestedAgain(const CodeLine& r) const {
+  // The comparisons of the removed line: operator and the name right of it (`< qi_end`),
+  // or left of it for `>`-style tests (`qi_end > i`).
+  std::vector<std::pair<std::string, std::string>> tests;
+  const std::vector<Token>& t = r.tokens;
+  for (size_t i = 1; i + 1 < t.size(); ++i) {
+    if (!IsComparisonAt(t, i)) continue;
+    if (t[i + 1].kind == TokenKind::kIdentifier) tests.push_back({t[i].text, t[i + 1].text});
+    if (t[i - 1].kind == TokenKind::kIdentifier) tests.push_back({"lhs" + t[i].text, t[i - 1].text});
+  }
+  if (tests.empty()) return false;
+  for (const auto& [op, bound] : tests) {
+    bool again = false;
+    for (const ChangeBlock& x : blocks_) {
+      for (const CodeLine& a : x.added) {
+        if (again || a.function != r.function || !IsGuardLine(a)) continue;
+        for (size_t i = 1; i + 1 < a.tokens.size() && !again; ++i) {
+          if (!IsComparisonAt(a.tokens, i)) continue;
+          again = (op == a.tokens[i].text && a.tokens[i + 1].text == bound) ||
+                  (op == "lhs" + a.tokens[i].text && a.tokens[i - 1].text == bound);
+        }
+      }
+    }
+    if (!again) return false;
+  }
+  return true;
+}
+
 void FileReview::Guards(ChangeBlock& b) {
   std::vector<CodeLine*> lines;
   std::string what;
@@ -168,7 +196,9 @@ void FileReview::Guards(ChangeBlock& b) {
     if (r.claimed || strength == 0) continue;
     CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.5));
     if (a == nullptr || a->claimed || StatementGuardStrength(*a) == 0) {
-      if (after < before) {
+      // The same bound tested again elsewhere in the function (`for (i = b + t; i < end;`
+      // -> `for (t = 0; t < N;` with `if (b + t < end)` inside): moved, not removed.
+      if (after < before && !BoundTestedAgain(r)) {
         lines.push_back(&r);
         if (what.empty()) what = "bounds check " + Example({&r}, false) + " removed";
       }
@@ -300,6 +330,8 @@ void FileReview::Boundaries(ChangeBlock& b) {
     if (a.claimed || !IsGuardLine(a) || Mentions(a.tokens, "constexpr") || IsDispatchCondition(a)) {
       continue;
     }
+    // A loop header bounds a loop (a thread-strided copy over a tile), it is no edge branch.
+    if (!a.tokens.empty() && a.tokens[0].text == "for") continue;
     bool index = false, edge = false;
     for (const Token& t : a.tokens) {
       if (t.kind != TokenKind::kIdentifier) continue;

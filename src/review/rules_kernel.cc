@@ -242,6 +242,12 @@ void FileReview::Interface(ChangeBlock& b) {
 }
 
 void FileReview::LaunchGrid(ChangeBlock& b) {
+  struct Instantiation {
+    CodeLine* added;
+    CodeLine* removed;
+    std::string from, to;
+  };
+  std::vector<Instantiation> instantiations;
   std::vector<CodeLine*> lines;
   bool smem_only = true;  // every changed launch differs only in its dynamic shared memory
   for (auto* side : {&b.removed, &b.added}) {
@@ -257,7 +263,29 @@ void FileReview::LaunchGrid(ChangeBlock& b) {
       const CodeLine* other = BestMatch(l, b, 0.3);
       if (other != nullptr && IsLaunchLine(*other, python())) {
         const std::vector<std::string> mine = LaunchArgs(l), theirs = LaunchArgs(*other);
-        if (LaunchConfig(*other) == LaunchConfig(l)) continue;
+        if (LaunchConfig(*other) == LaunchConfig(l)) {
+          // The same launch of the same kernel with other numbers in its template arguments
+          // (`k<64, T><<<g, b>>>` -> `k<128, T><<<g, b>>>`): a compile-time size changed while
+          // the grid and block stayed.
+          if (l.added && !l.claimed) {
+            const std::vector<Token>& x = l.tokens;
+            const std::vector<Token>& y = other->tokens;
+            std::string from, to;
+            bool numbers_only = x.size() == y.size();
+            for (size_t i = 0; i < x.size() && numbers_only && x[i].text != "<<<"; ++i) {
+              if (x[i].text == y[i].text) continue;
+              numbers_only = x[i].kind == TokenKind::kNumber && y[i].kind == TokenKind::kNumber;
+              if (from.empty()) {
+                from = y[i].text;
+                to = x[i].text;
+              }
+            }
+            if (numbers_only && !from.empty()) {
+              instantiations.push_back({&l, const_cast<CodeLine*>(other), from, to});
+            }
+          }
+          continue;
+        }
         const bool same_grid_block =
             mine.size() >= 3 && theirs.size() >= 3 && mine[0] == theirs[0] && mine[1] == theirs[1];
         smem_only = smem_only && same_grid_block;
@@ -266,6 +294,15 @@ void FileReview::LaunchGrid(ChangeBlock& b) {
       }
       lines.push_back(&l);
     }
+  }
+  for (const Instantiation& in : instantiations) {
+    if (in.added->claimed || in.removed->claimed) continue;
+    Report(kGrid, {in.removed, in.added},
+           "the kernel launched is instantiated with `" + in.to + "` where it had `" + in.from +
+               "`, with the same grid and block: " + OldToNew({in.removed, in.added}) +
+               InFunction({in.added}) +
+               ". If that argument is a block, tile or row count, do the grid and block the "
+               "launch passes, and the sizes the host padded or allocated to, still match it?");
   }
   if (lines.empty()) return;
   // A block-index remap elsewhere in the file: the two must agree.

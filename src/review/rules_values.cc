@@ -389,6 +389,34 @@ void FileReview::Candidates(ChangeBlock& b) {
 
 void FileReview::Smem(ChangeBlock& b) {
   if (python()) return;  // host-side sizes: HostSmem
+  // The dynamic shared-memory attribute no longer set here: a launch above 48 KiB fails
+  // without it. Is it still set (where, and with the size the launch passes)?
+  auto sets_attribute = [](const std::vector<Token>& t) {
+    for (const Token& x : t) {
+      if (x.text == "MaxDynamicSharedMemorySize" ||
+          x.text == "cudaFuncAttributeMaxDynamicSharedMemorySize") {
+        return true;
+      }
+    }
+    return false;
+  };
+  bool added_attribute = false;
+  for (const CodeLine& a : b.added) added_attribute = added_attribute || sets_attribute(a.tokens);
+  for (CodeLine& r : b.removed) {
+    if (r.claimed || added_attribute || !sets_attribute(r.tokens)) continue;
+    const std::string still = UnchangedFileLines(sets_attribute, Statement{}, 2);
+    Report(kSmem, {&r},
+           "the dynamic shared-memory attribute is no longer set here: " + Example({&r}, false) +
+               " removed" + InFunction({&r}) +
+               (still.empty()
+                    ? std::string(": nothing else in the file sets it. A kernel launched with "
+                                  "more than 48 KiB of dynamic shared memory fails without it; "
+                                  "where is it set now, and with the size the launch passes?")
+                    : ": it is still set at line" +
+                          std::string(still.find(", ") != std::string::npos ? "s " : " ") + still +
+                          ". Does that run before every launch, with the size the launch now "
+                          "passes?"));
+  }
   std::vector<CodeLine*> lines;
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {

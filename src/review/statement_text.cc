@@ -190,4 +190,26 @@ std::string FileReview::UnchangedUses(const CodeLine& l, const std::string& name
   return out;
 }
 
+std::string FileReview::UnchangedFileLines(
+    const std::function<bool(const std::vector<Token>&)>& want, const Statement& own,
+    size_t limit) const {
+  const SourceOutline* o = Outline(true);
+  if (o == nullptr) return "";
+  const std::set<int64_t> changed = ChangedLines(true);
+  CommentStripper strip(code_.language);
+  std::string out;
+  size_t found = 0;
+  for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()) && found < limit; ++n) {
+    std::string_view raw = o->Line(n);
+    if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
+    const std::string code = strip.Strip(raw);
+    if (code.empty() || changed.count(n) || (n >= own.first && n <= own.last)) continue;
+    if (!want(Tokenize(code))) continue;
+    out += std::string(out.empty() ? "" : ", ") + std::to_string(n) + " (`" + Shorten(code, 90) +
+           "`)";
+    ++found;
+  }
+  return out;
+}
+
 }  // namespace av

@@ -1,0 +1,190 @@
+// The question follows what changed in a statement — a bound moved, a test kept in a name, a
+// predicate's answer, a value written, a stride passed, an exit removed, a kernel's
+// compile-time argument — never a word in a name. Our own snippets, each the shape of a
+// change seen in real kernel history (doc/review.md, "Measured on real history").
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "review/rules_test_util.h"
+
+namespace av {
+namespace {
+
+using namespace rules_test;  // NOLINT
+
+// One hunk of `path` inside `function`: context lines (" "), removed ("-") and added ("+")
+// lines in order, with the header's counts computed.
+std::string Hunk(const std::string& path, const std::string& function,
+                 const std::vector<std::string>& lines) {
+  int old_n = 0, new_n = 0;
+  std::string body;
+  for (const std::string& l : lines) {
+    old_n += l[0] != '+';
+    new_n += l[0] != '-';
+    body += l + "\n";
+  }
+  return "--- a/" + path + "\n+++ b/" + path + "\n@@ -1," + std::to_string(old_n) + " +1," +
+         std::to_string(new_n) + " @@ " + function + "\n" + body;
+}
+
+bool Says(const Finding* f, const std::string& text) {
+  return f != nullptr && f->message.find(text) != std::string::npos;
+}
+
+TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
+  // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
+  // the bound is tested again; no error claims it was removed.
+  auto f = ReviewText(Hunk("k.cuh", "__device__ void store(int* cnt, int begin, int end) {",
+                           {"-  for (int i = begin + threadIdx.x; i < end; i += 128) {",
+                            "-    cnt[i] = 1;", "-  }",
+                            "+  for (int t = threadIdx.x; t < kRows; t += 128) {",
+                            "+    if (begin + t < end) { cnt[begin + t] = 1; }", "+  }",
+                            "   done();"}));
+  for (const Finding& x : f) {
+    EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+    EXPECT_NE(x.rule, "guard.bound_loosened") << Dump(f);
+    EXPECT_NE(x.rule, "guard.boundary_changed") << Dump(f);  // a loop header, no edge branch
+  }
+  // The bound really gone: still the error.
+  f = ReviewText(Hunk("k.cuh", "__device__ void store(int* cnt, int begin, int end) {",
+                      {"-  for (int i = begin + threadIdx.x; i < end; i += 128) {",
+                       "+  for (int i = begin + threadIdx.x;; i += 128) {", "     cnt[i] = 1;",
+                       "   }"}));
+  ASSERT_NE(Find(f, "guard.bound_loosened"), nullptr) << Dump(f);
+  EXPECT_EQ(Find(f, "guard.bound_loosened")->severity, Severity::kError);
+}
+
+TEST(WhatChanged, AProductIsNotAPointerDeclarationSoASwappedFactorIsReviewed) {
+  // `(n + A - 1) / A * A;` declares nothing: swapping A for B is a new value, not a rename.
+  auto f = ReviewText(Hunk("k.cu", "void pad(int n) {",
+                           {"   int padded;", "-  padded = (n + kTile - 1) / kTile * kTile;",
+                            "+  padded = (n + kPad - 1) / kPad * kPad;",
+                            "   alloc(padded);"}));
+  ASSERT_EQ(f.size(), 1u) << Dump(f);
+  EXPECT_EQ(f[0].rule, "value.definition_changed");
+}
+
+TEST(WhatChanged, AStoredValueIsAskedAboutItsReadersNotItsAddress) {
+  auto f = ReviewText(Hunk("k.cu", "__global__ void attn(float* lse_out) {",
+                           {"-  lse_out[0] = log2f(den) + row_max;",
+                            "+  lse_out[0] = log2f(den) + row_max - kOffset;", "   done();"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "the value written changed (now also reads `kOffset`)")) << d->message;
+  EXPECT_FALSE(Says(d, "which element does it address")) << d->message;
+}
+
+TEST(WhatChanged, ATestKeptInANameWithItsBoundReplaced) {
+  auto f = ReviewText(Hunk("sched.cuh", "__device__ bool next(State& state) {",
+                           {"-  const int live = idx < count_;",
+                            "+  const int live = idx < state.count;", "   if (live) {"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "`live` now tests `idx < state.count` (bound `count_` -> `state.count`)"))
+      << d->message;
+  EXPECT_TRUE(Says(d, "Can the new bound lie beyond the old one")) << d->message;
+}
+
+TEST(WhatChanged, APredicateWhoseAnswerChanged) {
+  auto f = ReviewText(Hunk("k.h", "__device__ static bool separate(int splits) {",
+                           {"-  return true;", "+  return splits > 1;", " }"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "now returns `splits > 1` (was `true`)")) << d->message;
+  // `x` -> `x != 0` answers the same: nothing to ask.
+  f = ReviewText(Hunk("k.h", "__device__ bool valid() const {",
+                      {"-  return flag;", "+  return flag != 0;", " }"}));
+  EXPECT_EQ(Find(f, "value.definition_changed"), nullptr) << Dump(f);
+}
+
+TEST(WhatChanged, AnOffsetFunctionThatNowAddsATerm) {
+  auto f = ReviewText(Hunk("layout.h", "int param_offset(int head, int token) const {",
+                           {"-  return head_param(head) + token_param(token);",
+                            "+  return data_end() + head_param(head) + token_param(token);",
+                            " }"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "now also reading `data_end`")) << d->message;
+  EXPECT_TRUE(Says(d, "every caller gets the new offset or size")) << d->message;
+}
+
+TEST(WhatChanged, AnOrTermDroppedThatGotItsOwnBranch) {
+  auto f = ReviewText(Hunk("api.cpp", "void setup(bool paged, bool swapped) {",
+                           {"-  if (paged || swapped) {", "+  if (swapped) {",
+                            "     alloc_accum();", "+  } else if (paged) {",
+                            "+    check_one_split();", "   }"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "no longer taken when only `paged` holds (it has its own branch at line 3"))
+      << c->message;
+}
+
+TEST(WhatChanged, AnEarlyExitRemoved) {
+  auto f = ReviewText(Hunk("k.cu", "__device__ void finish(int* out, bool sep) {",
+                           {"   write_partial(out);", "-  if (sep) {", "-    return;", "-  }",
+                            "   reduce(out);"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "early `return` removed (it left when `if (sep) {`)")) << c->message;
+}
+
+TEST(WhatChanged, AKernelInstantiatedWithAnotherNumberUnderTheSameLaunch) {
+  auto f = ReviewText(Hunk("q.cu", "void launch(dim3 grid, dim3 block) {",
+                           {"-  ScaleKernel<64, false><<<grid, block>>>(in, out);",
+                            "+  ScaleKernel<128, false><<<grid, block>>>(in, out);", " }"}));
+  const Finding* g = Find(f, "launch.grid_changed");
+  ASSERT_NE(g, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(g, "instantiated with `128` where it had `64`, with the same grid and block"))
+      << g->message;
+  // Another kernel under the same launch is a swapped kernel, not a launch change.
+  f = ReviewText(Hunk("q.cu", "void launch(dim3 grid, dim3 block) {",
+                      {"-  OldKernel<64><<<grid, block>>>(in, out);",
+                       "+  NewKernel<64><<<grid, block>>>(in, out);", " }"}));
+  EXPECT_EQ(Find(f, "launch.grid_changed"), nullptr) << Dump(f);
+}
+
+TEST(WhatChanged, SharedMemoryCastsAndTheAttributeRemoved) {
+  // A buffer cast to another op's storage declares no shared memory.
+  auto f = ReviewText(Hunk("a.h", "__device__ void reduce(char* smem_buf) {",
+                           {"-  run(*(typename Reduce::SharedStorage*)smem_buf);",
+                            "+  run(*(typename ReduceOp::SharedStorage*)smem_buf);", " }"}));
+  EXPECT_EQ(Find(f, "smem.declaration_changed"), nullptr) << Dump(f);
+  // The attribute no longer set: asked as such, not as "does it still fit".
+  f = ReviewText(Hunk("d.h", "bool invoke(const Params& p) {",
+                      {"-  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);",
+                       "   k<<<grid, block, kSmem>>>(p);"}));
+  const Finding* s = Find(f, "smem.declaration_changed");
+  ASSERT_NE(s, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(s, "the dynamic shared-memory attribute is no longer set here")) << s->message;
+}
+
+TEST(WhatChanged, StridesPassedInAnArgumentList) {
+  auto f = ReviewText(Hunk("launch.h", "void run(Params& params) {",
+                           {"   Args args{ptr,", "-    {_1{}, seqlen_q, params.h * seqlen_q},",
+                            "+    {_1{}, params.acc_head_stride, params.acc_batch_stride},",
+                            "   };"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "strides passed")) << d->message;
+}
+
+TEST(WhatChanged, WordRulesAskOnlyWhenTheEditTouchesTheirSubject) {
+  // A combine launcher gains a stream argument: nothing about how partials combine.
+  auto f = ReviewText(Hunk("attn.cu", "void run_attention(Params& p) {",
+                           {"-  launch_combine(p.partial_o, p.lse);",
+                            "+  launch_combine(p.partial_o, p.lse, stream);", " }"}));
+  EXPECT_EQ(Find(f, "splitk.combine_changed"), nullptr) << Dump(f);
+  // The LSE's own arithmetic changed: asked.
+  f = ReviewText(Hunk("attn.cu", "__device__ void merge(float* lse) {",
+                      {"-  lse[i] = logf(sum) + m;", "+  lse[i] = log2f(sum) + m;", " }"}));
+  EXPECT_NE(Find(f, "splitk.combine_changed"), nullptr) << Dump(f);
+  // A function named for a mask whose edit compares nothing: no mask question.
+  f = ReviewText(Hunk("attn.cu", "__device__ void apply_causal_mask(float* s, int n) {",
+                      {"-  prefetch(s, n);", "+  prefetch(s, n, 2);", " }"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+}
+
+}  // namespace
+}  // namespace av
