@@ -196,6 +196,29 @@ void FileReview::Guards(ChangeBlock& b) {
     if (r.claimed || strength == 0) continue;
     CodeLine* a = const_cast<CodeLine*>(BestMatch(r, b, 0.5));
     if (a == nullptr || a->claimed || StatementGuardStrength(*a) == 0) {
+      // A test whose branch refuses (`if arch < 90: raise ...`, `if (n > kMax) throw ...`)
+      // guards which inputs are accepted, not an index: the refused inputs now run.
+      const CodeLine* refusal = nullptr;
+      for (const CodeLine& x : b.removed) {
+        if (refusal == nullptr && x.side_line() >= r.side_line() && x.side_line() <= r.side_line() + 3) {
+          for (const Token& t : x.tokens) {
+            if (t.text == "raise" || t.text == "throw" || t.text == "abort" || t.text == "exit" ||
+                t.text == "TORCH_CHECK" || t.text == "RuntimeError" || t.text == "ValueError") {
+              refusal = &x;
+            }
+          }
+        }
+      }
+      if (refusal != nullptr) {
+        std::vector<CodeLine*> refused = {&r};
+        if (refusal != &r) refused.push_back(const_cast<CodeLine*>(refusal));
+        Report(kCondition, refused,
+               "check removed: " + Example({&r}, false) + InFunction(refused) +
+                   " refused the inputs it matched; they now run. Do the paths after it support "
+                   "them (the kernels built, the sizes computed, the arch or dtype), and do the "
+                   "tests sweep them?");
+        continue;
+      }
       // The same bound tested again elsewhere in the function (`for (i = b + t; i < end;`
       // -> `for (t = 0; t < N;` with `if (b + t < end)` inside): moved, not removed.
       if (after < before && !BoundTestedAgain(r)) {

@@ -186,5 +186,19 @@ TEST(WhatChanged, WordRulesAskOnlyWhenTheEditTouchesTheirSubject) {
   EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, ARefusalRemovedIsNoBoundsCheck) {
+  // A test that raised for unsupported inputs is gone: those inputs run now. A warning that
+  // says so, never "bounds check removed" at error severity.
+  auto f = ReviewText(Hunk("iface.py", "def backward_fake(q, k, arch):",
+                           {"     is_local = False", "-    if arch < 90:",
+                            "-        raise ValueError(f\"unsupported {arch=}\")", "-",
+                            "     block_m = 128"}));
+  EXPECT_EQ(Find(f, "guard.bound_loosened"), nullptr) << Dump(f);
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_TRUE(Says(c, "check removed: `if arch < 90:`")) << c->message;
+}
+
 }  // namespace
 }  // namespace av
