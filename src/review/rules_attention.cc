@@ -161,6 +161,25 @@ void FileReview::Masks(ChangeBlock& b) {
         }
       }
       const bool preprocessor = !l.code.empty() && l.code[0] == '#';
+      // Mask names only passed on as arguments (`kernel<Headdim, Is_causal>(params)`) with
+      // nothing compared: the mask is not what changed on this line.
+      const auto& t = l.tokens;
+      bool compares_values = false;  // `<` of a template argument list compares nothing
+      for (size_t i = 0; i < t.size(); ++i) {
+        compares_values = compares_values || IsComparisonAt(t, i) || t[i].text == "min" ||
+                          t[i].text == "max";
+      }
+      if (!fn && !mine.empty() && !compares_values) {
+        bool passed_on = true;
+        for (size_t i = 0; i < t.size() && passed_on; ++i) {
+          if (t[i].kind != TokenKind::kIdentifier || !IsMaskIdentifier(t[i].text, comparing)) continue;
+          const std::string before = i > 0 ? t[i - 1].text : "";
+          const std::string after = i + 1 < t.size() ? t[i + 1].text : "";
+          passed_on = (before == "," || before == "(" || before == "<") &&
+                      (after == "," || after == ")" || after == ">");
+        }
+        if (passed_on) continue;
+      }
       if (!fn && !mine.empty() && (preprocessor || (!attention_mask && !length))) continue;
       hit = hit || !mine.empty();
       if (!fn && !mine.empty()) {
@@ -207,6 +226,28 @@ void FileReview::CombineAndSoftmax(ChangeBlock& b) {
       // touches the LSE, partials, accumulators or the exp/max: `launch_combine(a, b)` ->
       // `launch_combine(a, b, stream)` or a `rescale_o` whose index changed is not a change
       // to how partials combine or how the max is subtracted.
+      // A line that computes nothing (a flag set or tested, a dispatch macro, an argument
+      // passed on) asks no combine or softmax question, whatever its names say: `if constexpr
+      // (return_lse)`, `bool softmax = true;`, `DISPATCH_RETURN_LSE(return_lse, ...)`.
+      if (c || s) {
+        // What merges partials or stabilises a softmax: exp/log, a max, an accumulation; an
+        // index computed for an LSE store or a kernel pointer taken is neither.
+        bool computes = false, subtracts = false;
+        for (const Token& t : l.tokens) {
+          subtracts = subtracts || t.text == "-" || t.text == "-=";
+          computes = computes || t.text == "+=" || t.text == "fma" || t.text == "fmaf" ||
+                     t.text == "__fmaf_rn" || t.text == "max" || t.text == "fmaxf" ||
+                     t.text == "fmax" || t.text == "maximum" ||
+                     (t.kind == TokenKind::kIdentifier && IsSoftmaxToken(t) &&
+                      !HasWord(t.text, {"softmax", "rescale", "max", "scale", "log2e"}));
+        }
+        // A named max or scale counts where it is subtracted or multiplied in (`s - row_max`).
+        for (const Token& t : l.tokens) {
+          computes = computes || (subtracts && t.kind == TokenKind::kIdentifier &&
+                                  IsSoftmaxToken(t) && !HasWord(t.text, {"softmax"}));
+        }
+        if (!computes) c = s = false;
+      }
       if (c || s) {
         const CodeLine* other = BestMatch(l, b, 0.5);
         if (other != nullptr && !other->claimed) {

@@ -200,5 +200,25 @@ TEST(WhatChanged, ARefusalRemovedIsNoBoundsCheck) {
   EXPECT_TRUE(Says(c, "check removed: `if arch < 90:`")) << c->message;
 }
 
+TEST(WhatChanged, FlagsDispatchesAndArgumentsAskNoWordQuestion) {
+  // A flag named for a softmax, a dispatch macro naming the LSE, a mask flag passed on to a
+  // kernel: nothing is computed or compared, so no softmax, combine or mask question.
+  auto f = ReviewText(Hunk("moe.cc", "void forward(Params& p) {",
+                           {"+  bool softmax = true;", "+  if (p.sigmoid) { softmax = false; }",
+                            "   gate(p, softmax);"}));
+  EXPECT_EQ(Find(f, "softmax.stability_changed"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("attn.cu", "void run_attention(Params& p) {",
+                      {"+  DISPATCH_RETURN_LSE(return_lse, RETURN_LSE, {",
+                       "     launch<RETURN_LSE>(p);", "+  });"}));
+  EXPECT_EQ(Find(f, "splitk.combine_changed"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("attn.cu", "void dispatch(Params& p) {",
+                      {"+  run_fwd<Traits<kHeadDim, kBlockM>, Is_causal>(p, stream);", " }"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+  // The LSE merged with exp and a max: still asked.
+  f = ReviewText(Hunk("attn.cu", "__device__ void merge(float* lse, float m) {",
+                      {"+  lse[i] = m + logf(expf(lse[i] - m) + expf(other - m));", " }"}));
+  EXPECT_NE(Find(f, "splitk.combine_changed"), nullptr) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av
