@@ -62,7 +62,8 @@ const std::vector<RuleInfo>& Rules() {
        {4},
        "boundary guard removed or loosened",
        VerifyWith::kNumerics,
-       "if/for/while/ternary comparisons removed or < turned into <=; C++ min/max clamps of an "
+       "if/for/while/ternary comparisons removed (not made again by an added guard of the "
+       "function, not a test that refused) or < turned into <=; C++ min/max clamps of an "
        "index or length dropped",
        4},
       {kCondition,
@@ -73,8 +74,8 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "a condition read whole (also over several lines): a term added or dropped, a term "
        "widened with ||, a bound replaced, a comparison tightened; a clamp moved to another "
-       "expression; an assertion removed; a comparison-only change; a new early exit. Asks "
-       "about the barrier or early exit in the branch",
+       "expression; an assertion or a refusal removed; a comparison-only change; a new early "
+       "exit or a bare one removed. Asks about the barrier or early exit in the branch",
        4},
       {kDefinition,
        Severity::kWarning,
@@ -82,8 +83,9 @@ const std::vector<RuleInfo>& Rules() {
        {6},
        "definition changed",
        VerifyWith::kNumerics,
-       "an index, offset, length or wait whose value or declared type changed, with the "
-       "unchanged lines that still read it and the operands it no longer reads",
+       "an index, offset, length or wait whose value or declared type changed, a test kept in "
+       "a name, a value stored, a returned predicate or offset, strides passed; with the "
+       "unchanged lines, callers and siblings that still read it the old way",
        4},
       {kClamp,
        Severity::kWarning,
@@ -118,7 +120,8 @@ const std::vector<RuleInfo>& Rules() {
        "mask expression changed",
        VerifyWith::kNumerics,
        "attention code: causal, window, cu_seqlens, block_table, mask; lengths (seqlen, s_q, "
-       "max_length, problem_shape) where compared; or inside a mask function"},
+       "max_length, problem_shape) where compared; inside a mask function only where a line "
+       "compares; not names only passed on"},
       {kCombine,
        Severity::kWarning,
        5,
@@ -126,7 +129,7 @@ const std::vector<RuleInfo>& Rules() {
        "split-k combine or accumulation changed",
        VerifyWith::kNumerics,
        "LSE / logsumexp, combine, partial outputs, accumulators (+=, fma), split counts inside "
-       "a combine"},
+       "a combine; only on lines that compute (exp/log, max, accumulation)"},
       {kSoftmax,
        Severity::kWarning,
        1,
@@ -134,7 +137,7 @@ const std::vector<RuleInfo>& Rules() {
        "softmax stability changed",
        VerifyWith::kNumerics,
        "max subtraction, -INFINITY initialisation, exp/exp2 and log/log2 switches, log2(e) "
-       "scaling"},
+       "scaling; only on lines that compute with them"},
       {kAtomic,
        Severity::kWarning,
        5,
