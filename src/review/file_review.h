@@ -115,6 +115,8 @@ class FileReview {
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
+  // The whole head file still names `key` as a token (a fallback switch not gone).
+  bool HeadStillTests(const std::string& key) const;
   // The whole statement a line belongs to on its side (several lines when it is split),
   // from the whole file when read, else from the block's lines.
   struct Statement {

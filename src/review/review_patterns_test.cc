@@ -371,5 +371,18 @@ TEST(ReviewPatterns, ChangedStatementsAskWhatChanged) {
   EXPECT_EQ(f.size(), 10u) << Dump(f);
 }
 
+// A switch tested in fewer places but still tested (a dispatch restructured so that
+// `use_one_wg` is tested once, outside) is not "gone": with the whole head file the fallback
+// rule sees it is still read. Diff-only, it cannot tell.
+TEST(ReviewPatterns, AMovedSwitchIsNotGone) {
+  const Reviewed r = ReviewPattern("moved_switch", {{"tiles", "tiles.h"}});
+  EXPECT_EQ(Count(r.with_files, "fallback.switch_removed"), 0) << Dump(r.with_files);
+  // The diff alone shows two tests removed and one added: it still asks.
+  EXPECT_EQ(Count(r.diff_only, "fallback.switch_removed"), 1) << Dump(r.diff_only);
+  for (const Finding& f : r.with_files) {
+    EXPECT_NE(f.severity, Severity::kError) << Dump(r.with_files);
+  }
+}
+
 }  // namespace
 }  // namespace av
