@@ -86,19 +86,11 @@ bool ChangeHas(const CodeLine& a, const CodeLine& b, const std::function<bool(co
 // The tokens that differ between two versions of a line (after their common prefix and
 // suffix) name a mask or length, or the line sets a mask-named value (`causal = ...`).
 bool MaskInChange(const CodeLine& a, const CodeLine& b) {
-  const auto& x = a.tokens;
-  const auto& y = b.tokens;
-  size_t pre = 0;
-  while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
-  size_t suf = 0;
-  while (suf < x.size() - pre && suf < y.size() - pre &&
-         x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
-    ++suf;
-  }
-  for (const auto* t : {&x, &y}) {
-    for (size_t i = pre; i + suf < t->size(); ++i) {
-      if ((*t)[i].kind == TokenKind::kIdentifier && IsMaskIdentifier((*t)[i].text, true)) return true;
-    }
+  auto mask_word = [](const Token& t) {
+    return t.kind == TokenKind::kIdentifier && IsMaskIdentifier(t.text, true);
+  };
+  if (ChangeHas(a, b, mask_word)) return true;
+  for (const auto* t : {&a.tokens, &b.tokens}) {
     for (size_t i = 0; i < t->size(); ++i) {
       if ((*t)[i].text == "=" || (*t)[i].text == "(") break;
       if ((*t)[i].kind == TokenKind::kIdentifier && IsMaskIdentifier((*t)[i].text, false)) return true;
