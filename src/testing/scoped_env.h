@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -16,14 +17,23 @@ namespace av::testing {
 class ScopedEnv {
  public:
   ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = std::string(old);
     ::setenv(name_.c_str(), value.c_str(), 1);
   }
-  ~ScopedEnv() { ::unsetenv(name_.c_str()); }
+  // Puts back what was there: the value before, or no variable at all.
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_.c_str(), old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_.c_str());
+    }
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
   std::string name_;
+  std::optional<std::string> old_;
 };
 
 // `attnverify ARGS` for RunShell: ARGS is shell text the test wrote.
