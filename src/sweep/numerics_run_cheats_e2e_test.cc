@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -150,6 +151,63 @@ TEST_F(CheatingCandidateTest, TestedShapesOnlyFailsTheDrawnCases) {
     }
   }
   EXPECT_EQ(drawn_failed, 2) << "two drawn cases per sweep (the default [numerics] drawn_cases)";
+}
+
+// Catalogue #15 again, specialised per dimension rather than per shape: right only when
+// every parameter takes a value an earlier run showed for it (templates instantiated for
+// the published s_k, h_q, ...), zeros elsewhere. A drawn case takes at least one value off
+// the listed grid, so it fails unless an earlier run's drawn case happened to show that
+// value too; the listed cases pass.
+TEST_F(CheatingCandidateTest, ListedValuesOnlyFailsTheDrawnCasesOffTheGrid) {
+  int rc = -1;
+  json tuned = Run("listed_values_only", true, "1", &rc);
+  ASSERT_EQ(rc, 0) << tuned["cases"].dump(1);
+  std::map<std::string, std::set<std::string>> seen;
+  for (const json& c : tuned["cases"])
+    for (const auto& [k, v] : c["params"].items()) seen[k].insert(v.dump());
+  json doc = Run("listed_values_only", false, "2", &rc);
+  EXPECT_EQ(rc, 1);
+  int drawn_failed = 0;
+  for (const json& c : doc["cases"]) {
+    bool all_seen = true;
+    for (const auto& [k, v] : c["params"].items()) all_seen = all_seen && seen[k].count(v.dump());
+    if (!c.value("drawn", false)) {
+      EXPECT_EQ(c["verdict"], "pass") << c["id"] << ": " << c["reason"];
+    } else {
+      EXPECT_EQ(c["verdict"], all_seen ? "pass" : "fail") << c["id"];
+      drawn_failed += c["verdict"] == "fail";
+    }
+  }
+  EXPECT_GE(drawn_failed, 1) << "salt 2 draws a value salt 1 did not show";
+}
+
+// Catalogue #12/#13 keyed by what stays the same from run to run: the case's shape (public
+// in shapes.json) or its folder's name. A broken kernel serving an honest run's outputs by
+// either key passes under the same salt (the control) and fails every case under another:
+// the bytes are new and the folders are shuffled by the salt.
+TEST_F(CheatingCandidateTest, ReplayByShapeOrFolderFailsUnderAFreshSalt) {
+  for (const std::string cheat : {"replay_by_shape", "replay_by_folder"}) {
+    SCOPED_TRACE(cheat);
+    std::filesystem::remove_all(dir_.File("store"));
+    int rc = -1;
+    json honest = Run(cheat, true, "1", &rc);
+    ASSERT_EQ(rc, 0) << honest["cases"].dump(1);
+    Run(cheat, false, "1", &rc);
+    EXPECT_EQ(rc, 0) << "the control: the same salt serves the same bytes";
+    json fresh = Run(cheat, false, "2", &rc);
+    EXPECT_EQ(rc, 1);
+    int listed = 0, failed = 0;
+    for (const json& c : fresh["cases"]) {
+      if (c.value("drawn", false)) continue;
+      ++listed;
+      failed += c["verdict"] == "fail";
+    }
+    EXPECT_GT(listed, 0);
+    // Reruns and num_splits variants are judged against their base; a wrong base fails the
+    // comparison, so every listed case fails or is a variant of one that did.
+    EXPECT_EQ(fresh["summary"]["passed"], 0) << fresh["cases"].dump(1);
+    EXPECT_GT(failed, 0);
+  }
 }
 
 }  // namespace

@@ -23,6 +23,16 @@ attnverify's tests run them and expect `numerics` to fail them.
                       stored in --store DIR; else correct only on a stored shape, zeros
                       elsewhere. (Keyed by case id it would be honest everywhere: a case's
                       id is its folder's shuffled number, the same set every run.)
+  listed_values_only  --record: correct, and each dimension's values seen (per op and
+                      parameter) are stored; else correct only when every parameter takes a
+                      value seen for it, zeros elsewhere: a kernel specialised for the
+                      published sizes of each dimension (templates per s_k, per n) rather
+                      than for whole shapes
+  replay_by_shape     --record: correct, outputs stored keyed by the case's shape (op,
+                      dtype, params); else a broken kernel serving the stored outputs of the
+                      same shape: the sweep's shapes are public, only the bytes are fresh
+  replay_by_folder    --record: correct, outputs stored keyed by the case folder's name;
+                      else a broken kernel serving the stored outputs of the same folder name
 """
 import argparse
 import hashlib
@@ -55,6 +65,41 @@ def shape_key(case):
     return json.dumps([case.op, case.dtype, case.params], sort_keys=True)
 
 
+def values_seen(store):
+    path = os.path.join(store, "values.json")
+    return json.load(open(path)) if os.path.exists(path) else {}
+
+
+def listed_values_only(case, store, record):
+    seen = values_seen(store)
+    params = {k: json.dumps(v) for k, v in case.params.items()}
+    if record:
+        for k, v in params.items():
+            seen.setdefault(case.op + "." + k, [])
+            if v not in seen[case.op + "." + k]:
+                seen[case.op + "." + k].append(v)
+        with open(os.path.join(store, "values.json"), "w") as f:
+            json.dump(seen, f)
+    if record or all(v in seen.get(case.op + "." + k, []) for k, v in params.items()):
+        outs, meta = numpy_candidate.compute(case)
+        case.save(outs, metadata=meta)
+    else:
+        case.save(zeros(case), metadata={"kernel": "specialised for the published sizes"})
+
+
+def replay_by(case, key, store, record):
+    stored = os.path.join(store, hashlib.sha256(key.encode()).hexdigest() + ".safetensors")
+    if record:
+        outs, meta = numpy_candidate.compute(case)
+        case.save(outs, metadata=meta)
+        shutil.copyfile(os.path.join(case.out_dir, "outputs.safetensors"), stored)
+    elif os.path.exists(stored):
+        os.makedirs(case.out_dir, exist_ok=True)
+        shutil.copyfile(stored, os.path.join(case.out_dir, "outputs.safetensors"))
+    else:
+        case.save(zeros(case), metadata={"kernel": "broken"})
+
+
 def copy_outputs(src_dir, dst_dir):
     os.makedirs(dst_dir, exist_ok=True)
     for name in os.listdir(src_dir):
@@ -80,7 +125,8 @@ def main():
     ap.add_argument("cases")
     ap.add_argument("--cheat", required=True,
                     choices=["variant_copy_base", "memo_by_input_hash", "memo_on_disk",
-                             "replay_cache", "tested_shapes_only"])
+                             "replay_cache", "tested_shapes_only", "listed_values_only",
+                             "replay_by_shape", "replay_by_folder"])
     ap.add_argument("--store", default=None)
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
@@ -147,6 +193,16 @@ def main():
                 shutil.copyfile(stored, os.path.join(case.out_dir, "outputs.safetensors"))
             else:
                 case.save(zeros(case), metadata={"kernel": "broken"})
+    elif args.cheat in ("listed_values_only", "replay_by_shape", "replay_by_folder"):
+        os.makedirs(args.store, exist_ok=True)
+        for case in cases:
+            if args.cheat == "listed_values_only":
+                listed_values_only(case, args.store, args.record)
+            elif args.cheat == "replay_by_shape":
+                replay_by(case, shape_key(case), args.store, args.record)
+            else:
+                replay_by(case, os.path.basename(os.path.normpath(case.dir)), args.store,
+                          args.record)
     else:  # tested_shapes_only
         os.makedirs(args.store, exist_ok=True)
         seen_file = os.path.join(args.store, "seen.json")
