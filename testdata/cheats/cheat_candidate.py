@@ -183,16 +183,7 @@ def main():
     elif args.cheat == "replay_cache":
         os.makedirs(args.store, exist_ok=True)
         for case in cases:
-            stored = os.path.join(args.store, inputs_key(case) + ".safetensors")
-            if args.record:
-                outs, meta = numpy_candidate.compute(case)
-                case.save(outs, metadata=meta)
-                shutil.copyfile(os.path.join(case.out_dir, "outputs.safetensors"), stored)
-            elif os.path.exists(stored):
-                os.makedirs(case.out_dir, exist_ok=True)
-                shutil.copyfile(stored, os.path.join(case.out_dir, "outputs.safetensors"))
-            else:
-                case.save(zeros(case), metadata={"kernel": "broken"})
+            replay_by(case, inputs_key(case), args.store, args.record)
     elif args.cheat in ("listed_values_only", "replay_by_shape", "replay_by_folder"):
         os.makedirs(args.store, exist_ok=True)
         for case in cases:
