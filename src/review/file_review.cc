@@ -47,8 +47,10 @@ void FileReview::Run() {
     NamedBarriers(b);
     BarriersAdded(b);
     SpinWaits(b);
+    PreprocessorConditions(b);
     Accumulators(b);
     Constants(b);
+    TileTuples(b);
     Candidates(b);
     Smem(b);
     HostSmem(b);
@@ -62,10 +64,14 @@ void FileReview::Run() {
     Boundaries(b);
     LaunchGrid(b);
     BlockIndex(b);
+    ArchDispatch(b);
     Widths(b);
+    IndexOffsets(b);
     ChangedDefinitions(b);
     ChangedReturns(b);
     ChangedStrideArguments(b);
+    CallArguments(b);
+    ParametersInserted(b);
     Interface(b);
     Masks(b);
     CombineAndSoftmax(b);

@@ -49,6 +49,11 @@ inline constexpr std::string_view kGrid = "launch.grid_changed";
 inline constexpr std::string_view kBlockIndex = "launch.block_index_remapped";
 inline constexpr std::string_view kTma = "tma.descriptor_changed";
 inline constexpr std::string_view kConfig = "package.config_changed";
+inline constexpr std::string_view kPreprocessor = "preprocessor.condition_changed";
+inline constexpr std::string_view kArchDispatch = "arch.dispatch_changed";
+inline constexpr std::string_view kCallArgument = "call.argument_changed";
+inline constexpr std::string_view kParameterInserted = "call.parameter_inserted";
+inline constexpr std::string_view kIndexOffset = "index.offset_added";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -146,6 +151,16 @@ class FileReview {
   void LaunchGrid(ChangeBlock& b);
   void BlockIndex(ChangeBlock& b);
   void Tma(ChangeBlock& b);
+  // rules_build_gates.cc: `#if` conditions gating code, Python choosing by arch, tile
+  // tuples a tile-size function returns.
+  void PreprocessorConditions(ChangeBlock& b);
+  void ArchDispatch(ChangeBlock& b);
+  void TileTuples(ChangeBlock& b);
+  // rules_call_sites.cc: an argument replaced or swapped at a call, a parameter inserted
+  // mid-list (every positional call shifts), an offset added inside a subscript.
+  void CallArguments(ChangeBlock& b);
+  void ParametersInserted(ChangeBlock& b);
+  void IndexOffsets(ChangeBlock& b);
   // rules_attention.cc
   void Masks(ChangeBlock& b);
   void CombineAndSoftmax(ChangeBlock& b);

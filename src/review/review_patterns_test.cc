@@ -325,10 +325,13 @@ TEST(ReviewPatterns, ChangedStatementsAskWhatChanged) {
   EXPECT_TRUE(Mentions(At(f, "value.definition_changed", file, 9),
                        "`valid` is now declared `int32_t` (was `bool`)"))
       << Dump(f);
-  // A __device__ function's parameter inserted mid-list: every call shifts.
-  EXPECT_TRUE(Mentions(At(f, "kernel.interface_changed", file, 12),
-                       "signature of device function load_scale()"))
-      << Dump(f);
+  // A __device__ function's parameter inserted mid-list: every call shifts, and the call the
+  // diff changed with it is named.
+  const Finding* inserted = At(f, "call.parameter_inserted", file, 12);
+  ASSERT_NE(inserted, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(inserted, "inserted as parameter #2 of 4 of `load_scale(...)`"))
+      << inserted->message;
+  EXPECT_TRUE(Mentions(inserted, "Calls changed with it: line 52.")) << inserted->message;
   // A clamp moved from the row into the element index: a warning that says so.
   const Finding* moved = At(f, "guard.condition_changed", file, 16);
   ASSERT_NE(moved, nullptr) << Dump(f);
@@ -382,6 +385,120 @@ TEST(ReviewPatterns, AMovedSwitchIsNotGone) {
   for (const Finding& f : r.with_files) {
     EXPECT_NE(f.severity, Severity::kError) << Dump(r.with_files);
   }
+}
+
+// Call sites (patterns/call_sites, written for these tests): an argument replaced in a
+// multi-line call, two arguments swapped, a parameter inserted mid-list in a device function
+// and in a lambda, an offset added inside a subscript. A type-only change of an argument
+// (static_cast<float> -> static_cast<double>) asks nothing.
+TEST(ReviewPatterns, ArgumentReplacedAtACallNamesTheLinesStillPassingTheOld) {
+  const Reviewed r = ReviewPattern("call_sites", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/prefill.cu";
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* replaced = At(f, "call.argument_changed", file, 35);
+  ASSERT_NE(replaced, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(replaced, "argument #4 of `launch_varlen(...)`: `seqstart_k` -> `seqstart_q`"))
+      << replaced->message;
+  // The other call still passes the old value; the parameter's declaration is no call.
+  EXPECT_TRUE(Mentions(replaced, "still pass `seqstart_k` right to keep it (38 ("))
+      << replaced->message;
+  EXPECT_FALSE(Mentions(replaced, "25 (")) << replaced->message;
+  EXPECT_EQ(replaced->severity, Severity::kWarning);
+  EXPECT_EQ(At(f, "call.argument_changed", file, 39), nullptr) << Dump(f);  // a type only
+  EXPECT_EQ(Count(f, "call.argument_changed"), 2) << Dump(f);
+}
+
+TEST(ReviewPatterns, SwappedArgumentsNameTheCalleesParameters) {
+  const Reviewed r = ReviewPattern("call_sites", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/prefill.cu";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const Finding* swapped = At(*findings, "call.argument_changed", file, 21);
+    ASSERT_NE(swapped, nullptr) << Dump(*findings);
+    EXPECT_TRUE(Mentions(swapped, "arguments #2 and #3 of `combine_tile(...)` swapped"))
+        << swapped->message;
+  }
+  // With the whole file the callee's parameters in those places are named.
+  EXPECT_TRUE(Mentions(At(r.with_files, "call.argument_changed", file, 21),
+                       "the callee's parameters `partial_o` and `partial_lse`"));
+}
+
+TEST(ReviewPatterns, ParameterInsertedMidListListsTheCalls) {
+  const Reviewed r = ReviewPattern("call_sites", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/prefill.cu";
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* device = At(f, "call.parameter_inserted", file, 6);
+  ASSERT_NE(device, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(device, "`int row_base` inserted as parameter #2 of 4 of `load_bias(...)`, "
+                               "before `lane`"))
+      << device->message;
+  EXPECT_TRUE(Mentions(device, "Calls changed with it: line 20.")) << device->message;
+  // A lambda: one call updated, one left as it was.
+  const Finding* lambda = At(f, "call.parameter_inserted", file, 27);
+  ASSERT_NE(lambda, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(lambda, "The call at line 31 is not changed by this diff")) << lambda->message;
+  EXPECT_TRUE(Mentions(lambda, "Calls changed with it: line 30.")) << lambda->message;
+  EXPECT_EQ(Count(f, "call.parameter_inserted"), 2) << Dump(f);
+  // Without the whole file the calls are not listed, and nothing claims there are none.
+  const Finding* diff_only = At(r.diff_only, "call.parameter_inserted", file, 27);
+  ASSERT_NE(diff_only, nullptr) << Dump(r.diff_only);
+  EXPECT_FALSE(Mentions(diff_only, "No call in this file")) << diff_only->message;
+}
+
+TEST(ReviewPatterns, OffsetAddedInsideAnIndexNamesTheOtherReads) {
+  const Reviewed r = ReviewPattern("call_sites", {{"kernels", "kernels/"}});
+  const Finding* offset = At(r.with_files, "index.offset_added", "kernels/prefill.cu", 19);
+  ASSERT_NE(offset, nullptr) << Dump(r.with_files);
+  EXPECT_TRUE(Mentions(offset, "`bias[...]` now indexed at `row_base + col` (adds `row_base`)"))
+      << offset->message;
+  EXPECT_TRUE(Mentions(offset, "Other lines still index `bias` without it: 7 (")) << offset->message;
+  EXPECT_EQ(Count(r.with_files, "index.offset_added"), 1) << Dump(r.with_files);
+}
+
+// Build gates (patterns/build_gates, written for these tests): an `#if` version bound raised
+// that defines a switch tested elsewhere, an `#ifndef` added around code, a tile tuple
+// returned by a tile-size function, Python choosing a tile by compute capability. An include
+// guard renamed asks nothing; nothing is an error.
+TEST(ReviewPatterns, PreprocessorConditionsNameWhatTheyGate) {
+  const Reviewed r = ReviewPattern("build_gates", {{"kernels", "kernels/"}, {"pkg", "pkg/"}});
+  const std::string file = "kernels/gates.h";
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* version = At(f, "preprocessor.condition_changed", file, 5);
+  ASSERT_NE(version, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(version, "`#if DEMO_TOOLKIT_VERSION >= 20` -> `#if DEMO_TOOLKIT_VERSION >= 22` "
+                                "(it gates lines 6-6), defining `DEMO_FAST_MMA`"))
+      << version->message;
+  EXPECT_TRUE(Mentions(version, "(21 (`#ifdef DEMO_FAST_MMA`))")) << version->message;
+  EXPECT_TRUE(Mentions(version, "An undefined `DEMO_TOOLKIT_VERSION` reads as 0 in `#if`"))
+      << version->message;
+  const Finding* added = At(f, "preprocessor.condition_changed", file, 29);
+  ASSERT_NE(added, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(added, "`#ifndef DEMO_DISABLE_RESCALE` added in rescale() (it gates lines 30-30)"))
+      << added->message;
+  EXPECT_EQ(At(f, "preprocessor.condition_changed", file, 2), nullptr) << Dump(f);  // a guard
+  EXPECT_EQ(Count(f, "preprocessor.condition_changed"), 2) << Dump(f);
+  for (const Finding& x : f) EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+}
+
+TEST(ReviewPatterns, TileTuplesReturnedByATileFunction) {
+  const Reviewed r = ReviewPattern("build_gates", {{"kernels", "kernels/"}, {"pkg", "pkg/"}});
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const Finding* tile = At(*findings, "tile.constant_changed", "kernels/gates.h", 13);
+    ASSERT_NE(tile, nullptr) << Dump(*findings);
+    EXPECT_TRUE(Mentions(tile, "returned tile `{128, 112, true}` -> `{128, 96, true}` (element 2 "
+                               "112 -> 96)"))
+        << tile->message;
+    // The unchanged tuples of the function are not asked about.
+    EXPECT_EQ(Count(*findings, "tile.constant_changed"), 1) << Dump(*findings);
+  }
+}
+
+TEST(ReviewPatterns, PythonChoosingByArchIsAsked) {
+  const Reviewed r = ReviewPattern("build_gates", {{"kernels", "kernels/"}, {"pkg", "pkg/"}});
+  const Finding* arch = At(r.with_files, "arch.dispatch_changed", "pkg/tiles.py", 12);
+  ASSERT_NE(arch, nullptr) << Dump(r.with_files);
+  EXPECT_TRUE(Mentions(arch, "`if major * 10 + minor >= 90:` added in prepare()")) << arch->message;
+  EXPECT_TRUE(Mentions(arch, "(`q8, k8 = quantize(q, k, 64, 128)`)")) << arch->message;
+  EXPECT_EQ(Count(r.with_files, "arch.dispatch_changed"), 1) << Dump(r.with_files);
 }
 
 }  // namespace

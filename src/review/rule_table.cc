@@ -243,6 +243,47 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "the package's own config/tolerances.json, config/shapes.json and attnverify.toml "
        "[policy] changed in the reviewed range (error when anything is loosened)"},
+      {kPreprocessor,
+       Severity::kWarning,
+       7,
+       {3},
+       "preprocessor condition changed",
+       VerifyWith::kBuild,
+       "#if/#ifdef/#ifndef/#elif lines added, removed or changed (not include guards): the "
+       "lines they gate, a #define among them, the file's other tests of the same macro"},
+      {kArchDispatch,
+       Severity::kWarning,
+       4,
+       {7},
+       "choice by GPU architecture changed",
+       VerifyWith::kNumerics,
+       "Python host code that tests or picks by architecture (get_device_capability, arch, "
+       "sm90, _is_sm90(), 'sm90'): comparisons and per-arch values added or removed"},
+      {kCallArgument,
+       Severity::kWarning,
+       6,
+       {2},
+       "call argument replaced or swapped",
+       VerifyWith::kNumerics,
+       "one argument of a call replaced, or two swapped, with the same number of arguments "
+       "(not a type-only change): the callee's parameter there, lines still passing the old "
+       "value"},
+      {kParameterInserted,
+       Severity::kWarning,
+       6,
+       {},
+       "parameter inserted mid-list",
+       VerifyWith::kBuild,
+       "a function's or lambda's parameter added before an existing one: the calls of the file "
+       "changed with it and those that were not"},
+      {kIndexOffset,
+       Severity::kWarning,
+       2,
+       {6},
+       "offset added inside an index",
+       VerifyWith::kNumerics,
+       "a subscript x[i] that now adds a term (x[off + i]): its units, its range, the file's "
+       "other subscripts of x without it"},
   };
   return kRules;
 }

@@ -1,0 +1,398 @@
+// Rules about what is compiled and chosen for a build or a GPU: preprocessor conditions that
+// gate kernel code (preprocessor.condition_changed), Python host code that picks tiles,
+// kernels or configs by architecture (arch.dispatch_changed), and tile tuples a tile-size
+// function returns (tile.constant_changed). The question names the changed line, the lines
+// the condition gates, and the other places of the file that test the same macro.
+#include <algorithm>
+#include <set>
+
+#include "review/file_review.h"
+#include "review/rule_vocabulary.h"
+#include "review/statement_text.h"
+
+namespace av {
+namespace {
+
+using namespace rule_id;  // NOLINT
+using statement::Join;
+
+// `#if`, `#ifdef`, `#ifndef`, `#elif`(def/ndef): the directive, or "".
+std::string Conditional(const std::vector<Token>& t) {
+  if (t.size() < 2 || t[0].text != "#") return "";
+  const std::string& d = t[1].text;
+  if (d == "if" || d == "ifdef" || d == "ifndef" || d == "elif" || d == "elifdef" ||
+      d == "elifndef") {
+    return d;
+  }
+  return "";
+}
+
+bool IsIncludeGuard(const std::vector<Token>& t) {
+  if (t.size() != 3 || t[1].text != "ifndef") return false;
+  const std::string& m = t[2].text;
+  for (std::string_view end : {"_H", "_H_", "_HPP", "_HPP_", "_CUH", "_CUH_", "_INCLUDED"}) {
+    if (m.size() > end.size() && m.compare(m.size() - end.size(), end.size(), end) == 0)
+      return true;
+  }
+  return false;
+}
+
+// The macros a condition tests (not `defined`, not numbers).
+std::vector<std::string> Macros(const std::vector<Token>& t) {
+  std::vector<std::string> out;
+  for (size_t i = 2; i < t.size(); ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || t[i].text == "defined") continue;
+    if (std::find(out.begin(), out.end(), t[i].text) == out.end()) out.push_back(t[i].text);
+  }
+  return out;
+}
+
+// A name tested in `#if` by value (not under defined(...)) that no compiler predefines: an
+// undefined one reads as 0.
+std::vector<std::string> ValueTested(const std::vector<Token>& t) {
+  std::vector<std::string> out;
+  if (t.size() < 3 || (t[1].text != "if" && t[1].text != "elif")) return out;
+  for (size_t i = 2; i < t.size(); ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || t[i].text == "defined") continue;
+    const bool under_defined = (i >= 1 && t[i - 1].text == "defined") ||
+                               (i >= 2 && t[i - 1].text == "(" && t[i - 2].text == "defined");
+    if (under_defined || t[i].text.rfind("__", 0) == 0) continue;
+    out.push_back(t[i].text);
+  }
+  return out;
+}
+
+bool IsArchWord(const std::string& id) {
+  if (HasWord(id, {"arch", "archs", "capability", "cc", "sm"})) return true;
+  // sm90, is_sm90, kBlockM_sm80, SM100
+  std::string low;
+  for (char c : id) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t p = low.find("sm"); p != std::string::npos; p = low.find("sm", p + 1)) {
+    const bool word_start = p == 0 || low[p - 1] == '_';
+    if (word_start && p + 2 < low.size() && std::isdigit(static_cast<unsigned char>(low[p + 2])))
+      return true;
+  }
+  return false;
+}
+
+bool NamesArch(const CodeLine& l, const std::set<std::string>& extra = {}) {
+  for (const Token& t : l.tokens) {
+    if (t.kind == TokenKind::kIdentifier && (IsArchWord(t.text) || extra.count(t.text)))
+      return true;
+    if (t.kind == TokenKind::kIdentifier && t.text == "get_device_capability") return true;
+    if (t.kind == TokenKind::kString) {
+      std::string s;
+      for (char c : t.text) {
+        if (c != '"' && c != '\'' && c != '_') s += static_cast<char>(std::tolower(c));
+      }
+      if (s.size() >= 4 && s.rfind("sm", 0) == 0 && std::isdigit(static_cast<unsigned char>(s[2])))
+        return true;
+    }
+  }
+  return false;
+}
+
+bool HasNumber(const CodeLine& l) {
+  return std::any_of(l.tokens.begin(), l.tokens.end(),
+                     [](const Token& t) { return t.kind == TokenKind::kNumber; });
+}
+
+// `return {128, 96, true, false};`, `return std::make_tuple(64, 128)`, Python
+// `return 64, 128`: the elements, when at least two are integer literals.
+std::vector<std::string> ReturnedTuple(const CodeLine& l) {
+  const std::vector<Token>& t = l.tokens;
+  if (t.size() < 4 || t[0].text != "return") return {};
+  size_t from = 1, to = t.size();
+  if (t[to - 1].text == ";") --to;
+  while (from < to && t[from].kind == TokenKind::kIdentifier &&
+         (t[from].text == "std" || t[from].text == "make_tuple" || t[from].text == "tuple" ||
+          t[from].text == "cute" || t[from].text == "make_pair")) {
+    ++from;
+    if (from < to && t[from].text == "::") ++from;
+  }
+  if (from < to && (t[from].text == "{" || t[from].text == "(")) {
+    const size_t close = statement::Closing(t, from);
+    if (close + 1 != to) return {};
+    ++from;
+    --to;
+  }
+  std::vector<std::string> out;
+  size_t start = from;
+  int depth = 0, numbers = 0;
+  for (size_t i = from; i <= to; ++i) {
+    if (i < to && statement::IsOpen(t[i].text)) ++depth;
+    if (i < to && statement::IsClose(t[i].text)) --depth;
+    if (i == to || (depth == 0 && t[i].text == ",")) {
+      if (i == start) return {};
+      out.push_back(Join(t, start, i));
+      if (i == start + 1 && t[start].kind == TokenKind::kNumber) ++numbers;
+      start = i + 1;
+    }
+  }
+  if (out.size() < 2 || numbers < 2) return {};
+  return out;
+}
+
+std::string TupleText(const std::vector<std::string>& v) {
+  std::string s = "{";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s + "}";
+}
+
+}  // namespace
+
+void FileReview::PreprocessorConditions(ChangeBlock& b) {
+  if (!cpp()) return;
+  std::vector<CodeLine*> added, removed;
+  for (CodeLine& l : b.added) {
+    if (!l.claimed && !Conditional(l.tokens).empty() && !IsIncludeGuard(l.tokens))
+      added.push_back(&l);
+  }
+  for (CodeLine& l : b.removed) {
+    if (!l.claimed && !Conditional(l.tokens).empty() && !IsIncludeGuard(l.tokens))
+      removed.push_back(&l);
+  }
+  const SourceOutline* head = Outline(true);
+  // The lines a directive at head line `at` gates: to its #else/#elif/#endif (nested
+  // conditionals skipped), and a #define among them.
+  auto gated = [&](int64_t at, std::string* defines) {
+    if (head == nullptr) return std::string();
+    int depth = 0;
+    const int64_t n_lines = static_cast<int64_t>(head->lines.size());
+    for (int64_t n = at + 1; n <= n_lines && n <= at + 2000; ++n) {
+      const std::vector<Token> t = Tokenize(CommentStripper(code_.language).Strip(head->Line(n)));
+      if (t.size() < 2 || t[0].text != "#") continue;
+      const std::string& d = t[1].text;
+      if (d == "if" || d == "ifdef" || d == "ifndef") ++depth;
+      if (d == "define" && t.size() >= 3 && defines->empty()) *defines = t[2].text;
+      if (d == "endif" && depth > 0) {
+        --depth;
+        continue;
+      }
+      if (depth == 0 && (d == "else" || d == "elif" || d == "endif" || d == "elifdef" ||
+                         d == "elifndef")) {
+        if (n == at + 1) return std::string();
+        return "lines " + std::to_string(at + 1) + "-" + std::to_string(n - 1) +
+               (d == "endif" ? "" : ", the other side from line " + std::to_string(n));
+      }
+    }
+    return std::string();
+  };
+  std::set<CodeLine*> paired;
+  for (CodeLine* a : added) {
+    CodeLine* r = nullptr;
+    for (CodeLine* x : removed) {
+      if (!paired.count(x) && Similarity(*a, *x) >= 0.3) {
+        r = x;
+        break;
+      }
+    }
+    if (r != nullptr) paired.insert(r);
+    std::vector<CodeLine*> lines = {a};
+    if (r != nullptr) lines.insert(lines.begin(), r);
+    std::string defines;
+    const std::string range = gated(a->side_line(), &defines);
+    std::vector<std::string> macros = Macros(a->tokens);
+    if (!defines.empty()) macros.push_back(defines);
+    Statement own = StatementAround(*a);
+    const std::string others = UnchangedFileLines(
+        [&](const std::vector<Token>& t) {
+          const bool directive = !Conditional(t).empty();
+          if (t.size() >= 2 && t[0].text == "#" && t[1].text == "define") return false;
+          for (const Token& x : t) {
+            if (directive && std::find(macros.begin(), macros.end(), x.text) != macros.end())
+              return true;
+            if (!defines.empty() && x.text == defines) return true;
+          }
+          return false;
+        },
+        own, 4);
+    std::string zero;
+    std::vector<std::string> by_value = ValueTested(a->tokens);
+    if (!by_value.empty()) {
+      zero = " An undefined `" + by_value[0] + "` reads as 0 in `#if`: is it defined for every "
+             "build of this file (setup.py or CMake -D flags)?";
+    }
+    std::string what = r != nullptr ? "`" + Shorten(r->code, 90) + "` -> `" +
+                                          Shorten(a->code, 90) + "`"
+                                    : "`" + Shorten(a->code, 90) + "` added";
+    Report(kPreprocessor, lines,
+           what + InFunction(lines) + (range.empty() ? "" : " (it gates " + range + ")") +
+               (defines.empty() ? "" : ", defining `" + defines + "`") +
+               ": which builds now compile the gated code and which take the other side (CUDA "
+               "version, arch, the flags each extension is built with)?" +
+               (others.empty() ? std::string("")
+                               : " Do the other tests of the same macro agree (" + others + ")?") +
+               zero);
+  }
+  for (CodeLine* r : removed) {
+    if (paired.count(r) || r->claimed) continue;
+    std::vector<CodeLine*> lines = {r};
+    Report(kPreprocessor, lines,
+           "`" + Shorten(r->code, 90) + "` removed" + InFunction(lines) +
+               ": the code it gated is now compiled in every build (or its other side is "
+               "gone). Does it build and run where the condition was false (older CUDA, "
+               "other arch, the flag set)?");
+  }
+}
+
+void FileReview::ArchDispatch(ChangeBlock& b) {
+  if (!python()) return;
+  // Names the block assigns from an architecture query (`major, minor =
+  // torch.cuda.get_device_capability()`): tests of them test the arch.
+  std::set<std::string> arch_names;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (const CodeLine& l : *side) {
+      const auto& t = l.tokens;
+      size_t eq = 0;
+      while (eq < t.size() && t[eq].text != "=") ++eq;
+      if (eq == t.size() || eq == 0) continue;
+      bool query = false;
+      for (size_t i = eq + 1; i < t.size(); ++i) {
+        query = query || (t[i].kind == TokenKind::kIdentifier &&
+                          (t[i].text == "get_device_capability" || IsArchWord(t[i].text)) &&
+                          i + 1 < t.size() && t[i + 1].text == "(");
+      }
+      if (!query) continue;
+      for (size_t i = 0; i < eq; ++i) {
+        if (t[i].kind == TokenKind::kIdentifier) arch_names.insert(t[i].text);
+      }
+    }
+  }
+  std::vector<CodeLine*> lines;
+  std::string first_test, choices;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed || !NamesArch(l, arch_names)) continue;
+      const bool tests = IsGuardLine(l) || !ComparisonOps(l).empty() ||
+                         std::any_of(l.tokens.begin(), l.tokens.end(), [](const Token& t) {
+                           return t.text == "==" || t.text == "!=" || t.text == "in";
+                         });
+      const bool picks = HasNumber(l) && std::any_of(l.tokens.begin(), l.tokens.end(),
+                                                     [](const Token& t) { return t.text == "="; });
+      if (!tests && !picks) continue;
+      lines.push_back(&l);
+      const bool branch = l.code.rfind("if", 0) == 0 || l.code.rfind("elif", 0) == 0;
+      if (tests && branch && first_test.empty()) {
+        first_test = "`" + Shorten(l.code, 80) + "`" + (l.added ? " added" : " removed");
+      }
+    }
+  }
+  if (lines.empty()) return;
+  // What the branches now choose: added lines of the block with numbers in calls or
+  // assignments (tile sizes, kernel variants).
+  int listed = 0;
+  for (CodeLine& l : b.added) {
+    if (l.claimed || !HasNumber(l) || IsGuardLine(l) || listed >= 2) continue;
+    if (std::find(lines.begin(), lines.end(), &l) != lines.end() && NamesArch(l, arch_names) &&
+        !first_test.empty() && l.code.rfind("if", 0) == 0) {
+      continue;
+    }
+    choices += std::string(choices.empty() ? "" : ", ") + "`" + Shorten(l.code, 80) + "`";
+    ++listed;
+    if (std::find(lines.begin(), lines.end(), &l) == lines.end()) lines.push_back(&l);
+  }
+  if (first_test.empty()) {
+    first_test = "`" + Shorten(lines.front()->code, 80) + "`" +
+                 (lines.front()->added ? " added" : " removed");
+  }
+  Report(kArchDispatch, lines,
+         first_test + InFunction(lines) + ": what the host picks now depends on the GPU's "
+         "architecture" + (choices.empty() ? std::string("") : " (" + choices + ")") +
+         ". Does each architecture get the tile, layout or kernel its compiled code expects "
+         "(the kernel-side block sizes for that arch), and which GPUs fall to the other branch "
+         "(sm80/86/89, sm100, sm120)?");
+}
+
+void FileReview::TileTuples(ChangeBlock& b) {
+  struct Tuple {
+    CodeLine* line;
+    std::vector<std::string> v;
+  };
+  std::vector<Tuple> now, was;
+  for (CodeLine& l : b.added) {
+    if (l.claimed) continue;
+    std::vector<std::string> v = ReturnedTuple(l);
+    if (!v.empty()) now.push_back({&l, v});
+  }
+  for (CodeLine& l : b.removed) {
+    if (l.claimed) continue;
+    std::vector<std::string> v = ReturnedTuple(l);
+    if (!v.empty()) was.push_back({&l, v});
+  }
+  if (now.empty() && was.empty()) return;
+  // Pair by similarity; a tuple returned on both sides (moved under another branch) is not
+  // a change of the tile.
+  std::set<size_t> used;
+  std::vector<std::string> changes, added_only, removed_only;
+  std::vector<CodeLine*> lines;
+  for (Tuple& n : now) {
+    size_t best = was.size();
+    double best_score = 0.5;
+    bool same = false;
+    for (size_t i = 0; i < was.size(); ++i) {
+      if (used.count(i) || was[i].v.size() != n.v.size()) continue;
+      if (was[i].v == n.v) {
+        best = i;
+        same = true;
+        break;
+      }
+      const double s = Similarity(*n.line, *was[i].line);
+      if (s >= best_score) {
+        best = i;
+        best_score = s;
+      }
+    }
+    if (same) {
+      used.insert(best);
+      continue;
+    }
+    lines.push_back(n.line);
+    if (best == was.size()) {
+      added_only.push_back(TupleText(n.v));
+      continue;
+    }
+    used.insert(best);
+    lines.push_back(was[best].line);
+    std::string diff;
+    for (size_t k = 0; k < n.v.size(); ++k) {
+      if (n.v[k] == was[best].v[k]) continue;
+      diff += std::string(diff.empty() ? "" : ", ") + "element " + std::to_string(k + 1) + " " +
+              Shorten(was[best].v[k], 40) + " -> " + Shorten(n.v[k], 40);
+    }
+    changes.push_back("`" + TupleText(was[best].v) + "` -> `" + TupleText(n.v) + "` (" + diff +
+                      ")");
+  }
+  for (size_t i = 0; i < was.size(); ++i) {
+    if (used.count(i)) continue;
+    // Returned unchanged elsewhere in the block's added lines: moved, not dropped.
+    lines.push_back(was[i].line);
+    removed_only.push_back(TupleText(was[i].v));
+  }
+  if (lines.empty()) return;
+  auto list = [](const std::vector<std::string>& v, size_t limit) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < limit; ++i) s += (i ? ", " : "") + v[i];
+    if (v.size() > limit) s += " and " + std::to_string(v.size() - limit) + " more";
+    return s;
+  };
+  std::string what;
+  if (!changes.empty()) what = "returned tile " + list(changes, 3);
+  if (!added_only.empty()) {
+    what += std::string(what.empty() ? "" : "; ") + "now also returns `" + list(added_only, 3) +
+            "`";
+  }
+  if (!removed_only.empty()) {
+    what += std::string(what.empty() ? "" : "; ") + "no longer returns `" +
+            list(removed_only, 3) + "`";
+  }
+  Report(kTile, lines, [&](const std::vector<CodeLine*>& run) {
+    return what + InFunction(run) +
+           ": does each tile still fit the kernel's shared memory and registers (ptxas against "
+           "the arch's cap), divide the head dims and sequence lengths it is chosen for, and do "
+           "the host paths that assume the old tile (a Python copy of this heuristic, "
+           "workspace, padding or rounding sizes) follow?";
+  });
+}
+
+}  // namespace av
