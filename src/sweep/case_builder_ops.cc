@@ -153,12 +153,16 @@ Status Builder::Fp8Gemm() {
 
 Status Builder::Gemm() {
   int64_t m = p_.Int("m"), n = p_.Int("n"), k = p_.Int("k");
+  // wide_range: operands scaled by 2^16, so about a third of them lie beyond float16's
+  // largest value (65,504) and every product beyond it; a power of two keeps each value's
+  // mantissa that of randn's. A kernel that converts to or computes in float16 gives inf.
+  const double mul = p_.String("generator") == "wide_range" ? 65536.0 : 1.0;
   for (auto [name, rows] : {std::pair{"a", m}, std::pair{"b", n}}) {
     const std::string id = OperandId(spec_, name);
     AV_RETURN_IF_ERROR(SharedFloat(
         id, name, spec_.dtype, {rows, k}, p_.Bool("padded"),
         [&] {
-          return Source{Rng(StreamKey(id, name, spec_.seed, spec_.salt)), GenValues{1.0, {}}};
+          return Source{Rng(StreamKey(id, name, spec_.seed, spec_.salt)), GenValues{mul, {}}};
         },
         nullptr));
   }

@@ -46,6 +46,10 @@ Status CheckCaseConstraints(const CaseSpec& spec) {
                     keys * static_cast<double>(h_kv * (d + dv)));
     }
   } else {
+    if (spec.op == "gemm" && spec.dtype == DType::kF16 && p.String("generator") == "wide_range") {
+      return InvalidInput(
+          "generator wide_range needs bf16 or f32: its values lie beyond float16's range");
+    }
     bytes = 4.0 * static_cast<double>(p.Int("m") + p.Int("n")) * static_cast<double>(p.Int("k"));
   }
   if (bytes > static_cast<double>(kMaxInputBytes)) {

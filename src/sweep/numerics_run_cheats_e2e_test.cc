@@ -210,5 +210,37 @@ TEST_F(CheatingCandidateTest, ReplayByShapeOrFolderFailsUnderAFreshSalt) {
   }
 }
 
+// Catalogue #16, a precision downgrade a bf16 GEMM's output hides: computed in float16
+// (or on float16 operands with float32 sums, as float16 MMA would), a randn GEMM stays
+// within calc_diff, since the bf16 output's rounding (2^-8) is coarser than float16's. The
+// wide_range generator puts operands beyond float16's range (65,504): the downgrade gives
+// inf there and fails, while an honest kernel passes both.
+TEST_F(CheatingCandidateTest, Float16ComputeOfABf16GemmFailsTheWideRangeCase) {
+  ASSERT_TRUE(WriteFileAtomically(dir_.File("pkg/shapes.json"), R"({"version": 1, "sweeps": [
+    {"name": "gemm", "op": "gemm", "cases": [{"m": 65, "n": 127, "k": 129},
+      {"m": 65, "n": 127, "k": 129, "generator": "wide_range"}], "dtypes": ["bf16"]}]})")
+                  .ok());
+  auto verdicts = [](const json& doc) {
+    std::map<std::string, std::string> by_generator;
+    for (const json& c : doc["cases"])
+      by_generator[c["params"].value("generator", "randn")] = c["verdict"];
+    return by_generator;
+  };
+  int rc = -1;
+  // tested_shapes_only with --record is the honest numpy kernel (it records as it goes).
+  json honest = Run("tested_shapes_only", true, "5", &rc);
+  EXPECT_EQ(rc, 0) << honest["cases"].dump(1);
+  EXPECT_EQ(verdicts(honest), (std::map<std::string, std::string>{{"randn", "pass"},
+                                                                    {"wide_range", "pass"}}));
+  for (const std::string cheat : {"f16_compute", "f16_operands"}) {
+    SCOPED_TRACE(cheat);
+    json doc = Run(cheat, false, "5", &rc);
+    EXPECT_EQ(rc, 1);
+    EXPECT_EQ(verdicts(doc), (std::map<std::string, std::string>{{"randn", "pass"},
+                                                                   {"wide_range", "fail"}}))
+        << doc["cases"].dump(1);
+  }
+}
+
 }  // namespace
 }  // namespace av

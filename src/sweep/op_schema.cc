@@ -73,7 +73,7 @@ const std::vector<SweepOp>& Table() {
         SweepOp{"gemm",
                 {Int("m", 1, 1, kMaxDim, "rows of a and d"), Int("n", 1, 1, kMaxDim, "rows of b"),
                  Int("k", 1, 1, kMaxDim, "reduction length"), padded,
-                 Choice("generator", "randn", {"randn"}, "input values")},
+                 Choice("generator", "randn", {"randn", "wide_range"}, "input values")},
                 {DType::kBF16, DType::kF16, DType::kF32},
                 {"d"}});
     t.push_back(SweepOp{

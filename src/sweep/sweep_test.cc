@@ -154,6 +154,41 @@ TEST(SweepInputsTest, SameSeedSameBytesAndNaNPoisonOutsideSequences) {
   EXPECT_EQ(nan_rows, 128 - 71);
 }
 
+// gemm's wide_range generator: operands scaled by 2^16, beyond float16's largest value
+// (65,504) for about a third of them, so a kernel that goes through float16 overflows;
+// refused for f16 cases, whose inputs could not hold them.
+TEST(SweepInputsTest, WideRangeGemmOperandsLieBeyondFloat16AndF16IsRefused) {
+  CaseSpec c;
+  c.op = "gemm";
+  c.sweep = "g";
+  c.id = "g.case";
+  c.dtype = DType::kBF16;
+  c.params = {{"m", 16}, {"n", 24}, {"k", 64}, {"generator", "wide_range"}};
+  auto built = BuildCase(c);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  int64_t beyond = 0, total = 0;
+  for (const auto& [name, t] : built->file_tensors) {
+    for (int64_t r = 0; r < t.dim(0); ++r) {
+      for (int64_t k = 0; k < t.dim(1); ++k) {
+        int64_t idx[] = {r, k};
+        const double v = t.GetDouble(idx);
+        ASSERT_TRUE(std::isfinite(v)) << name;
+        beyond += std::fabs(v) > 65504.0;
+        ++total;
+      }
+    }
+  }
+  EXPECT_EQ(total, (16 + 24) * 64);
+  // |z| > 65504 / 65536 for a standard normal: 32 % of draws; well away from 0 and 1.
+  EXPECT_GT(beyond, total / 5);
+  EXPECT_LT(beyond, total / 2);
+  c.dtype = DType::kF16;
+  auto refused = BuildCase(c);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("wide_range needs bf16 or f32"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(SweepInputsTest, PaddedLayoutStoresNaNPaddingAndViewsLogicalShape) {
   auto built = BuildCase(MlaCase("full", true));
   ASSERT_TRUE(built.ok());

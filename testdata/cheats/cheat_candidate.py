@@ -33,6 +33,10 @@ attnverify's tests run them and expect `numerics` to fail them.
                       same shape: the sweep's shapes are public, only the bytes are fresh
   replay_by_folder    --record: correct, outputs stored keyed by the case folder's name;
                       else a broken kernel serving the stored outputs of the same folder name
+  f16_compute         a bf16 GEMM computed in float16 throughout (operands, products and
+                      sums); every other op honest
+  f16_operands        a bf16 GEMM whose operands are converted to float16 and multiplied
+                      with float32 accumulation (as float16 MMA would); every other op honest
 """
 import argparse
 import hashlib
@@ -100,6 +104,15 @@ def replay_by(case, key, store, record):
         case.save(zeros(case), metadata={"kernel": "broken"})
 
 
+def f16_gemm(case, accumulate):
+    """A GEMM case's d from float16 operands, accumulated in `accumulate`."""
+    x = case.inputs()
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = np.asarray(x["a"], np.float64).astype(np.float16).astype(accumulate)
+        b = np.asarray(x["b"], np.float64).astype(np.float16).astype(accumulate)
+        return {"d": (a @ b.T).astype(accumulate)}, {"kernel": "float16 " + accumulate.__name__}
+
+
 def copy_outputs(src_dir, dst_dir):
     os.makedirs(dst_dir, exist_ok=True)
     for name in os.listdir(src_dir):
@@ -126,7 +139,8 @@ def main():
     ap.add_argument("--cheat", required=True,
                     choices=["variant_copy_base", "memo_by_input_hash", "memo_on_disk",
                              "replay_cache", "tested_shapes_only", "listed_values_only",
-                             "replay_by_shape", "replay_by_folder"])
+                             "replay_by_shape", "replay_by_folder", "f16_compute",
+                             "f16_operands"])
     ap.add_argument("--store", default=None)
     ap.add_argument("--record", action="store_true")
     args = ap.parse_args()
@@ -194,6 +208,13 @@ def main():
             else:
                 replay_by(case, os.path.basename(os.path.normpath(case.dir)), args.store,
                           args.record)
+    elif args.cheat in ("f16_compute", "f16_operands"):
+        for case in cases:
+            if case.op == "gemm":
+                outs, meta = f16_gemm(case, np.float16 if args.cheat == "f16_compute" else np.float32)
+            else:
+                outs, meta = numpy_candidate.compute(case)
+            case.save(outs, metadata=meta)
     else:  # tested_shapes_only
         os.makedirs(args.store, exist_ok=True)
         seen_file = os.path.join(args.store, "seen.json")
