@@ -1,10 +1,19 @@
 #include "review/file_review.h"
 
 #include <algorithm>
+#include <set>
 
 #include "review/rule_vocabulary.h"
 
 namespace av {
+namespace {
+
+std::string_view o_line(const SourceOutline* o, int64_t n) {
+  std::string_view raw = o->Line(n);
+  return raw.size() > kMaxRuleLineBytes ? raw.substr(0, kMaxRuleLineBytes) : raw;
+}
+
+}  // namespace
 
 FileReview::FileReview(std::vector<ReviewedFile>& files, size_t index, const DiffCounts& counts,
                        const ReviewOptions& options, std::vector<Finding>* out)
@@ -42,6 +51,7 @@ void FileReview::Run() {
     }
     return;
   }
+  AddedFunctions();
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);
@@ -56,6 +66,7 @@ void FileReview::Run() {
     HostSmem(b);
     SmemLayout(b);
     Tma(b);
+    HostDispatch(b);
     EarlyReturns(b);
     Clamps(b);
     Conditions(b);
@@ -75,6 +86,51 @@ void FileReview::Run() {
     Interface(b);
     Masks(b);
     CombineAndSoftmax(b);
+  }
+}
+
+void FileReview::AddedFunctions() {
+  const SourceOutline* head = Outline(true);
+  const SourceOutline* base = Outline(false);
+  if (head == nullptr || base == nullptr) return;
+  std::set<std::string> old_names;
+  for (const OutlineFunction& f : base->functions) old_names.insert(f.name);
+  const std::set<int64_t> added = ChangedLines(true);
+  // Head line ranges of functions added whole.
+  std::vector<std::pair<int64_t, int64_t>> fresh;
+  for (const OutlineFunction& f : head->functions) {
+    if (f.name.empty() || old_names.count(f.name) || f.kind == FunctionKind::kUnknown) continue;
+    bool whole = true;
+    CommentStripper strip(code_.language);
+    for (int64_t n = f.header_line; n <= f.close_line && whole; ++n) {
+      whole = added.count(n) > 0 || strip.Strip(o_line(head, n)).empty();
+    }
+    if (whole) fresh.push_back({f.header_line, f.close_line});
+  }
+  if (fresh.empty()) return;
+  for (ChangeBlock& b : blocks_) {
+    ChangeBlock own;
+    std::vector<CodeLine*> originals;
+    for (CodeLine& l : b.added) {
+      if (l.claimed) continue;
+      for (const auto& [lo, hi] : fresh) {
+        if (l.side_line() >= lo && l.side_line() <= hi) {
+          own.added.push_back(l);
+          originals.push_back(&l);
+          break;
+        }
+      }
+    }
+    if (own.added.empty()) continue;
+    // What an added file asks (Run): declarations and synchronisation, not "changed".
+    MemoryOrdering(own);
+    NamedBarriers(own);
+    Candidates(own);
+    Smem(own);
+    HostSmem(own);
+    Tma(own);
+    LaunchGrid(own);
+    for (CodeLine* l : originals) l->claimed = true;
   }
 }
 

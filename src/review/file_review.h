@@ -156,6 +156,11 @@ class FileReview {
   void PreprocessorConditions(ChangeBlock& b);
   void ArchDispatch(ChangeBlock& b);
   void TileTuples(ChangeBlock& b);
+  // A host function's branch whose body only returns a variant: asked as a dispatch.
+  void HostDispatch(ChangeBlock& b);
+  // Lines of functions the diff adds whole (no function of that name in the base file):
+  // asked like an added file's lines.
+  void AddedFunctions();
   // rules_call_sites.cc: an argument replaced or swapped at a call, a parameter inserted
   // mid-list (every positional call shifts), an offset added inside a subscript.
   void CallArguments(ChangeBlock& b);

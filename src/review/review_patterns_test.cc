@@ -501,5 +501,33 @@ TEST(ReviewPatterns, PythonChoosingByArchIsAsked) {
   EXPECT_EQ(Count(r.with_files, "arch.dispatch_changed"), 1) << Dump(r.with_files);
 }
 
+// A host dispatch, a host heuristic and functions the diff adds whole (patterns/host_dispatch,
+// written for these tests). A branch that only returns a variant is asked as a dispatch, not
+// as "are the outputs still written"; a `logf` in a host heuristic is no softmax; a kernel
+// and a launcher added whole ask what an added file asks (its launch), not "interface
+// changed", "block index remapped" or "early return".
+TEST(ReviewPatterns, HostDispatchAsksWhichInputsReachWhichVariant) {
+  const Reviewed r = ReviewPattern("host_dispatch", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/dispatch.cu";
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* dispatch = At(f, "guard.condition_changed", file, 10);
+  ASSERT_NE(dispatch, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(dispatch, "dispatch changed: `p.group % 6 == 0` now picks `run_group<6>(p)`"))
+      << dispatch->message;
+  EXPECT_FALSE(Mentions(dispatch, "outputs")) << dispatch->message;
+  EXPECT_EQ(Count(f, "softmax.stability_changed"), 0) << Dump(f);
+}
+
+TEST(ReviewPatterns, FunctionsAddedWholeAskWhatAnAddedFileAsks) {
+  const Reviewed r = ReviewPattern("host_dispatch", {{"kernels", "kernels/"}});
+  const std::string file = "kernels/dispatch.cu";
+  const std::vector<Finding>& f = r.with_files;
+  EXPECT_EQ(Count(f, "kernel.interface_changed"), 0) << Dump(f);
+  EXPECT_EQ(Count(f, "launch.block_index_remapped"), 0) << Dump(f);
+  EXPECT_EQ(Count(f, "guard.early_return_added"), 0) << Dump(f);
+  EXPECT_NE(At(f, "launch.grid_changed", file, 39), nullptr) << Dump(f);
+  EXPECT_EQ(f.size(), 3u) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av

@@ -214,6 +214,9 @@ void FileReview::CombineAndSoftmax(ChangeBlock& b) {
       const bool in_combine = splits || HasWord(l.function, {"combine"});
       bool c = IsCombine(l, in_combine, !gemm());
       bool s = !gemm() && std::any_of(l.tokens.begin(), l.tokens.end(), IsSoftmaxToken);
+      // Host C++ (a launcher, a split heuristic's `logf`) computes no softmax; kernels, device
+      // functions and Python (Triton) do.
+      if (l.function_kind == FunctionKind::kHost) s = false;
       // A line edited in place asks the combine or softmax question only when the edit itself
       // touches the LSE, partials, accumulators or the exp/max: `launch_combine(a, b)` ->
       // `launch_combine(a, b, stream)` or a `rescale_o` whose index changed is not a change

@@ -395,4 +395,109 @@ void FileReview::TileTuples(ChangeBlock& b) {
   });
 }
 
+void FileReview::HostDispatch(ChangeBlock& b) {
+  if (!cpp()) return;
+  // A host function's branch whose whole body returns a variant (`else if (g % 6 == 0) {
+  // return invoke<..., 6, ...>(params); }`, `return {128, 96, true};`): a dispatch. Which
+  // inputs reach which variant is the question, not whether outputs are still written.
+  struct Pick {
+    CodeLine* line;
+    std::string test, target;
+  };
+  std::vector<Pick> picks;
+  for (auto* side : {&b.removed, &b.added}) {
+    for (CodeLine& l : *side) {
+      if (l.claimed || l.function_kind != FunctionKind::kHost || !IsGuardLine(l)) continue;
+      const auto& t = l.tokens;
+      size_t at_if = 0;
+      while (at_if < t.size() && t[at_if].text != "if") ++at_if;
+      if (at_if == t.size() || at_if + 1 >= t.size()) continue;
+      size_t open = at_if + 1;
+      if (t[open].text == "constexpr") ++open;
+      if (open >= t.size() || t[open].text != "(") continue;
+      const size_t close = statement::Closing(t, open);
+      if (close >= t.size()) continue;
+      // The branch body: the rest of the line, else the side's next lines to its brace.
+      std::string body;
+      if (close + 1 < t.size() && t[close + 1].text != "{") {
+        body = Join(t, close + 1, t.size());
+      } else {
+        const SourceOutline* o = Outline(l.added);
+        if (o == nullptr) continue;
+        // Up to the brace that closes the branch (nested branches included).
+        int depth = 1;
+        for (int64_t n = l.side_line() + 1; n <= l.side_line() + 40 && depth > 0; ++n) {
+          const std::string c = CommentStripper(code_.language).Strip(o->Line(n));
+          std::string part;
+          for (char ch : c) {
+            depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+            if (depth == 0) break;
+            part += ch;
+          }
+          if (!part.empty()) body += (body.empty() ? "" : " ") + part;
+        }
+        if (depth > 0) continue;
+      }
+      // Every statement of the body returns (through nested if/else branches): a dispatch.
+      const std::vector<Token> bt = Tokenize(body);
+      bool only_returns = !bt.empty();
+      bool calls = false;
+      std::string target;
+      for (size_t i = 0; i < bt.size() && only_returns;) {
+        const std::string& x = bt[i].text;
+        if (x == "{" || x == "}" || x == "else" || x == ";") {
+          ++i;
+          continue;
+        }
+        if (x == "if") {
+          size_t p = i + 1;
+          if (p < bt.size() && bt[p].text == "constexpr") ++p;
+          if (p >= bt.size() || bt[p].text != "(") {
+            only_returns = false;
+            break;
+          }
+          i = statement::Closing(bt, p) + 1;
+          continue;
+        }
+        if (x != "return") {
+          only_returns = false;
+          break;
+        }
+        size_t end = i + 1;
+        while (end < bt.size() && bt[end].text != ";") {
+          calls = calls || bt[end].text == "(" || bt[end].text == "{";
+          ++end;
+        }
+        if (end == bt.size()) {
+          only_returns = false;
+          break;
+        }
+        if (target.empty()) target = Join(bt, i + 1, end);
+        i = end + 1;
+      }
+      if (!only_returns || !calls || target.empty()) continue;
+      picks.push_back({&l, Join(t, open + 1, close), target});
+    }
+  }
+  if (picks.empty()) return;
+  std::vector<CodeLine*> lines;
+  std::string what;
+  int listed = 0;
+  for (const Pick& p : picks) {
+    lines.push_back(p.line);
+    if (!p.line->added || listed >= 3) continue;
+    what += std::string(what.empty() ? "" : "; ") + "`" + Shorten(p.test, 60) + "` now picks `" +
+            Shorten(p.target, 70) + "`";
+    ++listed;
+  }
+  if (what.empty()) what = "`" + Shorten(picks.front().test, 60) + "` no longer picks `" +
+                           Shorten(picks.front().target, 70) + "`";
+  Report(kCondition, lines, [&](const std::vector<CodeLine*>& run) {
+    return "dispatch changed: " + what + InFunction(run) +
+           ". Which inputs reach each variant now (the values between the old and the new "
+           "tests), is every variant it can pick built (instantiated, listed for JIT, compiled "
+           "for each arch), and where does an input that no branch takes go?";
+  });
+}
+
 }  // namespace av
