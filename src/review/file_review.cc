@@ -69,6 +69,7 @@ void FileReview::Run() {
     HostDispatch(b);
     EarlyReturns(b);
     Clamps(b);
+    NegatedConditions(b);
     Conditions(b);
     Guards(b);
     ComparisonsAndExits(b);

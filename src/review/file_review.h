@@ -116,6 +116,7 @@ class FileReview {
   // rules_condition_changed.cc
   void Conditions(ChangeBlock& b);
   void ComparisonsAndExits(ChangeBlock& b);
+  void NegatedConditions(ChangeBlock& b);
   // rules_definition_changed.cc
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc

@@ -541,3 +541,57 @@ void FileReview::ComparisonsAndExits(ChangeBlock& b) {
 }
 
 }  // namespace av
+
+namespace av {
+
+// A branch condition negated in place (`if (is_last)` -> `if (!is_last)`): the branch and its
+// else swap the cases they run. Conditions() compares terms and bounds and sees the same
+// ones on both sides; this asks the question the flip raises.
+void FileReview::NegatedConditions(ChangeBlock& b) {
+  if (!cpp()) return;
+  // The condition of an `if`/`while` line: tokens inside its parentheses, or empty.
+  auto condition = [](const CodeLine& l) -> std::vector<Token> {
+    const auto& t = l.tokens;
+    size_t i = 0;
+    while (i < t.size() && t[i].text != "if" && t[i].text != "while") ++i;
+    if (i + 1 >= t.size()) return {};
+    size_t open = i + 1;
+    if (t[open].text == "constexpr") ++open;
+    if (open >= t.size() || t[open].text != "(") return {};
+    const size_t close = Closing(t, open);
+    if (close >= t.size()) return {};
+    return std::vector<Token>(t.begin() + open + 1, t.begin() + close);
+  };
+  auto text = [](const std::vector<Token>& t, size_t from, size_t to) {
+    std::string s;
+    for (size_t i = from; i < to; ++i) s += t[i].text + " ";
+    return s;
+  };
+  // `!x` or `!(x)` of `x`.
+  auto negates = [&](const std::vector<Token>& n, const std::vector<Token>& o) {
+    if (n.size() < 2 || n[0].text != "!") return false;
+    if (text(n, 1, n.size()) == text(o, 0, o.size())) return true;
+    return n[1].text == "(" && Closing(n, 1) == n.size() - 1 &&
+           text(n, 2, n.size() - 1) == text(o, 0, o.size());
+  };
+  for (CodeLine& a : b.added) {
+    if (a.claimed || !IsGuardLine(a)) continue;
+    const std::vector<Token> na = condition(a);
+    if (na.empty()) continue;
+    for (CodeLine& r : b.removed) {
+      if (r.claimed || !IsGuardLine(r)) continue;
+      const std::vector<Token> nr = condition(r);
+      if (nr.empty() || !(negates(na, nr) || negates(nr, na))) continue;
+      std::vector<CodeLine*> lines = {&r, &a};
+      Report(kCondition, lines,
+             "condition negated: " + OldToNew(lines) + InFunction(lines) +
+                 ": the branch now runs in exactly the cases it skipped, and its `else` (or the "
+                 "code after it) in the others. Does every path now reach the right threads, "
+                 "blocks or splits: the writes, the waits and posts that pair with other blocks, "
+                 "the early exits?");
+      break;
+    }
+  }
+}
+
+}  // namespace av

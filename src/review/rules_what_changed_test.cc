@@ -33,6 +33,25 @@ bool Says(const Finding* f, const std::string& text) {
   return f != nullptr && f->message.find(text) != std::string::npos;
 }
 
+TEST(WhatChanged, ANegatedConditionSwapsItsBranches) {
+  // `if (last)` -> `if (!last)` around a post and a wait: the same terms on both sides, so
+  // only the flip says what changed.
+  auto f = ReviewText(Hunk("k.cuh", "__device__ void finish(int split, bool last, int* flags) {",
+                           {"-  if (last) {", "+  if (!last) {", "     post(&flags[split]);",
+                            "   } else {", "     wait_all(flags, split);", "   }"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "condition negated: `if (last) {` -> `if (!last) {`")) << c->message;
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  // `!(a && b)` of `a && b` too; a term dropped is not a negation.
+  f = ReviewText(Hunk("k.cuh", "__device__ void g(bool a, bool b) {",
+                      {"-  if (a && b) {", "+  if (!(a && b)) {", "     go();", "   }"}));
+  EXPECT_TRUE(Says(Find(f, "guard.condition_changed"), "condition negated")) << Dump(f);
+  f = ReviewText(Hunk("k.cuh", "__device__ void g(bool a, bool b) {",
+                      {"-  if (a && b) {", "+  if (a) {", "     go();", "   }"}));
+  EXPECT_FALSE(Says(Find(f, "guard.condition_changed"), "condition negated")) << Dump(f);
+}
+
 TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
   // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
   // the bound is tested again; no error claims it was removed.
