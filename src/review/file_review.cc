@@ -1,6 +1,7 @@
 #include "review/file_review.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "review/rule_vocabulary.h"
@@ -324,6 +325,32 @@ std::string MergedMessage(const std::string& a, const std::string& b) {
   return a + " " + b;
 }
 
+// The message with the function's name and every number masked: the same fix made in two
+// functions of one file (a kernel and its twin) asks the same question.
+std::string MaskedMessage(const Finding& f) {
+  std::string m = f.message;
+  if (!f.function.empty()) {
+    const std::string name = f.function + "()";
+    for (size_t p = m.find(name); p != std::string::npos; p = m.find(name, p + 1)) {
+      m.replace(p, name.size(), "F()");
+    }
+  }
+  std::string out;
+  for (char c : m) {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (out.empty() || out.back() != '#') out += '#';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool Twins(const Finding& a, const Finding& b) {
+  return !a.function.empty() && !b.function.empty() && a.function != b.function &&
+         a.file == b.file && MaskedMessage(a) == MaskedMessage(b);
+}
+
 }  // namespace
 
 void MergeNearbyFindings(std::vector<Finding>* findings) {
@@ -363,8 +390,9 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
     std::vector<size_t> same;
     for (size_t j = i + 1; j < out.size(); ++j) {
       if (!gone[j] && out[j].rule == out[i].rule && !out[i].function.empty() &&
-          out[j].function == out[i].function &&
-          SharesQuestion(out[i].message, out[j].message, out[i].rule)) {
+          ((out[j].function == out[i].function &&
+            SharesQuestion(out[i].message, out[j].message, out[i].rule)) ||
+           Twins(out[i], out[j]))) {
         same.push_back(j);
       }
     }
@@ -379,6 +407,7 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
         const std::string& text = o.new_text.empty() ? o.old_text : o.new_text;
         if (k < 4 && !text.empty())
           at += " (`" + Shorten(text.substr(0, text.find('\n')), 80) + "`)";
+        if (o.function != out[i].function && !o.function.empty()) at += " in " + o.function + "()";
       }
       if (same.size() > 12) at += " and " + std::to_string(same.size() - 12) + " more";
       out[i].message += std::string(" The same question applies at line") +

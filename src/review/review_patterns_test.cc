@@ -437,7 +437,13 @@ TEST(ReviewPatterns, ParameterInsertedMidListListsTheCalls) {
   ASSERT_NE(lambda, nullptr) << Dump(f);
   EXPECT_TRUE(Mentions(lambda, "The call at line 31 is not changed by this diff")) << lambda->message;
   EXPECT_TRUE(Mentions(lambda, "Calls changed with it: line 30.")) << lambda->message;
-  EXPECT_EQ(Count(f, "call.parameter_inserted"), 2) << Dump(f);
+  // Appended with a default: the call left alone compiles and passes the default.
+  const Finding* appended = At(f, "call.parameter_inserted", file, 49);
+  ASSERT_NE(appended, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(appended, "`int max_splits = 0` appended to `plan_splits(...)` with a default"))
+      << appended->message;
+  EXPECT_TRUE(Mentions(appended, "The call at line 54 is not changed by this diff")) << appended->message;
+  EXPECT_EQ(Count(f, "call.parameter_inserted"), 3) << Dump(f);
   // Without the whole file the calls are not listed, and nothing claims there are none.
   const Finding* diff_only = At(r.diff_only, "call.parameter_inserted", file, 27);
   ASSERT_NE(diff_only, nullptr) << Dump(r.diff_only);
@@ -451,6 +457,10 @@ TEST(ReviewPatterns, OffsetAddedInsideAnIndexNamesTheOtherReads) {
   EXPECT_TRUE(Mentions(offset, "`bias[...]` now indexed at `row_base + col` (adds `row_base`)"))
       << offset->message;
   EXPECT_TRUE(Mentions(offset, "Other lines still index `bias` without it: 7 (")) << offset->message;
+  // The same fix in a second kernel of the file is the same question, asked once.
+  EXPECT_TRUE(Mentions(offset, "The same question applies at line 46 (`out[row_base + col] = q[col] + "
+                               "bias[row_base + col];`) in prefill_kernel_tail()."))
+      << offset->message;
   EXPECT_EQ(Count(r.with_files, "index.offset_added"), 1) << Dump(r.with_files);
 }
 

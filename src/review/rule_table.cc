@@ -272,10 +272,11 @@ const std::vector<RuleInfo>& Rules() {
        Severity::kWarning,
        6,
        {},
-       "parameter inserted mid-list",
+       "parameter inserted",
        VerifyWith::kBuild,
-       "a function's or lambda's parameter added before an existing one: the calls of the file "
-       "changed with it and those that were not"},
+       "a function's or lambda's parameter added before an existing one (every positional call "
+       "shifts), or appended with a default (calls not updated pass it silently): the calls of "
+       "the file changed with it and those that were not"},
       {kIndexOffset,
        Severity::kWarning,
        2,

@@ -475,7 +475,21 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
       if (std::find(inserted.begin(), inserted.end(), i) == inserted.end()) last_kept = i;
     }
     const bool mid = first < last_kept;
-    if (!mid) continue;
+    // Appended at the end with a default (`int num_splits = 0`): calls that were not updated
+    // still compile and silently pass the default.
+    bool defaulted = !mid;
+    for (size_t i : inserted) {
+      bool has_default = false;
+      int depth = 0;
+      for (size_t k = hp.args[i].first; k < hp.args[i].second; ++k) {
+        const std::string& x = hs.t[k].text;
+        if (IsOpen(x) || x == "<") ++depth;
+        if (IsClose(x) || x == ">") --depth;
+        has_default = has_default || (depth == 0 && x == "=");
+      }
+      defaulted = defaulted && has_default;
+    }
+    if (!mid && !defaulted) continue;
     done.insert(name);
     size_t before = first + 1;
     while (std::find(inserted.begin(), inserted.end(), before) != inserted.end()) ++before;
@@ -571,6 +585,15 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
     }
     if (calls == 0) callers = " No call in this file: its callers are elsewhere.";
     if (head == nullptr) callers = " Without the whole file its calls are not listed here.";
+    if (!mid) {
+      Report(kParameterInserted, lines,
+             "`" + Shorten(param, 60) + "` appended to `" + name +
+                 "(...)` with a default: calls that were not updated still compile and pass "
+                 "the default. Is the default what they meant (the old behaviour), and do the "
+                 "bindings and callers that should pass it do so?" +
+                 callers);
+      continue;
+    }
     Report(kParameterInserted, lines,
            "`" + Shorten(param, 60) + "` inserted as parameter " + Ordinal(first) + " of " +
                std::to_string(hn.size()) + " of `" + name + "(...)`, before `" +

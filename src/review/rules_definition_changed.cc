@@ -484,7 +484,17 @@ void FileReview::ChangedStrideArguments(ChangeBlock& b) {
   // (`{_1{}, seqlen_q, ...}` -> `{_1{}, params.x_head_stride, ...}`): what changed is the
   // layout a tensor is described with.
   for (CodeLine& a : b.added) {
-    if (a.claimed || a.in_signature || IsGuardLine(a) || a.tokens.empty() ||
+    // A branch's line is the condition rules'; a ternary inside an argument list is no
+    // branch (`{_1{}, !varlen ? a : 0, ...}`).
+    const bool branch = IsGuardLine(a) && std::none_of(a.tokens.begin(), a.tokens.end(),
+                                                        [](const Token& t) {
+                                                          return t.text == "?";
+                                                        });
+    const bool leads_with_branch =
+        !a.tokens.empty() && (a.tokens[0].text == "if" || a.tokens[0].text == "for" ||
+                              a.tokens[0].text == "while" || a.tokens[0].text == "}" ||
+                              a.tokens[0].text == "else");
+    if (a.claimed || a.in_signature || branch || leads_with_branch || a.tokens.empty() ||
         a.tokens[0].text == "return") {
       continue;
     }

@@ -52,6 +52,20 @@ TEST(WhatChanged, ANegatedConditionSwapsItsBranches) {
   EXPECT_FALSE(Says(Find(f, "guard.condition_changed"), "condition negated")) << Dump(f);
 }
 
+TEST(WhatChanged, StridesPassedWithATernaryAreStillStrides) {
+  // An argument list whose entries hold a ternary (`!varlen ? a : 0`) is no branch: the new
+  // strides it passes are asked about.
+  auto f = ReviewText(Hunk("launch.h", "void run(Params& params) {",
+                           {"   Args args{ptr,",
+                            "-      {_1{}, seqlen, !varlen ? heads * seqlen : 0},",
+                            "+      {_1{}, params.lse_head_stride, !varlen ? params.lse_batch_stride : 0},",
+                            "       heads};"}));
+  const Finding* d = Find(f, "value.definition_changed");
+  ASSERT_NE(d, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(d, "strides passed:")) << d->message;
+  EXPECT_TRUE(Says(d, "the tensor is now described with `lse_batch_stride`")) << d->message;
+}
+
 TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
   // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
   // the bound is tested again; no error claims it was removed.

@@ -39,4 +39,19 @@ void run_prefill(const Config& cfg, const int* seqstart_q, const int* seqstart_k
   reinterpret_cast<Storage*>(cfg.smem)->reset(static_cast<float>(cfg.scale), stream);
 }
 
+
+__global__ void prefill_kernel_tail(const float* q, const float* bias, float* out, int rows) {
+  const int col = threadIdx.x;
+  const int row_base = blockIdx.x * rows;
+  out[row_base + col] = q[col] + bias[col];
+}
+
+int plan_splits(int blocks, int sms) {
+  return blocks < sms ? 4 : 1;
+}
+
+int plan_for(const Config& cfg, int sms) {
+  return plan_splits(cfg.batch, sms);
+}
+
 }  // namespace demo
