@@ -7,6 +7,7 @@
 #include <set>
 
 #include "review/file_review.h"
+#include "review/renames.h"
 #include "review/rule_vocabulary.h"
 #include "review/statement_text.h"
 
@@ -159,7 +160,7 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
     if (head == nullptr) return std::string();
     int depth = 0;
     const int64_t n_lines = static_cast<int64_t>(head->lines.size());
-    for (int64_t n = at + 1; n <= n_lines && n <= at + 2000; ++n) {
+    for (int64_t n = at + 1; n <= n_lines && n <= at + 600; ++n) {
       const std::vector<Token> t = Tokenize(CommentStripper(code_.language).Strip(head->Line(n)));
       if (t.size() < 2 || t[0].text != "#") continue;
       const std::string& d = t[1].text;
@@ -178,11 +179,16 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
     }
     return std::string();
   };
+  // A directive is paired with one of the first removed ones not yet paired (bounded: a
+  // rewrite of a thousand conditionals pairs within a window).
   std::set<CodeLine*> paired;
   for (CodeLine* a : added) {
     CodeLine* r = nullptr;
+    size_t looked = 0;
     for (CodeLine* x : removed) {
-      if (!paired.count(x) && Similarity(*a, *x) >= 0.3) {
+      if (paired.count(x)) continue;
+      if (++looked > 64) break;
+      if (Similarity(*a, *x) >= 0.3) {
         r = x;
         break;
       }
@@ -326,11 +332,14 @@ void FileReview::TileTuples(ChangeBlock& b) {
   std::set<size_t> used;
   std::vector<std::string> changes, added_only, removed_only;
   std::vector<CodeLine*> lines;
-  for (Tuple& n : now) {
+  for (size_t ni = 0; ni < now.size(); ++ni) {
+    Tuple& n = now[ni];
     size_t best = was.size();
     double best_score = 0.5;
     bool same = false;
-    for (size_t i = 0; i < was.size(); ++i) {
+    size_t lo = 0, hi = 0;
+    PairingRange(ni, now.size(), was.size(), &lo, &hi);
+    for (size_t i = lo; i < hi; ++i) {
       if (used.count(i) || was[i].v.size() != n.v.size()) continue;
       if (was[i].v == n.v) {
         best = i;
@@ -426,7 +435,7 @@ void FileReview::HostDispatch(ChangeBlock& b) {
         if (o == nullptr) continue;
         // Up to the brace that closes the branch (nested branches included).
         int depth = 1;
-        for (int64_t n = l.side_line() + 1; n <= l.side_line() + 40 && depth > 0; ++n) {
+        for (int64_t n = l.side_line() + 1; n <= l.side_line() + 24 && depth > 0; ++n) {
           const std::string c = CommentStripper(code_.language).Strip(o->Line(n));
           std::string part;
           for (char ch : c) {

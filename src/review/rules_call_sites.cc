@@ -6,9 +6,11 @@
 // parameter in that position when the file defines it, and the other lines of the file that
 // still pass or index the old way. C++/CUDA only; a call they cannot delimit asks nothing.
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "review/file_review.h"
+#include "review/renames.h"
 #include "review/rule_vocabulary.h"
 #include "review/statement_text.h"
 
@@ -219,19 +221,36 @@ void FileReview::CallArguments(ChangeBlock& b) {
   const SourceOutline* head = Outline(true);
   const SourceOutline* base = Outline(false);
   std::set<std::pair<std::string, int64_t>> done;
-  for (CodeLine& a : b.added) {
+  // Removed lines' calls, computed once per line (the cost stays linear in the block).
+  std::vector<std::unique_ptr<std::pair<SideTokens, std::vector<Call>>>> base_calls(
+      b.removed.size());
+  for (size_t ai = 0; ai < b.added.size(); ++ai) {
+    CodeLine& a = b.added[ai];
     if (a.claimed || a.in_signature || a.code.empty() || a.code[0] == '#') continue;
+    // Only lines that open or continue a call: a '(' on the line or a ',' / ')' ending it.
+    const bool callish = a.code.find('(') != std::string::npos || a.code.back() == ',' ||
+                         a.code.back() == ')' || a.code.back() == ';';
+    if (!callish) continue;
     const int64_t at = a.side_line();
-    const SideTokens hs = TokensOf(head, code_.language, at - 60, at + 60, a);
+    const SideTokens hs = TokensOf(head, code_.language, at - 40, at + 40, a);
     for (const Call& hc : CallsOfLine(hs, at)) {
       if (hc.launch || hc.args.size() < 2) continue;
       if (done.count({hc.callee, hs.line[hc.open]})) continue;
-      // The same call on the base side, through a removed line of this block.
-      for (CodeLine& r : b.removed) {
+      // The same call on the base side, through a removed line of this block near it.
+      size_t lo = 0, hi = 0;
+      PairingRange(ai, b.added.size(), b.removed.size(), &lo, &hi);
+      for (size_t ri = lo; ri < hi; ++ri) {
+        CodeLine& r = b.removed[ri];
         if (r.claimed || r.code.empty() || r.code[0] == '#') continue;
         const int64_t rat = r.side_line();
-        const SideTokens bs = TokensOf(base, code_.language, rat - 60, rat + 60, r);
-        const std::vector<Call> bcalls = CallsOfLine(bs, rat);
+        if (!base_calls[ri]) {
+          auto made = std::make_unique<std::pair<SideTokens, std::vector<Call>>>();
+          made->first = TokensOf(base, code_.language, rat - 40, rat + 40, r);
+          made->second = CallsOfLine(made->first, rat);
+          base_calls[ri] = std::move(made);
+        }
+        const SideTokens& bs = base_calls[ri]->first;
+        const std::vector<Call>& bcalls = base_calls[ri]->second;
         const Call* bc = nullptr;
         for (const Call& c : bcalls) {
           if (c.callee == hc.callee && c.args.size() == hc.args.size()) bc = &c;
@@ -413,7 +432,11 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
         }
       }
       const CodeLine* r = nullptr;
-      for (const CodeLine& x : b.removed) {
+      size_t lo = 0, hi = 0;
+      PairingRange(static_cast<size_t>(&a - b.added.data()), b.added.size(), b.removed.size(),
+                   &lo, &hi);
+      for (size_t ri = lo; ri < hi && !name.empty(); ++ri) {
+        const CodeLine& x = b.removed[ri];
         for (size_t i = 0; !name.empty() && i + 2 < x.tokens.size() && r == nullptr; ++i) {
           if (x.tokens[i].text == name && x.tokens[i + 1].text == "=" &&
               x.tokens[i + 2].text == "[") {
@@ -431,7 +454,7 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
     }
     if (name.empty() && a.in_signature && head != nullptr && base != nullptr) {
       const OutlineFunction* f = head->FunctionAt(a.side_line());
-      if (f == nullptr || f->kind == FunctionKind::kPython) continue;
+      if (f == nullptr || f->kind == FunctionKind::kPython || done.count(f->name)) continue;
       name = f->name;
       const OutlineFunction* g = nullptr;
       for (const OutlineFunction& x : base->functions) {

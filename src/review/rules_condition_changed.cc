@@ -8,6 +8,7 @@
 #include <set>
 
 #include "review/file_review.h"
+#include "review/renames.h"
 #include "review/rule_vocabulary.h"
 #include "review/statement_text.h"
 
@@ -574,11 +575,16 @@ void FileReview::NegatedConditions(ChangeBlock& b) {
     return n[1].text == "(" && Closing(n, 1) == n.size() - 1 &&
            text(n, 2, n.size() - 1) == text(o, 0, o.size());
   };
-  for (CodeLine& a : b.added) {
+  for (size_t ai = 0; ai < b.added.size(); ++ai) {
+    CodeLine& a = b.added[ai];
     if (a.claimed || !IsGuardLine(a)) continue;
     const std::vector<Token> na = condition(a);
     if (na.empty()) continue;
-    for (CodeLine& r : b.removed) {
+    // Lines near its position only: the cost stays linear in the block.
+    size_t lo = 0, hi = 0;
+    PairingRange(ai, b.added.size(), b.removed.size(), &lo, &hi);
+    for (size_t ri = lo; ri < hi; ++ri) {
+      CodeLine& r = b.removed[ri];
       if (r.claimed || !IsGuardLine(r)) continue;
       const std::vector<Token> nr = condition(r);
       if (nr.empty() || !(negates(na, nr) || negates(nr, na))) continue;
