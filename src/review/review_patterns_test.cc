@@ -526,6 +526,10 @@ TEST(ReviewPatterns, HostDispatchAsksWhichInputsReachWhichVariant) {
       << dispatch->message;
   EXPECT_FALSE(Mentions(dispatch, "outputs")) << dispatch->message;
   EXPECT_EQ(Count(f, "softmax.stability_changed"), 0) << Dump(f);
+  // A case added to a host switch that calls one variant: the same question.
+  EXPECT_TRUE(Mentions(At(f, "guard.condition_changed", file, 47),
+                       "dispatch changed: `case 4` now picks `run_group<4>(p)`"))
+      << Dump(f);
 }
 
 TEST(ReviewPatterns, FunctionsAddedWholeAskWhatAnAddedFileAsks) {
@@ -536,7 +540,7 @@ TEST(ReviewPatterns, FunctionsAddedWholeAskWhatAnAddedFileAsks) {
   EXPECT_EQ(Count(f, "launch.block_index_remapped"), 0) << Dump(f);
   EXPECT_EQ(Count(f, "guard.early_return_added"), 0) << Dump(f);
   EXPECT_NE(At(f, "launch.grid_changed", file, 39), nullptr) << Dump(f);
-  EXPECT_EQ(f.size(), 3u) << Dump(f);
+  EXPECT_EQ(f.size(), 4u) << Dump(f);  // and the dispatches at lines 10 and 47
 }
 
 }  // namespace

@@ -416,8 +416,36 @@ void FileReview::HostDispatch(ChangeBlock& b) {
   std::vector<Pick> picks;
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
-      if (l.claimed || l.function_kind != FunctionKind::kHost || !IsGuardLine(l)) continue;
+      if (l.claimed || l.function_kind != FunctionKind::kHost) continue;
       const auto& t = l.tokens;
+      // `case N:` of a switch whose body calls one variant and breaks (or returns it).
+      if (t.size() >= 3 && t[0].text == "case" && t.back().text == ":") {
+        const SourceOutline* o = Outline(l.added);
+        if (o == nullptr) continue;
+        std::string body;
+        for (int64_t n = l.side_line() + 1; n <= l.side_line() + 6; ++n) {
+          const std::string c = CommentStripper(code_.language).Strip(o->Line(n));
+          if (c.rfind("case", 0) == 0 || c.rfind("default", 0) == 0 || c.rfind("}", 0) == 0)
+            break;
+          body += (body.empty() ? "" : " ") + c;
+          if (c.rfind("break", 0) == 0 || c.rfind("return", 0) == 0) break;
+        }
+        const std::vector<Token> bt = Tokenize(body);
+        size_t semis = 0;
+        for (const Token& x : bt) semis += x.text == ";";
+        const bool ends = !bt.empty() && (body.rfind("break", body.size()) != std::string::npos ||
+                                          bt[0].text == "return");
+        if (semis == 0 || semis > 2 || !ends || bt.empty()) continue;
+        size_t from = bt[0].text == "return" ? 1 : 0, to = from;
+        while (to < bt.size() && bt[to].text != ";") ++to;
+        if (to <= from || std::none_of(bt.begin() + from, bt.begin() + to,
+                                       [](const Token& x) { return x.text == "("; })) {
+          continue;
+        }
+        picks.push_back({&l, Join(t, 0, t.size() - 1), Join(bt, from, to)});
+        continue;
+      }
+      if (!IsGuardLine(l)) continue;
       size_t at_if = 0;
       while (at_if < t.size() && t[at_if].text != "if") ++at_if;
       if (at_if == t.size() || at_if + 1 >= t.size()) continue;

@@ -5,6 +5,7 @@
 // It runs before the rules that match words, so a guard is not asked about "split-k"
 // because it names logsumexp_ptr.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "review/file_review.h"
@@ -118,9 +119,17 @@ bool IsExit(const Token& t) {
 bool IsAssertion(const CodeLine& l) {
   if (l.tokens.size() < 2 || l.tokens[1].text != "(") return false;
   const std::string& x = l.tokens[0].text;
-  return x == "assert" || x == "static_assert" || x == "TORCH_CHECK" || x == "CUTE_STATIC_ASSERT" ||
-         x == "CUTE_STATIC_ASSERT_V" || x == "CUTLASS_ASSERT" ||
-         (x.size() > 7 && x.substr(x.size() - 6) == "ASSERT");
+  if (x == "assert" || x == "static_assert" || x == "TORCH_CHECK" || x == "CUTE_STATIC_ASSERT" ||
+      x == "CUTE_STATIC_ASSERT_V" || x == "CUTLASS_ASSERT" ||
+      (x.size() > 7 && x.substr(x.size() - 6) == "ASSERT")) {
+    return true;
+  }
+  // Check macros: CHECK, DCHECK, FT_CHECK, TM_CHECK_EQ, CHECK_EQ, CHECK_SHAPE (all capitals).
+  const bool caps = std::none_of(x.begin(), x.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c));
+  });
+  return caps && (x == "CHECK" || x == "DCHECK" || x.rfind("CHECK_", 0) == 0 ||
+                  x.find("_CHECK") != std::string::npos);
 }
 
 }  // namespace

@@ -66,6 +66,22 @@ TEST(WhatChanged, StridesPassedWithATernaryAreStillStrides) {
   EXPECT_TRUE(Says(d, "the tensor is now described with `lse_batch_stride`")) << d->message;
 }
 
+TEST(WhatChanged, ACheckMacroRemovedIsAnAssertionRemoved) {
+  // `TM_CHECK_EQ(...)`, `FT_CHECK(...)`, `CHECK_SHAPE(...)`: project check macros refuse
+  // inputs like assert does; one removed and not made again lets those inputs run.
+  auto f = ReviewText(Hunk("cast.cu", "Tensor convert(const Tensor& scales) {",
+                           {"-  TM_CHECK_EQ(scales.dtype(), kFloat32);", "   auto out = make(scales);",
+                            "   return out;"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "assertion `TM_CHECK_EQ(scales.dtype(), kFloat32);` removed")) << c->message;
+  // Re-indented, it is the same check: nothing.
+  f = ReviewText(Hunk("cast.cu", "Tensor convert(const Tensor& scales) {",
+                      {"-  CHECK_SHAPE(scales, rows, cols);", "+    CHECK_SHAPE(scales, rows, cols);",
+                       "   return scales;"}));
+  EXPECT_EQ(Find(f, "guard.condition_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
   // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
   // the bound is tested again; no error claims it was removed.
