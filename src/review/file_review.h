@@ -114,7 +114,11 @@ class FileReview {
   void Boundaries(ChangeBlock& b);
   void Widths(ChangeBlock& b);
   // rules_condition_changed.cc
+  // Conditions() runs these steps in turn.
   void Conditions(ChangeBlock& b);
+  void RemovedAssertions(ChangeBlock& b);
+  void MovedClamps(ChangeBlock& b);
+  void ChangedBranchConditions(ChangeBlock& b);
   void ComparisonsAndExits(ChangeBlock& b);
   void NegatedConditions(ChangeBlock& b);
   // rules_definition_changed.cc
@@ -131,6 +135,11 @@ class FileReview {
     int64_t first = 0, last = 0;  // side lines
   };
   Statement StatementAround(const CodeLine& l) const;
+  // rules_condition_changed.cc: the first barrier and early exit of the branch a changed
+  // condition guards, and the question for a bound replaced in a comparison.
+  void BranchBarrierAndExit(const Statement& now, std::string* barrier, std::string* exit) const;
+  std::string BoundQuestion(const CodeLine& a, const Statement& now, const std::string& dropped,
+                            const std::string& added) const;
   // Side lines of this file's added (or removed) lines.
   std::set<int64_t> ChangedLines(bool added) const;
   // Unchanged head lines that use `name` (not its declaration): in the function around `l`

@@ -6,6 +6,7 @@
 // parameter in that position when the file defines it, and the other lines of the file that
 // still pass or index the old way. C++/CUDA only; a call they cannot delimit asks nothing.
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <set>
 
@@ -61,6 +62,13 @@ bool NotACallee(const std::string& name) {
       "static_assert", "dim3", "printf", "fprintf", "TORCH_CHECK", "CHECK", "DCHECK",
       "AT_ASSERT", "TM_CHECK", "FT_CHECK", "__launch_bounds__", "make_float4", "make_int4"};
   if (kNot.count(name)) return true;
+  // Assertion and check macros (DG_STATIC_ASSERT, TM_CHECK_EQ): what they test is the
+  // condition rules' question.
+  const bool caps = std::none_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c));
+  });
+  if (caps && (name.find("ASSERT") != std::string::npos || name.find("CHECK") != std::string::npos))
+    return true;
   return name.rfind("CHECK_", 0) == 0 || name.rfind("TM_LOG", 0) == 0 ||
          name.rfind("LOG", 0) == 0 || name.rfind("TORCH_", 0) == 0;
 }
@@ -285,8 +293,9 @@ void FileReview::CallArguments(ChangeBlock& b) {
             if (!o.count(v)) fresh.insert(v);
           }
         }
-        // A type or scope renamed inside a cast (`(typename Reduce::S*)p` ->
-        // `(typename ReduceOp::S*)p`) or a local the diff replaces (its old declaration is
+        // A type, scope or function renamed inside the argument (`(typename Reduce::S*)p` ->
+        // `(typename ReduceOp::S*)p`, `gcd(a, b)` -> `constexpr_gcd(a, b)`) or a local the diff
+        // replaces (its old declaration is
         // removed: a restructured lambda or alias) passes the same value.
         auto scope_only = [](const SideTokens& x, const std::pair<size_t, size_t>& r,
                              const std::set<std::string>& names) {
@@ -295,7 +304,9 @@ void FileReview::CallArguments(ChangeBlock& b) {
             if (!names.count(x.t[k].text)) continue;
             const bool scope = k + 1 < r.second && x.t[k + 1].text == "::";
             const bool type = k > r.first && x.t[k - 1].text == "typename";
-            all = all && (scope || type);
+            // A function swapped for its twin (`gcd(a, b)` -> `constexpr_gcd(a, b)`).
+            const bool function = k + 1 < r.second && x.t[k + 1].text == "(";
+            all = all && (scope || type || function);
           }
           return all;
         };

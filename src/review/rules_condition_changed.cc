@@ -136,22 +136,79 @@ bool IsAssertion(const CodeLine& l) {
 
 void FileReview::Conditions(ChangeBlock& b) {
   if (!cpp()) return;
-  // Assertions removed and not made again: the cases they excluded now run.
+  RemovedAssertions(b);
+  MovedClamps(b);
+  ChangedBranchConditions(b);
+}
+
+// Assertions removed and not made again: the cases they excluded now run. A line of several
+// checks (`CHECK(q); CHECK(k); CHECK(v);`) counts check by check, and a check of a name the
+// head file no longer has at all went with what it checked.
+void FileReview::RemovedAssertions(ChangeBlock& b) {
+  const SourceOutline* head = Outline(true);
   for (CodeLine& r : b.removed) {
     if (r.claimed || !IsAssertion(r)) continue;
-    bool again = false;
-    // Made again, maybe reworded (`gcd` -> `constexpr_gcd`): not removed.
-    for (const ChangeBlock& x : blocks_) {
-      for (const CodeLine& a : x.added) {
-        again = again || a.norm == r.norm || (IsAssertion(a) && Similarity(a, r) >= 0.6);
-      }
+    // The line's statements (top-level `;`).
+    std::vector<std::vector<Token>> statements(1);
+    int depth = 0;
+    for (const Token& t : r.tokens) {
+      depth += IsOpen(t.text) ? 1 : IsClose(t.text) ? -1 : 0;
+      statements.back().push_back(t);
+      if (depth == 0 && t.text == ";") statements.emplace_back();
     }
-    if (again) continue;
+    if (statements.back().empty()) statements.pop_back();
+    std::string gone;
+    for (const std::vector<Token>& st : statements) {
+      CodeLine one;
+      one.tokens = st;
+      if (!IsAssertion(one)) continue;
+      std::string norm;
+      for (const Token& t : st) norm += (norm.empty() ? "" : " ") + t.text;
+      one.norm = norm;
+      bool again = false;
+      // Made again, maybe reworded (`gcd` -> `constexpr_gcd`): not removed.
+      for (const ChangeBlock& x : blocks_) {
+        for (const CodeLine& a : x.added) {
+          again = again || a.norm == r.norm || a.norm.find(norm) != std::string::npos ||
+                  (statements.size() == 1 && IsAssertion(a) && Similarity(a, r) >= 0.6);
+        }
+      }
+      if (again) continue;
+      if (statements.size() > 1 && head != nullptr) {
+        // The checked name is gone from the head file: the check went with it.
+        bool name_gone = false;
+        for (size_t i = 2; i < st.size(); ++i) {
+          if (!IsIdentifierToken(st[i]) || IsPlainWord(st[i].text)) continue;
+          bool seen = false;
+          auto word = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+          };
+          const std::string& name = st[i].text;
+          for (int64_t n = 1; n <= static_cast<int64_t>(head->lines.size()) && !seen; ++n) {
+            const std::string_view line = head->Line(n);
+            for (size_t p = line.find(name); p != std::string_view::npos && !seen;
+                 p = line.find(name, p + 1)) {
+              seen = (p == 0 || !word(line[p - 1])) &&
+                     (p + name.size() >= line.size() || !word(line[p + name.size()]));
+            }
+          }
+          name_gone = name_gone || !seen;
+        }
+        if (name_gone) continue;
+      }
+      gone += std::string(gone.empty() ? "" : " ") + Join(st, 0, st.size());
+    }
+    if (gone.empty()) continue;
+    const std::string shown =
+        statements.size() > 1 ? "`" + Shorten(gone, 100) + "`" : Example({&r}, false);
     Report(kCondition, {&r},
-           "assertion " + Example({&r}, false) + " removed" + InFunction({&r}) +
+           "assertion " + shown + " removed" + InFunction({&r}) +
                ": the cases it excluded now run. Which code after it assumed it, and do the "
                "tests sweep the cases it used to reject?");
   }
+}
+
+void FileReview::MovedClamps(ChangeBlock& b) {
   // A clamp that moved from one expression to another: the same min/max bound, removed
   // here and added elsewhere in the function. Not a removed bounds check.
   for (CodeLine& r : b.removed) {
@@ -210,6 +267,9 @@ void FileReview::Conditions(ChangeBlock& b) {
       break;
     }
   }
+}
+
+void FileReview::ChangedBranchConditions(ChangeBlock& b) {
   // Branch conditions that changed: terms added or dropped, a bound replaced.
   for (CodeLine& a : b.added) {
     if (a.claimed || !IsGuardLine(a)) continue;
@@ -332,30 +392,8 @@ void FileReview::Conditions(ChangeBlock& b) {
       what = "rewritten: `" + Shorten(oc.text, 80) + "` -> `" + Shorten(nc.text, 80) + "`";
     }
     // What the branch does: a barrier or an early exit in it decides the question.
-    // The branch: the rest of the statement, and while its braces stay open the lines after
-    // it (or the one statement after a brace-less `if (...)`), at most 8 lines.
-    std::vector<Token> body = now.tokens;
-    int braces = 0;
-    for (const Token& t : now.tokens) braces += t.text == "{" ? 1 : t.text == "}" ? -1 : 0;
-    const bool braceless = !now.code.empty() && now.code.back() == ')';
-    const SourceOutline* o = Outline(true);
-    if (o != nullptr && (braces > 0 || braceless)) {
-      CommentStripper strip(code_.language);
-      for (int64_t n = now.last + 1; n <= now.last + 8; ++n) {
-        const std::vector<Token> t = Tokenize(strip.Strip(o->Line(n)));
-        for (const Token& x : t) {
-          braces += x.text == "{" ? 1 : x.text == "}" ? -1 : 0;
-          if (braces < 0) break;
-          body.push_back(x);
-        }
-        if (braces <= 0 && !(braceless && t.empty())) break;
-      }
-    }
     std::string barrier, exit;
-    for (const Token& t : body) {
-      if (barrier.empty() && IsBarrierWord(t)) barrier = t.text;
-      if (exit.empty() && IsExit(t)) exit = t.text;
-    }
+    BranchBarrierAndExit(now, &barrier, &exit);
     if (ties) {
       tail = std::string(": equal values now take the other path") +
              (exit.empty() ? "" : " (and the branch leaves with `" + exit + "`)") +
@@ -388,35 +426,7 @@ void FileReview::Conditions(ChangeBlock& b) {
           ": the cases where the two conditions differ now take the other path. Which are they, "
           "and is each right (a value the old test caught, a layout the new one adds)?";
     } else {
-      std::string still;
-      const Comparison oc1 = SplitComparison(dropped[0]), nc1 = SplitComparison(added[0]);
-      const std::string old_side = oc1.lhs != nc1.lhs ? oc1.lhs : oc1.rhs;
-      const std::string new_side = oc1.lhs != nc1.lhs ? nc1.lhs : nc1.rhs;
-      const std::set<std::string> gone_ids = [&] {
-        const std::vector<Token> ot = Tokenize(old_side), nt = Tokenize(new_side);
-        // Objects (`epilogue_params.`) say little; the member or value read does.
-        std::set<std::string> g;
-        for (size_t i = 0; i < ot.size(); ++i) {
-          const bool object = i + 1 < ot.size() && (ot[i + 1].text == "." || ot[i + 1].text == "->");
-          if (IsIdentifierToken(ot[i]) && !object) g.insert(ot[i].text);
-        }
-        for (const std::string& x : Identifiers(nt, 0, nt.size())) g.erase(x);
-        return g;
-      }();
-      for (const std::string& id : gone_ids) {
-        if (IsPlainWord(id)) continue;
-        const std::string uses = UnchangedUses(a, id, now, 2, false);
-        if (!uses.empty()) {
-          still = " `" + id + "` is still used at line" +
-                  (uses.find(", ") != std::string::npos ? "s " : " ") + uses + ".";
-          break;
-        }
-      }
-      tail =
-          ": which elements does the new bound admit? Is it the length the index counts (this "
-          "sequence's or the whole tensor's; inclusive or exclusive), and do the other guards "
-          "and copies of the same buffer use the same bound?" +
-          still;
+      tail = BoundQuestion(a, now, dropped[0], added[0]);
     }
     std::vector<CodeLine*> lines = {&a, const_cast<CodeLine*>(r)};
     for (auto* side : {&b.removed, &b.added}) {
@@ -428,6 +438,72 @@ void FileReview::Conditions(ChangeBlock& b) {
     }
     Report(kCondition, lines, "condition " + what + InFunction(lines) + tail);
   }
+}
+
+// The branch a changed condition guards (the rest of its statement, and while its braces stay
+// open the lines after it, or the one statement after a brace-less `if (...)`; at most 8
+// lines): its first barrier and early exit.
+void FileReview::BranchBarrierAndExit(const Statement& now, std::string* barrier,
+                                      std::string* exit) const {
+  // What the branch does: a barrier or an early exit in it decides the question.
+  // The branch: the rest of the statement, and while its braces stay open the lines after
+  // it (or the one statement after a brace-less `if (...)`), at most 8 lines.
+  std::vector<Token> body = now.tokens;
+  int braces = 0;
+  for (const Token& t : now.tokens) braces += t.text == "{" ? 1 : t.text == "}" ? -1 : 0;
+  const bool braceless = !now.code.empty() && now.code.back() == ')';
+  const SourceOutline* o = Outline(true);
+  if (o != nullptr && (braces > 0 || braceless)) {
+    CommentStripper strip(code_.language);
+    for (int64_t n = now.last + 1; n <= now.last + 8; ++n) {
+      const std::vector<Token> t = Tokenize(strip.Strip(o->Line(n)));
+      for (const Token& x : t) {
+        braces += x.text == "{" ? 1 : x.text == "}" ? -1 : 0;
+        if (braces < 0) break;
+        body.push_back(x);
+      }
+      if (braces <= 0 && !(braceless && t.empty())) break;
+    }
+  }
+  for (const Token& t : body) {
+    if (barrier->empty() && IsBarrierWord(t)) *barrier = t.text;
+    if (exit->empty() && IsExit(t)) *exit = t.text;
+  }
+}
+
+// A bound replaced in a comparison: which elements the new one admits, and the lines that
+// still read the old bound's names.
+std::string FileReview::BoundQuestion(const CodeLine& a, const Statement& now,
+                                      const std::string& dropped, const std::string& added) const {
+    std::string still;
+    const Comparison oc1 = SplitComparison(dropped), nc1 = SplitComparison(added);
+    const std::string old_side = oc1.lhs != nc1.lhs ? oc1.lhs : oc1.rhs;
+    const std::string new_side = oc1.lhs != nc1.lhs ? nc1.lhs : nc1.rhs;
+    const std::set<std::string> gone_ids = [&] {
+      const std::vector<Token> ot = Tokenize(old_side), nt = Tokenize(new_side);
+      // Objects (`epilogue_params.`) say little; the member or value read does.
+      std::set<std::string> g;
+      for (size_t i = 0; i < ot.size(); ++i) {
+        const bool object = i + 1 < ot.size() && (ot[i + 1].text == "." || ot[i + 1].text == "->");
+        if (IsIdentifierToken(ot[i]) && !object) g.insert(ot[i].text);
+      }
+      for (const std::string& x : Identifiers(nt, 0, nt.size())) g.erase(x);
+      return g;
+    }();
+    for (const std::string& id : gone_ids) {
+      if (IsPlainWord(id)) continue;
+      const std::string uses = UnchangedUses(a, id, now, 2, false);
+      if (!uses.empty()) {
+        still = " `" + id + "` is still used at line" +
+                (uses.find(", ") != std::string::npos ? "s " : " ") + uses + ".";
+        break;
+      }
+    }
+    return
+        ": which elements does the new bound admit? Is it the length the index counts (this "
+        "sequence's or the whole tensor's; inclusive or exclusive), and do the other guards "
+        "and copies of the same buffer use the same bound?" +
+        still;
 }
 
 void FileReview::ComparisonsAndExits(ChangeBlock& b) {

@@ -82,6 +82,32 @@ TEST(WhatChanged, ACheckMacroRemovedIsAnAssertionRemoved) {
   EXPECT_EQ(Find(f, "guard.condition_changed"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, ALineOfChecksCountsCheckByCheck) {
+  // `CHECK_DEVICE(q); CHECK_DEVICE(k); CHECK_DEVICE(v);` split over lines, `v`'s check left
+  // out: only that one is removed.
+  auto f = ReviewText(Hunk("api.cpp", "void fwd(Tensor q, Tensor k, Tensor v) {",
+                           {"-  CHECK_DEVICE(q); CHECK_DEVICE(k); CHECK_DEVICE(v);",
+                            "+  CHECK_DEVICE(q);", "+  CHECK_DEVICE(k);", "   run(q, k, v);"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "assertion `CHECK_DEVICE(v);` removed")) << c->message;
+  EXPECT_FALSE(Says(c, "CHECK_DEVICE(q)")) << c->message;
+}
+
+TEST(WhatChanged, AFunctionSwappedInsideAnArgumentOrACheckIsNoArgumentChange) {
+  // `gcd(a, b)` -> `constexpr_gcd(a, b)` passes the same value; an assertion macro's test is
+  // the condition rules' question.
+  auto f = ReviewText(Hunk("k.cuh", "__device__ void tile(int n, int k) {",
+                           {"-  launch_tiles(n, gcd(n, k), k);", "+  launch_tiles(n, constexpr_gcd(n, k), k);",
+                            "-  DG_STATIC_ASSERT(n == 1 or gcd(n, k) == n, \"bad\");",
+                            "+  DG_STATIC_ASSERT(n == 1 or constexpr_gcd(n, k) == n, \"bad\");"}));
+  EXPECT_EQ(Find(f, "call.argument_changed"), nullptr) << Dump(f);
+  // Another value in the same place is asked.
+  f = ReviewText(Hunk("k.cuh", "__device__ void tile(int n, int k) {",
+                      {"-  launch_tiles(n, gcd(n, k), k);", "+  launch_tiles(n, gcd(k, n) + 1, k);"}));
+  EXPECT_NE(Find(f, "call.argument_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
   // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
   // the bound is tested again; no error claims it was removed.
