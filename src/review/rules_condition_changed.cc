@@ -134,6 +134,133 @@ bool IsAssertion(const CodeLine& l) {
 
 }  // namespace
 
+namespace {
+
+struct ConditionChange {
+  enum How { kNarrower, kWider, kBound, kOther } how = kOther;
+  std::vector<std::string> added, dropped;
+  std::string what;
+  bool ties = false;
+  bool skip = false;
+};
+
+// What changed between two conditions of one branch: terms added or dropped, a bound or a
+// comparison replaced; `skip` when the change asks nothing here (a rename into named
+// booleans, a term loosened in place, a mask term, a loosened comparison that
+// guard.bound_loosened asks).
+ConditionChange ClassifyConditionChange(const Condition& oc, const Condition& nc,
+                                        const std::vector<ChangeBlock>& blocks, const CodeLine& a,
+                                        bool gemm) {
+  ConditionChange c;
+  auto skip = [&] {
+    c.skip = true;
+    return c;
+  };
+  std::vector<std::string>& added = c.added;
+  std::vector<std::string>& dropped = c.dropped;
+  std::string& what = c.what;
+  bool& ties = c.ties;
+  ConditionChange::How& how = c.how;
+  for (const std::string& t : nc.terms) {
+    if (std::find(oc.terms.begin(), oc.terms.end(), t) == oc.terms.end()) added.push_back(t);
+  }
+  for (const std::string& t : oc.terms) {
+    if (std::find(nc.terms.begin(), nc.terms.end(), t) == nc.terms.end()) dropped.push_back(t);
+  }
+  std::string separate;
+  if (dropped.empty() && !added.empty() && !nc.has_or) {
+    how = ConditionChange::kNarrower;
+    what = "now also requires `" + Shorten(added.front(), 80) + "`";
+    for (size_t i = 1; i < added.size(); ++i) what += " and `" + Shorten(added[i], 80) + "`";
+  } else if (dropped.empty() && !added.empty() && nc.has_or && !oc.has_or &&
+             oc.terms.size() == 1) {
+    how = ConditionChange::kWider;
+    what = "now also taken when `" + Shorten(added.front(), 80) + "`";
+  } else if (added.empty() && !dropped.empty() && !oc.has_or) {
+    how = ConditionChange::kWider;
+    what = "no longer requires `" + Shorten(dropped.front(), 80) + "`";
+  } else if (added.empty() && !dropped.empty() && oc.has_or && !nc.has_or) {
+    // `a || b` -> `b`: the cases where only `a` held leave this branch.
+    how = ConditionChange::kNarrower;
+    what = "no longer taken when only `" + Shorten(dropped.front(), 80) + "` holds";
+    // Where those cases go now: an added branch of the function that tests the term.
+    for (const ChangeBlock& x : blocks) {
+      for (const CodeLine& l : x.added) {
+        if (!separate.empty() || &l == &a || !IsGuardLine(l) || l.function != a.function) continue;
+        for (const std::string& d : dropped) {
+          if (l.code.find(d) != std::string::npos) {
+            separate = " (it has its own branch at line " + std::to_string(l.side_line()) +
+                       ": `" + Shorten(l.code, 80) + "`)";
+          }
+        }
+      }
+    }
+    what += separate;
+  } else if (added.size() == 1 && dropped.size() == 1 &&
+             added[0].find(dropped[0]) != std::string::npos &&
+             added[0].find("||") != std::string::npos) {
+    how = ConditionChange::kWider;
+    std::string extra = added[0];
+    extra.erase(extra.find(dropped[0]), dropped[0].size());
+    while (!extra.empty() && (extra[0] == '|' || extra[0] == ' ')) extra.erase(0, 1);
+    while (!extra.empty() && (extra.back() == '|' || extra.back() == ' ')) extra.pop_back();
+    what = "`" + dropped[0] + "` widened to `" + Shorten(added[0], 80) + "`: now also when `" +
+           Shorten(extra, 60) + "`";
+  } else if (added.size() == 1 && dropped.size() == 1) {
+    const Comparison o = SplitComparison(dropped[0]), n = SplitComparison(added[0]);
+    if (!o.op.empty() && !n.op.empty() && o.op == n.op && (o.lhs == n.lhs || o.rhs == n.rhs)) {
+      how = ConditionChange::kBound;
+      const bool left = o.lhs != n.lhs;
+      what = "bound `" + Shorten(left ? o.lhs : o.rhs, 80) + "` -> `" +
+             Shorten(left ? n.lhs : n.rhs, 80) + "` in `" + Shorten(added[0], 80) + "`";
+    } else if (!o.op.empty() && o.lhs == n.lhs && o.rhs == n.rhs && o.op != n.op) {
+      if (Loosens(o.op, n.op)) return skip();  // guard.bound_loosened asks this, as an error
+      how = ConditionChange::kBound;
+      what = "comparison `" + dropped[0] + "` -> `" + added[0] + "`";
+      // Two values compared (`a[k] <= b`), no index against a length: equal values now go
+      // the other way.
+      bool edge = false;
+      for (const std::string& side : {o.lhs, o.rhs}) {
+        int sub = 0;  // names inside a subscript index the value; they bound nothing here
+        for (const Token& x : Tokenize(side)) {
+          sub += x.text == "[" ? 1 : x.text == "]" ? -1 : 0;
+          edge = edge || (sub == 0 && x.kind == TokenKind::kIdentifier &&
+                          HasWord(x.text, {"len", "length", "size", "num", "count", "end", "limit",
+                                           "bound", "seqlen", "n", "m", "k"}));
+        }
+      }
+      const bool strict = (o.op == "<=" && n.op == "<") || (o.op == ">=" && n.op == ">");
+      if (strict && !edge) ties = true;
+    }
+  }
+  if (how == ConditionChange::kOther) {
+    // A condition rewritten into named booleans says nothing by itself; one rewritten into
+    // other tests is asked about, never called a removed bounds check.
+    bool named_only = true;
+    for (const std::string& t : added) {
+      const std::vector<Token> tt = Tokenize(t);
+      named_only = named_only && tt.size() == 1 && tt[0].kind == TokenKind::kIdentifier;
+    }
+    if (named_only) return skip();
+    // Only a reshaped condition (another number of terms); a term renamed or loosened in
+    // place is the mask or the guard rule's question.
+    if (oc.terms.size() == nc.terms.size()) return skip();
+    bool mask_term = false;
+    for (const auto* terms : {&added, &dropped}) {
+      for (const std::string& t : *terms) {
+        for (const Token& x : Tokenize(t)) {
+          mask_term = mask_term || (x.kind == TokenKind::kIdentifier && IsMaskIdentifier(x.text, true));
+        }
+      }
+    }
+    if (mask_term && !gemm) return skip();
+    what = "rewritten: `" + Shorten(oc.text, 80) + "` -> `" + Shorten(nc.text, 80) + "`";
+  }
+  return c;
+}
+
+}  // namespace
+
 void FileReview::Conditions(ChangeBlock& b) {
   if (!cpp()) return;
   RemovedAssertions(b);
@@ -293,104 +420,14 @@ void FileReview::ChangedBranchConditions(ChangeBlock& b) {
     const Statement was = StatementAround(*r);
     const Condition oc = ConditionOf(was.tokens);
     if (!oc.found || oc.text == nc.text) continue;
-    std::vector<std::string> added, dropped;
-    for (const std::string& t : nc.terms) {
-      if (std::find(oc.terms.begin(), oc.terms.end(), t) == oc.terms.end()) added.push_back(t);
-    }
-    for (const std::string& t : oc.terms) {
-      if (std::find(nc.terms.begin(), nc.terms.end(), t) == nc.terms.end()) dropped.push_back(t);
-    }
-    std::string what, tail, separate;
-    bool ties = false;
-    enum { kNarrower, kWider, kBound, kOther } how = kOther;
-    if (dropped.empty() && !added.empty() && !nc.has_or) {
-      how = kNarrower;
-      what = "now also requires `" + Shorten(added.front(), 80) + "`";
-      for (size_t i = 1; i < added.size(); ++i) what += " and `" + Shorten(added[i], 80) + "`";
-    } else if (dropped.empty() && !added.empty() && nc.has_or && !oc.has_or &&
-               oc.terms.size() == 1) {
-      how = kWider;
-      what = "now also taken when `" + Shorten(added.front(), 80) + "`";
-    } else if (added.empty() && !dropped.empty() && !oc.has_or) {
-      how = kWider;
-      what = "no longer requires `" + Shorten(dropped.front(), 80) + "`";
-    } else if (added.empty() && !dropped.empty() && oc.has_or && !nc.has_or) {
-      // `a || b` -> `b`: the cases where only `a` held leave this branch.
-      how = kNarrower;
-      what = "no longer taken when only `" + Shorten(dropped.front(), 80) + "` holds";
-      // Where those cases go now: an added branch of the function that tests the term.
-      for (const ChangeBlock& x : blocks_) {
-        for (const CodeLine& l : x.added) {
-          if (!separate.empty() || &l == &a || !IsGuardLine(l) || l.function != a.function) continue;
-          for (const std::string& d : dropped) {
-            if (l.code.find(d) != std::string::npos) {
-              separate = " (it has its own branch at line " + std::to_string(l.side_line()) +
-                         ": `" + Shorten(l.code, 80) + "`)";
-            }
-          }
-        }
-      }
-      what += separate;
-    } else if (added.size() == 1 && dropped.size() == 1 &&
-               added[0].find(dropped[0]) != std::string::npos &&
-               added[0].find("||") != std::string::npos) {
-      how = kWider;
-      std::string extra = added[0];
-      extra.erase(extra.find(dropped[0]), dropped[0].size());
-      while (!extra.empty() && (extra[0] == '|' || extra[0] == ' ')) extra.erase(0, 1);
-      while (!extra.empty() && (extra.back() == '|' || extra.back() == ' ')) extra.pop_back();
-      what = "`" + dropped[0] + "` widened to `" + Shorten(added[0], 80) + "`: now also when `" +
-             Shorten(extra, 60) + "`";
-    } else if (added.size() == 1 && dropped.size() == 1) {
-      const Comparison o = SplitComparison(dropped[0]), n = SplitComparison(added[0]);
-      if (!o.op.empty() && !n.op.empty() && o.op == n.op && (o.lhs == n.lhs || o.rhs == n.rhs)) {
-        how = kBound;
-        const bool left = o.lhs != n.lhs;
-        what = "bound `" + Shorten(left ? o.lhs : o.rhs, 80) + "` -> `" +
-               Shorten(left ? n.lhs : n.rhs, 80) + "` in `" + Shorten(added[0], 80) + "`";
-      } else if (!o.op.empty() && o.lhs == n.lhs && o.rhs == n.rhs && o.op != n.op) {
-        if (Loosens(o.op, n.op)) continue;  // guard.bound_loosened asks this, as an error
-        how = kBound;
-        what = "comparison `" + dropped[0] + "` -> `" + added[0] + "`";
-        // Two values compared (`a[k] <= b`), no index against a length: equal values now go
-        // the other way.
-        bool edge = false;
-        for (const std::string& side : {o.lhs, o.rhs}) {
-          int sub = 0;  // names inside a subscript index the value; they bound nothing here
-          for (const Token& x : Tokenize(side)) {
-            sub += x.text == "[" ? 1 : x.text == "]" ? -1 : 0;
-            edge = edge || (sub == 0 && x.kind == TokenKind::kIdentifier &&
-                            HasWord(x.text, {"len", "length", "size", "num", "count", "end", "limit",
-                                             "bound", "seqlen", "n", "m", "k"}));
-          }
-        }
-        const bool strict = (o.op == "<=" && n.op == "<") || (o.op == ">=" && n.op == ">");
-        if (strict && !edge) ties = true;
-      }
-    }
-    if (how == kOther) {
-      // A condition rewritten into named booleans says nothing by itself; one rewritten into
-      // other tests is asked about, never called a removed bounds check.
-      bool named_only = true;
-      for (const std::string& t : added) {
-        const std::vector<Token> tt = Tokenize(t);
-        named_only = named_only && tt.size() == 1 && tt[0].kind == TokenKind::kIdentifier;
-      }
-      if (named_only) continue;
-      // Only a reshaped condition (another number of terms); a term renamed or loosened in
-      // place is the mask or the guard rule's question.
-      if (oc.terms.size() == nc.terms.size()) continue;
-      bool mask_term = false;
-      for (const auto* terms : {&added, &dropped}) {
-        for (const std::string& t : *terms) {
-          for (const Token& x : Tokenize(t)) {
-            mask_term = mask_term || (x.kind == TokenKind::kIdentifier && IsMaskIdentifier(x.text, true));
-          }
-        }
-      }
-      if (mask_term && !gemm()) continue;
-      what = "rewritten: `" + Shorten(oc.text, 80) + "` -> `" + Shorten(nc.text, 80) + "`";
-    }
+    const ConditionChange c = ClassifyConditionChange(oc, nc, blocks_, a, gemm());
+    if (c.skip) continue;
+    const std::vector<std::string>& added = c.added;
+    const std::vector<std::string>& dropped = c.dropped;
+    const std::string& what = c.what;
+    const bool ties = c.ties;
+    const ConditionChange::How how = c.how;
+    std::string tail;
     // What the branch does: a barrier or an early exit in it decides the question.
     std::string barrier, exit;
     BranchBarrierAndExit(now, &barrier, &exit);
@@ -401,27 +438,27 @@ void FileReview::ChangedBranchConditions(ChangeBlock& b) {
              "element still placed once?";
     } else if (!barrier.empty()) {
       tail = std::string(": the barrier in the branch (`") + barrier + "`) now runs " +
-             (how == kNarrower ? "in fewer cases" : how == kWider ? "in more cases"
+             (how == ConditionChange::kNarrower ? "in fewer cases" : how == ConditionChange::kWider ? "in more cases"
                                                                   : "under another condition") +
              ". Does every thread that must meet at it evaluate the condition alike (a "
              "compile-time or block-uniform value), and which shared-memory write does it order "
              "before which read in the cases that changed?";
     } else if (!exit.empty()) {
       tail = std::string(": the branch leaves early (`") + exit + "`), now " +
-             (how == kNarrower ? "in fewer cases" : how == kWider ? "in more cases"
+             (how == ConditionChange::kNarrower ? "in fewer cases" : how == ConditionChange::kWider ? "in more cases"
                                                                   : "under another condition") +
              ". For the cases that changed, are the outputs (O, LSE) still written, and do the "
              "other threads or warps that meet this one at a barrier or pipeline take the same "
              "path?";
-    } else if (how == kNarrower) {
+    } else if (how == ConditionChange::kNarrower) {
       tail =
           ": the cases where it is false now take the other path. Is that path right for them "
           "(and fast enough), and is this the only place that assumed the old condition?";
-    } else if (how == kWider) {
+    } else if (how == ConditionChange::kWider) {
       tail =
           ": the branch now runs for cases it skipped. Is it right for them, and do the other "
           "places that test the old condition agree?";
-    } else if (how == kOther) {
+    } else if (how == ConditionChange::kOther) {
       tail =
           ": the cases where the two conditions differ now take the other path. Which are they, "
           "and is each right (a value the old test caught, a layout the new one adds)?";
