@@ -463,7 +463,7 @@ namespace {
 bool IsTemplateOpen(const std::vector<Token>& t, size_t i, size_t* close) {
   if (i == 0 || t[i].text != "<" || t[i - 1].kind != TokenKind::kIdentifier) return false;
   int depth = 0;
-  for (size_t k = i; k < t.size() && k <= i + 16; ++k) {
+  for (size_t k = i; k < t.size() && k <= i + 64; ++k) {
     const std::string& x = t[k].text;
     if (x == "<") {
       ++depth;

@@ -108,6 +108,15 @@ TEST(WhatChanged, AFunctionSwappedInsideAnArgumentOrACheckIsNoArgumentChange) {
   EXPECT_NE(Find(f, "call.argument_changed"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, ALongTemplateArgumentListComparesNothing) {
+  // A traits type of many arguments nested in a launcher's template list (more than 16
+  // tokens): its angle brackets are no comparisons, so the causal flag passed on asks nothing.
+  auto f = ReviewText(Hunk("launch.h", "void run_dispatch(Params& params, cudaStream_t stream) {",
+                           {"-    run_fwd<Traits<Headdim, kBlockM, kBlockN, 4, false, false, T>, Is_causal>(params, stream);",
+                            "+    run_fwd<Traits<Headdim, kBlockM, kBlockN_even, 4, false, false, T>, Is_causal>(params, stream);"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, ABoundMovedIntoTheLoopIsNotARemovedBoundsCheck) {
   // `for (i = begin + t; i < end; ...)` -> `for (t = ...; t < N; ...) if (begin + t < end)`:
   // the bound is tested again; no error claims it was removed.
