@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diff/diff.h"
@@ -23,6 +24,11 @@ namespace av {
 // Rules match a line's first bytes only: a 50 MB line is data, and tokenizing all of it
 // costs gigabytes. Its norm still covers every byte, so an edit past the cap is a change.
 inline constexpr size_t kMaxRuleLineBytes = 16 << 10;
+
+// The part of a line the rules read: its first kMaxRuleLineBytes.
+inline std::string_view RuleText(std::string_view line) {
+  return line.size() > kMaxRuleLineBytes ? line.substr(0, kMaxRuleLineBytes) : line;
+}
 
 struct CodeLine {
   const DiffLine* line = nullptr;

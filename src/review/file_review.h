@@ -215,6 +215,12 @@ class FileReview {
   size_t index_;
   const DiffCounts& counts_;
   mutable int64_t first_launch_line_ = -1, first_remap_line_ = -1;
+  // The changed lines of each side (removed, added) by line number, for StatementAround
+  // when the file was not read: built once, not once per statement (which made a diff-only
+  // review quadratic in its size).
+  const std::map<int64_t, const std::string*>& SideLines(bool added) const;
+  mutable std::map<int64_t, const std::string*> side_lines_[2];
+  mutable bool side_lines_built_[2] = {false, false};
   const ReviewCodeFile& code_;
   std::vector<ChangeBlock>& blocks_;
   const ReviewOptions& options_;

@@ -72,17 +72,23 @@ bool IsPlainWord(const std::string& s) {
 using statement::Closing;      // NOLINT
 using statement::Join;         // NOLINT
 
+const std::map<int64_t, const std::string*>& FileReview::SideLines(bool added) const {
+  if (!side_lines_built_[added]) {
+    for (const ChangeBlock& b : blocks_) {
+      for (const CodeLine& x : added ? b.added : b.removed) side_lines_[added][x.side_line()] = &x.code;
+    }
+    side_lines_built_[added] = true;
+  }
+  return side_lines_[added];
+}
+
 FileReview::Statement FileReview::StatementAround(const CodeLine& l) const {
   Statement s;
   const SourceOutline* o = Outline(l.added);
   const int64_t at = l.side_line();
-  // Lines of the same side: the whole file when read, else the block's own lines.
-  std::map<int64_t, std::string> block_lines;
-  if (o == nullptr) {
-    for (const ChangeBlock& b : blocks_) {
-      for (const CodeLine& x : l.added ? b.added : b.removed) block_lines[x.side_line()] = x.code;
-    }
-  }
+  // Lines of the same side: the whole file when read, else the blocks' own lines.
+  const std::map<int64_t, const std::string*>* block_lines =
+      o == nullptr ? &SideLines(l.added) : nullptr;
   auto code_at = [&](int64_t n, bool* known) -> std::string {
     if (o != nullptr) {
       *known = n >= 1 && !o->Line(n).empty();
@@ -90,9 +96,9 @@ FileReview::Statement FileReview::StatementAround(const CodeLine& l) const {
       if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
       return CommentStripper(code_.language).Strip(raw);
     }
-    auto it = block_lines.find(n);
-    *known = it != block_lines.end();
-    return *known ? it->second : std::string();
+    auto it = block_lines->find(n);
+    *known = it != block_lines->end();
+    return *known ? std::string(RuleText(*it->second)) : std::string();
   };
   auto ends_statement = [](const std::string& c) {
     if (c.empty()) return false;
@@ -116,7 +122,9 @@ FileReview::Statement FileReview::StatementAround(const CodeLine& l) const {
   int64_t last = first;
   for (int64_t n = first; n <= first + 10; ++n) {
     bool known = n == at;
-    std::string c = n == at ? l.code : code_at(n, &known);
+    // A line's first kMaxRuleLineBytes, as everywhere the rules read: a 50 MB line is
+    // tokenised once when the blocks are built, never again per statement.
+    std::string c = n == at ? std::string(RuleText(l.code)) : code_at(n, &known);
     if (!known) break;
     last = n;
     if (c.empty()) continue;
