@@ -127,6 +127,9 @@ class FileReview {
   void SpinWaits(ChangeBlock& b);
   // The whole head file still names `key` as a token (a fallback switch not gone).
   bool HeadStillTests(const std::string& key) const;
+  // A name the removed line reads (right of its `=`, not a callee) that the whole head file
+  // no longer names; "" when every one is still there or the head file was not read.
+  std::string NameGoneFromHead(const CodeLine& r) const;
   // The whole statement a line belongs to on its side (several lines when it is split),
   // from the whole file when read, else from the block's lines.
   struct Statement {

@@ -543,5 +543,55 @@ TEST(ReviewPatterns, FunctionsAddedWholeAskWhatAnAddedFileAsks) {
   EXPECT_EQ(f.size(), 4u) << Dump(f);  // and the dispatches at lines 10 and 47
 }
 
+// Round 11 (issue 37): names on lines that compute no mask. A causal convolution's launcher
+// (its kernel pointer's type, a log string, a pragma), a parameter declaration whose name
+// has `seqlens`, a keyword argument set to a literal in a script block and a call wrapped in
+// another helper ask no mask question; a select to -inf asks one whatever its names.
+TEST(ReviewPatterns, NamesOnLinesThatComputeNoMaskAskNothing) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const std::string cu = "kernels/conv_step.cu", py = "kernels/attn_fwd.py";
+  const std::vector<Finding>& f = r.with_files;
+  for (int line : {16, 23, 25, 30}) EXPECT_EQ(At(f, "mask.expression_changed", cu, line), nullptr) << Dump(f);
+  for (int line : {29, 39}) EXPECT_EQ(At(f, "mask.expression_changed", py, line), nullptr) << Dump(f);
+  EXPECT_EQ(Count(f, "value.definition_changed"), 0) << Dump(f);  // `(void*) &k<T>` -> `auto`
+}
+
+// A score select to -inf whose condition now joins a second test: rows that may be masked
+// whole (NaN from exp(-inf - -inf)), asked though no name on the line says mask.
+TEST(ReviewPatterns, AMaskToMinusInfJoiningTestsAsksAboutFullyMaskedRows) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const std::string py = "kernels/attn_fwd.py";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const Finding* m = At(*findings, "mask.expression_changed", py, 17);
+    ASSERT_NE(m, nullptr) << Dump(*findings);
+    EXPECT_TRUE(Mentions(m, "Can a whole row be masked")) << m->message;
+    EXPECT_TRUE(Mentions(m, "NaN")) << m->message;
+  }
+}
+
+// A clamp removed together with the input it clamped (the file reads the field nowhere now):
+// a warning question about the value that replaces it, not "read/write past end" at error.
+TEST(ReviewPatterns, ABoundRemovedWithItsInputIsNoLoosenedBound) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const std::string cu = "kernels/conv_step.cu";
+  const std::vector<Finding>& f = r.with_files;
+  EXPECT_EQ(Count(f, "guard.bound_loosened"), 0) << Dump(f);
+  const Finding* c = At(f, "guard.condition_changed", cu, 15);
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_TRUE(Mentions(c, "removed together with `steps`")) << c->message;
+  for (const Finding& x : f) EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+}
+
+// A constructor's member initialiser put under `#ifndef`/`#else`: the preprocessor question,
+// not "signature of device function changed".
+TEST(ReviewPatterns, AnInitialiserListUnderAGateIsNoSignature) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const std::string cu = "kernels/conv_step.cu";
+  const std::vector<Finding>& f = r.with_files;
+  EXPECT_EQ(Count(f, "kernel.interface_changed"), 0) << Dump(f);
+  EXPECT_NE(At(f, "preprocessor.condition_changed", cu, 38), nullptr) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av

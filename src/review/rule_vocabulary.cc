@@ -27,6 +27,11 @@ bool IsMaskIdentifier(std::string_view id, bool comparing) {
     const std::string& x = w[i];
     // GroupedMasked / MGroupedMasked: a grouped-GEMM layout, not an attention mask.
     if (x == "grouped") return false;
+    // A causal convolution (`causal_conv1d_fwd`) pads one side of a filter: a name, no mask.
+    if (x == "causal" && i + 1 < w.size() && w[i + 1].rfind("conv", 0) == 0) {
+      ++i;
+      continue;
+    }
     if (x == "causal" || x == "mask" || x == "masked" || x == "masking" || x == "window" ||
         x == "sliding") {
       return true;
@@ -53,8 +58,21 @@ bool Compares(const CodeLine& l) {
 }
 
 bool IsMaskFunction(std::string_view name) {
-  return HasWord(name, {"causal", "mask", "masked", "window", "seqlen"}) &&
-         !HasWord(name, {"grouped", "gemm"});
+  if (!HasWord(name, {"causal", "mask", "masked", "window", "seqlen"}) ||
+      HasWord(name, {"grouped", "gemm"})) {
+    return false;
+  }
+  // `causal_conv1d_update`: a causal convolution, not a masking function (its other words
+  // may still name one: `causal_conv1d_with_mask`).
+  const std::vector<std::string> w = IdentifierWords(name);
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (w[i] == "causal" && i + 1 < w.size() && w[i + 1].rfind("conv", 0) == 0) continue;
+    if (w[i] == "causal" || w[i] == "mask" || w[i] == "masked" || w[i] == "window" ||
+        w[i] == "seqlen") {
+      return true;
+    }
+  }
+  return false;
 }
 
 // "kBlockN" -> "blockn", "NUM_STAGES" -> "numstages".
@@ -472,7 +490,11 @@ bool IsTemplateOpen(const std::vector<Token>& t, size_t i, size_t* close) {
         const bool after_ok =
             k + 1 >= t.size() || t[k + 1].text == "(" || t[k + 1].text == "{" ||
             t[k + 1].text == "::" || t[k + 1].text == ">" || t[k + 1].text == "," ||
-            t[k + 1].text == ")" || t[k + 1].text == ";" || t[k + 1].kind == TokenKind::kIdentifier;
+            t[k + 1].text == ")" || t[k + 1].text == ";" || t[k + 1].kind == TokenKind::kIdentifier ||
+            // `const std::optional<at::Tensor> &x`, `T<N>* p`: a declared reference or pointer.
+            ((t[k + 1].text == "&" || t[k + 1].text == "*" || t[k + 1].text == "&&") &&
+             (k + 2 >= t.size() || t[k + 2].kind == TokenKind::kIdentifier ||
+              t[k + 2].text == ")" || t[k + 2].text == ","));
         if (after_ok && close != nullptr) *close = k;
         return after_ok;
       }

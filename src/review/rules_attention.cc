@@ -99,6 +99,102 @@ bool MaskInChange(const CodeLine& a, const CodeLine& b) {
   return false;
 }
 
+// A comparison of values, not a null test (`p == nullptr`, `x is None`): testing whether an
+// optional input was passed selects a path, it does not compare a position with a bound.
+bool ComparesValues(const CodeLine& l) {
+  const auto& t = l.tokens;
+  auto null = [&](size_t j) {
+    return j < t.size() && (t[j].text == "nullptr" || t[j].text == "NULL" || t[j].text == "None" ||
+                            t[j].text == "nullopt");
+  };
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (IsComparisonAt(t, i) && !null(i + 1) && !(i > 0 && null(i - 1))) return true;
+    if (t[i].text == "min" || t[i].text == "max" || t[i].text == "minimum" ||
+        t[i].text == "maximum" || t[i].text == "where" || t[i].text == "clamp" ||
+        t[i].text == "fminf" || t[i].text == "fmaxf") {
+      return true;
+    }
+    // `mask=` as a keyword argument of a load or store applies a mask.
+    if (t[i].kind == TokenKind::kIdentifier && i + 1 < t.size() && t[i + 1].text == "=" &&
+        (t[i].text == "mask" || t[i].text == "other") && i > 0 &&
+        (t[i - 1].text == "," || t[i - 1].text == "(")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The line computes or applies something (round 11): a value comparison, a clamp or select,
+// arithmetic, a logical combination, a branch, or an assignment to a mask-named value. A
+// declaration, a keyword argument set to a literal (`causal=True,`), a call wrapped in
+// another helper, a kernel pointer taken or its type, a log string or a pragma compute none:
+// a mask word on such a line is a name, not a mask that changed.
+bool ComputesOnLine(const CodeLine& l) {
+  if (!l.code.empty() && l.code[0] == '#') return false;
+  if (ComparesValues(l)) return true;
+  const auto& t = l.tokens;
+  if (t.empty()) return false;
+  const std::string& first = t[0].text;
+  if (first == "if" || first == "elif" || first == "while" || first == "for") return true;
+  const std::vector<bool> angle = TemplateAngles(t);
+  bool assign_to_mask = false, before_assign = true;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (t[i].kind == TokenKind::kOperator && !angle[i] &&
+        (x == "+" || x == "-" || x == "%" || x == "/" || x == "&&" || x == "||" || x == "!" ||
+         x == "+=" || x == "-=" || x == "//")) {
+      // A leading `-` of a literal (`-1`) or `->` is no arithmetic.
+      if (!(x == "-" && (i == 0 || t[i - 1].text == "(" || t[i - 1].text == ","))) return true;
+    }
+    if (x == "not" || x == "and" || x == "or" || x == "else") return true;
+    if (x == "=" && before_assign) {
+      before_assign = false;
+      for (size_t j = 0; j < i; ++j) {
+        if (t[j].kind == TokenKind::kIdentifier && IsMaskIdentifier(t[j].text, true))
+          assign_to_mask = true;
+      }
+    }
+  }
+  // `causal=True,` or `causal=causal)` is an argument passed on, not a value set; a
+  // parameter's default (`causal: bool = False,`, `bool causal = false,`) is a value set.
+  const std::string& last = t.back().text;
+  const bool keyword_argument = t.size() >= 2 && t[0].kind == TokenKind::kIdentifier &&
+                                t[1].text == "=" && (last == "," || last == ")");
+  return assign_to_mask && !keyword_argument;
+}
+
+// Scores set to -inf (`-INFINITY`, `float("-inf")`, `-float("inf")`) on the line, and
+// whether its condition joins more than one test (`where(a & b, s, -inf)`).
+bool NegInf(const CodeLine& l, bool* joined) {
+  bool neg_inf = false;
+  *joined = false;
+  const auto& t = l.tokens;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (x == "&" || x == "&&" || x == "and") *joined = true;
+    if (x == "-INFINITY" || x == "NEG_INF" ||
+        (x == "INFINITY" && i > 0 && t[i - 1].text == "-") ||
+        ((x.front() == '"' || x.front() == '\'') && x.find("-inf") != std::string::npos) ||
+        ((x == "\"inf\"" || x == "'inf'") && i >= 3 && t[i - 3].text == "-") ||
+        (x == "inf" && i > 0 && t[i - 1].text == "-")) {
+      neg_inf = true;
+    }
+  }
+  return neg_inf;
+}
+
+// A select that sets scores to -inf (`tl.where(cond, s, float("-inf"))`,
+// `s = cond ? s : -INFINITY`) masks, whatever its condition's names are.
+bool SelectsNegInf(const CodeLine& l) {
+  bool joined = false;
+  if (!NegInf(l, &joined)) return false;
+  for (const Token& t : l.tokens) {
+    if (t.text == "where" || t.text == "?" || t.text == "masked_fill" || t.text == "masked_fill_")
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void FileReview::Masks(ChangeBlock& b) {
@@ -111,13 +207,26 @@ void FileReview::Masks(ChangeBlock& b) {
   for (auto* side : {&b.removed, &b.added}) {
     for (const CodeLine& l : *side) {
       mask_function_compares = mask_function_compares ||
-                               (!l.claimed && IsMaskFunction(l.function) && Compares(l));
+                               (!l.claimed && IsMaskFunction(l.function) && ComparesValues(l));
     }
   }
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed || IsCheckMacro(l)) continue;
-      const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin && mask_function_compares;
+      // A changed select to -inf is a mask change even when no name says mask.
+      if (SelectsNegInf(l)) {
+        lines.push_back(&l);
+        continue;
+      }
+      // In a function named for a mask, a line counts only when it compares values itself or
+      // declares the function's parameters (what the mask reads).
+      bool declares = l.in_signature;
+      for (size_t i = 0; i + 1 < l.tokens.size() && !declares; ++i) {
+        declares = l.tokens[i].text == l.function && l.tokens[i + 1].text == "(";
+      }
+      const bool fn = IsMaskFunction(l.function) && !b.has_plain_twin && mask_function_compares &&
+                      (ComparesValues(l) || declares) &&
+                      !(!l.code.empty() && l.code[0] == '#');
       bool hit = fn;
       const bool comparing = Compares(l);
       // The mask names with their neighbours: when the line's counterpart has the same, the
@@ -173,6 +282,7 @@ void FileReview::Masks(ChangeBlock& b) {
         if (passed_on) continue;
       }
       if (!fn && !mine.empty() && (preprocessor || (!attention_mask && !length))) continue;
+      if (!fn && !mine.empty() && !ComputesOnLine(l)) continue;
       hit = hit || !mine.empty();
       if (!fn && !mine.empty()) {
         const CodeLine* other = BestMatch(l, b, 0.5);
@@ -198,6 +308,17 @@ void FileReview::Masks(ChangeBlock& b) {
     }
   }
   Report(kMask, lines, [&](const std::vector<CodeLine*>& run) {
+    bool rows = false;
+    for (const CodeLine* l : run) {
+      bool joined = false;
+      rows = rows || (l->added && NegInf(*l, &joined) && joined);
+    }
+    if (rows) {
+      return OldToNew(run) + where +
+             ": more entries are now set to -inf. Can a whole row be masked (rows past the "
+             "sequence length, a window that covers no key)? Its row max stays -inf and "
+             "exp(-inf - -inf) is NaN: are such rows' outputs and LSE guarded or never stored?";
+    }
     return OldToNew(run) + where +
            ". Is the alignment still right for s_q > 1, varlen and block "
            "edges?";

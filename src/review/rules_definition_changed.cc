@@ -219,7 +219,21 @@ void FileReview::ChangedDefinitions(ChangeBlock& b) {
     if (!od.found || od.lhs != nd.lhs || od.op != nd.op) continue;
     const std::string ov = Join(was.tokens, od.value_from, od.value_to);
     const std::string nv = Join(now.tokens, nd.value_from, nd.value_to);
-    const bool type_changed = !od.type.empty() && !nd.type.empty() && od.type != nd.type;
+    bool type_changed = !od.type.empty() && !nd.type.empty() && od.type != nd.type;
+    // A pointer now declared `auto` (or back) from an address (`auto k = &kernel<T>;`): a
+    // pointer either way, its width and layout unchanged; the value is what to ask about.
+    if (type_changed && (od.type == "auto" || nd.type == "auto") &&
+        (od.type.find('*') != std::string::npos || nd.type.find('*') != std::string::npos) &&
+        nd.value_from < now.tokens.size() && now.tokens[nd.value_from].text == "&") {
+      type_changed = false;
+      // The same address, only a C-style cast dropped (`(void*) &k<T>` -> `&k<T>`).
+      std::vector<std::string> o, n;
+      for (size_t i = od.value_from; i < od.value_to && i < was.tokens.size(); ++i)
+        o.push_back(was.tokens[i].text);
+      for (size_t i = nd.value_from; i < nd.value_to && i < now.tokens.size(); ++i)
+        n.push_back(now.tokens[i].text);
+      if (n.size() <= o.size() && std::equal(n.begin(), n.end(), o.end() - n.size())) continue;
+    }
     // Only a cast to 64 bits added: arith.width_changed's question, not a new value.
     auto Is64 = [](const std::string& x) {
       return x == "int64_t" || x == "uint64_t" || x == "size_t" || x == "index_t" ||

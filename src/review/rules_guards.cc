@@ -185,6 +185,30 @@ bool FileReview::BoundTestedAgain(const CodeLine& r) const {
   return true;
 }
 
+std::string FileReview::NameGoneFromHead(const CodeLine& r) const {
+  if (Outline(true) == nullptr) return "";  // without the whole file nothing is known gone
+  const std::vector<Token>& t = r.tokens;
+  size_t start = 0;  // the names a definition's test reads, not the name it defines
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i].text == "=") {
+      start = i + 1;
+      break;
+    }
+    if (t[i].text == "(" || t[i].text == "==" || t[i].text == "<") break;
+  }
+  const std::vector<bool> angle = TemplateAngles(t);
+  for (size_t i = start; i < t.size(); ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || t[i].text.size() < 3) continue;
+    if (t[i].text == "nullptr" || t[i].text == "None" || t[i].text == "true" ||
+        t[i].text == "false" || t[i].text == "True" || t[i].text == "False") {
+      continue;
+    }
+    if (i + 1 < t.size() && (t[i + 1].text == "(" || angle[i + 1])) continue;  // a call
+    if (!HeadStillTests(t[i].text)) return t[i].text;
+  }
+  return "";
+}
+
 void FileReview::Guards(ChangeBlock& b) {
   std::vector<CodeLine*> lines;
   std::string what;
@@ -222,6 +246,19 @@ void FileReview::Guards(ChangeBlock& b) {
       // The same bound tested again elsewhere in the function (`for (i = b + t; i < end;`
       // -> `for (t = 0; t < N;` with `if (b + t < end)` inside): moved, not removed.
       if (after < before && !BoundTestedAgain(r)) {
+        // The input the check bounded went with it (round 11): a name the removed test read
+        // is read nowhere in the whole head file, so no value is left unchecked by this
+        // removal; what replaces the checked value is the question, not a read past the end.
+        const std::string gone = NameGoneFromHead(r);
+        if (!gone.empty()) {
+          std::vector<CodeLine*> one = {&r};
+          Report(kCondition, one,
+                 "check " + Example({&r}, false) + InFunction(one) + " removed together with `" +
+                     gone + "`, which the file no longer reads: what value replaces the one it "
+                     "bounded, is it in range for every input (empty, negative, past the end), "
+                     "and do callers that passed `" + gone + "` now get other semantics?");
+          continue;
+        }
         lines.push_back(&r);
         if (what.empty()) what = "bounds check " + Example({&r}, false) + " removed";
       }

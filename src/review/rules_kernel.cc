@@ -171,6 +171,21 @@ std::string BracedValue(const CodeLine& l) {
   return l.source.substr(open, close - open + 1);
 }
 
+
+// A line between a function's name and its body that declares no parameter: a
+// preprocessor gate (`#ifndef X`, `#else`) or a constructor's member initialiser
+// (`: lane_id(x)`, `, warp_id(y)`). Changing it changes what the function computes, not how
+// it is called.
+bool InitialiserOrGate(const CodeLine& l) {
+  const auto& t = l.tokens;
+  if (!l.code.empty() && l.code[0] == '#') return true;
+  if (t.size() >= 3 && (t[0].text == ":" || t[0].text == ",") &&
+      t[1].kind == TokenKind::kIdentifier && (t[2].text == "(" || t[2].text == "{")) {
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void FileReview::Interface(ChangeBlock& b) {
@@ -178,6 +193,7 @@ void FileReview::Interface(ChangeBlock& b) {
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed) continue;
+      if (l.in_signature && cpp() && InitialiserOrGate(l)) continue;
       // A __global__ or __device__ function's template header and parameters: every call
       // and instantiation must follow (a parameter inserted mid-list shifts them all).
       // Only a function both sides have: a new function's signature is not a change.
