@@ -593,5 +593,35 @@ TEST(ReviewPatterns, AnInitialiserListUnderAGateIsNoSignature) {
   EXPECT_NE(At(f, "preprocessor.condition_changed", cu, 38), nullptr) << Dump(f);
 }
 
+// A negative index wrapped once after a `%` of a signed value: the remainder keeps the
+// dividend's sign, so the question is the modulo of a negative input, not a tile edge; a
+// ring wrap (`v = v >= n ? v - n : v`) alone is no tile-edge branch.
+TEST(ReviewPatterns, AWrapAfterAModuloAsksAboutNegativeInputs) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const std::string cu = "kernels/conv_step.cu";
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* w = At(f, "guard.boundary_changed", cu, 51);
+  ASSERT_NE(w, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(w, "wraps a negative index once, after `int start = starts[blockIdx.x] % ring_len;`"))
+      << w->message;
+  EXPECT_FALSE(Mentions(w, "tile at the edge")) << w->message;
+  EXPECT_EQ(At(f, "guard.boundary_changed", cu, 55), nullptr) << Dump(f);
+}
+
+// A gate whose two sides take a lane with a fixed 32-lane mask and with a warp-width macro:
+// the preprocessor question also asks about 32-bit lane masks on 64-lane wavefronts.
+TEST(ReviewPatterns, AGatedWarpWidthAsksAboutLaneMasks) {
+  const Reviewed r = ReviewPattern("names_not_masks", {{"attention", "kernels/"}});
+  const Finding* p = At(r.with_files, "preprocessor.condition_changed", "kernels/conv_step.cu", 38);
+  ASSERT_NE(p, nullptr) << Dump(r.with_files);
+  EXPECT_TRUE(Mentions(p, "32-bit lane and member masks")) << p->message;
+  // The first gate of the file selects no lane: no such question there.
+  for (const Finding& x : r.with_files) {
+    if (x.rule == "preprocessor.condition_changed" && x.line != 38) {
+      EXPECT_FALSE(Mentions(&x, "lane")) << x.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace av

@@ -213,6 +213,40 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
           return false;
         },
         own, 4);
+    // The gated code on both sides picks a lane from a warp width (`x & 0x1f` on one side,
+    // `x & (WAVE - 1)` on the other): a 64-lane wavefront reaches code written for 32 lanes.
+    std::string lanes;
+    if (head != nullptr) {
+      bool fixed32 = false, width = false;
+      int depth = 0;
+      const int64_t n_lines = static_cast<int64_t>(head->lines.size());
+      for (int64_t n = a->side_line() + 1; n <= n_lines && n <= a->side_line() + 40; ++n) {
+        const std::vector<Token> t =
+            Tokenize(CommentStripper(code_.language).Strip(head->Line(n)));
+        if (t.size() >= 2 && t[0].text == "#") {
+          if (t[1].text == "if" || t[1].text == "ifdef" || t[1].text == "ifndef") ++depth;
+          if (t[1].text == "endif" && depth-- == 0) break;
+          continue;
+        }
+        for (size_t i = 0; i + 1 < t.size(); ++i) {
+          if (t[i].text != "&" && t[i].text != "%") continue;
+          const std::string& x = t[i + 1].text;
+          if (x == "0x1f" || x == "0x1F" || x == "31" || x == "32") fixed32 = true;
+          for (size_t j = i + 1; j < t.size() && j < i + 4; ++j) {
+            if (t[j].kind == TokenKind::kIdentifier &&
+                (HasWord(t[j].text, {"warp", "wavefront", "wave"}) || t[j].text == "warpSize")) {
+              width = true;
+            }
+          }
+        }
+      }
+      if (fixed32 && width) {
+        lanes = " The gated lines take a lane from a warp width that differs by side: where a "
+                "wavefront has 64 lanes, are the 32-bit lane and member masks (`0xffffffff`, "
+                "`__ballot`/`__shfl` widths) and the warp ids derived from the lane still right "
+                "for lanes 32-63?";
+      }
+    }
     std::string zero;
     std::vector<std::string> by_value = ValueTested(a->tokens);
     if (!by_value.empty()) {
@@ -229,7 +263,7 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
                "version, arch, the flags each extension is built with)?" +
                (others.empty() ? std::string("")
                                : " Do the other tests of the same macro agree (" + others + ")?") +
-               zero);
+               zero + lanes);
   }
   for (CodeLine* r : removed) {
     if (paired.count(r) || r->claimed) continue;

@@ -409,6 +409,61 @@ void FileReview::Boundaries(ChangeBlock& b) {
         if (!l.claimed && l.line->anchor >= from && l.line->anchor < from + 16) lines.push_back(&l);
       }
     }
+    // A wrap of a negative index (`v = v < 0 ? v + n : v`) after a `% n` of the block's
+    // lines above it: C and C++ `%` keep the dividend's sign, so the remainder of a negative
+    // input is negative, and one `+ n` brings back only values down to -n.
+    std::string modulo;
+    {
+      const auto& t = a.tokens;
+      std::string n;
+      for (size_t i = 0; i + 3 < t.size(); ++i) {
+        if (t[i].kind == TokenKind::kIdentifier && t[i + 1].text == "<" && t[i + 2].text == "0") {
+          for (size_t j = i + 3; j + 2 < t.size(); ++j) {
+            if (t[j].text == t[i].text && t[j + 1].text == "+" &&
+                t[j + 2].kind == TokenKind::kIdentifier) {
+              n = t[j + 2].text;
+              break;
+            }
+          }
+          break;
+        }
+      }
+      for (const CodeLine& x : b.added) {
+        if (n.empty() || !modulo.empty() || &x == &a) continue;
+        if (x.side_line() >= a.side_line() || x.side_line() + 6 < a.side_line()) continue;
+        for (size_t i = 0; i + 1 < x.tokens.size(); ++i) {
+          if (x.tokens[i].text == "%" && x.tokens[i + 1].text == n) {
+            modulo = Example({const_cast<CodeLine*>(&x)}, true);
+            break;
+          }
+        }
+      }
+    }
+    // Any other ring wrap (`v = v >= n ? v - n : v`) moves an index around a buffer: no tile
+    // takes another path, and the wrap is right while `v` stays below 2n.
+    {
+      const auto& t = a.tokens;
+      bool wrap = modulo.empty() && t.size() > 6 && t[0].kind == TokenKind::kIdentifier &&
+                  t[1].text == "=" && t[2].text == t[0].text;
+      bool selects = false;
+      for (size_t i = 3; wrap && i + 2 < t.size(); ++i) {
+        if (t[i].text == "?") {
+          selects = t[i + 1].text == t[0].text && (t[i + 2].text == "+" || t[i + 2].text == "-");
+          break;
+        }
+      }
+      wrap = wrap && selects;
+      if (wrap) continue;
+    }
+    if (!modulo.empty()) {
+      Report(kBoundary, lines,
+             "new branch on " + Example({&a}, true) + InFunction(lines) + " wraps a negative "
+                 "index once, after " + modulo + ": `%` keeps the dividend's sign, so a negative "
+                 "input leaves a negative remainder, and what is subtracted after it can take the "
+                 "index below the one `+` the wrap adds. Can the input be negative (is it "
+                 "validated), and should the index be `((x % n) + n) % n`?");
+      continue;
+    }
     Report(kBoundary, lines,
            "new branch on " + Example({&a}, true) + InFunction(lines) +
                ": the tile at the edge now takes its own path. Do the swept shapes put a partial "

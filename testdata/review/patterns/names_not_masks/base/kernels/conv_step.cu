@@ -41,3 +41,11 @@ struct LaneScan {
   }
   __device__ int Get() const { return lane; }
 };
+
+__global__ void ring_write_kernel(const int* starts, float* ring, int ring_len, int width) {
+  int slot_idx = starts[blockIdx.x];
+  for (int i = 0; i < width; ++i) {
+    ring[slot_idx] = 0.f;
+    ++slot_idx;
+  }
+}

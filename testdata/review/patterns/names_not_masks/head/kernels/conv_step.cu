@@ -44,3 +44,14 @@ struct LaneScan {
   }
   __device__ int Get() const { return lane; }
 };
+
+__global__ void ring_write_kernel(const int* starts, float* ring, int ring_len, int width) {
+  int start = starts[blockIdx.x] % ring_len;
+  int slot_idx = start - (width - 1);
+  slot_idx = slot_idx < 0 ? slot_idx + ring_len : slot_idx;
+  for (int i = 0; i < width; ++i) {
+    ring[slot_idx] = 0.f;
+    ++slot_idx;
+    slot_idx = slot_idx >= ring_len ? slot_idx - ring_len : slot_idx;
+  }
+}
