@@ -43,6 +43,7 @@ inline constexpr std::string_view kBarrierAdded = "sync.barrier_added";
 inline constexpr std::string_view kWidth = "arith.width_changed";
 inline constexpr std::string_view kOrdering = "sync.memory_ordering_changed";
 inline constexpr std::string_view kAccum = "accum.dtype_narrowed";
+inline constexpr std::string_view kAccumWidened = "accum.dtype_widened";
 inline constexpr std::string_view kFallback = "fallback.switch_removed";
 inline constexpr std::string_view kInterface = "kernel.interface_changed";
 inline constexpr std::string_view kGrid = "launch.grid_changed";
@@ -95,6 +96,7 @@ class FileReview {
   void NamedBarriers(ChangeBlock& b);
   void BarriersAdded(ChangeBlock& b);
   // rules_values.cc
+  void WidenedDtypes(ChangeBlock& b);
   void Accumulators(ChangeBlock& b);
   void Constants(ChangeBlock& b);
   void TemplateArguments(ChangeBlock& b, std::vector<CodeLine*>* lines, std::string* what);

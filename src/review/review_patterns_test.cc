@@ -623,5 +623,28 @@ TEST(ReviewPatterns, AGatedWarpWidthAsksAboutLaneMasks) {
   }
 }
 
+// Triton: a tile that followed the input dtype now float32, a host buffer that followed
+// `q.dtype` now float32, and a value cast to float32 after its product: each a warning about
+// changed results (no error: nothing was narrowed).
+TEST(ReviewPatterns, AComputationMovedToFloat32IsAsked) {
+  const Reviewed r = ReviewPattern("dtype_widened", {{"attention", "kernels/"}});
+  const std::string py = "kernels/decode_scores.py";
+  for (const auto* findings : {&r.with_files, &r.diff_only}) {
+    const std::vector<Finding>& f = *findings;
+    const Finding* tile = At(f, "accum.dtype_widened", py, 13);
+    ASSERT_NE(tile, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(tile, "`acc` is now `tl.float32` where it followed the input dtype (`in_dtype`)"))
+        << tile->message;
+    EXPECT_EQ(tile->severity, Severity::kWarning);
+    const Finding* cast = At(f, "accum.dtype_widened", py, 15);
+    ASSERT_NE(cast, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(cast, "cast to float32 after it was computed")) << cast->message;
+    const Finding* buffer = At(f, "accum.dtype_widened", py, 21);
+    ASSERT_NE(buffer, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(buffer, "(`q.dtype`)")) << buffer->message;
+    EXPECT_EQ(Count(f, "accum.dtype_narrowed"), 0) << Dump(f);
+  }
+}
+
 }  // namespace
 }  // namespace av

@@ -186,6 +186,15 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "an accumulator (acc, accum, *_sum, ElementAccumulator) changed from float to "
        "half/bf16/fp8"},
+      {kAccumWidened,
+       Severity::kWarning,
+       1,
+       {},
+       "computation dtype changed to float32",
+       VerifyWith::kNumerics,
+       "Python/Triton: a tile or buffer that followed the input dtype (`dtype=input_dtype`, "
+       "`dtype=q.dtype`) now float32, or a computed value cast to float32 after it was computed "
+       "(`x = x.to(tl.float32)`)"},
       {kFallback,
        Severity::kWarning,
        7,

@@ -185,6 +185,81 @@ std::string SmemStem(std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+// The value of a `dtype=` keyword on the line ("tl . float32", "input_dtype"), "" if none.
+std::string DtypeValue(const CodeLine& l, bool* wide) {
+  const auto& t = l.tokens;
+  *wide = false;
+  for (size_t i = 0; i + 2 < t.size(); ++i) {
+    if (t[i].text != "dtype" || t[i + 1].text != "=") continue;
+    std::string v;
+    int depth = 0;
+    for (size_t k = i + 2; k < t.size(); ++k) {
+      const std::string& x = t[k].text;
+      if (x == "(" || x == "[") ++depth;
+      if (x == ")" || x == "]") {
+        if (depth == 0) break;
+        --depth;
+      }
+      if (depth == 0 && x == ",") break;
+      *wide = *wide || IsWideType(t[k]);
+      v += (v.empty() || x == "." || v.back() == '.' ? "" : " ") + x;
+    }
+    return v;
+  }
+  return "";
+}
+
+bool LiteralDtype(const std::string& v) {
+  for (const Token& t : Tokenize(v)) {
+    if (IsWideType(t) || IsNarrowType(t) || t.text == "float16" || t.text == "bfloat16" ||
+        t.text == "int32" || t.text == "int64" || t.text == "int8")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// A tile or buffer that followed the input dtype now float32, or a value cast to float32
+// after it was computed: results and memory change with it (round 11).
+void FileReview::WidenedDtypes(ChangeBlock& b) {
+  for (CodeLine& a : b.added) {
+    if (a.claimed || a.tokens.size() < 3 || a.tokens[0].kind != TokenKind::kIdentifier) continue;
+    const std::string& name = a.tokens[0].text;
+    bool wide_now = false, wide_was = false;
+    const std::string now = DtypeValue(a, &wide_now);
+    CodeLine* r = const_cast<CodeLine*>(BestMatch(a, b, 0.5));
+    if (r != nullptr && r->claimed) r = nullptr;
+    if (!now.empty() && wide_now && r != nullptr) {
+      const std::string was = DtypeValue(*r, &wide_was);
+      if (was.empty() || wide_was || LiteralDtype(was)) continue;
+      std::vector<CodeLine*> lines = {r, &a};
+      Report(kAccumWidened, lines,
+             "`" + name + "` is now `" + now + "` where it followed the input dtype (`" + was +
+                 "`)" + InFunction(lines) +
+                 ": results differ from before for half and bf16 inputs, and it takes twice the "
+                 "registers or memory. Do its consumers (kernels that read this buffer, stores, "
+                 "dtype checks) expect float32, and do the tests compare each input dtype?");
+      continue;
+    }
+    // `x = x.to(tl.float32)` added: the cast comes after `x` was computed.
+    const auto& t = a.tokens;
+    bool cast_back = r == nullptr && t.size() >= 8 && t[1].text == "=" && t[2].text == name &&
+                     t[3].text == "." && t[4].text == "to" && t[5].text == "(";
+    bool wide = false;
+    for (size_t i = 6; cast_back && i < t.size(); ++i) wide = wide || IsWideType(t[i]);
+    if (!cast_back || !wide) continue;
+    std::vector<CodeLine*> lines = {&a};
+    Report(kAccumWidened, lines,
+           "`" + name + "` is cast to float32 after it was computed" + InFunction(lines) +
+               ": the products and sums that made it ran in the input precision. Should the "
+               "operands be cast before they are multiplied and summed, and do the sibling "
+               "kernels and buffers of the same computation get the same cast?");
+  }
+}
+
 void FileReview::Accumulators(ChangeBlock& b) {
   std::vector<CodeLine*> lines;
   std::string what;
@@ -211,6 +286,7 @@ void FileReview::Accumulators(ChangeBlock& b) {
     lines.push_back(a);
     if (what.empty()) what = "accumulator narrowed to `" + narrow + "`: " + OldToNew({&r, a});
   }
+  if (python()) WidenedDtypes(b);
   if (!lines.empty()) {
     Report(kAccum, lines,
            what +

@@ -1,0 +1,22 @@
+# Synthetic fixture (round 11): a Triton decode-score kernel and its host buffer.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scores_kernel(Q, K, Out, in_dtype: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_d)
+    k = tl.load(K + offs_n[:, None] * D + offs_d[None, :])
+    acc = tl.zeros([BLOCK_N], dtype=in_dtype)
+    score = tl.sum(q[None, :] * k, 1)
+    acc += score
+    tl.store(Out + offs_n, acc)
+
+
+def scores(q, k):
+    out = torch.empty((k.shape[0],), dtype=q.dtype, device=q.device)
+    _scores_kernel[(1,)](q, k, out, tl.float16, k.shape[0], q.shape[0])
+    return out
