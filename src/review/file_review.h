@@ -226,6 +226,9 @@ class FileReview {
   const std::map<int64_t, const std::string*>& SideLines(bool added) const;
   mutable std::map<int64_t, const std::string*> side_lines_[2];
   mutable bool side_lines_built_[2] = {false, false};
+  // Every token of the whole head file's code, built once (NameGoneFromHead).
+  mutable std::set<std::string> head_names_;
+  mutable bool head_names_built_ = false;
   const ReviewCodeFile& code_;
   std::vector<ChangeBlock>& blocks_;
   const ReviewOptions& options_;

@@ -186,7 +186,18 @@ bool FileReview::BoundTestedAgain(const CodeLine& r) const {
 }
 
 std::string FileReview::NameGoneFromHead(const CodeLine& r) const {
-  if (Outline(true) == nullptr) return "";  // without the whole file nothing is known gone
+  const SourceOutline* head = Outline(true);
+  if (head == nullptr) return "";  // without the whole file nothing is known gone
+  if (!head_names_built_) {
+    head_names_built_ = true;
+    CommentStripper strip(code_.language);
+    for (int64_t n = 1; n <= static_cast<int64_t>(head->lines.size()); ++n) {
+      const std::string code = strip.Strip(head->Line(n));  // a line's first 16 KiB, like every rule
+      for (const Token& x : Tokenize(std::string_view(code).substr(0, 16384))) {
+        if (x.kind == TokenKind::kIdentifier) head_names_.insert(x.text);
+      }
+    }
+  }
   const std::vector<Token>& t = r.tokens;
   size_t start = 0;  // the names a definition's test reads, not the name it defines
   for (size_t i = 0; i < t.size(); ++i) {
@@ -204,7 +215,7 @@ std::string FileReview::NameGoneFromHead(const CodeLine& r) const {
       continue;
     }
     if (i + 1 < t.size() && (t[i + 1].text == "(" || angle[i + 1])) continue;  // a call
-    if (!HeadStillTests(t[i].text)) return t[i].text;
+    if (!head_names_.count(t[i].text)) return t[i].text;
   }
   return "";
 }
