@@ -86,6 +86,12 @@ std::vector<CaseSpec> DrawCases(const ShapesConfig& config, const std::vector<Ca
     for (int k = 0; k < per_sweep; ++k) {
       for (int attempt = 0; attempt < kTries; ++attempt) {
         CaseSpec c = *bases[static_cast<size_t>(rng.UniformInt(static_cast<int64_t>(bases.size())))];
+        // A drawn case asks about its shape, on normal inputs. The listed cases keep the
+        // value generators that stress a kernel (large_logits, near_tie, fp8_saturating,
+        // wide_range) at the sizes the anchors' tolerances were set for; drawn on a larger
+        // shape, large_logits put a correct bf16 kernel's rarest element past FlashMLA's
+        // element bound (1 element in 1.25 million, at 1.6 times the bound): a false reject.
+        if (auto g = c.params.find("generator"); g != c.params.end()) g->second = std::string("randn");
         std::vector<int64_t> dims;
         for (size_t i = 0; i < keys.size(); ++i) {
           const Lattice& l = lattice[i];

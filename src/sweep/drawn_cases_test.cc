@@ -84,5 +84,31 @@ TEST(DrawnCasesTest, DrawsOnTheLatticeTheSweepsValuesSpan) {
   }
 }
 
+// A drawn case asks about a shape, on normal inputs: the stress generators (large_logits,
+// near_tie, fp8_saturating, wide_range) stay with the listed cases whose sizes the anchors'
+// tolerances were set for. Drawn from a large_logits base onto a larger shape, a correct
+// bf16 MLA kernel once had one element in 1.25 million past FlashMLA's bound.
+TEST(DrawnCasesTest, DrawnCasesUseNormalInputsWhateverTheirBaseCasesGenerator) {
+  Result<ShapesConfig> shapes = ParseShapesConfig(R"({"version": 1, "sweeps": [
+    {"name": "m", "op": "mla_decode", "fixed": {"d": 32, "dv": 16},
+     "cases": [{"b": 1, "s_k": 20, "generator": "large_logits"},
+               {"b": 4, "s_k": 140, "generator": "large_logits"}]},
+    {"name": "g", "op": "gemm", "cases": [{"m": 1, "n": 8, "k": 16, "generator": "wide_range"},
+                                          {"m": 9, "n": 24, "k": 48, "generator": "wide_range"}]}]})",
+                                                 "s.json");
+  ASSERT_TRUE(shapes.ok()) << shapes.status().message();
+  Result<std::vector<CaseSpec>> all = ExpandCases(*shapes);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  for (const CaseSpec& c : *all) EXPECT_NE(CaseParams(*FindSweepOp(c.op), c.params).String("generator"), "randn");
+  for (uint64_t salt = 1; salt <= 10; ++salt) {
+    std::vector<CaseSpec> drawn = DrawCases(*shapes, *all, salt, 2);
+    ASSERT_EQ(drawn.size(), 4u) << "salt " << salt;
+    for (const CaseSpec& c : drawn) {
+      EXPECT_EQ(CaseParams(*FindSweepOp(c.op), c.params).String("generator"), "randn") << c.id;
+      EXPECT_NE(c.id.find("generator=randn"), std::string::npos) << c.id;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace av
