@@ -312,15 +312,24 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
       uses.push_back(u);
     } else if (t[i].kind == TokenKind::kString) {
       for (std::string_view ptx :
-           {"bar.sync", "barrier.sync", "bar.arrive", "cp.async.wait_group", "cp.async.wait_all",
-            "cp.async.bulk.wait_group", "mbarrier.try_wait", "mbarrier.wait", "fence.proxy",
-            "membar", "wgmma.wait_group"}) {
+           {"bar.sync", "barrier.sync", "bar.arrive", "barrier.arrive", "cp.async.wait_group",
+            "cp.async.wait_all", "cp.async.bulk.wait_group", "mbarrier.try_wait", "mbarrier.wait",
+            "fence.proxy", "membar", "wgmma.wait_group"}) {
         size_t at = t[i].text.find(ptx);
         if (at == std::string::npos) continue;
-        BarrierUse u{std::string(ptx), -1};
+        // `bar.sync` is `barrier.sync.aligned` (PTX ISA): one barrier under two spellings,
+        // so a line that respells it removes nothing.
+        BarrierUse u{ptx == "barrier.sync"     ? std::string("bar.sync")
+                     : ptx == "barrier.arrive" ? std::string("bar.arrive")
+                                               : std::string(ptx),
+                     -1};
         size_t k = at + ptx.size();
         while (k < t[i].text.size() && t[i].text[k] == ' ') ++k;
-        if (k < t[i].text.size() && std::isdigit(static_cast<unsigned char>(t[i].text[k]))) {
+        // A wait's number is the groups it leaves in flight; a barrier's is its id, which
+        // sync.named_barrier_changed asks about (no "waits for 1 groups" on a re-numbered id).
+        const bool counts_groups = ptx.find("wait") != std::string_view::npos;
+        if (counts_groups && k < t[i].text.size() &&
+            std::isdigit(static_cast<unsigned char>(t[i].text[k]))) {
           u.arg = std::atoll(t[i].text.c_str() + k);
         }
         uses.push_back(u);

@@ -44,6 +44,24 @@ TEST(RulesTest, SmallCases) {
   ASSERT_EQ(f.size(), 1u) << Dump(f);
   EXPECT_EQ(f[0].rule, "sync.barrier_removed");
   EXPECT_NE(f[0].message.find("waits for 1 groups in flight instead of 0"), std::string::npos);
+  // `bar.sync` respelt `barrier.sync` (the same PTX barrier, bar.sync being its .aligned
+  // form) is no barrier removed; a barrier.sync dropped still is.
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,2 @@\n"
+      "-  asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n));\n"
+      "+  asm volatile(\"barrier.sync %0, %1;\" :: \"r\"(id), \"r\"(n));\n"
+      "-  asm volatile(\"bar.arrive 1, 256;\");\n+  asm volatile(\"barrier.arrive 1, 256;\");\n");
+  EXPECT_EQ(Find(f, "sync.barrier_removed"), nullptr) << Dump(f);
+  // A named barrier's id re-numbered is a named-barrier question, not a wait for "1 groups".
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1 +1 @@\n"
+      "-  asm volatile(\"bar.sync 0, %0;\" :: \"r\"(n));\n"
+      "+  asm volatile(\"barrier.sync 1, %0;\" :: \"r\"(n));\n");
+  EXPECT_EQ(Find(f, "sync.barrier_removed"), nullptr) << Dump(f);
+  f = ReviewText(
+      "--- a/k.cu\n+++ b/k.cu\n@@ -1,2 +1,1 @@\n"
+      "-  asm volatile(\"barrier.sync %0, %1;\" :: \"r\"(id), \"r\"(n));\n   x = 1;\n");
+  EXPECT_NE(Find(f, "sync.barrier_removed"), nullptr) << Dump(f);
   // A barrier that only moved is not removed.
   f = ReviewText(
       "--- a/k.cu\n+++ b/k.cu\n@@ -1,4 +1,4 @@\n-  __syncthreads();\n   a = 1;\n   b = 2;\n"
