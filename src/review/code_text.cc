@@ -187,6 +187,18 @@ std::string CommentStripper::Strip(std::string_view line, std::string* source) {
   return done();
 }
 
+CommonEnds CommonTokenEnds(const std::vector<Token>& x, const std::vector<Token>& y) {
+  CommonEnds e;
+  while (e.prefix < x.size() && e.prefix < y.size() && x[e.prefix].text == y[e.prefix].text) {
+    ++e.prefix;
+  }
+  while (e.suffix < x.size() - e.prefix && e.suffix < y.size() - e.prefix &&
+         x[x.size() - 1 - e.suffix].text == y[y.size() - 1 - e.suffix].text) {
+    ++e.suffix;
+  }
+  return e;
+}
+
 std::vector<Token> Tokenize(std::string_view code) {
   static constexpr std::array<std::string_view, 22> kOps = {
       "<<=", ">>=", "...", "->*", "<=", ">=", "==", "!=", "&&", "||", "->",

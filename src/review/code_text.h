@@ -54,6 +54,14 @@ struct Token {
 
 std::vector<Token> Tokenize(std::string_view code);
 
+// How many tokens two versions of a line share at the front (`prefix`) and, after that, at
+// the back (`suffix`): what lies between is what the edit changed, in each version.
+struct CommonEnds {
+  size_t prefix = 0;
+  size_t suffix = 0;
+};
+CommonEnds CommonTokenEnds(const std::vector<Token>& x, const std::vector<Token>& y);
+
 // Tokens joined by single spaces: equal for lines that differ only in whitespace.
 std::string NormalizeCode(std::string_view code);
 

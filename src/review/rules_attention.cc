@@ -68,13 +68,7 @@ namespace {
 bool ChangeHas(const CodeLine& a, const CodeLine& b, const std::function<bool(const Token&)>& want) {
   const auto& x = a.tokens;
   const auto& y = b.tokens;
-  size_t pre = 0;
-  while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
-  size_t suf = 0;
-  while (suf < x.size() - pre && suf < y.size() - pre &&
-         x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
-    ++suf;
-  }
+  const auto [pre, suf] = CommonTokenEnds(x, y);
   for (const auto* t : {&x, &y}) {
     for (size_t i = pre; i + suf < t->size(); ++i) {
       if (want((*t)[i])) return true;

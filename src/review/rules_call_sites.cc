@@ -648,13 +648,7 @@ void FileReview::IndexOffsets(ChangeBlock& b) {
     CodeLine& r = const_cast<CodeLine&>(*rp);
     const std::vector<Token>& x = a.tokens;
     const std::vector<Token>& y = r.tokens;
-    size_t pre = 0;
-    while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
-    size_t suf = 0;
-    while (suf < x.size() - pre && suf < y.size() - pre &&
-           x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
-      ++suf;
-    }
+    const auto [pre, suf] = CommonTokenEnds(x, y);
     // Only tokens added, forming `term +` before the old index or `+ term` after it.
     if (pre + suf != y.size() || pre + suf >= x.size()) continue;
     const size_t from = pre, to = x.size() - suf;

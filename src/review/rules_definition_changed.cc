@@ -525,13 +525,7 @@ void FileReview::ChangedStrideArguments(ChangeBlock& b) {
     if (r == nullptr || r->claimed) continue;
     const std::vector<Token>& x = a.tokens;
     const std::vector<Token>& y = r->tokens;
-    size_t pre = 0;
-    while (pre < x.size() && pre < y.size() && x[pre].text == y[pre].text) ++pre;
-    size_t suf = 0;
-    while (suf < x.size() - pre && suf < y.size() - pre &&
-           x[x.size() - 1 - suf].text == y[y.size() - 1 - suf].text) {
-      ++suf;
-    }
+    const auto [pre, suf] = CommonTokenEnds(x, y);
     auto strides = [](const std::vector<Token>& t, size_t from, size_t to) {
       std::set<std::string> out;
       for (size_t i = from; i < to; ++i) {
