@@ -1,10 +1,10 @@
 // Rules about calls and their parameters: an argument replaced or two swapped at a call
 // site (call.argument_changed), a parameter inserted in the middle of a function's list so
-// that every positional call shifts (call.parameter_inserted), and an offset added inside a
-// subscript (index.offset_added). What they look at is what changed in the call, the
-// signature or the index, never a name: the question names the changed line, the callee's
-// parameter in that position when the file defines it, and the other lines of the file that
-// still pass or index the old way. C++/CUDA only; a call they cannot delimit asks nothing.
+// that every positional call shifts (call.parameter_inserted); an offset added inside a
+// subscript is rules_index_offset.cc. What they look at is what changed in the call or the
+// signature, never a name: the question names the changed line, the callee's parameter in
+// that position when the file defines it, and the other lines of the file that still pass
+// the old way. C++/CUDA only; a call they cannot delimit asks nothing.
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -636,71 +636,6 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
                "the old arguments one place off (of a convertible type it still compiles). "
                "Were all callers, declarations and bindings updated in the same order?" +
                callers);
-  }
-}
-
-void FileReview::IndexOffsets(ChangeBlock& b) {
-  if (!cpp()) return;
-  for (CodeLine& a : b.added) {
-    if (a.claimed || a.code.empty() || a.code[0] == '#') continue;
-    const CodeLine* rp = BestMatch(a, b, 0.5);
-    if (rp == nullptr || rp->claimed) continue;
-    CodeLine& r = const_cast<CodeLine&>(*rp);
-    const std::vector<Token>& x = a.tokens;
-    const std::vector<Token>& y = r.tokens;
-    const auto [pre, suf] = CommonTokenEnds(x, y);
-    // Only tokens added, forming `term +` before the old index or `+ term` after it.
-    if (pre + suf != y.size() || pre + suf >= x.size()) continue;
-    const size_t from = pre, to = x.size() - suf;
-    const bool leading = x[to - 1].text == "+" || x[to - 1].text == "-";
-    const bool trailing = x[from].text == "+" || x[from].text == "-";
-    if (!leading && !trailing) continue;
-    // Inside a subscript: the innermost bracket open at `from` is '['.
-    size_t open = x.size();
-    int depth = 0;
-    for (size_t i = from; i-- > 0;) {
-      if (IsClose(x[i].text)) ++depth;
-      if (IsOpen(x[i].text)) {
-        if (depth == 0) {
-          open = i;
-          break;
-        }
-        --depth;
-      }
-    }
-    if (open == x.size() || x[open].text != "[" || open == 0 ||
-        x[open - 1].kind != TokenKind::kIdentifier) {
-      continue;
-    }
-    const size_t close = Closing(x, open);
-    if (close >= x.size() || close < to) continue;
-    const std::string array = x[open - 1].text;
-    const std::string term =
-        leading ? Join(x, from, to - 1) : Join(x, from + 1, to);
-    const std::string index = Join(x, open + 1, close);
-    std::set<std::string> term_ids = statement::Identifiers(x, leading ? from : from + 1,
-                                                            leading ? to - 1 : to);
-    Statement own = StatementAround(a);
-    const std::string others = UnchangedFileLines(
-        [&](const std::vector<Token>& t) {
-          bool indexes = false, with_term = false;
-          for (size_t i = 0; i + 1 < t.size(); ++i) {
-            indexes = indexes || (t[i].text == array && t[i + 1].text == "[");
-            with_term = with_term || term_ids.count(t[i].text) > 0;
-          }
-          return indexes && !with_term;
-        },
-        own, 4);
-    std::vector<CodeLine*> lines = {&r, &a};
-    Report(kIndexOffset, lines,
-           "`" + array + "[...]` now indexed at `" + Shorten(index, 80) + "` (adds `" +
-               Shorten(term, 60) + "`)" + InFunction(lines) + ". Is `" + Shorten(term, 60) +
-               "` in the units of this index (elements of this row, not tokens, blocks or "
-               "bytes), and does the sum stay inside `" + array + "` for the last block and "
-               "the longest sequence?" +
-               (others.empty() ? std::string("")
-                               : " Other lines still index `" + array + "` without it: " +
-                                     others + "."));
   }
 }
 
