@@ -55,6 +55,7 @@ inline constexpr std::string_view kArchDispatch = "arch.dispatch_changed";
 inline constexpr std::string_view kCallArgument = "call.argument_changed";
 inline constexpr std::string_view kParameterInserted = "call.parameter_inserted";
 inline constexpr std::string_view kIndexOffset = "index.offset_added";
+inline constexpr std::string_view kSiblings = "change.siblings_unchanged";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -86,6 +87,10 @@ class FileReview {
   FileReview(std::vector<ReviewedFile>& files, size_t index, const DiffCounts& counts,
              const ReviewOptions& options, std::vector<Finding>* out);
   void Run();
+  // rules_sibling_sites.cc: an edit made at one line while unchanged lines of the file still
+  // read the old form. Runs after Run() and MergeNearbyFindings over this file's `merged`
+  // findings: the question joins the finding of that line, or is a finding of its own.
+  void SiblingSites(std::vector<Finding>* merged);
 
  private:
   // rules_sync.cc
@@ -140,6 +145,8 @@ class FileReview {
     int64_t first = 0, last = 0;  // side lines
   };
   Statement StatementAround(const CodeLine& l) const;
+  // The line is a statement by itself on its side (not a piece of one split over lines).
+  bool WholeStatement(const CodeLine& l) const;
   // rules_condition_changed.cc: the first barrier and early exit of the branch a changed
   // condition guards, and the question for a bound replaced in a comparison.
   void BranchBarrierAndExit(const Statement& now, std::string* barrier, std::string* exit) const;
@@ -229,6 +236,9 @@ class FileReview {
   // Every token of the whole head file's code, built once (NameGoneFromHead).
   mutable std::set<std::string> head_names_;
   mutable bool head_names_built_ = false;
+  // Python: the bracket depth at the start of each line of the whole file, per side (base,
+  // head), built once (WholeStatement).
+  mutable std::vector<int> bracket_depth_[2];
   const ReviewCodeFile& code_;
   std::vector<ChangeBlock>& blocks_;
   const ReviewOptions& options_;

@@ -294,6 +294,15 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "a subscript x[i] that now adds a term (x[off + i]): its units, its range, the file's "
        "other subscripts of x without it"},
+      {kSiblings,
+       Severity::kWarning,
+       2,
+       {6},
+       "edit made at one site, not at its siblings",
+       VerifyWith::kNumerics,
+       "an edit of a line (a cast added, a bound or call changed) whose old form unchanged "
+       "lines of the same file still read (at most 8 of them): each is named; also added to "
+       "another rule's finding at that line"},
   };
   return kRules;
 }

@@ -82,8 +82,10 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
   std::vector<Finding> all;
   for (size_t i = 0; i < files.size(); ++i) {
     std::vector<Finding> found;
-    FileReview(files, i, counts, options, &found).Run();
+    FileReview review(files, i, counts, options, &found);
+    review.Run();
     MergeNearbyFindings(&found);
+    review.SiblingSites(&found);
     for (Finding& f : found) all.push_back(std::move(f));
   }
   return all;

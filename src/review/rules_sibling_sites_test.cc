@@ -1,0 +1,55 @@
+// change.siblings_unchanged on a small repository of our own (testdata/review/patterns/
+// sibling_sites): an edit made at one site of a file, and the unchanged lines that still
+// read the old form.
+#include <gtest/gtest.h>
+
+#include "review/review_patterns_test_util.h"
+
+namespace av {
+namespace {
+
+using namespace pattern_test;  // NOLINT
+
+// A row index widened to 64
+// bits in one CUDA kernel and one Triton kernel while their twins keep the 32-bit form; a
+// tile constant changed (literals only: no sibling question); a bound fixed in both kernels
+// (no site left).
+TEST(ReviewPatterns, AnEditMadeAtOneSiteNamesTheSiblingsStillReadingTheOldForm) {
+  const Reviewed r = ReviewPattern("sibling_sites", {{"kernels", "kernels/"}, {"pkg", "pkg/"}});
+  const std::vector<Finding>& f = r.with_files;
+  // The CUDA line is another rule's finding (a block index's definition): the sibling
+  // question joins it.
+  const Finding* cuda = nullptr;
+  for (const Finding& x : f) {
+    if (x.file == "kernels/rows.cu" && x.line <= 8 && 8 <= x.end_line) cuda = &x;
+  }
+  ASSERT_NE(cuda, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(cuda, "The same edit (`const int row = blockIdx` -> `const int64_t row = blockIdx`) is not made "
+                             "where unchanged lines of this file still read `const int row = blockIdx`: 17 "
+                             "(`const int row = blockIdx.x;`)."))
+      << cuda->message;
+  const Finding* triton = At(f, "change.siblings_unchanged", "pkg/norm.py", 7);
+  ASSERT_NE(triton, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(triton, "`tl.program_id(0)` -> `tl.program_id(0).to(tl.int64)`"))
+      << triton->message;
+  EXPECT_TRUE(Mentions(triton, ": 15 (`rows = tl.program_id(0) * BLOCK_ROW")) << triton->message;
+  // Literals only (a tile size) and a fix made at every site ask nothing about siblings.
+  for (const Finding& x : f) {
+    if (x.file == "kernels/rows.cu" && x.line == 4) {
+      EXPECT_EQ(x.message.find("still read"), std::string::npos) << x.message;
+    }
+    if (x.file == "kernels/both.cu") {
+      EXPECT_EQ(x.message.find("still read"), std::string::npos) << x.message;
+    }
+    EXPECT_NE(x.severity, Severity::kError) << Dump(f);
+  }
+  int asked = 0;
+  for (const Finding& x : f) asked += x.message.find("still read") != std::string::npos;
+  EXPECT_EQ(asked, 2) << Dump(f);
+  EXPECT_EQ(Count(f, "change.siblings_unchanged"), 1) << Dump(f);
+  // Without the whole files there are no unchanged lines to name.
+  EXPECT_EQ(Count(r.diff_only, "change.siblings_unchanged"), 0) << Dump(r.diff_only);
+}
+
+}  // namespace
+}  // namespace av
