@@ -546,6 +546,16 @@ TEST(ReviewPatterns, AComputationMovedToFloat32IsAsked) {
     const Finding* buffer = At(f, "accum.dtype_widened", py, 21);
     ASSERT_NE(buffer, nullptr) << Dump(f);
     EXPECT_TRUE(Mentions(buffer, "(`q.dtype`)")) << buffer->message;
+    // A product wrapped in a cast: the cast comes after the rounding. A load cast as it is
+    // read combines nothing first.
+    const Finding* rounded = At(f, "accum.dtype_widened", py, 33);
+    ASSERT_NE(rounded, nullptr) << Dump(f);
+    EXPECT_TRUE(Mentions(rounded, "`dy * (x * r[:, None]).to(in_dtype)` is now cast to float32 "
+                                  "after it is computed in _norm_grad_kernel()"))
+        << rounded->message;
+    EXPECT_TRUE(Mentions(rounded, "Should the operands be cast before they are multiplied"))
+        << rounded->message;
+    EXPECT_EQ(At(f, "accum.dtype_widened", py, 34), nullptr) << Dump(f);
     EXPECT_EQ(Count(f, "accum.dtype_narrowed"), 0) << Dump(f);
   }
 }

@@ -5,6 +5,7 @@
 
 #include "review/file_review.h"
 #include "review/rule_vocabulary.h"
+#include "review/statement_text.h"
 
 namespace av {
 namespace {
@@ -220,6 +221,64 @@ bool LiteralDtype(const std::string& v) {
   return false;
 }
 
+
+// A Python edit that wraps an expression with arithmetic in a cast to float32 (`(a * b).to(
+// tl.float32)`, `(a * b).float()`): the operands were combined, and rounded, in their own
+// dtype first. `what` gets "`a * b` is now cast to float32 after it is computed".
+bool CastAfterArithmetic(const std::vector<Token>& x, const std::vector<Token>& y,
+                         std::string* what) {
+  const auto [pre, suf] = CommonTokenEnds(x, y);
+  size_t y_to = y.size() - suf, x_to = x.size() - suf;
+  if (y_to <= pre || x_to <= pre + (y_to - pre)) return false;
+  // The shared end may take the old middle's closing brackets (`.to(X_dtype` + `), 0)`):
+  // give them back so that the middle is whole.
+  int open = 0;
+  for (size_t j = pre; j < y_to; ++j) {
+    open += (y[j].text == "(" || y[j].text == "[") - (y[j].text == ")" || y[j].text == "]");
+  }
+  while (open > 0 && y_to < y.size() && (y[y_to].text == ")" || y[y_to].text == "]")) {
+    ++y_to;
+    ++x_to;
+    --open;
+  }
+  // The old middle must sit inside the new one whole: `(` + old + `).to(...)`.
+  const size_t n = y_to - pre;
+  size_t at = x.size();
+  for (size_t i = pre; i + n <= x_to; ++i) {
+    bool same = true;
+    for (size_t j = 0; j < n && same; ++j) same = x[i + j].text == y[pre + j].text;
+    if (same) {
+      at = i;
+      break;
+    }
+  }
+  if (at == x.size()) return false;
+  bool wide = false, cast = false;
+  for (size_t i = pre; i < at; ++i) wide = wide || IsWideType(x[i]);
+  for (size_t i = at + n; i < x_to; ++i) {
+    wide = wide || IsWideType(x[i]);
+    cast = cast || x[i].text == "to" || x[i].text == "astype" || x[i].text == "float";
+  }
+  if (!wide || !cast) return false;
+  // Arithmetic at the old middle's own level: a product or a sum, not a name or a call.
+  int depth = 0;
+  bool arithmetic = false;
+  for (size_t j = pre; j < y_to; ++j) {
+    const std::string& t = y[j].text;
+    if (t == "(" || t == "[") ++depth;
+    if (t == ")" || t == "]") --depth;
+    if (depth == 0 && (t == "*" || t == "+" || t == "-" || t == "@")) arithmetic = true;
+  }
+  if (!arithmetic) return false;
+  *what = "`" + Shorten(statement::Join(y, pre, y_to), 80) +
+          "` is now cast to float32 after it is computed";
+  return true;
+}
+
+constexpr const char* kRoundedFirst =
+    " Its products and sums still run, and round, in the operands' dtype; only what follows "
+    "(a reduction, an accumulation) is float32. Should the operands be cast before they are "
+    "multiplied, and what error against a float32 reference remains (the test's tolerance)?";
 }  // namespace
 
 // A tile or buffer that followed the input dtype now float32, or a value cast to float32
@@ -242,6 +301,13 @@ void FileReview::WidenedDtypes(ChangeBlock& b) {
                  ": results differ from before for half and bf16 inputs, and it takes twice the "
                  "registers or memory. Do its consumers (kernels that read this buffer, stores, "
                  "dtype checks) expect float32, and do the tests compare each input dtype?");
+      continue;
+    }
+    // `sum(a * b)` -> `sum((a * b).to(tl.float32))`: the products are rounded before the cast.
+    std::string cast_after;
+    if (r != nullptr && CastAfterArithmetic(a.tokens, r->tokens, &cast_after)) {
+      std::vector<CodeLine*> lines = {r, &a};
+      Report(kAccumWidened, lines, cast_after + InFunction(lines) + "." + kRoundedFirst);
       continue;
     }
     // `x = x.to(tl.float32)` added: the cast comes after `x` was computed.

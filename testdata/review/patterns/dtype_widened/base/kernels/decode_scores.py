@@ -20,3 +20,15 @@ def scores(q, k):
     out = torch.empty((k.shape[0],), dtype=q.dtype, device=q.device)
     _scores_kernel[(1,)](q, k, out, tl.float16, k.shape[0], q.shape[0])
     return out
+
+
+@triton.jit
+def _norm_grad_kernel(DY, X, R, DW, in_dtype: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    dy = tl.load(DY + offs[:, None] * BLOCK + offs[None, :])
+    x = tl.load(X + offs[:, None] * BLOCK + offs[None, :])
+    r = tl.load(R + offs)
+    dw = tl.zeros([BLOCK], dtype=tl.float32)
+    dw += tl.sum(dy * (x * r[:, None]).to(in_dtype), 0)
+    scale = tl.load(R + offs)
+    tl.store(DW + offs, dw * scale)
