@@ -56,6 +56,7 @@ inline constexpr std::string_view kCallArgument = "call.argument_changed";
 inline constexpr std::string_view kParameterInserted = "call.parameter_inserted";
 inline constexpr std::string_view kIndexOffset = "index.offset_added";
 inline constexpr std::string_view kSiblings = "change.siblings_unchanged";
+inline constexpr std::string_view kTestsReduced = "tests.coverage_reduced";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -87,6 +88,9 @@ class FileReview {
   FileReview(std::vector<ReviewedFile>& files, size_t index, const DiffCounts& counts,
              const ReviewOptions& options, std::vector<Finding>* out);
   void Run();
+  // rules_tests_changed.cc: a test file's change, for what it no longer checks (the code
+  // rules never read test files).
+  void RunTests();
   // rules_sibling_sites.cc: an edit made at one line while unchanged lines of the file still
   // read the old form. Runs after Run() and MergeNearbyFindings over this file's `merged`
   // findings: the question joins the finding of that line, or is a finding of its own.
@@ -188,6 +192,14 @@ class FileReview {
   void CallArguments(ChangeBlock& b);
   void ParametersInserted(ChangeBlock& b);
   void IndexOffsets(ChangeBlock& b);
+  // rules_tests_changed.cc
+  void TestTolerances(ChangeBlock& b);
+  void TestCases(ChangeBlock& b);
+  void TestSkips(ChangeBlock& b);
+  void TestCasesEdited();
+  std::string Where(const std::vector<CodeLine*>& lines) const;
+  void TestAssertionsRemoved();
+  std::vector<std::pair<CodeLine*, CodeLine*>> edited_cases_;  // removed, added
   // rules_attention.cc
   void Masks(ChangeBlock& b);
   void CombineAndSoftmax(ChangeBlock& b);

@@ -303,6 +303,15 @@ const std::vector<RuleInfo>& Rules() {
        "an edit of a line (a cast added, a bound or call changed) whose old form unchanged "
        "lines of the same file still read (at most 8 of them): each is named; also added to "
        "another rule's finding at that line"},
+      {kTestsReduced,
+       Severity::kWarning,
+       1,
+       {8},
+       "test checks less than before",
+       VerifyWith::kNumerics,
+       "test files only: a tolerance raised (atol 1e-3 -> 1e-2), parametrised values dropped or "
+       "replaced, a case of a list edited in place or removed, a skip or xfail added, "
+       "assertions removed and not made again"},
   };
   return kRules;
 }

@@ -34,6 +34,17 @@ void MarkPlainTwins(std::vector<ReviewedFile>* files) {
   }
 }
 
+// A test file of code (not docs, not data): a test path, or any code file of a component
+// of kind tests.
+bool IsTestCodePath(const std::string& path, const FileKind& kind) {
+  if (kind.kind == ComponentKind::kTests) return true;
+  std::string p = "/" + ToLower(path);
+  for (std::string_view dir : {"/docs/", "/doc/", "/testdata/"}) {
+    if (p.find(dir) != std::string::npos) return false;
+  }
+  return IsTestOrDocPath(path);
+}
+
 }  // namespace
 
 std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
@@ -41,17 +52,20 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
                                  int64_t* files_reviewed, int64_t* files_skipped) {
   // Renames, moved code and counted uses are judged across all the diffs' code files: a
   // function renamed in its header and at its call sites in a .cu is one rename.
-  std::vector<ReviewCodeFile> code_files;
+  std::vector<ReviewCodeFile> code_files, test_files;
   for (const ComponentDiff& d : diffs) {
     for (const FileDiff& file : d.diff->files) {
       const SourceLanguage language = LanguageOfPath(file.path());
       const FileKind kind = KindOfFile(d.kind, d.component, file.path());
-      if (file.binary || language == SourceLanguage::kOther || IsTestOrDocPath(file.path()) ||
-          kind.kind == ComponentKind::kTests || file.hunks.empty()) {
-        if (files_skipped) ++*files_skipped;
-        continue;
-      }
-      if (files_reviewed) ++*files_reviewed;
+      const bool skipped = file.binary || language == SourceLanguage::kOther ||
+                           IsTestOrDocPath(file.path()) || kind.kind == ComponentKind::kTests ||
+                           file.hunks.empty();
+      // Test code is read for what it no longer checks, apart from the code rules.
+      const bool test_code = skipped && !file.binary && language != SourceLanguage::kOther &&
+                             !file.hunks.empty() && IsTestCodePath(file.path(), kind);
+      if (skipped && files_skipped) ++*files_skipped;
+      if (skipped && !test_code) continue;
+      if (!skipped && files_reviewed) ++*files_reviewed;
       ReviewCodeFile f;
       f.file = &file;
       f.language = language;
@@ -68,7 +82,7 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
           f.head = s.head;
         }
       }
-      code_files.push_back(f);
+      (test_code ? test_files : code_files).push_back(f);
     }
   }
   std::vector<std::vector<ChangeBlock>> blocks = BuildDiffChangeBlocks(code_files);
@@ -86,6 +100,18 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
     review.Run();
     MergeNearbyFindings(&found);
     review.SiblingSites(&found);
+    for (Finding& f : found) all.push_back(std::move(f));
+  }
+  std::vector<std::vector<ChangeBlock>> test_blocks = BuildDiffChangeBlocks(test_files);
+  std::vector<ReviewedFile> tests;
+  for (size_t i = 0; i < test_files.size(); ++i) {
+    tests.push_back({test_files[i], std::move(test_blocks[i])});
+  }
+  const DiffCounts no_counts{};
+  for (size_t i = 0; i < tests.size(); ++i) {
+    std::vector<Finding> found;
+    FileReview(tests, i, no_counts, options, &found).RunTests();
+    MergeNearbyFindings(&found);
     for (Finding& f : found) all.push_back(std::move(f));
   }
   return all;
