@@ -56,6 +56,7 @@ void FileReview::Run() {
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);
+    DivergentCollectives(b);
     BarriersAdded(b);
     SpinWaits(b);
     PreprocessorConditions(b);

@@ -57,6 +57,7 @@ inline constexpr std::string_view kParameterInserted = "call.parameter_inserted"
 inline constexpr std::string_view kIndexOffset = "index.offset_added";
 inline constexpr std::string_view kSiblings = "change.siblings_unchanged";
 inline constexpr std::string_view kTestsReduced = "tests.coverage_reduced";
+inline constexpr std::string_view kCollective = "sync.collective_divergent";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -136,6 +137,18 @@ class FileReview {
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
+  // rules_collectives.cc: a warp or block collective where lanes of one warp can diverge.
+  void DivergentCollectives(ChangeBlock& b);
+  // Per function (its body's first line): each definition of a name, in order, and whether
+  // it reads the lane.
+  struct LaneDef {
+    int64_t line;
+    std::string name;
+    bool lane;
+  };
+  std::map<int64_t, std::vector<LaneDef>> lane_defs_;
+  static bool LaneDefined(const std::vector<LaneDef>& defs, const std::string& name,
+                          int64_t line);
   // The whole head file still names `key` as a token (a fallback switch not gone).
   bool HeadStillTests(const std::string& key) const;
   // A name the removed line reads (right of its `=`, not a callee) that the whole head file

@@ -303,6 +303,16 @@ const std::vector<RuleInfo>& Rules() {
        "an edit of a line (a cast added, a bound or call changed) whose old form unchanged "
        "lines of the same file still read (at most 8 of them): each is named; also added to "
        "another rule's finding at that line"},
+      {kCollective,
+       Severity::kWarning,
+       4,
+       {5},
+       "collective where lanes can diverge",
+       VerifyWith::kNumerics,
+       "C++/CUDA with the whole head file: a warp collective (`__shfl*_sync`, `__ballot_sync`, "
+       "`__syncwarp`, `elect_one_sync`), `__syncthreads` or a TMA store wait added under an "
+       "`if`/`for`/`while` that reads the lane (lane_id, threadIdx, a name the function "
+       "derives from them), or such a branch added around one"},
       {kTestsReduced,
        Severity::kWarning,
        1,
