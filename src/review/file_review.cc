@@ -69,6 +69,7 @@ void FileReview::Run() {
     SmemLayout(b);
     Tma(b);
     HostDispatch(b);
+    TritonAccesses(b);
     EarlyReturns(b);
     Clamps(b);
     NegatedConditions(b);

@@ -58,6 +58,7 @@ inline constexpr std::string_view kIndexOffset = "index.offset_added";
 inline constexpr std::string_view kSiblings = "change.siblings_unchanged";
 inline constexpr std::string_view kTestsReduced = "tests.coverage_reduced";
 inline constexpr std::string_view kCollective = "sync.collective_divergent";
+inline constexpr std::string_view kTritonMask = "triton.access_mask_changed";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -137,6 +138,9 @@ class FileReview {
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
+  // rules_triton_access.cc: the mask, other, boundary check of a Triton load or store.
+  void TritonAccesses(ChangeBlock& b);
+  mutable bool triton_checked_ = false, triton_ = false;
   // rules_collectives.cc: a warp or block collective where lanes of one warp can diverge.
   void DivergentCollectives(ChangeBlock& b);
   // Per function (its body's first line): each definition of a name, in order, and whether

@@ -313,6 +313,15 @@ const std::vector<RuleInfo>& Rules() {
        "`__syncwarp`, `elect_one_sync`), `__syncthreads` or a TMA store wait added under an "
        "`if`/`for`/`while` that reads the lane (lane_id, threadIdx, a name the function "
        "derives from them), or such a branch added around one"},
+      {kTritonMask,
+       Severity::kWarning,
+       2,
+       {4},
+       "Triton load or store guard changed",
+       VerifyWith::kNumerics,
+       "Python with tl.load/tl.store: `mask=`, `other=`, `boundary_check=`, `padding_option=` "
+       "of a load, store or atomic (also on a continuation line of a call split over lines) "
+       "removed, added or changed: which lanes read or write now, what masked lanes read"},
       {kTestsReduced,
        Severity::kWarning,
        1,
