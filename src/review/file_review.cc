@@ -87,6 +87,7 @@ void FileReview::Run() {
     ChangedStrideArguments(b);
     CallArguments(b);
     ParametersInserted(b);
+    PythonParametersInserted(b);
     Interface(b);
     Masks(b);
     CombineAndSoftmax(b);

@@ -208,6 +208,9 @@ class FileReview {
   // mid-list (every positional call shifts), an offset added inside a subscript.
   void CallArguments(ChangeBlock& b);
   void ParametersInserted(ChangeBlock& b);
+  // rules_python_params.cc: the same for a Python `def` (a Triton kernel, a host wrapper).
+  void PythonParametersInserted(ChangeBlock& b);
+  std::set<std::string> python_defs_done_;
   void IndexOffsets(ChangeBlock& b);
   // rules_tests_changed.cc
   void TestTolerances(ChangeBlock& b);
