@@ -70,6 +70,7 @@ void FileReview::Run() {
     Tma(b);
     HostDispatch(b);
     TritonAccesses(b);
+    SwallowedErrors(b);
     EarlyReturns(b);
     Clamps(b);
     NegatedConditions(b);

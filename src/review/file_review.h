@@ -59,6 +59,7 @@ inline constexpr std::string_view kSiblings = "change.siblings_unchanged";
 inline constexpr std::string_view kTestsReduced = "tests.coverage_reduced";
 inline constexpr std::string_view kCollective = "sync.collective_divergent";
 inline constexpr std::string_view kTritonMask = "triton.access_mask_changed";
+inline constexpr std::string_view kSwallowed = "fallback.error_swallowed";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -138,6 +139,8 @@ class FileReview {
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
+  // rules_swallowed_errors.cc: a catch-everything handler added that goes on.
+  void SwallowedErrors(ChangeBlock& b);
   // rules_triton_access.cc: the mask, other, boundary check of a Triton load or store.
   void TritonAccesses(ChangeBlock& b);
   mutable bool triton_checked_ = false, triton_ = false;

@@ -1,0 +1,5 @@
+#include "launch.h"
+
+int Launch(const Args& args) {
+  return LaunchFast(args);
+}

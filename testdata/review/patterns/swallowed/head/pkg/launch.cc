@@ -1,0 +1,9 @@
+#include "launch.h"
+
+int Launch(const Args& args) {
+  try {
+    return LaunchFast(args);
+  } catch (...) {
+    return LaunchSlow(args);
+  }
+}
