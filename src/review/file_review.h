@@ -220,6 +220,7 @@ class FileReview {
   void TestCases(ChangeBlock& b);
   void TestSkips(ChangeBlock& b);
   void TestCasesEdited();
+  bool InNewTest(const CodeLine& a) const;
   std::string Where(const std::vector<CodeLine*>& lines) const;
   void TestAssertionsRemoved();
   std::vector<std::pair<CodeLine*, CodeLine*>> edited_cases_;  // removed, added

@@ -89,19 +89,18 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
         if (t[i].kind != TokenKind::kIdentifier || t[i + 1].text != "=") continue;
         bool lane = false, per_warp = ToLower(t[i].text).find("warp") != std::string::npos;
         for (size_t j = i + 2; j < t.size() && t[j].text != ";" && t[j].text != ","; ++j) {
-          // A vote or shuffle's result, and a lane divided by the warp's width
-          // (`threadIdx.x / 32`, `>> 5`), are the same for the whole warp.
+          // A vote or shuffle's result is the same for the whole warp, and so is whatever is
+          // divided (`threadIdx.x / 32`, `thread_id / threads_per_rank`, `>> 5`): a
+          // division by a multiple of the warp width cannot be told from another here.
           if (CollectiveName(t[j].text) && j + 1 < t.size() && t[j + 1].text == "(") {
             j = statement::Closing(t, j + 1);
             if (j >= t.size()) break;
             continue;
           }
-          if ((t[j].text == "/" || t[j].text == ">>") && j + 1 < t.size() &&
-              (t[j + 1].text == "32" || t[j + 1].text == "5" ||
-               ToLower(t[j + 1].text).find("warp") != std::string::npos)) {
-            per_warp = true;
-          }
-          lane = lane || LaneName(t[j].text) || LaneDefined(defs, t[j].text, n);
+          if (t[j].text == "/" || t[j].text == ">>") per_warp = true;
+          // Read directly: a name derived from a derived name is not followed (a name reused
+          // in another branch of the function would carry its meaning across).
+          lane = lane || LaneName(t[j].text);
         }
         defs.push_back({n, t[i].text, lane && !per_warp});
       }
@@ -119,6 +118,17 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
           continue;
         }
         if (LaneName(x.text) || LaneDefined(defs, x.text, n)) {
+          // `threadIdx.x < 64`, `thread_id >= 32`: compared with a multiple of the warp's
+          // width, the whole warp takes the same side.
+          size_t k = i + 1;
+          if (k + 1 < t.size() && t[k].text == "." && t[k + 1].kind == TokenKind::kIdentifier) k += 2;
+          long long bound = 0;
+          if (k + 1 < t.size() && IsComparisonAt(t, k) && t[k].text != "==" &&
+              t[k].text != "!=" && ParseIntLiteral(t[k + 1].text, &bound) && bound > 0 &&
+              bound % 32 == 0) {
+            i = k + 1;
+            continue;
+          }
           *which = x.text;
           return true;
         }

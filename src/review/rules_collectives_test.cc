@@ -29,6 +29,8 @@ TEST(ReviewPatterns, CollectivesWhereLanesCanDivergeAreAsked) {
   // `warp_id` is threadIdx.x / 32: one value per warp. `pending` is voted by __any_sync.
   EXPECT_EQ(At(f, "sync.collective_divergent", cu, 16), nullptr) << Dump(f);
   EXPECT_EQ(At(f, "sync.collective_divergent", cu, 36), nullptr) << Dump(f);
+  // `threadIdx.x < 64` compares with a multiple of the warp's width: whole warps.
+  EXPECT_EQ(At(f, "sync.collective_divergent", cu, 45), nullptr) << Dump(f);
   EXPECT_EQ(Count(f, "sync.collective_divergent"), 2) << Dump(f);
   for (const Finding& x : f) EXPECT_NE(x.severity, Severity::kError) << Dump(f);
   // Without the whole file the enclosing branches are unknown: nothing is asked.

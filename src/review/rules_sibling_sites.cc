@@ -155,6 +155,10 @@ bool SiblingEditOf(const std::vector<Token>& x, const std::vector<Token>& y,
   const size_t y_to = y.size() - suf, x_to = x.size() - suf;
   const size_t removed = y_to - pre, added = x_to - pre;
   if (removed + added == 0 || removed > 20 || added > 20) return false;
+  // A part only deleted, or an expression replaced by a name (`state.block` -> `block`, a
+  // local holding it), leaves the old form meaning what it did elsewhere.
+  if (added == 0) return false;
+  if (added == 1 && removed > 1 && x[pre].kind == TokenKind::kIdentifier) return false;
   if (OnlyLiteralsOrStrings(y, pre, y_to) && OnlyLiteralsOrStrings(x, pre, x_to)) return false;
   // The old form's bounds in y and the new form's in x, sharing the context around.
   size_t lo = pre, hi = y_to;  // in y
@@ -270,6 +274,8 @@ void FileReview::SiblingSites(std::vector<Finding>* merged) {
     unchanged.push_back({n, code, Tokenize(code)});
   }
   std::set<Texts> asked;
+  std::set<std::vector<int64_t>> named;  // sibling lines already named by a question
+  int standalone = 0;
   std::vector<Finding> alone;
   std::vector<Finding>* keep = out_;
   out_ = &alone;
@@ -300,6 +306,10 @@ void FileReview::SiblingSites(std::vector<Finding>* merged) {
       }
       // None: nothing to ask. Many: the old form is the file's idiom, not a site missed.
       if (still.empty() || still.size() > 8) continue;
+      // The same lines named for a neighbouring edit already (one refactor, many lines).
+      std::vector<int64_t> key;
+      for (const Line* l : still) key.push_back(l->n);
+      if (!named.insert(key).second) continue;
       std::string sites;
       for (size_t i = 0; i < still.size() && i < 4; ++i) {
         sites += std::string(i ? ", " : "") + std::to_string(still[i]->n) + " (`" +
@@ -313,6 +323,9 @@ void FileReview::SiblingSites(std::vector<Finding>* merged) {
       const std::string edit_text =
           "`" + Shorten(edit.old_text, 60) + "` -> `" + Shorten(edit.new_text, 60) + "`";
       if (!a.claimed) {
+        // Two questions of their own per file at most: more edits with old forms left is a
+        // function rewritten beside an older twin, not sites missed one by one.
+        if (++standalone > 2) continue;
         std::vector<CodeLine*> lines = {const_cast<CodeLine*>(r), &a};
         Report(kSiblings, lines, edit_text + InFunction(lines) + ", while " + still_read);
         continue;

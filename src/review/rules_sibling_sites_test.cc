@@ -43,6 +43,13 @@ TEST(ReviewPatterns, AnEditMadeAtOneSiteNamesTheSiblingsStillReadingTheOldForm) 
     }
     EXPECT_NE(x.severity, Severity::kError) << Dump(f);
   }
+  // An expression replaced by a local that holds it (`y[col] = v`) leaves the other line
+  // reading `x[col] * block_rows` as right as before.
+  for (const Finding& x : f) {
+    if (x.file == "kernels/rows.cu" && x.line >= 26) {
+      EXPECT_EQ(x.message.find("still read"), std::string::npos) << x.message;
+    }
+  }
   int asked = 0;
   for (const Finding& x : f) asked += x.message.find("still read") != std::string::npos;
   EXPECT_EQ(asked, 2) << Dump(f);

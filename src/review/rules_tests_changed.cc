@@ -151,13 +151,19 @@ std::string Factor(double was, double now) {
 
 }  // namespace
 
-// " in f()" for a test function; a gtest macro (`TEST`, `TEST_F`) names no function.
+// " in f()" for a test function; a gtest macro (`TEST`, `TEST_F`) and a decorator name none.
 std::string FileReview::Where(const std::vector<CodeLine*>& lines) const {
+  // A decorator sits before the function it decorates: the one around it is the previous.
+  for (const CodeLine* l : lines) {
+    if (!l->code.empty() && l->code[0] == '@') return "";
+  }
   const std::string in = InFunction(lines);
   return in.rfind(" in TEST", 0) == 0 ? std::string() : in;
 }
 
 void FileReview::RunTests() {
+  // A new or deleted test file takes nothing away from what the tests it changes check.
+  if (added_file() || deleted()) return;
   for (ChangeBlock& b : blocks_) {
     TestTolerances(b);
     TestCases(b);
@@ -269,7 +275,15 @@ void FileReview::TestCases(ChangeBlock& b) {
 // The cases edited in place across the file, asked once: the same edit is often made in
 // each list of the file (the forward and the backward test).
 void FileReview::TestCasesEdited() {
-  if (edited_cases_.empty()) return;
+  // One pair per new case line (two old lines can pair with one new line).
+  std::vector<std::pair<CodeLine*, CodeLine*>> unique;
+  std::set<int64_t> seen;
+  for (const auto& e : edited_cases_) {
+    if (seen.insert(e.second->side_line()).second) unique.push_back(e);
+  }
+  edited_cases_ = unique;
+  // More than four cases edited is the list rewritten, not a case replaced.
+  if (edited_cases_.empty() || edited_cases_.size() > 4) return;
   auto [r, a] = edited_cases_.front();
   std::string also;
   for (size_t i = 1; i < edited_cases_.size() && i <= 8; ++i) {
@@ -287,10 +301,55 @@ void FileReview::TestCasesEdited() {
              "beside it rather than replace it?");
 }
 
+// The Python test function a line belongs to or decorates (a decorator's is the next
+// `def`), when the base file has no function of that name: a test the diff adds. Without the
+// whole files: when the diff adds that `def` line and removes none of the same name.
+bool FileReview::InNewTest(const CodeLine& a) const {
+  const SourceOutline* head = Outline(true);
+  const SourceOutline* base = Outline(false);
+  auto def_name = [](const std::vector<Token>& t) {
+    size_t k = !t.empty() && t[0].text == "async" ? 1 : 0;
+    return t.size() > k + 1 && t[k].text == "def" && t[k + 1].kind == TokenKind::kIdentifier
+               ? t[k + 1].text
+               : std::string();
+  };
+  const bool decorator = !a.code.empty() && a.code[0] == '@';
+  std::string name = decorator ? "" : a.function;
+  if (head != nullptr && !decorator) {
+    if (const OutlineFunction* f = head->FunctionAt(a.side_line()); f != nullptr) name = f->name;
+  }
+  for (int64_t n = a.side_line(); decorator && name.empty() && n <= a.side_line() + 10; ++n) {
+    if (head != nullptr) {
+      name = def_name(Tokenize(CommentStripper(code_.language).Strip(head->Line(n))));
+      continue;
+    }
+    for (const ChangeBlock& b : blocks_) {
+      for (const CodeLine& x : b.added) {
+        if (x.side_line() == n && name.empty()) name = def_name(x.tokens);
+      }
+    }
+  }
+  if (name.empty() || name.rfind("TEST", 0) == 0) return false;  // gtest: one macro name
+  if (head != nullptr && base != nullptr) {
+    for (const OutlineFunction& g : base->functions) {
+      if (g.name == name) return false;
+    }
+    return true;
+  }
+  bool added = false;
+  for (const ChangeBlock& b : blocks_) {
+    for (const CodeLine& x : b.removed) {
+      if (def_name(x.tokens) == name) return false;
+    }
+    for (const CodeLine& x : b.added) added = added || def_name(x.tokens) == name;
+  }
+  return added;
+}
+
 void FileReview::TestSkips(ChangeBlock& b) {
   std::vector<CodeLine*> lines;
   for (CodeLine& a : b.added) {
-    if (a.claimed || !SkipLine(a.tokens)) continue;
+    if (a.claimed || !SkipLine(a.tokens) || InNewTest(a)) continue;
     const CodeLine* r = BestMatch(a, b, 0.5);
     if (r != nullptr && SkipLine(r->tokens)) continue;  // a skip reworded
     lines.push_back(&a);
@@ -316,13 +375,20 @@ void FileReview::TestAssertionsRemoved() {
           a != nullptr && BestMatch(*a, b, 0.5) == &r && AssertionLine(a->tokens);
       if (!r.claimed && !reworded) lines.push_back(&r);
     }
-    for (CodeLine& a : b.added) added += AssertionLine(a.tokens);
+    // Checks of a test the diff adds check something new; they make up for nothing removed.
+    for (CodeLine& a : b.added) added += AssertionLine(a.tokens) && !InNewTest(a);
   }
   if (removed <= added || lines.empty()) return;
+  // The first place they were removed (one question per file, not one per run of lines).
+  std::vector<CodeLine*> first;
+  for (CodeLine* l : lines) {
+    if (l->side_line() - lines[0]->side_line() < kMaxFindingSpan) first.push_back(l);
+  }
+  const size_t more = lines.size() - 1;
+  lines = first;
   Report(kTestsReduced, lines,
          "check `" + Shorten(lines[0]->code, 100) + "` removed" +
-             (lines.size() > 1 ? " (and " + std::to_string(lines.size() - 1) + " more)"
-                               : std::string("")) +
+             (more > 0 ? " (and " + std::to_string(more) + " more)" : std::string("")) +
              Where(lines) + " (" + std::to_string(removed) + " checks removed, " +
              std::to_string(added) +
              " added in the file): what it compared is no longer checked. Does the changed "

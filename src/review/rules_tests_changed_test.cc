@@ -29,6 +29,7 @@ TEST(ReviewPatterns, TestsThatCheckLessAreAsked) {
     const Finding* skip = At(f, "tests.coverage_reduced", py, 20);
     ASSERT_NE(skip, nullptr) << Dump(f);
     EXPECT_TRUE(Mentions(skip, "`@pytest.mark.skipif(")) << skip->message;
+    EXPECT_TRUE(Mentions(skip, "sm90 only\")` added: the test no longer runs")) << skip->message;
     // A deletion is placed where it sat: the line after it.
     const Finding* removed = At(f, "tests.coverage_reduced", py, 31);
     ASSERT_NE(removed, nullptr) << Dump(f);
@@ -45,6 +46,8 @@ TEST(ReviewPatterns, TestsThatCheckLessAreAsked) {
     EXPECT_EQ(At(f, "tests.coverage_reduced", py, 21), nullptr) << Dump(f);
     for (const Finding& x : f) EXPECT_FALSE(Mentions(&x, "0.02")) << Dump(f);
     for (const Finding& x : f) EXPECT_EQ(x.rule, "tests.coverage_reduced") << Dump(f);
+    // A test file the diff adds, and a skip on a test the diff adds, take nothing away.
+    EXPECT_EQ(At(f, "tests.coverage_reduced", "tests/test_new_kernel.py", 5), nullptr) << Dump(f);
     EXPECT_EQ(Count(f, "tests.coverage_reduced"), 6) << Dump(f);
   }
 }

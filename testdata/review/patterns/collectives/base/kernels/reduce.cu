@@ -33,3 +33,11 @@ __global__ void drain_kernel(const int* pending_in, int* out) {
   }
   out[lane_id] = pending;
 }
+
+__global__ void first_warps_kernel(float* y) {
+  float v = y[threadIdx.x];
+  if (threadIdx.x < 64) {
+    v += 1.f;
+  }
+  y[threadIdx.x] = v;
+}

@@ -24,6 +24,8 @@ __global__ void shift_rows_kernel(const float* x, float* y, int num_rows, int ro
 __global__ void copy_rows_kernel(const float* x, float* y, int num_rows, int row_stride) {
   const int block_rows = kBlockRows;
   for (int col = threadIdx.x; col < row_stride; col += blockDim.x) {
-    y[col] = x[col] * block_rows;
+    const float v = x[col] * block_rows;
+    y[col] = v;
+    y[row_stride + col] = x[col] * block_rows;
   }
 }

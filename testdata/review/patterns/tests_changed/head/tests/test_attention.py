@@ -29,3 +29,8 @@ def test_backward(B, H, T, D, causal):
     out.sum().backward()
     assert q.grad is not None
     assert (out - reference(q, q, q, causal=causal)).abs().max() < 0.01
+
+
+@pytest.mark.skip(reason="needs sm100")
+def test_sm100_only():
+    assert attention is not None
