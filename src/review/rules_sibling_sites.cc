@@ -291,6 +291,9 @@ void FileReview::SiblingSites(std::vector<Finding>* merged) {
       if (!SiblingEditOf(a.tokens, r->tokens, &edit) || !asked.insert(edit.old_form).second) {
         continue;
       }
+      // Each edit scans the file's unchanged lines: a rewrite of thousands of lines is read
+      // for its first 256 edits only, which keeps the review linear in the diff.
+      if (asked.size() > 256) break;
       std::vector<const Line*> still;
       for (const Line& l : unchanged) {
         const std::vector<size_t> old_at = Occurrences(l.tokens, edit.old_form);
