@@ -77,8 +77,12 @@ bool IsArchWord(const std::string& id) {
 }
 
 bool NamesArch(const CodeLine& l, const std::set<std::string>& extra = {}) {
-  for (const Token& t : l.tokens) {
-    if (t.kind == TokenKind::kIdentifier && (IsArchWord(t.text) || extra.count(t.text)))
+  for (size_t i = 0; i < l.tokens.size(); ++i) {
+    const Token& t = l.tokens[i];
+    // A module on a path (`cute.arch.fence()`, `nvvm.arch`): a namespace, not a test.
+    const bool module = i + 1 < l.tokens.size() && l.tokens[i + 1].text == "." && i > 0 &&
+                        l.tokens[i - 1].text == ".";
+    if (t.kind == TokenKind::kIdentifier && !module && (IsArchWord(t.text) || extra.count(t.text)))
       return true;
     if (t.kind == TokenKind::kIdentifier && t.text == "get_device_capability") return true;
     if (t.kind == TokenKind::kString) {

@@ -220,6 +220,40 @@ std::string FileReview::NameGoneFromHead(const CodeLine& r) const {
   return "";
 }
 
+namespace {
+
+// Python: the comparisons of a line that order two values that vary (`start < end`,
+// `n_block_min < n_block_max`): host code tests configuration with the others
+// (`n_groups <= 0`, `mode == 'sigmoid'`, `len(ids) > 0`), which bounds no index.
+int PythonBounds(const CodeLine& l) {
+  const std::vector<Token>& t = l.tokens;
+  auto literal = [&](size_t k) {
+    return k < t.size() && (t[k].kind == TokenKind::kNumber || t[k].kind == TokenKind::kString ||
+                            t[k].text == "None" || t[k].text == "True" || t[k].text == "False");
+  };
+  int n = 0;
+  for (size_t i = 1; i + 1 < t.size(); ++i) {
+    const std::string& x = t[i].text;
+    if (x != "<" && x != "<=" && x != ">" && x != ">=") continue;
+    const size_t right = t[i + 1].text == "-" ? i + 2 : i + 1;
+    // A literal alone on a side (`> 0`, `< -1`); `0 < i` too. `2 * n` is no literal side.
+    const bool literal_right =
+        literal(right) && (right + 1 >= t.size() || (t[right + 1].text != "*" &&
+                                                     t[right + 1].text != "+" &&
+                                                     t[right + 1].text != "-" &&
+                                                     t[right + 1].text != "/" &&
+                                                     t[right + 1].text != "("));
+    const bool literal_left = literal(i - 1) && (i < 2 || (t[i - 2].text != "*" &&
+                                                           t[i - 2].text != "+" &&
+                                                           t[i - 2].text != "-" &&
+                                                           t[i - 2].text != "/"));
+    if (!literal_right && !literal_left) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 void FileReview::Guards(ChangeBlock& b) {
   std::vector<CodeLine*> lines;
   std::string what;
@@ -254,6 +288,8 @@ void FileReview::Guards(ChangeBlock& b) {
                    "tests sweep them?");
         continue;
       }
+      // A Python test of configuration (no two varying values ordered) is no bounds check.
+      if (python() && PythonBounds(r) == 0) continue;
       // The same bound tested again elsewhere in the function (`for (i = b + t; i < end;`
       // -> `for (t = 0; t < N;` with `if (b + t < end)` inside): moved, not removed.
       if (after < before && !BoundTestedAgain(r)) {
@@ -282,7 +318,10 @@ void FileReview::Guards(ChangeBlock& b) {
         if ((o[i] == "<" && n[i] == "<=") || (o[i] == ">" && n[i] == ">=")) loosened = true;
       }
     }
-    if (StatementGuardStrength(*a) < strength) loosened = true;
+    if (StatementGuardStrength(*a) < strength &&
+        (!python() || PythonBounds(*a) < PythonBounds(r))) {
+      loosened = true;
+    }
     if (loosened) {
       lines.push_back(&r);
       lines.push_back(a);

@@ -284,6 +284,35 @@ TEST(WhatChanged, ARefusalRemovedIsNoBoundsCheck) {
   EXPECT_TRUE(Says(c, "check removed: `if arch < 90:`")) << c->message;
 }
 
+TEST(WhatChanged, APythonConfigurationTestRemovedIsNoBoundsCheck) {
+  // Host Python tests configuration against literals: removing such a test changes which
+  // path runs, it lets no index past an end. An order between two varying values still is
+  // a bound.
+  auto f = ReviewText(Hunk("router.py", "def select(self, logits):",
+                           {"     use_fused = False",
+                            "-    if self.n_groups <= 0 and self.mode == 'sigmoid' and len(self.ids) > 0:",
+                            "-        use_fused = True", "     return use_fused"}));
+  EXPECT_EQ(Find(f, "guard.bound_loosened"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("sched.py", "def blocks(n_block_min, n_block_max):",
+                      {"     out = []", "-    if n_block_min < n_block_max:",
+                       "-        out.append(n_block_min)", "     return out"}));
+  const Finding* g = Find(f, "guard.bound_loosened");
+  ASSERT_NE(g, nullptr) << Dump(f);
+  EXPECT_EQ(g->severity, Severity::kError);
+}
+
+TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
+  // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
+  auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
+                           {"     x = 1", "+    cute.arch.cp_async_bulk_wait_group(0, read=True)",
+                            "     return x"}));
+  EXPECT_EQ(Find(f, "arch.dispatch_changed"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("tiles.py", "def tiles(arch):",
+                      {"     block = 64", "+    if arch >= 90:", "+        block = 128",
+                       "     return block"}));
+  EXPECT_NE(Find(f, "arch.dispatch_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, FlagsDispatchesAndArgumentsAskNoWordQuestion) {
   // A flag named for a softmax, a dispatch macro naming the LSE, a mask flag passed on to a
   // kernel: nothing is computed or compared, so no softmax, combine or mask question.
