@@ -125,11 +125,35 @@ bool ComparesValues(const CodeLine& l) {
 // a mask word on such a line is a name, not a mask that changed.
 bool ComputesOnLine(const CodeLine& l) {
   if (!l.code.empty() && l.code[0] == '#') return false;
-  if (ComparesValues(l)) return true;
   const auto& t = l.tokens;
+  // A tile or stage heuristic (`num_stages = 1 if D <= 64 else 2 if not causal else 1`)
+  // picks a configuration; the mask names it reads are inputs to the choice.
+  if (t.size() >= 2 && t[1].text == "=" && t[0].kind == TokenKind::kIdentifier &&
+      IsTileConstant(t[0].text)) {
+    return false;
+  }
+  if (ComparesValues(l)) return true;
   if (t.empty()) return false;
   const std::string& first = t[0].text;
-  if (first == "if" || first == "elif" || first == "while" || first == "for") return true;
+  if (first == "if" || first == "elif" || first == "while") {
+    // A branch on whether an optional input was passed (`if cu_seqlens is not None:`,
+    // `if (cu_seqlens_q != nullptr)`) selects a path; it compares no position.
+    // A bare flag (`if CAUSAL:`) still branches on the mask: only a test against null is
+    // a presence test.
+    bool only_presence = std::any_of(t.begin(), t.end(), [](const Token& x) {
+      return x.text == "None" || x.text == "nullptr" || x.text == "NULL";
+    });
+    for (size_t i = 1; i < t.size() && only_presence; ++i) {
+      const Token& x = t[i];
+      only_presence = x.kind == TokenKind::kIdentifier || x.text == "." || x.text == "(" ||
+                      x.text == ")" || x.text == ":" || x.text == "{" || x.text == "!" ||
+                      x.text == "&&" || x.text == "||" || x.text == "->" ||
+                      ((x.text == "==" || x.text == "!=") && i + 1 < t.size() &&
+                       (t[i + 1].text == "nullptr" || t[i + 1].text == "NULL"));
+    }
+    return !only_presence;
+  }
+  if (first == "for") return true;
   const std::vector<bool> angle = TemplateAngles(t);
   bool assign_to_mask = false, before_assign = true;
   for (size_t i = 0; i < t.size(); ++i) {

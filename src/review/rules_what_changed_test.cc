@@ -301,6 +301,23 @@ TEST(WhatChanged, APythonConfigurationTestRemovedIsNoBoundsCheck) {
   EXPECT_EQ(g->severity, Severity::kError);
 }
 
+TEST(WhatChanged, PresenceTestsAndTileHeuristicsAreNoMaskChange) {
+  // Whether an optional varlen input was passed selects a path; a stage count chosen with
+  // `causal` among its inputs is a configuration. Neither compares a position with a bound.
+  auto f = ReviewText(Hunk("attn_varlen.py", "def attention_fwd(q, k, cu_seqlens=None):",
+                           {"     out = q", "+    if cu_seqlens is not None:",
+                            "+        out = out.contiguous()", "     return out"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("attn.py", "def attention_fwd(q, k, causal):",
+                      {"     D = q.shape[-1]", "+    num_stages = 1 if D <= 64 else (2 if not causal else 1)",
+                       "     return D"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+  // A window bound compared with a position is still asked.
+  f = ReviewText(Hunk("attn.py", "def attention_fwd(q, k, causal):",
+                      {"     D = q.shape[-1]", "+    keep = cols <= rows + window_size", "     return D"}));
+  EXPECT_NE(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
