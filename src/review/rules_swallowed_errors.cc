@@ -1,6 +1,6 @@
 // fallback.error_swallowed: a handler the diff adds that catches everything (`except:`,
 // `except Exception:`, `except BaseException:`, C++ `catch (...)`) and goes on without
-// raising: an import of the fast path that fails for any reason (a syntax error in the
+// raising or saying so (a log line, a warning, a print): an import of the fast path that fails for any reason (a syntax error in the
 // kernel module, a wrong CUDA build) silently takes the slow or the wrong path. Checklist
 // item 7: which path ran must be known.
 #include <string>
@@ -34,10 +34,15 @@ bool CatchAll(const std::vector<Token>& t, bool python) {
   return false;
 }
 
-bool Raises(const std::vector<Token>& t) {
+// The handler raises again or says what happened (a log line, a warning, a print): the
+// error is not swallowed silently.
+bool RaisesOrReports(const std::vector<Token>& t) {
   for (const Token& x : t) {
     if (x.text == "raise" || x.text == "throw" || x.text == "abort" || x.text == "exit" ||
-        x.text == "TORCH_CHECK" || x.text == "rethrow_exception") {
+        x.text == "TORCH_CHECK" || x.text == "rethrow_exception" || x.text == "print" ||
+        x.text == "warn" || x.text == "warning" || x.text == "exception" || x.text == "error" ||
+        x.text == "logger" || x.text == "logging" || x.text == "LOG" || x.text == "fprintf" ||
+        x.text == "printf" || x.text == "cerr") {
       return true;
     }
   }
@@ -72,7 +77,7 @@ void FileReview::SwallowedErrors(ChangeBlock& b) {
       const std::string code = CommentStripper(code_.language).Strip(RuleText(raw));
       if (code.empty()) continue;
       if (python() && IndentOf(raw) <= indent) break;
-      raises = raises || Raises(Tokenize(code));
+      raises = raises || RaisesOrReports(Tokenize(code));
       if (body.empty()) body = code;
       if (!python() && code.find('}') != std::string::npos) break;
     }

@@ -28,7 +28,8 @@ TEST(ReviewPatterns, HandlersThatCatchEverythingAndGoOnAreAsked) {
     EXPECT_TRUE(Mentions(cpp, "`} catch (...) {` added in Launch(), going on with "
                               "`return LaunchSlow(args);`"))
         << cpp->message;
-    // `except ImportError:` names what it expects; `raise ... from e` does not go on.
+    // `except ImportError:` names what it expects; `raise ... from e` does not go on; a
+    // handler that logs says what happened.
     EXPECT_EQ(Count(f, "fallback.error_swallowed"), 2) << Dump(f);
   }
 }

@@ -15,3 +15,9 @@ try:
     from .graphs import capture
 except Exception as e:
     raise RuntimeError("graph capture unavailable") from e
+
+try:
+    from .tuned import configs
+except Exception as e:
+    print(f"tuned configs unavailable: {e}")
+    configs = {}
