@@ -20,7 +20,7 @@ enum class ComponentKind {
   kGemm,           // GEMM kernels
   kScheduler,      // tile schedulers and their metadata kernels
   kJitConfig,      // Python (or host) code choosing tiles, stages and launch sizes
-  kTests,          // tests and benchmarks: not reviewed
+  kTests,          // tests and benchmarks: only for what they no longer check
 };
 
 std::string_view ComponentKindName(ComponentKind kind);  // "attention", "mla_decode", ...

@@ -66,16 +66,6 @@ std::string PyParameterName(const std::vector<Token>& t, std::pair<size_t, size_
   return "";
 }
 
-bool HasDefault(const std::vector<Token>& t, std::pair<size_t, size_t> r) {
-  int depth = 0;
-  for (size_t i = r.first; i < r.second; ++i) {
-    if (statement::IsOpen(t[i].text)) ++depth;
-    if (statement::IsClose(t[i].text)) --depth;
-    if (depth == 0 && t[i].text == "=") return true;
-  }
-  return false;
-}
-
 // A `def NAME(...)` header from its line: the parameters and the line its ')' closes on.
 struct DefHeader {
   Span s;
