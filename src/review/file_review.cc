@@ -70,6 +70,7 @@ void FileReview::Run() {
     Tma(b);
     HostDispatch(b);
     TritonAccesses(b);
+    TritonBlockPointers(b);
     SwallowedErrors(b);
     EarlyReturns(b);
     Clamps(b);
@@ -80,6 +81,7 @@ void FileReview::Run() {
     Boundaries(b);
     LaunchGrid(b);
     BlockIndex(b);
+    TritonProgramIds(b);
     ArchDispatch(b);
     Widths(b);
     IndexOffsets(b);

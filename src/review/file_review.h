@@ -60,6 +60,7 @@ inline constexpr std::string_view kTestsReduced = "tests.coverage_reduced";
 inline constexpr std::string_view kCollective = "sync.collective_divergent";
 inline constexpr std::string_view kTritonMask = "triton.access_mask_changed";
 inline constexpr std::string_view kSwallowed = "fallback.error_swallowed";
+inline constexpr std::string_view kTritonBlockPtr = "triton.block_ptr_changed";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -139,6 +140,9 @@ class FileReview {
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
+  // rules_triton_programs.cc: Triton program ids remapped, block pointers changed.
+  void TritonProgramIds(ChangeBlock& b);
+  void TritonBlockPointers(ChangeBlock& b);
   // rules_swallowed_errors.cc: a catch-everything handler added that goes on.
   void SwallowedErrors(ChangeBlock& b);
   // rules_triton_access.cc: the mask, other, boundary check of a Triton load or store.

@@ -234,7 +234,7 @@ const std::vector<RuleInfo>& Rules() {
        "block index remapped",
        VerifyWith::kNumerics,
        "changed reads of blockIdx / gridDim in a kernel and the indices derived from them "
-       "(batch_idx = i / params.s_q)"},
+       "(batch_idx = i / params.s_q); Triton program ids read on other axes, added or gone"},
       {kWidth,
        Severity::kWarning,
        2,
@@ -330,6 +330,14 @@ const std::vector<RuleInfo>& Rules() {
        "Python with tl.load/tl.store: `mask=`, `other=`, `boundary_check=`, `padding_option=` "
        "of a load, store or atomic (also on a continuation line of a call split over lines) "
        "removed, added or changed: which lanes read or write now, what masked lanes read"},
+      {kTritonBlockPtr,
+       Severity::kWarning,
+       6,
+       {2},
+       "Triton block pointer changed",
+       VerifyWith::kNumerics,
+       "tl.make_block_ptr / tl.make_tensor_descriptor with other arguments (base, shape, "
+       "strides, offsets, block shape, order): layout order, where the tile starts, bounds"},
       {kTestsReduced,
        Severity::kWarning,
        1,
