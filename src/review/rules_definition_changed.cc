@@ -85,7 +85,17 @@ Definition DefinitionOf(const std::vector<Token>& t) {
     d.found = true;
     d.name = t[n].text;
     d.lhs = Join(t, lhs_from, i);
-    d.type = Join(t, 0, lhs_from);
+    // The type is what follows the last comma before the name: on a parameter list's line
+    // (`void* workspace, int groupsize = -1,`) the parameters before it are not its type.
+    size_t type_from = 0;
+    int angle_or_paren = 0;
+    for (size_t k = 0; k < lhs_from; ++k) {
+      const std::string& y = t[k].text;
+      if (y == "<" || y == "(") ++angle_or_paren;
+      if (y == ">" || y == ")") --angle_or_paren;
+      if (y == "," && angle_or_paren == 0) type_from = k + 1;
+    }
+    d.type = Join(t, type_from, lhs_from);
     d.op = x;
     d.value_from = i + 1;
     d.value_to = brace ? Closing(t, i) : t.size();

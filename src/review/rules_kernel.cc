@@ -266,6 +266,7 @@ void FileReview::LaunchGrid(ChangeBlock& b) {
   std::vector<Instantiation> instantiations;
   std::vector<CodeLine*> lines;
   bool smem_only = true;  // every changed launch differs only in its dynamic shared memory
+  bool stream_only = true;  // ... or only in its stream
   for (auto* side : {&b.removed, &b.added}) {
     for (CodeLine& l : *side) {
       if (l.claimed || !IsLaunchLine(l, python())) continue;
@@ -304,9 +305,16 @@ void FileReview::LaunchGrid(ChangeBlock& b) {
         }
         const bool same_grid_block =
             mine.size() >= 3 && theirs.size() >= 3 && mine[0] == theirs[0] && mine[1] == theirs[1];
-        smem_only = smem_only && same_grid_block;
+        // Grid, block and shared memory as they were; only the stream (the fourth) differs.
+        const bool same_smem = same_grid_block && mine[2] == theirs[2];
+        const bool stream_differs =
+            same_smem && (mine.size() != theirs.size() ||
+                          (mine.size() >= 4 && theirs.size() >= 4 && mine[3] != theirs[3]));
+        stream_only = stream_only && stream_differs;
+        smem_only = smem_only && same_grid_block && !same_smem;
       } else {
         smem_only = false;
+        stream_only = false;
       }
       lines.push_back(&l);
     }
@@ -336,6 +344,12 @@ void FileReview::LaunchGrid(ChangeBlock& b) {
       why =
           ": the block size the kernel is compiled for changes, and with it the register "
           "budget and occupancy (ptxas); a launch with more threads than the bound fails.";
+    } else if (stream_only) {
+      why =
+          ": only the stream the kernel is launched on changes. Do the kernels that write its "
+          "inputs and read its outputs run on that stream (or is the order made explicit with "
+          "events), is it the stream of the device the tensors are on, and does the work it "
+          "relies on between launches (zeroed buffers, a reset workspace) happen on it too?";
     } else if (smem_only) {
       why =
           ": the dynamic shared memory the launch passes changes. It must cover what the "

@@ -318,6 +318,33 @@ TEST(WhatChanged, PresenceTestsAndTileHeuristicsAreNoMaskChange) {
   EXPECT_NE(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, AStreamAddedToALaunchIsAskedAsTheStream) {
+  // Grid, block and shared memory unchanged: only the stream is new. Not "the dynamic shared
+  // memory changes".
+  auto f = ReviewText(Hunk("launch.cu", "void launch(Args a, cudaStream_t stream) {",
+                           {"-  gemm_kernel<<<blocks, THREADS, SHARED_MEM>>>(a);",
+                            "+  gemm_kernel<<<blocks, THREADS, SHARED_MEM, stream>>>(a);", " }"}));
+  const Finding* g = Find(f, "launch.grid_changed");
+  ASSERT_NE(g, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(g, "only the stream the kernel is launched on changes")) << g->message;
+  EXPECT_FALSE(Says(g, "dynamic shared memory")) << g->message;
+  f = ReviewText(Hunk("launch.cu", "void launch(Args a, cudaStream_t stream) {",
+                      {"-  gemm_kernel<<<blocks, THREADS, SHARED_MEM, stream>>>(a);",
+                       "+  gemm_kernel<<<blocks, THREADS, 2 * SHARED_MEM, stream>>>(a);", " }"}));
+  g = Find(f, "launch.grid_changed");
+  ASSERT_NE(g, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(g, "the dynamic shared memory the launch passes changes")) << g->message;
+}
+
+TEST(WhatChanged, AParameterListLineDeclaresOnlyItsLastParameter) {
+  // `void* workspace, int groupsize = -1,` -> `int groupsize = -1,`: groupsize is still an
+  // int; the parameter removed before it is not its old type.
+  auto f = ReviewText(Hunk("api.cc", "int mul(const Tensor& A,",
+                           {"-    void* workspace, int groupsize = -1,", "+    int groupsize = -1,",
+                            "     int thread_k = -1) {"}));
+  for (const Finding& x : f) EXPECT_FALSE(Says(&x, "is now declared")) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
