@@ -357,6 +357,14 @@ bool Twins(const Finding& a, const Finding& b) {
          a.file == b.file && MaskedMessage(a) == MaskedMessage(b);
 }
 
+// The same edit (the same lines before and after) with the same question, wherever it is:
+// a fix repeated in functors the outline names no function for, or in several files.
+bool SameEdit(const Finding& a, const Finding& b) {
+  return a.rule == b.rule && (!a.old_text.empty() || !a.new_text.empty()) &&
+         a.old_text == b.old_text && a.new_text == b.new_text &&
+         MaskedMessage(a) == MaskedMessage(b);
+}
+
 }  // namespace
 
 void MergeNearbyFindings(std::vector<Finding>* findings) {
@@ -395,10 +403,10 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
     if (gone[i]) continue;
     std::vector<size_t> same;
     for (size_t j = i + 1; j < out.size(); ++j) {
-      if (!gone[j] && out[j].rule == out[i].rule && !out[i].function.empty() &&
-          ((out[j].function == out[i].function &&
+      if (!gone[j] && out[j].rule == out[i].rule &&
+          ((!out[i].function.empty() && out[j].function == out[i].function &&
             SharesQuestion(out[i].message, out[j].message, out[i].rule)) ||
-           Twins(out[i], out[j]))) {
+           Twins(out[i], out[j]) || SameEdit(out[i], out[j]))) {
         same.push_back(j);
       }
     }
@@ -422,6 +430,35 @@ void MergeNearbyFindings(std::vector<Finding>* findings) {
     consolidated.push_back(std::move(out[i]));
   }
   *findings = std::move(consolidated);
+}
+
+void MergeSameEditsAcrossFiles(std::vector<Finding>* findings) {
+  std::vector<bool> gone(findings->size(), false);
+  for (size_t i = 0; i < findings->size(); ++i) {
+    if (gone[i]) continue;
+    Finding& f = (*findings)[i];
+    std::string at;
+    size_t count = 0;
+    for (size_t j = i + 1; j < findings->size(); ++j) {
+      const Finding& o = (*findings)[j];
+      // Across files the lines changed decide: the question around them differs only by
+      // the places each file lists.
+      if (gone[j] || o.file == f.file || o.rule != f.rule || o.old_text != f.old_text ||
+          o.new_text != f.new_text || (o.old_text.empty() && o.new_text.empty())) {
+        continue;
+      }
+      gone[j] = true;
+      if (++count <= 8) at += (at.empty() ? "" : ", ") + o.file + ":" + std::to_string(o.line);
+    }
+    if (count == 0) continue;
+    if (count > 8) at += " and " + std::to_string(count - 8) + " more";
+    f.message += " The same change is made at " + at + ".";
+  }
+  std::vector<Finding> kept;
+  for (size_t i = 0; i < findings->size(); ++i) {
+    if (!gone[i]) kept.push_back(std::move((*findings)[i]));
+  }
+  *findings = std::move(kept);
 }
 
 }  // namespace av

@@ -285,9 +285,18 @@ class FileReview {
   std::vector<Finding>* out_;
 };
 
+// rules_call_sites.cc: " The call at line 12 is not changed by this diff: ... Calls changed
+// with it: lines 30, 41." for a signature's calls ("N, M" lists; `call` names them).
+std::string CallsOfChangedSignature(const std::string& unchanged_calls,
+                                    const std::string& changed_calls, const std::string& call);
+
 // Findings of one rule on touching lines, or in one function a few lines apart, become one
 // (never spanning more than kMaxFindingSpan lines).
 void MergeNearbyFindings(std::vector<Finding>* findings);
+
+// The same edit with the same question in several files (a fix applied file by file): asked
+// once, at its first place, naming the others. Over the findings of a whole review.
+void MergeSameEditsAcrossFiles(std::vector<Finding>* findings);
 
 inline constexpr int64_t kMaxFindingSpan = 40;
 inline constexpr int64_t kMergeGap = 12;

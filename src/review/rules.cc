@@ -102,6 +102,7 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
     review.SiblingSites(&found);
     for (Finding& f : found) all.push_back(std::move(f));
   }
+  MergeSameEditsAcrossFiles(&all);
   std::vector<std::vector<ChangeBlock>> test_blocks = BuildDiffChangeBlocks(test_files);
   std::vector<ReviewedFile> tests;
   for (size_t i = 0; i < test_files.size(); ++i) {

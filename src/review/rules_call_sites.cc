@@ -224,6 +224,23 @@ std::string Ordinal(size_t i) { return "#" + std::to_string(i + 1); }
 
 }  // namespace
 
+std::string CallsOfChangedSignature(const std::string& unchanged_calls,
+                                    const std::string& changed_calls, const std::string& call) {
+  std::string out;
+  if (!unchanged_calls.empty()) {
+    const bool one = unchanged_calls.find(',') == std::string::npos;
+    out = " The " + call + (one ? " at line " : "s at lines ") + unchanged_calls +
+          (one ? " is" : " are") +
+          " not changed by this diff: does it still pass what the parameters now mean?";
+  }
+  if (!changed_calls.empty()) {
+    out += " Calls changed with it: line" +
+           std::string(changed_calls.find(',') == std::string::npos ? " " : "s ") +
+           changed_calls + ".";
+  }
+  return out;
+}
+
 void FileReview::CallArguments(ChangeBlock& b) {
   if (!cpp() || b.added.empty() || b.removed.empty()) return;
   const SourceOutline* head = Outline(true);
@@ -601,18 +618,7 @@ void FileReview::ParametersInserted(ChangeBlock& b) {
         }
       }
     }
-    std::string callers;
-    if (!unchanged_calls.empty()) {
-      const bool one = unchanged_calls.find(',') == std::string::npos;
-      callers = std::string(one ? " The call at line " : " The calls at lines ") +
-                unchanged_calls + (one ? " is" : " are") +
-                " not changed by this diff: does it still pass what the parameters now mean?";
-    }
-    if (!changed_calls.empty()) {
-      callers += " Calls changed with it: line" +
-                 std::string(changed_calls.find(',') == std::string::npos ? " " : "s ") +
-                 changed_calls + ".";
-    }
+    std::string callers = CallsOfChangedSignature(unchanged_calls, changed_calls, "call");
     if (!references.empty()) {
       callers += " Named without a call at " + references +
                  ": do the calls through it (launches, bindings) pass the new parameter?";

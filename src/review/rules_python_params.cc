@@ -190,18 +190,8 @@ void FileReview::PythonParametersInserted(ChangeBlock& b) {
       if (!x.claimed && x.side_line() >= plo && x.side_line() <= phi) lines.push_back(&x);
     }
     if (lines.empty()) lines.push_back(&a);
-    std::string callers;
-    if (!unchanged_calls.empty()) {
-      const bool one = unchanged_calls.find(',') == std::string::npos;
-      callers = std::string(one ? " The positional call at line " : " The positional calls at lines ") +
-                unchanged_calls + (one ? " is" : " are") +
-                " not changed by this diff: does it still pass what the parameters now mean?";
-    }
-    if (!changed_calls.empty()) {
-      callers += " Calls changed with it: line" +
-                 std::string(changed_calls.find(',') == std::string::npos ? " " : "s ") +
-                 changed_calls + ".";
-    }
+    std::string callers =
+        CallsOfChangedSignature(unchanged_calls, changed_calls, "positional call");
     if (calls == 0) callers = " No call in this file: its callers are elsewhere.";
     Report(kParameterInserted, lines,
            "`" + Shorten(param, 60) + "` inserted as parameter " + std::to_string(first + 1) +

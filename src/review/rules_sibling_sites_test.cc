@@ -58,5 +58,18 @@ TEST(ReviewPatterns, AnEditMadeAtOneSiteNamesTheSiblingsStillReadingTheOldForm) 
   EXPECT_EQ(Count(r.diff_only, "change.siblings_unchanged"), 0) << Dump(r.diff_only);
 }
 
+// The same edit in several functors of two files (patterns/same_edit): one question, at
+// its first place, naming the others in the file and in the other file.
+TEST(ReviewPatterns, TheSameEditInSeveralPlacesIsAskedOnce) {
+  const Reviewed r = ReviewPattern("same_edit", {{"kernels", "kernels/"}});
+  const std::vector<Finding>& f = r.with_files;
+  ASSERT_EQ(Count(f, "arith.width_changed"), 1) << Dump(f);
+  const Finding* w = At(f, "arith.width_changed", "kernels/adam.cu", 6);
+  ASSERT_NE(w, nullptr) << Dump(f);
+  // Functors the outline names no function for: the same edit, asked once per file.
+  EXPECT_TRUE(Mentions(w, "The same question applies at line 30")) << w->message;
+  EXPECT_TRUE(Mentions(w, "The same change is made at kernels/sgd.cu:6.")) << w->message;
+}
+
 }  // namespace
 }  // namespace av
