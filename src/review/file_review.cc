@@ -53,6 +53,7 @@ void FileReview::Run() {
     return;
   }
   AddedFunctions();
+  ZeroingRemoved();
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);

@@ -61,6 +61,7 @@ inline constexpr std::string_view kCollective = "sync.collective_divergent";
 inline constexpr std::string_view kTritonMask = "triton.access_mask_changed";
 inline constexpr std::string_view kSwallowed = "fallback.error_swallowed";
 inline constexpr std::string_view kTritonBlockPtr = "triton.block_ptr_changed";
+inline constexpr std::string_view kZeroing = "buffer.zeroing_removed";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -143,6 +144,8 @@ class FileReview {
   // rules_triton_programs.cc: Triton program ids remapped, block pointers changed.
   void TritonProgramIds(ChangeBlock& b);
   void TritonBlockPointers(ChangeBlock& b);
+  // rules_zeroing.cc: a buffer no longer zeroed (zeros -> empty, a memset removed).
+  void ZeroingRemoved();
   // rules_swallowed_errors.cc: a catch-everything handler added that goes on.
   void SwallowedErrors(ChangeBlock& b);
   // rules_triton_access.cc: the mask, other, boundary check of a Triton load or store.

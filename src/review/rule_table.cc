@@ -338,6 +338,14 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "tl.make_block_ptr / tl.make_tensor_descriptor with other arguments (base, shape, "
        "strides, offsets, block shape, order): layout order, where the tile starts, bounds"},
+      {kZeroing,
+       Severity::kWarning,
+       1,
+       {5},
+       "buffer no longer zeroed",
+       VerifyWith::kNumerics,
+       "torch.zeros/zeros_like/new_zeros -> torch.empty/empty_like, or a cudaMemset, zero_() "
+       "or fill_(0) removed and not made again in the file"},
       {kTestsReduced,
        Severity::kWarning,
        1,
