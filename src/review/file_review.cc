@@ -54,6 +54,7 @@ void FileReview::Run() {
   }
   AddedFunctions();
   ZeroingRemoved();
+  DefaultValuesChanged();
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);

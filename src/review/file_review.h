@@ -100,6 +100,9 @@ class FileReview {
   // read the old form. Runs after Run() and MergeNearbyFindings over this file's `merged`
   // findings: the question joins the finding of that line, or is a finding of its own.
   void SiblingSites(std::vector<Finding>* merged);
+  // rules_sibling_sites.cc: a default or keyword value changed while other places of the
+  // diff's files still give the name the old value. Runs with the block rules.
+  void DefaultValuesChanged();
 
  private:
   // rules_sync.cc

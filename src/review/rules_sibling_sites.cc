@@ -255,6 +255,77 @@ bool FileReview::WholeStatement(const CodeLine& l) const {
   return n >= 1 && n < static_cast<int64_t>(depth.size()) && depth[n] == 0;
 }
 
+// A default or keyword value changed (`int max_par = 8` -> `16` in a signature,
+// `max_par=8` -> `max_par=16`): the other places of the diff's files that still spell the
+// old value for that name (a declaration and its definition, a wrapper's default, a
+// caller's argument) are named. Reported on its own, since the rules above leave literal
+// edits alone.
+void FileReview::DefaultValuesChanged() {
+  std::set<std::string> asked;
+  for (ChangeBlock& b : blocks_) {
+    for (CodeLine& a : b.added) {
+      if (a.claimed) continue;
+      const CodeLine* r = BestMatch(a, b, 0.5);
+      if (r == nullptr || r->claimed) continue;
+      const std::vector<Token>& x = a.tokens;
+      const std::vector<Token>& y = r->tokens;
+      const auto [pre, suf] = CommonTokenEnds(x, y);
+      if (pre < 2 || pre + suf + 1 != x.size() || pre + suf + 1 != y.size()) continue;
+      if (x[pre].kind != TokenKind::kNumber || y[pre].kind != TokenKind::kNumber) continue;
+      if (x[pre - 1].text != "=" || x[pre - 2].kind != TokenKind::kIdentifier ||
+          statement::IsPlainWord(x[pre - 2].text)) {
+        continue;
+      }
+      // A parameter's default or a keyword argument: `NAME = v` after `(`, `,` or a type,
+      // ending the item (`,` or `)` next).
+      // (In Python a whole statement `BLOCK_N = 16` is a local's value, not a default.)
+      const bool item_end = pre + 1 < x.size() && (x[pre + 1].text == "," || x[pre + 1].text == ")");
+      if (!item_end || !(a.in_signature || python())) continue;
+      const std::string name = x[pre - 2].text;
+      if (!asked.insert(name).second) continue;
+      const Texts old_form = {name, "=", y[pre].text};
+      const Texts new_form = {name, "=", x[pre].text};
+      // Asked once per review: by the first file of the diff that makes this change.
+      bool earlier = false;
+      for (size_t i = 0; i < index_ && !earlier; ++i) {
+        for (const ChangeBlock& fb : files_[i].blocks) {
+          for (const CodeLine& l : fb.added) {
+            earlier = earlier || !Occurrences(l.tokens, new_form).empty();
+          }
+        }
+      }
+      if (earlier) continue;
+      std::string sites;
+      int found = 0;
+      for (const ReviewedFile& file : files_) {
+        const SourceOutline* o = file.code.head;
+        if (o == nullptr || file.code.file->status == FileStatus::kDeleted) continue;
+        std::set<int64_t> changed;
+        for (const ChangeBlock& fb : file.blocks) {
+          for (const CodeLine& l : fb.added) changed.insert(l.side_line());
+        }
+        CommentStripper strip(file.code.language);
+        for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()) && found < 6; ++n) {
+          const std::string code = strip.Strip(RuleText(o->Line(n)));
+          if (code.empty() || changed.count(n)) continue;
+          if (Occurrences(Tokenize(code), old_form).empty()) continue;
+          sites += std::string(found ? ", " : "") +
+                   (file.code.file == code_.file ? "" : file.code.file->path() + ":") +
+                   std::to_string(n) + " (`" + Shorten(code, 70) + "`)";
+          ++found;
+        }
+      }
+      if (found == 0) continue;
+      std::vector<CodeLine*> lines = {const_cast<CodeLine*>(r), &a};
+      Report(kSiblings, lines,
+             "`" + name + "` " + y[pre].text + " -> " + x[pre].text + InFunction(lines) +
+                 ", while other places still give it " + y[pre].text + ": " + sites +
+                 ". Are the declaration, the definition, the wrappers and their callers meant "
+                 "to disagree, and do buffers sized from the old value (a workspace) still fit?");
+    }
+  }
+}
+
 void FileReview::SiblingSites(std::vector<Finding>* merged) {
   if (deleted() || added_file()) return;
   const SourceOutline* head = Outline(true);

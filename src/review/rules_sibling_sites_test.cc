@@ -71,5 +71,24 @@ TEST(ReviewPatterns, TheSameEditInSeveralPlacesIsAskedOnce) {
   EXPECT_TRUE(Mentions(w, "The same change is made at kernels/sgd.cu:6.")) << w->message;
 }
 
+// A default changed in a Python wrapper and a C++ declaration, still 8 in the other
+// wrapper (patterns/defaults): one question for the review, naming the place left.
+TEST(ReviewPatterns, ADefaultChangedInSomePlacesNamesThoseLeft) {
+  const Reviewed r = ReviewPattern("defaults", {{"pkg", "pkg/"}});
+  const std::vector<Finding>& f = r.with_files;
+  int asked = 0;
+  const Finding* found = nullptr;
+  for (const Finding& x : f) {
+    if (x.message.find("other places still give it") == std::string::npos) continue;
+    ++asked;
+    found = &x;
+  }
+  ASSERT_EQ(asked, 1) << Dump(f);
+  EXPECT_TRUE(Mentions(found, "`max_par` 8 -> 16")) << found->message;
+  EXPECT_TRUE(Mentions(found, "9 (`def mul_layer(a, b, max_par=8):`)")) << found->message;
+  // A local's value (`BLOCK = 32`) is no default.
+  for (const Finding& x : f) EXPECT_FALSE(Mentions(&x, "`BLOCK`")) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av
