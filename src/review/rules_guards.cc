@@ -598,11 +598,35 @@ void FileReview::Widths(ChangeBlock& b) {
   }
   if (widened.empty()) return;
   Report(kWidth, widened, [&](const std::vector<CodeLine*>& run) {
+    // A member array of a struct widened: such metadata structs are often passed to a
+    // kernel by value, where all parameters share a 4 KB limit.
+    bool struct_array = false;
+    for (const CodeLine* l : run) {
+      // `int64_t sizes[N];`: a declared array, no value assigned.
+      const auto& t = l->tokens;
+      const bool declaration = t.size() >= 5 && t.back().text == ";" &&
+                               l->code.find('=') == std::string::npos;
+      bool array_member = false;
+      for (size_t i = 2; declaration && i < t.size(); ++i) {
+        if (t[i].text == "[") {
+          array_member = t[i - 1].kind == TokenKind::kIdentifier &&
+                         t[i - 2].kind == TokenKind::kIdentifier;
+          break;
+        }
+      }
+      struct_array = struct_array ||
+                     (l->added && array_member && l->function.empty() &&
+                      (l->scope_keyword == "struct" || l->scope_keyword == "class"));
+    }
     return OldToNew(run) + InFunction(run) +
            ": the size or offset is now computed in 64 bits, so the 32-bit result overflowed for "
            "large shapes (2^31 elements or bytes). Do the other products of the same sizes "
            "(offsets, strides, workspace sizes, grid dims) still use 32 bits, and does a swept "
-           "shape come near 2^31?";
+           "shape come near 2^31?" +
+           (struct_array ? std::string(" The member array doubles in size: if the struct is "
+                                       "passed to a kernel by value, do it and the other "
+                                       "arguments stay under the 4 KB parameter limit?")
+                         : std::string(""));
   });
 }
 

@@ -345,6 +345,21 @@ TEST(WhatChanged, AParameterListLineDeclaresOnlyItsLastParameter) {
   for (const Finding& x : f) EXPECT_FALSE(Says(&x, "is now declared")) << Dump(f);
 }
 
+TEST(WhatChanged, AStructMemberArrayWidenedAsksAboutTheKernelParameterLimit) {
+  auto f = ReviewText(Hunk("meta.cuh", "struct TensorListMetadata {",
+                           {"   void* addresses[4][36];", "-  int sizes[36];", "+  int64_t sizes[36];",
+                            "   int block_to_tensor[320];"}));
+  const Finding* w = Find(f, "arith.width_changed");
+  ASSERT_NE(w, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(w, "4 KB parameter limit")) << w->message;
+  // A local read from such an array is no member.
+  f = ReviewText(Hunk("adam.cu", "__device__ void step(const Meta& tl, int loc) {",
+                      {"-  int n = tl.sizes[loc];", "+  int64_t n = tl.sizes[loc];", "   use(n);"}));
+  w = Find(f, "arith.width_changed");
+  ASSERT_NE(w, nullptr) << Dump(f);
+  EXPECT_FALSE(Says(w, "4 KB")) << w->message;
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
