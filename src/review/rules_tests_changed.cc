@@ -219,25 +219,23 @@ void FileReview::TestCases(ChangeBlock& b) {
     if (rp == nullptr || rp->claimed) continue;
     std::vector<std::string> old_items, new_items;
     if (!ListItems(rp->tokens, &old_items) || !ListItems(a.tokens, &new_items)) continue;
-    std::vector<std::string> gone, came;
-    std::multiset<std::string> now(new_items.begin(), new_items.end());
-    std::multiset<std::string> was(old_items.begin(), old_items.end());
-    for (const std::string& o : old_items) {
-      auto it = now.find(o);
-      if (it == now.end()) {
-        gone.push_back(o);
-      } else {
-        now.erase(it);
+    // The items of one list that the other lacks (as multisets: a value listed twice and
+    // now once is one gone).
+    auto missing = [](const std::vector<std::string>& from, const std::vector<std::string>& in) {
+      std::multiset<std::string> left(in.begin(), in.end());
+      std::vector<std::string> out;
+      for (const std::string& x : from) {
+        auto it = left.find(x);
+        if (it == left.end()) {
+          out.push_back(x);
+        } else {
+          left.erase(it);
+        }
       }
-    }
-    for (const std::string& n : new_items) {
-      auto it = was.find(n);
-      if (it == was.end()) {
-        came.push_back(n);
-      } else {
-        was.erase(it);
-      }
-    }
+      return out;
+    };
+    const std::vector<std::string> gone = missing(old_items, new_items);
+    const std::vector<std::string> came = missing(new_items, old_items);
     if (gone.empty()) continue;
     CodeLine& r = const_cast<CodeLine&>(*rp);
     std::vector<CodeLine*> lines = {&r, &a};
