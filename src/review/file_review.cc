@@ -85,6 +85,7 @@ void FileReview::Run() {
     BlockIndex(b);
     TritonProgramIds(b);
     ArchDispatch(b);
+    CastsWithoutOperand(b);
     Widths(b);
     IndexOffsets(b);
     ChangedDefinitions(b);

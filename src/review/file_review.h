@@ -117,6 +117,7 @@ class FileReview {
   void Accumulators(ChangeBlock& b);
   void Constants(ChangeBlock& b);
   void TemplateArguments(ChangeBlock& b, std::vector<CodeLine*>* lines, std::string* what);
+  long long NamedIntValue(const std::string& name) const;
   void Candidates(ChangeBlock& b);
   void Smem(ChangeBlock& b);
   void HostSmem(ChangeBlock& b);
@@ -132,6 +133,7 @@ class FileReview {
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
   void Widths(ChangeBlock& b);
+  void CastsWithoutOperand(ChangeBlock& b);
   // rules_condition_changed.cc
   // Conditions() runs these steps in turn.
   void Conditions(ChangeBlock& b);

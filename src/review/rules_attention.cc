@@ -132,6 +132,16 @@ bool ComputesOnLine(const CodeLine& l) {
       IsTileConstant(t[0].text)) {
     return false;
   }
+  // A choice made on whether an optional input was passed (`x if x is not None else y`)
+  // computes nothing with it.
+  const bool presence_only =
+      std::any_of(t.begin(), t.end(), [](const Token& x) { return x.text == "None"; }) &&
+      std::none_of(t.begin(), t.end(), [](const Token& x) {
+        return x.kind == TokenKind::kOperator && x.text != "." && x.text != "(" &&
+               x.text != ")" && x.text != "," && x.text != ":" && x.text != "=" &&
+               x.text != "[" && x.text != "]";
+      });
+  if (presence_only) return false;
   if (ComparesValues(l)) return true;
   if (t.empty()) return false;
   const std::string& first = t[0].text;

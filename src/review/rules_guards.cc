@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "review/file_review.h"
+#include "review/statement_text.h"
 #include "review/rule_vocabulary.h"
 
 namespace av {
@@ -519,6 +520,41 @@ void FileReview::Boundaries(ChangeBlock& b) {
                ": the tile at the edge now takes its own path. Do the swept shapes put a partial "
                "tile there (sizes that are not multiples of the tile, with the edge tile both "
                "first and last), and does the other path still cover every full tile?");
+  }
+}
+
+// A C cast to an integer type followed by `+` (`row * (uint64_t) + column`): it casts a
+// unary plus, `+column`, so the operand the product meant to widen is missing. Asked on the
+// added line, under arith.width_changed (it is how a widening goes wrong).
+void FileReview::CastsWithoutOperand(ChangeBlock& b) {
+  if (!cpp()) return;
+  static const std::set<std::string> kIntTypes = {"int", "int32_t", "int64_t", "uint32_t",
+                                                  "uint64_t", "size_t", "long", "unsigned",
+                                                  "index_t", "ptrdiff_t"};
+  for (CodeLine& a : b.added) {
+    if (a.claimed) continue;
+    const std::vector<Token>& t = a.tokens;
+    for (size_t i = 1; i + 3 < t.size(); ++i) {
+      if (t[i].text != "(" || !kIntTypes.count(t[i + 1].text) || t[i + 2].text != ")" ||
+          t[i + 3].text != "+") {
+        continue;
+      }
+      // After an operator: a cast that starts an operand, not a call `f(int) + x`.
+      const std::string& before = t[i - 1].text;
+      if (before != "*" && before != "+" && before != "-" && before != "/" && before != "=" &&
+          before != "(" && before != ",") {
+        continue;
+      }
+      std::vector<CodeLine*> lines = {&a};
+      const std::string cast = "(" + t[i + 1].text + ")";
+      const std::string lead = statement::Join(t, i >= 2 ? i - 2 : i - 1, i);
+      Report(kWidth, lines,
+             "`" + Shorten(a.code, 100) + "`" + InFunction(lines) + ": `" + cast +
+                 " +` casts the unary plus of what follows, so this reads `" + lead + " " + cast +
+                 "(+...)`: an operand between `" + cast + "` and `+` is missing (a row stride, a "
+                 "column count). Is every term of the index still in it?");
+      break;
+    }
   }
 }
 

@@ -384,6 +384,20 @@ void FileReview::Constants(ChangeBlock& b) {
           continue;
         }
         std::string o = it->second.first, n = StripValue(value);
+        // A number replaced by a named constant (`1024` -> `BLOCK_SIZE`) or back: the same
+        // size when the name is defined as that number in the file, and unknown when it is
+        // not defined there; only a definition with another value is a change to ask about.
+        long long literal = 0, named = 0;
+        const bool o_num = ParseIntLiteral(o, &literal), n_num = ParseIntLiteral(n, &named);
+        if (o_num != n_num) {
+          const std::string& ident = o_num ? n : o;
+          const std::vector<Token> it_tokens = Tokenize(ident);
+          if (it_tokens.size() == 1 && it_tokens[0].kind == TokenKind::kIdentifier) {
+            const long long value_of = NamedIntValue(ident);
+            if (value_of < 0 || value_of == (o_num ? literal : named)) continue;
+            n += " (= " + std::to_string(value_of) + ")";
+          }
+        }
         std::string change = name + " " + o + " -> " + n;
         long long ov = 0, nv = 0;
         if (ParseIntLiteral(o, &ov) && ParseIntLiteral(n, &nv) && ov > 0) {
@@ -406,6 +420,29 @@ void FileReview::Constants(ChangeBlock& b) {
                                        "boundary tiles.";
     Report(rule, lines, what + why);
   }
+}
+
+// The integer a name is defined as in the whole head file (`NAME = 1024`, `#define NAME
+// 1024`, `constexpr int NAME = 1024;`), or -1 when the file gives it none or several.
+long long FileReview::NamedIntValue(const std::string& name) const {
+  const SourceOutline* o = Outline(true);
+  if (o == nullptr) return -1;
+  long long found = -1;
+  CommentStripper strip(code_.language);
+  for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()); ++n) {
+    const std::vector<Token> t = Tokenize(strip.Strip(RuleText(o->Line(n))));
+    for (size_t i = 0; i + 2 < t.size(); ++i) {
+      if (t[i].text != name) continue;
+      const bool define = i >= 1 && t[i - 1].text == "define";
+      const size_t v = define ? i + 1 : (t[i + 1].text == "=" ? i + 2 : t.size());
+      long long x = 0;
+      if (v >= t.size() || !ParseIntLiteral(t[v].text, &x)) continue;
+      if (v + 1 < t.size() && t[v + 1].text != ";" && t[v + 1].text != ",") continue;
+      if (found >= 0 && found != x) return -1;
+      found = x;
+    }
+  }
+  return found;
 }
 
 // Tile configs passed as template arguments: Flash_fwd_kernel_traits<D, 128, 64, 4>

@@ -360,6 +360,43 @@ TEST(WhatChanged, AStructMemberArrayWidenedAsksAboutTheKernelParameterLimit) {
   EXPECT_FALSE(Says(w, "4 KB")) << w->message;
 }
 
+TEST(WhatChanged, ACastFollowedByPlusHasLostAnOperand) {
+  // `(uint64_t)row * (uint64_t) + (uint64_t)column`: the columns count fell out of a widened
+  // index; the cast applies to `+column`.
+  auto f = ReviewText(Hunk("quantize.cu", "__global__ void quantize_kernel(const float* input) {",
+                           {"-  float x = input[row * columns + column];",
+                            "+  uint64_t idx = (uint64_t)row * (uint64_t) + (uint64_t)column;",
+                            "+  float x = input[idx];", "   x /= s;"}));
+  const Finding* w = nullptr;
+  for (const Finding& x : f) {
+    if (x.rule == "arith.width_changed" && Says(&x, "casts the unary plus")) w = &x;
+  }
+  ASSERT_NE(w, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(w, "this reads `row * (uint64_t)(+...)`")) << w->message;
+  // A cast of a whole operand (`(uint64_t)row * cols + col`) is no such thing.
+  f = ReviewText(Hunk("quantize.cu", "__global__ void quantize_kernel(const float* input) {",
+                      {"-  float x = input[row * columns + column];",
+                       "+  float x = input[(uint64_t)row * columns + column];", "   x /= s;"}));
+  for (const Finding& x : f) EXPECT_FALSE(Says(&x, "unary plus")) << Dump(f);
+}
+
+TEST(WhatChanged, ANumberReplacedByANameOfTheSameValueIsNoTileChange) {
+  // Whole files: `BLOCK_SIZE = 1024` is defined in the file, so `1024` -> `BLOCK_SIZE` is the
+  // same tile. Without the definition nothing can be told and nothing is asked.
+  auto f = ReviewText(Hunk("geglu.py", "def geglu_forward(gate, up):",
+                           {"     n = gate.numel()", "-    BLOCK_SIZE = 1024,", "+    BLOCK_SIZE = BLOCK,",
+                            "     return n"}));
+  EXPECT_EQ(Find(f, "tile.constant_changed"), nullptr) << Dump(f);
+}
+
+TEST(WhatChanged, AChoiceOnWhetherAnInputWasPassedIsNoMaskChange) {
+  auto f = ReviewText(Hunk("cache.py", "def store_kv_state(self, block_table):",
+                           {"-        block_table if block_table is not None else none_tensor)",
+                            "+        block_table if block_table is not None else none_tensor,",
+                            "     )"}));
+  EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
