@@ -158,6 +158,11 @@ class FileReview {
   mutable bool triton_checked_ = false, triton_ = false;
   // rules_collectives.cc: a warp or block collective where lanes of one warp can diverge.
   void DivergentCollectives(ChangeBlock& b);
+  // After the rules, over this file's merged findings: with a barrier added, the file's
+  // other kernels that return early for some threads before a barrier.
+ public:
+  void ReturnsBeforeBarriers(std::vector<Finding>* merged);
+ private:
   // Per function (its body's first line): each definition of a name, in order, and whether
   // it reads the lane.
   struct LaneDef {

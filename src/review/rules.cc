@@ -100,6 +100,7 @@ std::vector<Finding> ReviewDiffs(const std::vector<ComponentDiff>& diffs,
     review.Run();
     MergeNearbyFindings(&found);
     review.SiblingSites(&found);
+    review.ReturnsBeforeBarriers(&found);
     for (Finding& f : found) all.push_back(std::move(f));
   }
   MergeSameEditsAcrossFiles(&all);

@@ -59,6 +59,80 @@ std::string FirstCollective(const std::vector<Token>& t) {
 
 }  // namespace
 
+// A barrier added to one kernel of a file (a race fixed there): the file's other kernels
+// that let some threads return before a `__syncthreads()` of theirs (the return's test reads
+// the thread index, or a name defined from it) have the hazard the added barrier guards
+// against, or a worse one (threads missing from the barrier). Names count as the thread
+// index when defined from it earlier in the kernel (`t = threadIdx.x`, then `n = base + t`). Asked on the finding of the
+// added barrier.
+void FileReview::ReturnsBeforeBarriers(std::vector<Finding>* merged) {
+  if (!cpp() || added_file()) return;
+  const SourceOutline* o = Outline(true);
+  if (o == nullptr) return;
+  const CodeLine* added_barrier = nullptr;
+  for (const ChangeBlock& b : blocks_) {
+    for (const CodeLine& a : b.added) {
+      if (added_barrier == nullptr && a.code.find("__syncthreads") != std::string::npos) {
+        added_barrier = &a;
+      }
+    }
+  }
+  if (added_barrier == nullptr) return;
+  const OutlineFunction* own = o->FunctionAt(added_barrier->side_line());
+  auto code_at = [&](int64_t n) {
+    return CommentStripper(code_.language).Strip(RuleText(o->Line(n)));
+  };
+  std::string sites;
+  int found = 0;
+  for (const OutlineFunction& f : o->functions) {
+    if (f.kind != FunctionKind::kKernel || &f == own || f.open_line == 0 || found >= 3) continue;
+    std::set<std::string> thread_names;  // defined from the thread index, in order
+    int64_t early = 0;
+    std::string early_code;
+    for (int64_t n = f.open_line; n <= f.close_line; ++n) {
+      const std::string c = code_at(n);
+      const std::vector<Token> t = Tokenize(c);
+      for (size_t i = 0; i + 2 < t.size(); ++i) {
+        if (t[i].kind != TokenKind::kIdentifier || t[i + 1].text != "=") continue;
+        for (size_t j = i + 2; j < t.size() && t[j].text != ";"; ++j) {
+          if (t[j].text == "threadIdx" || t[j].text == "tid" || t[j].text == "lane_id" ||
+              thread_names.count(t[j].text)) {
+            thread_names.insert(t[i].text);
+            break;
+          }
+        }
+      }
+      const bool returns = c.find("return") != std::string::npos && !t.empty() && t[0].text == "if";
+      if (early == 0 && returns) {
+        for (const Token& x : t) {
+          if (x.text == "threadIdx" || thread_names.count(x.text)) {
+            early = n;
+            early_code = c;
+            break;
+          }
+        }
+      }
+      if (early != 0 && n > early && c.find("__syncthreads") != std::string::npos) {
+        sites += std::string(found ? "; " : "") + f.name + "() returns early at line " +
+                 std::to_string(early) + " (`" + Shorten(early_code, 60) + "`) before its " +
+                 "__syncthreads at line " + std::to_string(n);
+        ++found;
+        break;
+      }
+    }
+  }
+  if (found == 0) return;
+  const int64_t at = added_barrier->line->anchor;
+  for (Finding& f : *merged) {
+    if (f.side == "head" && f.line <= at && at <= f.end_line) {
+      f.message += " Other kernels of this file let some threads leave before a barrier: " +
+                   sites + ". Do they need the same fix (every thread reaching the barrier, the "
+                   "shared data written before it is read)?";
+      return;
+    }
+  }
+}
+
 bool FileReview::LaneDefined(const std::vector<LaneDef>& defs, const std::string& name,
                              int64_t line) {
   for (auto d = defs.rbegin(); d != defs.rend(); ++d) {

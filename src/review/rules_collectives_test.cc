@@ -37,5 +37,18 @@ TEST(ReviewPatterns, CollectivesWhereLanesCanDivergeAreAsked) {
   EXPECT_EQ(Count(r.diff_only, "sync.collective_divergent"), 0) << Dump(r.diff_only);
 }
 
+// A barrier added to one kernel (patterns/early_return_barrier): its twin lets threads
+// past the end return before its own barrier; a block-uniform return is no such hazard.
+TEST(ReviewPatterns, ABarrierAddedNamesKernelsThatReturnEarlyBeforeTheirs) {
+  const Reviewed r = ReviewPattern("early_return_barrier", {{"kernels", "kernels/"}});
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* added = At(f, "sync.barrier_added", "kernels/reconstruct.cu", 6);
+  ASSERT_NE(added, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(added, "reconstruct_b_kernel() returns early at line 17 (`if (n >= size_n) "
+                              "return;`) before its __syncthreads at line 18"))
+      << added->message;
+  EXPECT_FALSE(Mentions(added, "reconstruct_c_kernel")) << added->message;
+}
+
 }  // namespace
 }  // namespace av
