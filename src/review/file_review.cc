@@ -77,6 +77,7 @@ void FileReview::Run() {
     EarlyReturns(b);
     Clamps(b);
     NegatedConditions(b);
+    PythonConditions(b);
     Conditions(b);
     Guards(b);
     ComparisonsAndExits(b);

@@ -142,6 +142,8 @@ class FileReview {
   void ChangedBranchConditions(ChangeBlock& b);
   void ComparisonsAndExits(ChangeBlock& b);
   void NegatedConditions(ChangeBlock& b);
+  // rules_python_conditions.cc: a Python `if`/`elif`/`while` whose bound test changed.
+  void PythonConditions(ChangeBlock& b);
   // rules_definition_changed.cc
   void ChangedDefinitions(ChangeBlock& b);
   // rules_sync.cc
@@ -297,6 +299,10 @@ class FileReview {
   const ReviewOptions& options_;
   std::vector<Finding>* out_;
 };
+
+// rules_guards.cc: the comparisons of a Python line that order two values that vary
+// (`start < end`), not a value against a literal (`n_groups <= 0`, `len(x) > 0`).
+int PythonBounds(const CodeLine& l);
 
 // rules_call_sites.cc: " The call at line 12 is not changed by this diff: ... Calls changed
 // with it: lines 30, 41." for a signature's calls ("N, M" lists; `call` names them).

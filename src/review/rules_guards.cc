@@ -221,8 +221,6 @@ std::string FileReview::NameGoneFromHead(const CodeLine& r) const {
   return "";
 }
 
-namespace {
-
 // Python: the comparisons of a line that order two values that vary (`start < end`,
 // `n_block_min < n_block_max`): host code tests configuration with the others
 // (`n_groups <= 0`, `mode == 'sigmoid'`, `len(ids) > 0`), which bounds no index.
@@ -252,8 +250,6 @@ int PythonBounds(const CodeLine& l) {
   }
   return n;
 }
-
-}  // namespace
 
 void FileReview::Guards(ChangeBlock& b) {
   std::vector<CodeLine*> lines;

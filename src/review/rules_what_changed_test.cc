@@ -397,6 +397,22 @@ TEST(WhatChanged, AChoiceOnWhetherAnInputWasPassedIsNoMaskChange) {
   EXPECT_EQ(Find(f, "mask.expression_changed"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, APythonBoundTestChangedInPlaceIsAsked) {
+  // A Triton kernel's branch on a tile straddling a bound: the test changed in place.
+  auto f = ReviewText(Hunk("parallel.py", "def fwd_kernel(T, C, BLOCK_T: tl.constexpr):",
+                           {"     kv_i = tl.program_id(0) * BLOCK_T", "-    if kv_i >= T - C:",
+                            "+    if kv_i + BLOCK_T > T - C:", "         acc = acc * 0"}));
+  const Finding* c = Find(f, "guard.condition_changed");
+  ASSERT_NE(c, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(c, "`kv_i >= T - C` -> `kv_i + BLOCK_T > T - C`")) << c->message;
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  // A configuration test against a literal is not asked here.
+  f = ReviewText(Hunk("router.py", "def select(self):",
+                      {"     x = 1", "-    if self.n_groups <= 0:", "+    if self.n_groups <= 1:",
+                       "         x = 2"}));
+  for (const Finding& x : f) EXPECT_FALSE(Says(&x, "which elements or programs")) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
