@@ -560,5 +560,16 @@ TEST(ReviewPatterns, AComputationMovedToFloat32IsAsked) {
   }
 }
 
+// A ROCm gate added (patterns/rocm_masks): the file's shuffles with a 32-bit full mask are
+// named for 64-lane wavefronts.
+TEST(ReviewPatterns, ARocmGateNamesTheFilesThirtyTwoBitShuffleMasks) {
+  const Reviewed r = ReviewPattern("rocm_masks", {{"kernels", "kernels/"}});
+  const Finding* gate = At(r.with_files, "preprocessor.condition_changed", "kernels/norm.cu", 10);
+  ASSERT_NE(gate, nullptr) << Dump(r.with_files);
+  EXPECT_TRUE(Mentions(gate, "The file's warp shuffles and votes take a 32-bit full mask (7 ("))
+      << gate->message;
+  EXPECT_TRUE(Mentions(gate, "on a 64-lane wavefront do they reach lanes 32-63")) << gate->message;
+}
+
 }  // namespace
 }  // namespace av

@@ -250,6 +250,31 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
                 "`__ballot`/`__shfl` widths) and the warp ids derived from the lane still right "
                 "for lanes 32-63?";
       }
+      // A gate for ROCm/HIP: the file's warp shuffles and votes with a 32-bit full mask run
+      // on 64-lane wavefronts there.
+      bool rocm = false;
+      for (const Token& x : a->tokens) {
+        const std::string w = ToLower(x.text);
+        rocm = rocm || w.find("rocm") != std::string::npos || w.find("hip") != std::string::npos;
+      }
+      if (rocm && lanes.empty()) {
+        std::string masks;
+        int found = 0;
+        for (int64_t n = 1; n <= n_lines && found < 4; ++n) {
+          const std::string c = CommentStripper(code_.language).Strip(RuleText(head->Line(n)));
+          if (c.find("_sync(0xffffffff") == std::string::npos &&
+              c.find("_sync(0xFFFFFFFF") == std::string::npos) {
+            continue;
+          }
+          masks += std::string(found ? ", " : "") + std::to_string(n) + " (`" + Shorten(c, 60) + "`)";
+          ++found;
+        }
+        if (found > 0) {
+          lanes = " The file's warp shuffles and votes take a 32-bit full mask (" + masks +
+                  "): on a 64-lane wavefront do they reach lanes 32-63, and are their widths "
+                  "and the warp ids derived from the lane right?";
+        }
+      }
     }
     std::string zero;
     std::vector<std::string> by_value = ValueTested(a->tokens);
