@@ -168,6 +168,57 @@ void CancelMoved(ChangeBlock* b) {
   b->added = std::move(kept_added);
 }
 
+// A block of code wrapped in a new scope (or unwrapped) is removed and added again one
+// indent deeper or shallower, split into several change blocks by the unchanged lines
+// between (a `#pragma`, a brace). A removed line whose text reappears on an added line of
+// another block of the file, within 40 lines and at another indentation, only moved with
+// its block: both cancel. (Within one block CancelMoved already does this.)
+void CancelReindented(RawFileBlocks* f) {
+  struct Place {
+    size_t block, index;
+  };
+  std::unordered_multimap<std::string_view, Place> added;
+  for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
+    const ChangeBlock& b = f->blocks[bi];
+    for (size_t j = 0; j < b.added.size(); ++j) added.emplace(b.added[j].norm, Place{bi, j});
+  }
+  std::vector<std::vector<bool>> drop_added(f->blocks.size());
+  for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
+    drop_added[bi].assign(f->blocks[bi].added.size(), false);
+  }
+  for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
+    ChangeBlock& b = f->blocks[bi];
+    std::vector<CodeLine> kept;
+    for (CodeLine& r : b.removed) {
+      bool matched = false;
+      auto [lo, hi] = added.equal_range(r.norm);
+      for (auto it = lo; it != hi && !matched; ++it) {
+        const Place& p = it->second;
+        if (p.block == bi || drop_added[p.block][p.index]) continue;
+        const CodeLine& a = f->blocks[p.block].added[p.index];
+        if (std::llabs(a.line->anchor - r.line->anchor) > 40) continue;
+        if (IndentOf(a.line->text) == IndentOf(r.line->text)) continue;
+        drop_added[p.block][p.index] = matched = true;
+      }
+      if (!matched) kept.push_back(std::move(r));
+    }
+    b.removed = std::move(kept);
+  }
+  for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
+    ChangeBlock& b = f->blocks[bi];
+    std::vector<CodeLine> kept;
+    for (size_t j = 0; j < b.added.size(); ++j) {
+      if (!drop_added[bi][j]) kept.push_back(std::move(b.added[j]));
+    }
+    b.added = std::move(kept);
+  }
+  std::vector<ChangeBlock> nonempty;
+  for (ChangeBlock& b : f->blocks) {
+    if (!b.empty()) nonempty.push_back(std::move(b));
+  }
+  f->blocks = std::move(nonempty);
+}
+
 // A constant the file's removed lines define (`constexpr uint32_t rank = 2;`) and that the
 // new side never names: its uses were inlined. A removed line equal to an added one once
 // the constant is substituted (and `[2 - 1]` folded) carried no change, and the definition
@@ -370,6 +421,7 @@ RawFileBlocks BuildRawBlocks(const ReviewCodeFile& rf) {
     close();
   }
   if (language == SourceLanguage::kCpp) CancelInlinedConstants(&out);
+  CancelReindented(&out);
   return out;
 }
 

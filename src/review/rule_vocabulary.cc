@@ -289,8 +289,14 @@ std::vector<BarrierUse> BarrierUses(const CodeLine& l) {
                  t[i - 2].text == "NamedBarrier") {
         key = "NamedBarrier::sync";
       } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." &&
-                 (t[i - 2].text == "grid" || t[i - 2].text == "block")) {
-        key = t[i - 2].text + ".sync";
+                 (t[i - 2].text == "block" || t[i - 2].text == "cta" ||
+                  (i >= 4 && t[i - 2].text == ")" && t[i - 4].text == "this_thread_block"))) {
+        // A cooperative-groups thread block's sync is __syncthreads under another spelling:
+        // a line that respells one as the other removes no barrier.
+        key = "__syncthreads";
+      } else if (t[i].text == "sync" && i >= 2 && t[i - 1].text == "." &&
+                 t[i - 2].text == "grid") {
+        key = "grid.sync";
       } else if (t[i].text == "wait" && i >= 2 && (t[i - 1].text == "." || t[i - 1].text == "->")) {
         // pipeline.wait(), bar.wait(), full_barriers[stage]->wait(phase)
         for (size_t k = i - 1; k-- > 0 && k + 6 > i;) {

@@ -413,6 +413,34 @@ TEST(WhatChanged, APythonBoundTestChangedInPlaceIsAsked) {
   for (const Finding& x : f) EXPECT_FALSE(Says(&x, "which elements or programs")) << Dump(f);
 }
 
+TEST(WhatChanged, ABlockSyncRespeltIsNoBarrierRemoved) {
+  // cooperative_groups' `block.sync()` is __syncthreads under another name.
+  auto f = ReviewText(Hunk("sgmv.cuh", "__global__ void shrink(float* y) {",
+                           {"   load(y);", "-  __syncthreads();", "+  block.sync();", "   use(y);"}));
+  EXPECT_EQ(Find(f, "sync.barrier_removed"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("sgmv.cuh", "__global__ void shrink(float* y) {",
+                      {"   load(y);", "-  __syncthreads();", "+  grid.sync();", "   use(y);"}));
+  EXPECT_NE(Find(f, "sync.barrier_removed"), nullptr) << Dump(f);  // a grid barrier is another
+}
+
+TEST(WhatChanged, ABlockReindentedUnderANewScopeChangesNothing) {
+  // The same lines, one indent deeper, split into two change blocks by an unchanged pragma:
+  // they moved with their block; nothing is read as an edit of its neighbour.
+  auto f = ReviewText(Hunk("store.cuh", "__device__ void store(float* y_ptr, int n) {",
+                           {"-          y_ptr += 4 * cell;", "-          y_smem.offset += 8;",
+                            "+          row_idx += 8;", "+          y_ptr += 8 * d_out;",
+                            "+          y_smem.offset += 8 * num_cells_n - 4 * num_blocks_n;",
+                            "         }", "-        row_idx += 8;", "-        y_ptr += 8 * d_out;",
+                            "-        y_smem.offset += 8 * num_cells_n - 4 * num_blocks_n;",
+                            "+            y_ptr += 4 * cell;", "+            y_smem.offset += 8;",
+                            "       }"}));
+  for (const Finding& x : f) {
+    EXPECT_FALSE(Says(&x, "`y_smem.offset += 8;` ->")) << Dump(f);
+    EXPECT_FALSE(Says(&x, "-> `y_smem.offset += 8;`")) << Dump(f);
+  }
+  EXPECT_TRUE(f.empty()) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
