@@ -55,6 +55,7 @@ void FileReview::Run() {
   AddedFunctions();
   ZeroingRemoved();
   DefaultValuesChanged();
+  TritonAutotuneInPlace();
   for (ChangeBlock& b : blocks_) {
     MemoryOrdering(b);
     NamedBarriers(b);

@@ -62,6 +62,7 @@ inline constexpr std::string_view kTritonMask = "triton.access_mask_changed";
 inline constexpr std::string_view kSwallowed = "fallback.error_swallowed";
 inline constexpr std::string_view kTritonBlockPtr = "triton.block_ptr_changed";
 inline constexpr std::string_view kZeroing = "buffer.zeroing_removed";
+inline constexpr std::string_view kTritonAutotune = "triton.autotune_in_place";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -151,6 +152,8 @@ class FileReview {
   // rules_triton_programs.cc: Triton program ids remapped, block pointers changed.
   void TritonProgramIds(ChangeBlock& b);
   void TritonBlockPointers(ChangeBlock& b);
+  // rules_triton_autotune.cc: an autotuned kernel that writes what it reads.
+  void TritonAutotuneInPlace();
   // rules_zeroing.cc: a buffer no longer zeroed (zeros -> empty, a memset removed).
   void ZeroingRemoved();
   // rules_swallowed_errors.cc: a catch-everything handler added that goes on.

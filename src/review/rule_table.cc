@@ -346,6 +346,14 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "torch.zeros/zeros_like/new_zeros -> torch.empty/empty_like, or a cudaMemset, zero_() "
        "or fill_(0) removed and not made again in the file"},
+      {kTritonAutotune,
+       Severity::kWarning,
+       1,
+       {7},
+       "autotuned kernel writes what it reads",
+       VerifyWith::kNumerics,
+       "a @triton.autotune line the diff adds or edits on a kernel that loads and stores the "
+       "same pointer argument, with no reset_to_zero / restore_value naming it"},
       {kTestsReduced,
        Severity::kWarning,
        1,

@@ -33,5 +33,16 @@ TEST(ReviewPatterns, TritonProgramIdsAndBlockPointersAreAsked) {
   }
 }
 
+// Autotune added to kernels that accumulate into their output (patterns/triton_autotune):
+// asked where nothing resets or restores the output, not where restore_value names it.
+TEST(ReviewPatterns, AnAutotunedKernelThatWritesWhatItReadsIsAsked) {
+  const Reviewed r = ReviewPattern("triton_autotune", {{"kernels", "kernels/"}});
+  const std::vector<Finding>& f = r.with_files;
+  const Finding* a = At(f, "triton.autotune_in_place", "kernels/accum.py", 6);
+  ASSERT_NE(a, nullptr) << Dump(f);
+  EXPECT_TRUE(Mentions(a, "`_accum_kernel` is autotuned and both reads and writes `O`")) << a->message;
+  EXPECT_EQ(Count(f, "triton.autotune_in_place"), 1) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av
