@@ -143,15 +143,46 @@ void SectionScope(const std::string& section, std::string* keyword, std::string*
   }
 }
 
-// Removed lines that reappear unchanged (up to whitespace) on the added side only moved.
+// A line's text with the parentheses around a whole initializer dropped: `x = (a * b);` and
+// `x = a * b;` are one statement (only the parentheses that enclose everything between `=`
+// and the final `;` go; `(a + b) * c` keeps its own).
+std::string WithoutOuterParens(const CodeLine& l) {
+  const std::vector<Token>& t = l.tokens;
+  for (size_t i = 0; i + 3 < t.size(); ++i) {
+    if (t[i].text != "=" || t[i + 1].text != "(") continue;
+    int depth = 0;
+    size_t close = t.size();
+    for (size_t k = i + 1; k < t.size(); ++k) {
+      if (t[k].text == "(") ++depth;
+      if (t[k].text == ")" && --depth == 0) {
+        close = k;
+        break;
+      }
+    }
+    if (close + 2 != t.size() || t.back().text != ";") return l.norm;
+    std::string s;
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (k == i + 1 || k == close) continue;
+      s += (s.empty() ? "" : " ") + t[k].text;
+    }
+    return s;
+  }
+  return l.norm;
+}
+
+// Removed lines that reappear unchanged (up to whitespace, and parentheses around a whole
+// initializer) on the added side only moved.
 void CancelMoved(ChangeBlock* b) {
+  std::vector<std::string> added_keys;
+  for (const CodeLine& a : b->added) added_keys.push_back(WithoutOuterParens(a));
   std::unordered_multimap<std::string_view, size_t> added;
-  for (size_t j = 0; j < b->added.size(); ++j) added.emplace(b->added[j].norm, j);
+  for (size_t j = 0; j < b->added.size(); ++j) added.emplace(added_keys[j], j);
   std::vector<bool> used(b->added.size(), false);
   std::vector<CodeLine> kept_removed;
   for (CodeLine& r : b->removed) {
     bool matched = false;
-    auto [lo, hi] = added.equal_range(r.norm);
+    const std::string key = WithoutOuterParens(r);
+    auto [lo, hi] = added.equal_range(key);
     for (auto it = lo; it != hi; ++it) {
       if (!used[it->second]) {
         used[it->second] = matched = true;
@@ -171,16 +202,19 @@ void CancelMoved(ChangeBlock* b) {
 // A block of code wrapped in a new scope (or unwrapped) is removed and added again one
 // indent deeper or shallower, split into several change blocks by the unchanged lines
 // between (a `#pragma`, a brace). A removed line whose text reappears on an added line of
-// another block of the file, within 40 lines and at another indentation, only moved with
-// its block: both cancel. (Within one block CancelMoved already does this.)
+// another block of the file, within 40 lines and at another indentation (or within 3 lines
+// at the same one), only moved with its block: both cancel. (Within one block CancelMoved
+// already does this.)
 void CancelReindented(RawFileBlocks* f) {
   struct Place {
     size_t block, index;
   };
-  std::unordered_multimap<std::string_view, Place> added;
+  std::unordered_multimap<std::string, Place> added;
   for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
     const ChangeBlock& b = f->blocks[bi];
-    for (size_t j = 0; j < b.added.size(); ++j) added.emplace(b.added[j].norm, Place{bi, j});
+    for (size_t j = 0; j < b.added.size(); ++j) {
+      added.emplace(WithoutOuterParens(b.added[j]), Place{bi, j});
+    }
   }
   std::vector<std::vector<bool>> drop_added(f->blocks.size());
   for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
@@ -191,13 +225,15 @@ void CancelReindented(RawFileBlocks* f) {
     std::vector<CodeLine> kept;
     for (CodeLine& r : b.removed) {
       bool matched = false;
-      auto [lo, hi] = added.equal_range(r.norm);
+      auto [lo, hi] = added.equal_range(WithoutOuterParens(r));
       for (auto it = lo; it != hi && !matched; ++it) {
         const Place& p = it->second;
         if (p.block == bi || drop_added[p.block][p.index]) continue;
         const CodeLine& a = f->blocks[p.block].added[p.index];
-        if (std::llabs(a.line->anchor - r.line->anchor) > 40) continue;
-        if (IndentOf(a.line->text) == IndentOf(r.line->text)) continue;
+        const int64_t apart = std::llabs(a.line->anchor - r.line->anchor);
+        // Re-indented within 40 lines, or moved by a line or two at the same indentation.
+        if (apart > 40) continue;
+        if (IndentOf(a.line->text) == IndentOf(r.line->text) && apart > 3) continue;
         drop_added[p.block][p.index] = matched = true;
       }
       if (!matched) kept.push_back(std::move(r));

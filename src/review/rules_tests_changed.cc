@@ -300,7 +300,8 @@ void FileReview::TestCasesEdited() {
 }
 
 // The Python test function a line belongs to or decorates (a decorator's is the next
-// `def`), when the base file has no function of that name: a test the diff adds. Without the
+// `def`, within 40 lines: parametrisations stack up), when the base file has no function of
+// that name: a test the diff adds. Without the
 // whole files: when the diff adds that `def` line and removes none of the same name.
 bool FileReview::InNewTest(const CodeLine& a) const {
   const SourceOutline* head = Outline(true);
@@ -316,14 +317,17 @@ bool FileReview::InNewTest(const CodeLine& a) const {
   if (head != nullptr && !decorator) {
     if (const OutlineFunction* f = head->FunctionAt(a.side_line()); f != nullptr) name = f->name;
   }
-  for (int64_t n = a.side_line(); decorator && name.empty() && n <= a.side_line() + 10; ++n) {
+  for (int64_t n = a.side_line(); decorator && name.empty() && n <= a.side_line() + 40; ++n) {
     if (head != nullptr) {
       name = def_name(Tokenize(CommentStripper(code_.language).Strip(head->Line(n))));
       continue;
     }
-    for (const ChangeBlock& b : blocks_) {
-      for (const CodeLine& x : b.added) {
-        if (x.side_line() == n && name.empty()) name = def_name(x.tokens);
+    // The diff's own lines on the new side: added and context (the `def` may be unchanged).
+    for (const Hunk& h : code_.file->hunks) {
+      for (const DiffLine& x : h.lines) {
+        if (x.kind != DiffLineKind::kDelete && x.new_line == n && name.empty()) {
+          name = def_name(Tokenize(CommentStripper(code_.language).Strip(x.text)));
+        }
       }
     }
   }

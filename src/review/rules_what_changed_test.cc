@@ -441,6 +441,19 @@ TEST(WhatChanged, ABlockReindentedUnderANewScopeChangesNothing) {
   EXPECT_TRUE(f.empty()) << Dump(f);
 }
 
+TEST(WhatChanged, ParenthesesDroppedAroundAWholeInitializerChangeNothing) {
+  // `base = (blockIdx.x * BLOCK);` -> `base = blockIdx.x * BLOCK;`, moved by a line: no
+  // remap. Parentheses that group part of an expression still count.
+  auto f = ReviewText(Hunk("quant.cu", "__global__ void quantize(float* x, int n) {",
+                           {"-  const int base_idx = (blockIdx.x * BLOCK_SIZE);", "   int valid = n;",
+                            "+  const int base_idx = blockIdx.x * BLOCK_SIZE;", "   x[base_idx] = 0;"}));
+  EXPECT_EQ(Find(f, "launch.block_index_remapped"), nullptr) << Dump(f);
+  f = ReviewText(Hunk("quant.cu", "__global__ void quantize(float* x, int n) {",
+                      {"-  const int base_idx = (blockIdx.x + 1) * BLOCK_SIZE;",
+                       "+  const int base_idx = blockIdx.x + 1 * BLOCK_SIZE;", "   x[base_idx] = 0;"}));
+  EXPECT_NE(Find(f, "launch.block_index_remapped"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",

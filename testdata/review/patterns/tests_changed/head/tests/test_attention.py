@@ -32,5 +32,16 @@ def test_backward(B, H, T, D, causal):
 
 
 @pytest.mark.skip(reason="needs sm100")
-def test_sm100_only():
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (1, 1, 128, 64),
+        (1, 2, 256, 64),
+        (2, 2, 512, 128),
+        (2, 4, 1024, 128),
+        (4, 4, 2048, 128),
+        (4, 8, 4096, 256),
+    ],
+)
+def test_sm100_only(shape):
     assert attention is not None
