@@ -571,5 +571,15 @@ TEST(ReviewPatterns, ARocmGateNamesTheFilesThirtyTwoBitShuffleMasks) {
   EXPECT_TRUE(Mentions(gate, "on a 64-lane wavefront do they reach lanes 32-63")) << gate->message;
 }
 
+// A clamp in place (patterns/clamp_in_place): `blocks = max(blocks, 1)` leaves no read of
+// `blocks` unclamped; `max(tiles, 1)` into another name leaves `tiles` unclamped below it.
+TEST(ReviewPatterns, AClampInPlaceLeavesNoUseUnclamped) {
+  const Reviewed r = ReviewPattern("clamp_in_place", {{"csrc", "csrc/"}});
+  const Finding* c = At(r.with_files, "guard.clamp_added", "csrc/setup.cu", 6);
+  ASSERT_NE(c, nullptr) << Dump(r.with_files);  // both clamps, one finding
+  EXPECT_FALSE(Mentions(c, "`blocks` is still used unclamped")) << c->message;
+  EXPECT_TRUE(Mentions(c, "`tiles` is still used unclamped at line 9")) << c->message;
+}
+
 }  // namespace
 }  // namespace av

@@ -367,7 +367,16 @@ void FileReview::Clamps(ChangeBlock& b) {
           "end; is saturating what the shapes at the edge need?";
     }
     std::string unclamped;
-    if (c.arg_is_name) {
+    // `x = max(x, 1)` (or `x = std::max(x, 1)`) clamps `x` itself: later reads see the
+    // clamped value, so none of them is "still unclamped".
+    bool clamps_in_place = false;
+    if (c.arg_is_name && a.tokens.size() >= 3) {
+      for (size_t i = 0; i + 1 < a.tokens.size() && !clamps_in_place; ++i) {
+        if (a.tokens[i + 1].text == "=" && a.tokens[i].text == c.arg) clamps_in_place = true;
+        if (a.tokens[i].text == "=" || a.tokens[i].text == "(") break;
+      }
+    }
+    if (c.arg_is_name && !clamps_in_place) {
       const std::string name = c.arg;
       std::vector<int64_t> uses = FunctionLinesWhere(
           a,
