@@ -89,6 +89,7 @@ void FileReview::Run() {
     ArchDispatch(b);
     CastsWithoutOperand(b);
     Widths(b);
+    VectorizedAccesses(b);
     IndexOffsets(b);
     ChangedDefinitions(b);
     ChangedReturns(b);

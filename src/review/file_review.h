@@ -63,6 +63,7 @@ inline constexpr std::string_view kSwallowed = "fallback.error_swallowed";
 inline constexpr std::string_view kTritonBlockPtr = "triton.block_ptr_changed";
 inline constexpr std::string_view kZeroing = "buffer.zeroing_removed";
 inline constexpr std::string_view kTritonAutotune = "triton.autotune_in_place";
+inline constexpr std::string_view kVectorAccess = "memory.vectorized_access";
 }  // namespace rule_id
 
 // A code file under review with its change blocks.
@@ -152,6 +153,8 @@ class FileReview {
   // rules_triton_programs.cc: Triton program ids remapped, block pointers changed.
   void TritonProgramIds(ChangeBlock& b);
   void TritonBlockPointers(ChangeBlock& b);
+  // rules_vector_access.cc: an access through a vector type the diff adds.
+  void VectorizedAccesses(ChangeBlock& b);
   // rules_triton_autotune.cc: an autotuned kernel that writes what it reads.
   void TritonAutotuneInPlace();
   // rules_zeroing.cc: a buffer no longer zeroed (zeros -> empty, a memset removed).

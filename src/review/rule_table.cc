@@ -354,6 +354,15 @@ const std::vector<RuleInfo>& Rules() {
        VerifyWith::kNumerics,
        "a @triton.autotune line the diff adds or edits on a kernel that loads and stores the "
        "same pointer argument, with no reset_to_zero / restore_value naming it"},
+      {kVectorAccess,
+       Severity::kWarning,
+       6,
+       {2},
+       "vectorized access added",
+       VerifyWith::kNumerics,
+       "C++/CUDA: a pointer cast to a vector type the diff adds (reinterpret_cast<const "
+       "float4*>, (int4*), uint4, half2): alignment of every base and offset, lengths that do "
+       "not divide by the vector"},
       {kTestsReduced,
        Severity::kWarning,
        1,

@@ -454,6 +454,23 @@ TEST(WhatChanged, ParenthesesDroppedAroundAWholeInitializerChangeNothing) {
   EXPECT_NE(Find(f, "launch.block_index_remapped"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, AVectorizedCopyAddedAsksAboutAlignmentAndTails) {
+  auto f = ReviewText(Hunk("tile.cu", "__global__ void tile_kernel(const float* src, float* dst, int n) {",
+                           {"-  dst[i] = src[i];",
+                            "+  reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];",
+                            " }"}));
+  const Finding* v = Find(f, "memory.vectorized_access");
+  ASSERT_NE(v, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(v, "accessed as `uint4` (16 bytes at a time)")) << v->message;
+  EXPECT_TRUE(Says(v, "16-byte aligned")) << v->message;
+  // The same vector access on both sides (its index changed) is not new.
+  f = ReviewText(Hunk("tile.cu", "__global__ void tile_kernel(const float* src, float* dst, int n) {",
+                      {"-  reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];",
+                       "+  reinterpret_cast<uint4*>(dst)[j] = reinterpret_cast<const uint4*>(src)[j];",
+                       " }"}));
+  EXPECT_EQ(Find(f, "memory.vectorized_access"), nullptr) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
