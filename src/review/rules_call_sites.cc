@@ -166,8 +166,9 @@ std::string ArgText(const SideTokens& s, const std::pair<size_t, size_t>& r) {
   return Join(s.t, r.first, r.second);
 }
 
-// The argument's text with template argument lists dropped: `ret.data<T>()` and
-// `ret.data<T1>()` are the same argument of another type.
+// The argument's text with template argument lists and integer casts dropped:
+// `ret.data<T>()` and `ret.data<T1>()`, `a + b` and `(int64_t)a + b`, are the same argument
+// of another type.
 std::string WithoutTemplateArgs(const SideTokens& s, const std::pair<size_t, size_t>& r) {
   std::string out;
   int angle = 0;
@@ -183,6 +184,14 @@ std::string WithoutTemplateArgs(const SideTokens& s, const std::pair<size_t, siz
       --angle;
       continue;
     }
+    // An integer cast (`(int64_t)x`, `static_cast<int64_t>(x)`): the same value, wider.
+    if (angle == 0 && x == "(" && i + 2 < r.second && s.t[i + 2].text == ")" &&
+        (s.t[i + 1].text == "int64_t" || s.t[i + 1].text == "uint64_t" ||
+         s.t[i + 1].text == "size_t" || s.t[i + 1].text == "long" || s.t[i + 1].text == "int")) {
+      i += 2;
+      continue;
+    }
+    if (angle == 0 && x == "static_cast") continue;
     if (angle == 0) out += x + " ";
   }
   return out;

@@ -335,6 +335,32 @@ void FileReview::RemovedAssertions(ChangeBlock& b) {
   }
 }
 
+namespace {
+
+// Tokens [from, to) as text without C-style and static_cast integer casts: `(int64_t)x` and
+// `static_cast<int64_t>(x)` read as `x`.
+std::string WithoutIntegerCasts(const std::vector<Token>& t, size_t from, size_t to) {
+  static const std::set<std::string> kInt = {"int", "int32_t", "int64_t", "uint32_t",
+                                             "uint64_t", "size_t", "long", "unsigned",
+                                             "index_t"};
+  std::string out;
+  for (size_t i = from; i < to && i < t.size(); ++i) {
+    if (t[i].text == "(" && i + 2 < to && kInt.count(t[i + 1].text) && t[i + 2].text == ")") {
+      i += 2;
+      continue;
+    }
+    if (t[i].text == "static_cast" && i + 4 < to && t[i + 1].text == "<" &&
+        kInt.count(t[i + 2].text) && t[i + 3].text == ">") {
+      i += 3;  // the `(` that follows stays, with its `)`: a grouping
+      continue;
+    }
+    out += t[i].text + " ";
+  }
+  return out;
+}
+
+}  // namespace
+
 void FileReview::MovedClamps(ChangeBlock& b) {
   // A clamp that moved from one expression to another: the same min/max bound, removed
   // here and added elsewhere in the function. Not a removed bounds check.
@@ -372,7 +398,13 @@ void FileReview::MovedClamps(ChangeBlock& b) {
                 break;
               }
             }
-            if (c2 < a.tokens.size() && Join(a.tokens, m2 + 1, c2) == bound) moved_to = &a;
+            // The same clamp with an integer cast added to an operand (`min(a + b, n)` ->
+            // `min((int64_t)a + b, n)`) is the same clamp, widened: not moved.
+            if (c2 < a.tokens.size() && Join(a.tokens, m2 + 1, c2) == bound &&
+                WithoutIntegerCasts(a.tokens, k, c2 + 1) !=
+                    WithoutIntegerCasts(r.tokens, i, close + 1)) {
+              moved_to = &a;
+            }
           }
         }
       }

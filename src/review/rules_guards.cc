@@ -597,7 +597,7 @@ void FileReview::Widths(ChangeBlock& b) {
   };
   auto arithmetic = [](const CodeLine& l) {
     for (const Token& t : l.tokens) {
-      if (t.text == "*" || t.text == "+=" || t.text == "*=") return true;
+      if (t.text == "*" || t.text == "+=" || t.text == "*=" || t.text == "+") return true;
     }
     return false;
   };
@@ -659,11 +659,24 @@ void FileReview::Widths(ChangeBlock& b) {
                      (l->added && array_member && l->function.empty() &&
                       (l->scope_keyword == "struct" || l->scope_keyword == "class"));
     }
+    // `int end = min((int64_t)a + b, n);`: computed in 64 bits, stored back in 32.
+    std::string narrowed;
+    for (const CodeLine* l : run) {
+      const auto& t = l->tokens;
+      if (!l->added || t.size() < 4) continue;
+      size_t k = t[0].text == "const" ? 1 : 0;
+      if (k + 2 < t.size() && is_narrow(t[k].text) && t[k + 1].kind == TokenKind::kIdentifier &&
+          t[k + 2].text == "=" && casts(*l) > 0) {
+        narrowed = " The 64-bit value is stored in `" + t[k].text + " " + t[k + 1].text +
+                   "`: does it fit there, or does the overflow come back at the assignment?";
+        break;
+      }
+    }
     return OldToNew(run) + InFunction(run) +
            ": the size or offset is now computed in 64 bits, so the 32-bit result overflowed for "
            "large shapes (2^31 elements or bytes). Do the other products of the same sizes "
            "(offsets, strides, workspace sizes, grid dims) still use 32 bits, and does a swept "
-           "shape come near 2^31?" +
+           "shape come near 2^31?" + narrowed +
            (struct_array ? std::string(" The member array doubles in size: if the struct is "
                                        "passed to a kernel by value, do it and the other "
                                        "arguments stay under the 4 KB parameter limit?")

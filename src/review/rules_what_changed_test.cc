@@ -471,6 +471,20 @@ TEST(WhatChanged, AVectorizedCopyAddedAsksAboutAlignmentAndTails) {
   EXPECT_EQ(Find(f, "memory.vectorized_access"), nullptr) << Dump(f);
 }
 
+TEST(WhatChanged, ACastAddedInsideAClampIsAWideningStoredBackNarrow) {
+  // `(int64_t)` added to an operand of a min(): not a clamp moved, not an argument replaced;
+  // the sum is 64-bit and lands in an `int`.
+  auto f = ReviewText(Hunk("gn.cu", "__global__ void sum_kernel(Params params, int hw_begin) {",
+                           {"-  int hw_end = min(hw_begin + params.acts_per_block, params.hw);",
+                            "+  int hw_end = min((int64_t) hw_begin + params.acts_per_block, params.hw);",
+                            "   use(hw_end);"}));
+  const Finding* w = Find(f, "arith.width_changed");
+  ASSERT_NE(w, nullptr) << Dump(f);
+  EXPECT_TRUE(Says(w, "The 64-bit value is stored in `int hw_end`")) << w->message;
+  EXPECT_EQ(Find(f, "call.argument_changed"), nullptr) << Dump(f);
+  for (const Finding& x : f) EXPECT_FALSE(Says(&x, "clamp moved")) << Dump(f);
+}
+
 TEST(WhatChanged, AModuleNamedArchIsNoChoiceByArchitecture) {
   // `cute.arch.` is a namespace on a call's path; `if arch >= 90` tests the GPU.
   auto f = ReviewText(Hunk("epilogue.py", "def epilogue(self):",
