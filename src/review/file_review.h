@@ -294,6 +294,16 @@ class FileReview {
   const std::map<int64_t, const std::string*>& SideLines(bool added) const;
   mutable std::map<int64_t, const std::string*> side_lines_[2];
   mutable bool side_lines_built_[2] = {false, false};
+  // The whole file on one side, each line's code (comments stripped, a `/* */` carried across
+  // lines; its first kMaxRuleLineBytes) and tokens, built once: index n is line n, index 0 is
+  // unused. Empty when the file was not read. The rules that read the whole file share it.
+  struct FileLine {
+    std::string code;
+    std::vector<Token> tokens;
+  };
+  const std::vector<FileLine>& WholeFile(bool head) const;
+  mutable std::vector<FileLine> whole_file_[2];
+  mutable bool whole_file_built_[2] = {false, false};
   // Every token of the whole head file's code, built once (NameGoneFromHead).
   mutable std::set<std::string> head_names_;
   mutable bool head_names_built_ = false;

@@ -260,8 +260,9 @@ void FileReview::PreprocessorConditions(ChangeBlock& b) {
       if (rocm && lanes.empty()) {
         std::string masks;
         int found = 0;
-        for (int64_t n = 1; n <= n_lines && found < 4; ++n) {
-          const std::string c = CommentStripper(code_.language).Strip(RuleText(head->Line(n)));
+        const std::vector<FileLine>& file = WholeFile(true);
+        for (int64_t n = 1; n < static_cast<int64_t>(file.size()) && found < 4; ++n) {
+          const std::string& c = file[n].code;
           if (c.find("_sync(0xffffffff") == std::string::npos &&
               c.find("_sync(0xFFFFFFFF") == std::string::npos) {
             continue;

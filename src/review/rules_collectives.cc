@@ -79,8 +79,14 @@ void FileReview::ReturnsBeforeBarriers(std::vector<Finding>* merged) {
   }
   if (added_barrier == nullptr) return;
   const OutlineFunction* own = o->FunctionAt(added_barrier->side_line());
-  auto code_at = [&](int64_t n) {
-    return CommentStripper(code_.language).Strip(RuleText(o->Line(n)));
+  const std::vector<FileLine>& file = WholeFile(true);
+  auto code_at = [&](int64_t n) -> const std::string& {
+    static const std::string kNone;
+    return n >= 1 && n < static_cast<int64_t>(file.size()) ? file[n].code : kNone;
+  };
+  auto tokens_at = [&](int64_t n) -> const std::vector<Token>& {
+    static const std::vector<Token> kNone;
+    return n >= 1 && n < static_cast<int64_t>(file.size()) ? file[n].tokens : kNone;
   };
   std::string sites;
   int found = 0;
@@ -90,8 +96,8 @@ void FileReview::ReturnsBeforeBarriers(std::vector<Finding>* merged) {
     int64_t early = 0;
     std::string early_code;
     for (int64_t n = f.open_line; n <= f.close_line; ++n) {
-      const std::string c = code_at(n);
-      const std::vector<Token> t = Tokenize(c);
+      const std::string& c = code_at(n);
+      const std::vector<Token>& t = tokens_at(n);
       for (size_t i = 0; i + 2 < t.size(); ++i) {
         if (t[i].kind != TokenKind::kIdentifier || t[i + 1].text != "=") continue;
         for (size_t j = i + 2; j < t.size() && t[j].text != ";"; ++j) {
@@ -145,8 +151,14 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
   if (!cpp() || added_file()) return;
   const SourceOutline* o = Outline(true);
   if (o == nullptr) return;
-  auto code_at = [&](int64_t n) {
-    return CommentStripper(code_.language).Strip(RuleText(o->Line(n)));
+  const std::vector<FileLine>& file = WholeFile(true);
+  auto code_at = [&](int64_t n) -> const std::string& {
+    static const std::string kNone;
+    return n >= 1 && n < static_cast<int64_t>(file.size()) ? file[n].code : kNone;
+  };
+  auto tokens_at = [&](int64_t n) -> const std::vector<Token>& {
+    static const std::vector<Token> kNone;
+    return n >= 1 && n < static_cast<int64_t>(file.size()) ? file[n].tokens : kNone;
   };
   std::set<int64_t> added_lines;
   for (CodeLine& a : b.added) {
@@ -158,7 +170,7 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
     auto [it, fresh] = lane_defs_.try_emplace(f->open_line);
     std::vector<LaneDef>& defs = it->second;
     for (int64_t n = f->open_line; fresh && n <= f->close_line; ++n) {
-      const std::vector<Token> t = Tokenize(code_at(n));
+      const std::vector<Token>& t = tokens_at(n);
       for (size_t i = 0; i + 2 < t.size(); ++i) {
         if (t[i].kind != TokenKind::kIdentifier || t[i + 1].text != "=") continue;
         bool lane = false, per_warp = ToLower(t[i].text).find("warp") != std::string::npos;
@@ -218,8 +230,8 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
       // (1) A collective added: the blocks that enclose it, innermost first.
       int depth = 0;
       for (int64_t n = at - 1; n >= f->open_line && header.empty(); --n) {
-        const std::string c = code_at(n);
-        const std::vector<Token> t = Tokenize(c);
+        const std::string& c = code_at(n);
+        const std::vector<Token>& t = tokens_at(n);
         bool opens = false;
         for (size_t i = t.size(); i-- > 0;) {
           if (t[i].text == "}") ++depth;
@@ -239,7 +251,7 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
         std::vector<Token> ht = t;
         if (!ControlHeader(ht) && c == "{") {
           h = n - 1;
-          ht = Tokenize(code_at(h));
+          ht = tokens_at(h);
         }
         if (!ControlHeader(ht)) continue;  // a lambda, a plain scope: not a branch
         std::string w;
@@ -258,7 +270,7 @@ void FileReview::DivergentCollectives(ChangeBlock& b) {
       for (const Token& t : a.tokens) braces += t.text == "{" ? 1 : t.text == "}" ? -1 : 0;
       if (braces <= 0) continue;
       for (int64_t n = at + 1; n <= f->close_line && braces > 0 && collective.empty(); ++n) {
-        const std::vector<Token> t = Tokenize(code_at(n));
+        const std::vector<Token>& t = tokens_at(n);
         for (const Token& x : t) braces += x.text == "{" ? 1 : x.text == "}" ? -1 : 0;
         collective = FirstCollective(t);
         if (!collective.empty()) header_line = n;

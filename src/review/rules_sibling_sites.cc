@@ -236,16 +236,15 @@ bool FileReview::WholeStatement(const CodeLine& l) const {
     return s.first == s.last;
   }
   // Python has no `;`: the line must balance and start outside any bracket of the file.
-  const SourceOutline* o = Outline(l.added);
-  if (o == nullptr || !WholePythonLine(l.tokens)) return false;
+  const std::vector<FileLine>& file = WholeFile(l.added);
+  if (file.empty() || !WholePythonLine(l.tokens)) return false;
   std::vector<int>& depth = bracket_depth_[l.added ? 1 : 0];
   if (depth.empty()) {
-    depth.assign(o->lines.size() + 2, 0);
-    CommentStripper strip(code_.language);
+    depth.assign(file.size(), 0);
     int d = 0;
-    for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()); ++n) {
+    for (size_t n = 1; n < file.size(); ++n) {
       depth[n] = d;
-      for (const Token& t : Tokenize(strip.Strip(RuleText(o->Line(n))))) {
+      for (const Token& t : file[n].tokens) {
         if (statement::IsOpen(t.text)) ++d;
         if (statement::IsClose(t.text)) d = std::max(0, d - 1);
       }
@@ -328,21 +327,20 @@ void FileReview::DefaultValuesChanged() {
 
 void FileReview::SiblingSites(std::vector<Finding>* merged) {
   if (deleted() || added_file()) return;
-  const SourceOutline* head = Outline(true);
-  if (head == nullptr) return;
-  // Unchanged head lines with their tokens, once.
+  const std::vector<FileLine>& file = WholeFile(true);
+  if (file.empty()) return;
+  // The unchanged code lines of the head file.
   const std::set<int64_t> changed = ChangedLines(true);
   struct Line {
     int64_t n;
-    std::string code;
-    std::vector<Token> tokens;
+    const std::string& code;
+    const std::vector<Token>& tokens;
   };
   std::vector<Line> unchanged;
-  CommentStripper strip(code_.language);
-  for (int64_t n = 1; n <= static_cast<int64_t>(head->lines.size()); ++n) {
-    const std::string code = strip.Strip(RuleText(head->Line(n)));
+  for (int64_t n = 1; n < static_cast<int64_t>(file.size()); ++n) {
+    const std::string& code = file[n].code;
     if (code.empty() || changed.count(n) || code[0] == '#') continue;
-    unchanged.push_back({n, code, Tokenize(code)});
+    unchanged.push_back({n, code, file[n].tokens});
   }
   std::set<Texts> asked;
   std::set<std::vector<int64_t>> named;  // sibling lines already named by a question

@@ -319,7 +319,8 @@ bool FileReview::InNewTest(const CodeLine& a) const {
   }
   for (int64_t n = a.side_line(); decorator && name.empty() && n <= a.side_line() + 40; ++n) {
     if (head != nullptr) {
-      name = def_name(Tokenize(CommentStripper(code_.language).Strip(head->Line(n))));
+      const std::vector<FileLine>& file = WholeFile(true);
+      if (n < static_cast<int64_t>(file.size())) name = def_name(file[n].tokens);
       continue;
     }
     // The diff's own lines on the new side: added and context (the `def` may be unchanged).

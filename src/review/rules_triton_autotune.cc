@@ -3,6 +3,7 @@
 // same arguments, so a kernel that accumulates into its output (loads a pointer and stores
 // back to it) sees the state the previous config left, unless the decorator names those
 // arguments in `reset_to_zero` or `restore_value`.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ std::string AccessBase(const std::vector<Token>& t, size_t open) {
 void FileReview::TritonAutotuneInPlace() {
   if (!python() || deleted()) return;
   const SourceOutline* o = Outline(true);
+  const std::vector<FileLine>& file = WholeFile(true);
   if (o == nullptr) return;
   for (const ChangeBlock& b : blocks_) {
     for (const CodeLine& a : b.added) {
@@ -36,9 +38,10 @@ void FileReview::TritonAutotuneInPlace() {
       std::string decorator;
       int64_t def_line = 0;
       std::string kernel;
-      for (int64_t n = a.side_line(); n <= a.side_line() + 60; ++n) {
-        const std::string c = CommentStripper(code_.language).Strip(RuleText(o->Line(n)));
-        const std::vector<Token> t = Tokenize(c);
+      const int64_t last = std::min<int64_t>(a.side_line() + 60, file.size() - 1);
+      for (int64_t n = a.side_line(); n <= last; ++n) {
+        const std::string& c = file[n].code;
+        const std::vector<Token>& t = file[n].tokens;
         if (t.size() >= 2 && t[0].text == "def" && t[1].kind == TokenKind::kIdentifier) {
           def_line = n;
           kernel = t[1].text;
@@ -50,9 +53,8 @@ void FileReview::TritonAutotuneInPlace() {
       const OutlineFunction* f = o->FunctionAt(def_line);
       if (f == nullptr) continue;
       std::set<std::string> loaded, stored;
-      for (int64_t n = def_line; n <= f->close_line; ++n) {
-        const std::vector<Token> t =
-            Tokenize(CommentStripper(code_.language).Strip(RuleText(o->Line(n))));
+      for (int64_t n = def_line; n <= f->close_line && n < static_cast<int64_t>(file.size()); ++n) {
+        const std::vector<Token>& t = file[n].tokens;
         for (size_t i = 0; i + 3 < t.size(); ++i) {
           if (t[i].text != "tl" || t[i + 1].text != ".") continue;
           if (t[i + 2].text == "load" && t[i + 3].text == "(") loaded.insert(AccessBase(t, i + 3));

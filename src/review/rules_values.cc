@@ -425,12 +425,9 @@ void FileReview::Constants(ChangeBlock& b) {
 // The integer a name is defined as in the whole head file (`NAME = 1024`, `#define NAME
 // 1024`, `constexpr int NAME = 1024;`), or -1 when the file gives it none or several.
 long long FileReview::NamedIntValue(const std::string& name) const {
-  const SourceOutline* o = Outline(true);
-  if (o == nullptr) return -1;
   long long found = -1;
-  CommentStripper strip(code_.language);
-  for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()); ++n) {
-    const std::vector<Token> t = Tokenize(strip.Strip(RuleText(o->Line(n))));
+  for (const FileLine& line : WholeFile(true)) {
+    const std::vector<Token>& t = line.tokens;
     for (size_t i = 0; i + 2 < t.size(); ++i) {
       if (t[i].text != name) continue;
       const bool define = i >= 1 && t[i - 1].text == "define";

@@ -72,6 +72,22 @@ bool IsPlainWord(const std::string& s) {
 using statement::Closing;      // NOLINT
 using statement::Join;         // NOLINT
 
+const std::vector<FileReview::FileLine>& FileReview::WholeFile(bool head) const {
+  if (!whole_file_built_[head]) {
+    whole_file_built_[head] = true;
+    if (const SourceOutline* o = Outline(head); o != nullptr) {
+      CommentStripper strip(code_.language);
+      whole_file_[head].resize(o->lines.size() + 1);
+      for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()); ++n) {
+        FileLine& l = whole_file_[head][n];
+        l.code = strip.Strip(RuleText(o->Line(n)));
+        l.tokens = Tokenize(l.code);
+      }
+    }
+  }
+  return whole_file_[head];
+}
+
 const std::map<int64_t, const std::string*>& FileReview::SideLines(bool added) const {
   if (!side_lines_built_[added]) {
     for (const ChangeBlock& b : blocks_) {
@@ -201,18 +217,14 @@ std::string FileReview::UnchangedUses(const CodeLine& l, const std::string& name
 std::string FileReview::UnchangedFileLines(
     const std::function<bool(const std::vector<Token>&)>& want, const Statement& own,
     size_t limit) const {
-  const SourceOutline* o = Outline(true);
-  if (o == nullptr) return "";
+  const std::vector<FileLine>& file = WholeFile(true);
   const std::set<int64_t> changed = ChangedLines(true);
-  CommentStripper strip(code_.language);
   std::string out;
   size_t found = 0;
-  for (int64_t n = 1; n <= static_cast<int64_t>(o->lines.size()) && found < limit; ++n) {
-    std::string_view raw = o->Line(n);
-    if (raw.size() > kMaxRuleLineBytes) raw = raw.substr(0, kMaxRuleLineBytes);
-    const std::string code = strip.Strip(raw);
+  for (int64_t n = 1; n < static_cast<int64_t>(file.size()) && found < limit; ++n) {
+    const std::string& code = file[n].code;
     if (code.empty() || changed.count(n) || (n >= own.first && n <= own.last)) continue;
-    if (!want(Tokenize(code))) continue;
+    if (!want(file[n].tokens)) continue;
     out += std::string(out.empty() ? "" : ", ") + std::to_string(n) + " (`" + Shorten(code, 90) +
            "`)";
     ++found;
