@@ -102,11 +102,14 @@ class FileReview {
   // read the old form. Runs after Run() and MergeNearbyFindings over this file's `merged`
   // findings: the question joins the finding of that line, or is a finding of its own.
   void SiblingSites(std::vector<Finding>* merged);
+  // rules_collectives.cc, after the rules too: with a barrier added, the file's other
+  // kernels that return early for some threads before a barrier, named on its finding.
+  void ReturnsBeforeBarriers(std::vector<Finding>* merged);
+
+ private:
   // rules_sibling_sites.cc: a default or keyword value changed while other places of the
   // diff's files still give the name the old value. Runs with the block rules.
   void DefaultValuesChanged();
-
- private:
   // rules_sync.cc
   void Barriers();
   void Atomics();
@@ -134,6 +137,7 @@ class FileReview {
   void Clamps(ChangeBlock& b);
   void EarlyReturns(ChangeBlock& b);
   void Boundaries(ChangeBlock& b);
+  // rules_widths.cc: arith.width_changed.
   void Widths(ChangeBlock& b);
   void CastsWithoutOperand(ChangeBlock& b);
   // rules_condition_changed.cc
@@ -166,11 +170,6 @@ class FileReview {
   mutable bool triton_checked_ = false, triton_ = false;
   // rules_collectives.cc: a warp or block collective where lanes of one warp can diverge.
   void DivergentCollectives(ChangeBlock& b);
-  // After the rules, over this file's merged findings: with a barrier added, the file's
-  // other kernels that return early for some threads before a barrier.
- public:
-  void ReturnsBeforeBarriers(std::vector<Finding>* merged);
- private:
   // Per function (its body's first line): each definition of a name, in order, and whether
   // it reads the lane.
   struct LaneDef {

@@ -676,6 +676,14 @@ std::string StripValue(std::string v) {
   return v;
 }
 
+bool IsIntegerTypeName(std::string_view name) {
+  static const std::set<std::string_view> kInt = {"int",      "int32_t", "int64_t",
+                                                  "uint32_t", "uint64_t", "size_t",
+                                                  "long",     "unsigned", "index_t",
+                                                  "ptrdiff_t"};
+  return kInt.count(name) > 0;
+}
+
 bool ParseIntLiteral(const std::string& s, long long* out) {
   std::string digits = s;
   while (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U' || digits.back() == 'l' ||

@@ -71,6 +71,9 @@ std::string CallText(const std::string& source, std::string_view name, size_t nt
 // The body of the first Python lambda in a line as written ("s <= max(k // 128, 1)"), or "".
 std::string LambdaBody(const std::string& source);
 bool ParseIntLiteral(const std::string& s, long long* out);
+// A C/C++ integer type a cast names: int, int32_t, int64_t, uint32_t, uint64_t, size_t,
+// long, unsigned, index_t, ptrdiff_t.
+bool IsIntegerTypeName(std::string_view name);
 std::string Shorten(std::string s, size_t max);
 
 }  // namespace av

@@ -186,8 +186,7 @@ std::string WithoutTemplateArgs(const SideTokens& s, const std::pair<size_t, siz
     }
     // An integer cast (`(int64_t)x`, `static_cast<int64_t>(x)`): the same value, wider.
     if (angle == 0 && x == "(" && i + 2 < r.second && s.t[i + 2].text == ")" &&
-        (s.t[i + 1].text == "int64_t" || s.t[i + 1].text == "uint64_t" ||
-         s.t[i + 1].text == "size_t" || s.t[i + 1].text == "long" || s.t[i + 1].text == "int")) {
+        IsIntegerTypeName(s.t[i + 1].text)) {
       i += 2;
       continue;
     }

@@ -340,17 +340,14 @@ namespace {
 // Tokens [from, to) as text without C-style and static_cast integer casts: `(int64_t)x` and
 // `static_cast<int64_t>(x)` read as `x`.
 std::string WithoutIntegerCasts(const std::vector<Token>& t, size_t from, size_t to) {
-  static const std::set<std::string> kInt = {"int", "int32_t", "int64_t", "uint32_t",
-                                             "uint64_t", "size_t", "long", "unsigned",
-                                             "index_t"};
   std::string out;
   for (size_t i = from; i < to && i < t.size(); ++i) {
-    if (t[i].text == "(" && i + 2 < to && kInt.count(t[i + 1].text) && t[i + 2].text == ")") {
+    if (t[i].text == "(" && i + 2 < to && IsIntegerTypeName(t[i + 1].text) && t[i + 2].text == ")") {
       i += 2;
       continue;
     }
     if (t[i].text == "static_cast" && i + 4 < to && t[i + 1].text == "<" &&
-        kInt.count(t[i + 2].text) && t[i + 3].text == ">") {
+        IsIntegerTypeName(t[i + 2].text) && t[i + 3].text == ">") {
       i += 3;  // the `(` that follows stays, with its `)`: a grouping
       continue;
     }
