@@ -38,25 +38,6 @@ Span TokensOfLines(const SourceOutline& o, int64_t from, int64_t to) {
   return s;
 }
 
-// Top-level items between the bracket at `open` and its closing one: [begin, end) each.
-std::vector<std::pair<size_t, size_t>> Items(const std::vector<Token>& t, size_t open,
-                                             size_t* close) {
-  std::vector<std::pair<size_t, size_t>> items;
-  *close = statement::Closing(t, open);
-  if (*close >= t.size()) return items;
-  size_t from = open + 1;
-  int depth = 0;
-  for (size_t i = open + 1; i <= *close; ++i) {
-    if (i < *close && statement::IsOpen(t[i].text)) ++depth;
-    if (i < *close && statement::IsClose(t[i].text)) --depth;
-    if ((depth == 0 && t[i].text == ",") || i == *close) {
-      if (i > from) items.push_back({from, i});
-      from = i + 1;
-    }
-  }
-  return items;
-}
-
 // The name a Python parameter declares (`BLOCK: tl.constexpr = 64` -> BLOCK; `*args` ->
 // args).
 std::string PyParameterName(const std::vector<Token>& t, std::pair<size_t, size_t> r) {
@@ -80,7 +61,7 @@ bool ReadDef(const SourceOutline& o, int64_t line, const std::string& name, DefH
       continue;
     }
     size_t close = 0;
-    h->params = Items(h->s.t, i + 2, &close);
+    h->params = statement::Items(h->s.t, i + 2, &close);
     if (close >= h->s.t.size()) return false;
     h->close_line = h->s.line[close];
     return true;
@@ -155,7 +136,7 @@ void FileReview::PythonParametersInserted(ChangeBlock& b) {
         if (s.t[j].text == "[") j = statement::Closing(s.t, j) + 1;  // kernel[grid](...)
         if (j >= s.t.size() || s.t[j].text != "(") continue;
         size_t close = 0;
-        const auto args = Items(s.t, j, &close);
+        const auto args = statement::Items(s.t, j, &close);
         if (close >= s.t.size()) continue;
         size_t positional = 0;
         for (const auto& r : args) {

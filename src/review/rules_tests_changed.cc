@@ -79,20 +79,12 @@ bool ListItems(const std::vector<Token>& t, std::vector<std::string>* items) {
                      t[open - 1].text == "]")) {
       continue;
     }
-    const size_t close = statement::Closing(t, open);
-    if (close >= t.size()) return false;
+    size_t close = 0;
     items->clear();
-    size_t from = open + 1;
-    int depth = 0;
-    for (size_t i = open + 1; i <= close; ++i) {
-      if (statement::IsOpen(t[i].text)) ++depth;
-      if (statement::IsClose(t[i].text)) --depth;
-      if ((depth == 0 && t[i].text == ",") || i == close) {
-        if (i > from) items->push_back(statement::Join(t, from, i));
-        from = i + 1;
-      }
+    for (const auto& [from, to] : statement::Items(t, open, &close)) {
+      items->push_back(statement::Join(t, from, to));
     }
-    return true;
+    return close < t.size();
   }
   return false;
 }

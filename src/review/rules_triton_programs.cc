@@ -34,9 +34,9 @@ std::vector<std::string> ProgramAxes(const std::vector<Token>& t) {
   return axes;
 }
 
-bool GridAssignment(const CodeLine& l, bool python) {
+bool GridAssignment(const CodeLine& l) {
   const auto& t = l.tokens;
-  return python && t.size() >= 2 && t[0].text == "grid" && t[1].text == "=";
+  return t.size() >= 2 && t[0].text == "grid" && t[1].text == "=";
 }
 
 // The text of the first `tl.make_block_ptr(...)` / `tl.make_tensor_descriptor(...)` call.
@@ -98,7 +98,7 @@ void FileReview::TritonProgramIds(ChangeBlock& b) {
   std::string grid;
   for (const ChangeBlock& x : blocks_) {
     for (const CodeLine& l : x.added) {
-      if (grid.empty() && GridAssignment(l, true)) {
+      if (grid.empty() && GridAssignment(l)) {
         grid = " The launch grid changes at line " + std::to_string(l.side_line()) + " (`" +
                Shorten(l.code, 80) + "`).";
       }

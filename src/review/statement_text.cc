@@ -45,6 +45,24 @@ size_t Closing(const std::vector<Token>& t, size_t open) {
   return t.size();
 }
 
+std::vector<std::pair<size_t, size_t>> Items(const std::vector<Token>& t, size_t open,
+                                             size_t* close) {
+  std::vector<std::pair<size_t, size_t>> items;
+  *close = Closing(t, open);
+  if (*close >= t.size()) return items;
+  size_t from = open + 1;
+  int depth = 0;
+  for (size_t i = open + 1; i <= *close; ++i) {
+    if (i < *close && statement::IsOpen(t[i].text)) ++depth;
+    if (i < *close && statement::IsClose(t[i].text)) --depth;
+    if ((depth == 0 && t[i].text == ",") || i == *close) {
+      if (i > from) items.push_back({from, i});
+      from = i + 1;
+    }
+  }
+  return items;
+}
+
 bool IsIdentifierToken(const Token& t) {
   return t.kind == TokenKind::kIdentifier && !IsKeywordOrGuard(t.text);
 }

@@ -6,6 +6,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "review/code_text.h"
@@ -21,6 +22,10 @@ size_t Closing(const std::vector<Token>& t, size_t open);
 bool IsIdentifierToken(const Token& t);
 // The identifiers (not keywords) of tokens [from, to).
 std::set<std::string> Identifiers(const std::vector<Token>& t, size_t from, size_t to);
+// The items between the bracket at `open` and the one closing it, split at its top-level
+// commas: [begin, end) token ranges; `*close` gets the closing bracket (t.size() if none).
+std::vector<std::pair<size_t, size_t>> Items(const std::vector<Token>& t, size_t open,
+                                             size_t* close);
 // Identifiers too common to say anything when they are "still used" somewhere.
 bool IsPlainWord(const std::string& s);
 
