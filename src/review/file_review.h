@@ -152,6 +152,10 @@ class FileReview {
   void PythonConditions(ChangeBlock& b);
   // rules_definition_changed.cc
   void ChangedDefinitions(ChangeBlock& b);
+  // t[from, to) with each name a local the diff declares in `at`'s function as a plain sum or
+  // product, written out as that value; empty when no name was replaced.
+  std::vector<Token> InlineNewLocals(const std::vector<Token>& t, size_t from, size_t to,
+                                     const CodeLine& at);
   // rules_sync.cc
   void SpinWaits(ChangeBlock& b);
   // rules_triton_programs.cc: Triton program ids remapped, block pointers changed.

@@ -209,6 +209,63 @@ std::vector<std::string> OperandsOnlyIn(const std::vector<std::string>& a,
 
 }  // namespace
 
+std::vector<Token> FileReview::InlineNewLocals(const std::vector<Token>& t, size_t from, size_t to,
+                                               const CodeLine& at) {
+  // Where a name stands alone between `+`, brackets, commas or the ends, its sum or product
+  // can replace it without parentheses.
+  auto loose = [](const std::string& x) {
+    return x == "+" || x == "[" || x == "]" || x == "(" || x == ")" || x == "," || x == "=";
+  };
+  std::vector<Token> out;
+  bool replaced = false;
+  for (size_t i = from; i < to && i < t.size(); ++i) {
+    const bool before_ok = i == from || loose(t[i - 1].text);
+    const bool after_ok = i + 1 >= to || loose(t[i + 1].text);
+    bool have = false;
+    Definition local;
+    Statement local_statement;
+    if (t[i].kind == TokenKind::kIdentifier && before_ok && after_ok) {
+      for (ChangeBlock& ob : blocks_) {
+        for (CodeLine& x : ob.added) {
+          if (x.function != at.function || x.function.empty() || &x == &at) continue;
+          Statement st = StatementAround(x);
+          const Definition d = DefinitionOf(st.tokens);
+          if (!d.found || d.type.empty() || d.op != "=" || d.name != t[i].text || d.lhs != d.name) {
+            continue;
+          }
+          // Arithmetic that binds at least as tightly as `+` (casts aside): shifts, bit
+          // operators or a comparison would bind differently once spliced.
+          bool plain = true;
+          for (size_t k = d.value_from; k < d.value_to && plain; ++k) {
+            const std::string& y = st.tokens[k].text;
+            if ((y == "static_cast" || y == "reinterpret_cast") && k + 3 < d.value_to &&
+                st.tokens[k + 1].text == "<" && st.tokens[k + 3].text == ">") {
+              k += 3;
+              continue;
+            }
+            plain = y != "<<" && y != ">>" && y != "?" && y != "<" && y != ">" && y != "<=" &&
+                    y != ">=" && y != "==" && y != "!=" && y != "&" && y != "|" && y != "^" &&
+                    y != "&&" && y != "||" && y != ",";
+          }
+          if (!plain) continue;
+          have = true;
+          local = d;
+          local_statement = std::move(st);
+          break;
+        }
+        if (have) break;
+      }
+    }
+    if (!have) {
+      out.push_back(t[i]);
+      continue;
+    }
+    for (size_t k = local.value_from; k < local.value_to; ++k) out.push_back(local_statement.tokens[k]);
+    replaced = true;
+  }
+  return replaced ? out : std::vector<Token>{};
+}
+
 void FileReview::ChangedDefinitions(ChangeBlock& b) {
   if (!cpp()) return;
   for (CodeLine& a : b.added) {
@@ -270,6 +327,17 @@ void FileReview::ChangedDefinitions(ChangeBlock& b) {
             without_casts(now.tokens, nd.value_from, nd.value_to) &&
         od.type == nd.type) {
       continue;
+    }
+    // The old expression moved into a local the diff declares in the same function
+    // (`input[row * cols + col]` -> `input[idx]` with `uint64_t idx = (uint64_t)row * cols +
+    // col;`): the same value, perhaps widened, which is the width rule's question. A local
+    // that lost or changed an operand on the way keeps the finding.
+    if (od.type == nd.type) {
+      const std::vector<Token> inlined = InlineNewLocals(now.tokens, nd.value_from, nd.value_to, a);
+      if (!inlined.empty() && without_casts(was.tokens, od.value_from, od.value_to) ==
+                                  without_casts(inlined, 0, inlined.size())) {
+        continue;
+      }
     }
     const bool value_changed = Tokenize(ov).size() != Tokenize(nv).size() || ov != nv;
     auto waits_on = [&](const Statement& st) {

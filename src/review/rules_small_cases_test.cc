@@ -247,5 +247,49 @@ TEST(RulesTest, BarriersAddedWidthsAndLayouts) {
   EXPECT_EQ(f[0].rule, "launch.block_index_remapped");
 }
 
+TEST(RulesTest, AnIndexMovedIntoANewLocalIsTheSameValue) {
+  // One hunk over q.cu, its header counted from the body.
+  auto diff = [](const std::string& body) {
+    const std::string lines =
+        " __global__ void scale_kernel(const float* in, float* out, int rows, int cols) {\n"
+        "   int row = blockIdx.x;\n   int col = threadIdx.x;\n" + body;
+    int old_count = 0, new_count = 0;
+    for (size_t at = 0; at < lines.size(); at = lines.find('\n', at) + 1) {
+      old_count += lines[at] != '+';
+      new_count += lines[at] != '-';
+    }
+    return "--- a/q.cu\n+++ b/q.cu\n@@ -1," + std::to_string(old_count) + " +1," +
+           std::to_string(new_count) + " @@\n" + lines;
+  };
+  // The whole index moved into a 64-bit local: the same element, no new value to ask about.
+  auto f = ReviewText(diff("+  uint64_t at = (uint64_t)row * cols + col;\n"
+                      "+  uint64_t out_at = static_cast<uint64_t>(row) * cols + col;\n"
+                      "-  float v = in[row * cols + col];\n+  float v = in[at];\n"
+                      "-  out[row * cols + col] = v * 2.0f;\n+  out[out_at] = v * 2.0f;\n"
+                      " }\n"));
+  EXPECT_EQ(Find(f, "value.definition_changed"), nullptr) << Dump(f);
+  // The local lost an operand on the way (`cols`): the element read changed, still asked.
+  f = ReviewText(diff("+  uint64_t at = (uint64_t)row + col;\n"
+                 "-  float v = in[row * cols + col];\n+  float v = in[at];\n"
+                 "   out[row] = v;\n }\n"));
+  const Finding* changed = Find(f, "value.definition_changed");
+  ASSERT_NE(changed, nullptr) << Dump(f);
+  EXPECT_NE(changed->message.find("`float v = in[row * cols + col];` -> `float v = in[at];`"),
+            std::string::npos)
+      << changed->message;
+  // A difference spliced between `[` and `]` keeps its meaning; a local read next to `*` is
+  // not spliced (`2 * at` is not `2 * row * cols - col`).
+  f = ReviewText(diff("+  int at = row * cols - col;\n"
+                      "-  float v = in[row * cols - col];\n+  float v = in[at];\n"
+                      "-  float w = in[2 * row * cols - col];\n+  float w = in[2 * at];\n"
+                      "   out[row] = v + w;\n }\n"));
+  const Finding* doubled = Find(f, "value.definition_changed");
+  ASSERT_NE(doubled, nullptr) << Dump(f);
+  EXPECT_EQ(doubled->line, 6) << Dump(f);
+  int definitions = 0;
+  for (const Finding& x : f) definitions += x.rule == "value.definition_changed";
+  EXPECT_EQ(definitions, 1) << Dump(f);
+}
+
 }  // namespace
 }  // namespace av
